@@ -1,0 +1,116 @@
+-- sparkreport.catalog: the cited systems catalog (data/systems.csv, embedded): parsing,
+-- lookup, and matching the machine under test to a row only when it really is that system.
+-- Which figures a report prints is the sections' decision.
+local bench = require "bench"
+
+local M = { source = "data/systems.csv" }
+
+-- RFC 4180 fields: quoted fields may hold commas, doubled quotes and newlines.
+local function parse_csv(text)
+  local rows, row, field, i, n = {}, {}, {}, 1, #text
+  local quoted = false
+  while i <= n do
+    local c = text:sub(i, i)
+    if quoted then
+      if c == '"' and text:sub(i + 1, i + 1) == '"' then field[#field + 1] = '"'; i = i + 1
+      elseif c == '"' then quoted = false
+      else field[#field + 1] = c end
+    elseif c == '"' then quoted = true
+    elseif c == "," then row[#row + 1] = table.concat(field); field = {}
+    elseif c == "\n" or c == "\r" then
+      if c == "\r" and text:sub(i + 1, i + 1) == "\n" then i = i + 1 end
+      row[#row + 1] = table.concat(field); field = {}
+      rows[#rows + 1] = row; row = {}
+    else field[#field + 1] = c end
+    i = i + 1
+  end
+  if #field > 0 or #row > 0 then row[#row + 1] = table.concat(field); rows[#rows + 1] = row end
+  return rows
+end
+
+local numeric = {
+  memory_gb = true, mem_bw_gbs = true, fp64_tflops = true, fp32_tflops = true, tf32_tflops = true,
+  bf16_tflops = true, fp16_tflops = true, fp8_tflops = true, fp4_tflops = true, power_w = true,
+  price_usd = true, host_memory_gb = true, host_bw_gbs = true, cpu_gpu_link_gbs = true,
+}
+
+local cache
+function M.load()
+  if cache then return cache end
+  local text = assert(bench.resource(M.source))
+  local rows = parse_csv(text)
+  local header = table.remove(rows, 1)
+  local list, by_id = {}, {}
+  for _, r in ipairs(rows) do
+    local row = {}
+    for j, key in ipairs(header) do
+      local v = r[j] or ""
+      if numeric[key] then row[key] = tonumber(v) -- empty cell: unknown (nil), never zero
+      elseif v ~= "" then row[key] = v end
+    end
+    list[#list + 1] = row
+    by_id[row.id] = row
+  end
+  cache = { rows = list, by_id = by_id, sha256 = bench.sha256(text) }
+  return cache
+end
+
+function M.find(id) return M.load().by_id[id] end
+
+function M.ids()
+  local ids = {}
+  for _, r in ipairs(M.load().rows) do ids[#ids + 1] = r.id end
+  return ids
+end
+
+function M.check_ids(ids)
+  for _, id in ipairs(ids or {}) do
+    if not M.find(id) then
+      return nil, ("unknown catalog system '%s' in 'compare' (valid: %s)"):format(id, table.concat(M.ids(), ", "))
+    end
+  end
+  return true
+end
+
+-- How a machine is recognised: GPU names, board names, CPU core mix. A row without a rule
+-- is never matched; a machine that fits no rule is "this machine".
+local rules = {
+  { id = "dgx-spark", gpu = "GB10", board = "DGX Spark", cpu = "Cortex%-X925.*Cortex%-A725" },
+  { id = "gh200-144g", gpu = "GH200 144G" }, { id = "gh200-96g", gpu = "GH200" },
+  { id = "h200-sxm", gpu = "H200$" }, { id = "h100-sxm", gpu = "H100 80GB HBM3" },
+  { id = "h100-pcie", gpu = "H100 PCIe" }, { id = "a100-80g-sxm", gpu = "A100%-SXM4%-80GB" },
+  { id = "b200", gpu = "B200" }, { id = "b300", gpu = "B300" }, { id = "gb200", gpu = "GB200" },
+  { id = "rtx-pro-6000", gpu = "RTX PRO 6000 Blackwell" }, { id = "rtx-5090", gpu = "RTX 5090" },
+  { id = "mi300x", gpu = "MI300X" },
+}
+
+-- Returns row, reason or nil, reason.
+function M.match(ctx)
+  local gpus = ctx.cuda and ctx.cuda.devices or {}
+  local board = ctx.os and ctx.os.board or {}
+  local boardname = (board.product or "") .. " " .. (board.model or "")
+  local cpu = ctx.cpu and ctx.cpu.model or ""
+  for _, r in ipairs(rules) do
+    for _, g in ipairs(gpus) do
+      if r.gpu and g.name:find(r.gpu) then return M.find(r.id), "GPU name '" .. g.name .. "'" end
+    end
+    if r.board and boardname:find(r.board, 1, true) then
+      return M.find(r.id), "board name '" .. boardname:gsub("^%s+", ""):gsub("%s+$", "") .. "'"
+    end
+    if r.cpu and cpu:find(r.cpu) and (ctx.cpu.logical_cpus or 0) == 20 then
+      return M.find(r.id), "CPU cores '" .. cpu .. "'"
+    end
+  end
+  return nil, ("no catalog system has this machine's GPU or CPU (CPU: %s; GPU: %s)")
+              :format(cpu ~= "" and cpu or "unknown", #gpus > 0 and gpus[1].name or "none")
+end
+
+-- The memory bandwidth a CPU stream on `row` can reach: the host memory where it is separate
+-- from the GPU's, the one pool where memory is unified.
+function M.cpu_bandwidth(row)
+  if row.host_bw_gbs then return row.host_bw_gbs, "host_bw_gbs" end
+  if row.memory and row.memory:find("unified") then return row.mem_bw_gbs, "mem_bw_gbs" end
+  return nil
+end
+
+return M

@@ -1,0 +1,50 @@
+-- sparkreport.results: questions asked of a results document (which experiments ran, the
+-- headline bandwidth record), shared by sections and tests so they agree on the answers.
+local M = {}
+
+function M.experiments(results, name, device)
+  local out = {}
+  for _, e in ipairs(results.experiments or {}) do
+    if e.name == name and (device == nil or e.device == device) then out[#out + 1] = e end
+  end
+  return out
+end
+
+-- Records of one series, optionally filtered: M.records(exp, { series = "size", kernel = "triad" })
+function M.records(exp, filter)
+  local out = {}
+  for _, r in ipairs(exp.results or {}) do
+    local ok = true
+    for k, v in pairs(filter or {}) do if r[k] ~= v then ok = false end end
+    if ok then out[#out + 1] = r end
+  end
+  return out
+end
+
+local function prefer(list, key, order)
+  for _, want in ipairs(order) do
+    for _, r in ipairs(list) do if r[key] == want then return want end end
+  end
+  return list[1] and list[1][key]
+end
+
+-- The headline: triad (else the first kernel), fp64 (else the first precision), at the largest
+-- working set of the size sweep, all threads. Returns the record and its experiment.
+function M.headline(results)
+  for _, exp in ipairs(M.experiments(results, "bandwidth", "cpu")) do
+    local recs = M.records(exp, { series = "size", valid = true })
+    if #recs > 0 then
+      local kernel = prefer(recs, "kernel", { "triad", "copy", "add", "scale", "read", "fill" })
+      local prec = prefer(recs, "precision", { "fp64", "fp32" })
+      local best
+      for _, r in ipairs(recs) do
+        if r.kernel == kernel and r.precision == prec and (not best or r.working_set_bytes > best.working_set_bytes) then
+          best = r
+        end
+      end
+      return best, exp
+    end
+  end
+end
+
+return M

@@ -1,0 +1,155 @@
+-- sparkreport.sections.common: the sections every template shares: title page, summary
+-- (the answer in a few sentences, with each figure's kind), and the appendix (environment,
+-- catalog sources, scenario source and the command that reruns it). Draws from results only.
+local catalog = require "sparkreport.catalog"
+local fmt = require "sparkreport.format"
+local R = require "sparkreport.results"
+
+local S = {}
+
+local function cpu_line(ctx)
+  local c = ctx.cpu or {}
+  return ("%s, %d logical CPUs, %s memory"):format(c.model or "unknown CPU", c.logical_cpus or 0,
+    ctx.memory and ctx.memory.total_bytes and fmt.bytes(ctx.memory.total_bytes) or "unknown")
+end
+
+local function gpu_line(ctx)
+  local cu = ctx.cuda or {}
+  if cu.devices and #cu.devices > 0 then
+    local names = {}
+    for _, d in ipairs(cu.devices) do names[#names + 1] = d.name .. " (sm_" .. d.compute_capability:gsub("%.", "") .. ")" end
+    return table.concat(names, ", ")
+  end
+  return "none measured: " .. (cu.reason or "unknown reason")
+end
+
+local function row_by_id(results, id)
+  for _, r in ipairs(results.catalog and results.catalog.rows or {}) do
+    if r.id == id then return r end
+  end
+end
+
+function S.title(doc, results)
+  local scn, ctx = results.scenario or {}, results.context or {}
+  doc:title(scn.title or "sparkreport", "What this machine's memory and compute mean for training time")
+  if results.status ~= "complete" then
+    doc:notice(("PARTIAL RUN: %s. Figures cover only what was measured before it stopped.")
+               :format(results.status_reason or results.status), "bad")
+  end
+  local match = results.catalog and results.catalog.match
+  local lines = {
+    { "Machine", ctx.host or "unknown" },
+    { "CPU", cpu_line(ctx) },
+    { "GPU", gpu_line(ctx) },
+    { "Catalog match", match and (row_by_id(results, match).name .. " (" .. results.catalog.match_reason .. ")")
+                       or ("this machine: " .. (results.catalog and results.catalog.match_reason or "not matched")) },
+    { "Run", ("%s to %s (%s)"):format(results.started_utc or "?", results.finished_utc or "?",
+                                      fmt.duration(results.elapsed_s or 0)) },
+    { "Scenario", ("%s (%s), sha256 %s"):format(scn.name or "?", scn.path or "?", (scn.sha256 or "?"):sub(1, 16)) },
+    { "Tool", ("sparkreport %s (git %s)"):format(ctx.tool and ctx.tool.version or "?", ctx.tool and ctx.tool.git or "?") },
+  }
+  doc:table { columns = { { title = "", width = 0.2 }, { title = "" } }, rows = lines }
+  doc:header(scn.title or "sparkreport")
+end
+
+local function fraction_text(results, head)
+  local match = results.catalog and results.catalog.match
+  if not match then
+    return "This machine matches no system of the catalog (" .. (results.catalog and results.catalog.match_reason or "")
+           .. "), so no fraction of a catalog figure is given."
+  end
+  local row = row_by_id(results, match)
+  local bw = catalog.cpu_bandwidth(row)
+  if not bw then
+    return ("This machine is a %s; the catalog gives no figure for the memory its CPU streams from."):format(row.name)
+  end
+  return ("This machine is a %s. Its catalog memory bandwidth is %s GB/s (spec; source: %s); the measured "
+          .. "triad reaches %s of it."):format(row.name, fmt.rate(bw), row.sources or "catalog", fmt.pct(head.gbps_best / bw))
+end
+
+function S.summary(doc, results)
+  doc:section("Summary")
+  local head = R.headline(results)
+  if not head then
+    doc:paragraph("Not measured: no CPU bandwidth result validated in this run, so there is no headline figure.")
+    return
+  end
+  local exp = select(2, R.headline(results))
+  doc:paragraph(("Measured on this run: the CPU sustains %s GB/s on the %s kernel (%s, %d threads; best of %d "
+    .. "repetitions, median %s GB/s, CV %s) at a working set of %s."):format(fmt.rate(head.gbps_best), head.kernel,
+    head.precision, head.threads, #head.samples_s, fmt.rate(head.gbps_median), fmt.cv(head.time_s.cv),
+    fmt.bytes(head.working_set_bytes)))
+  local thr = exp.info and exp.info.dram_threshold_bytes
+  if thr and head.array_bytes * 3 < thr * 0.999 then
+    doc:paragraph(("This working set is below the DRAM-sized threshold of %s (each array 4x all caches), "
+      .. "so the figure may include cache effects."):format(fmt.bytes(thr)), "note")
+  end
+  doc:paragraph(fraction_text(results, head))
+  S.comparison(doc, results, head)
+end
+
+-- This machine's measured figure beside the catalog's spec figures, kinds marked per cell.
+function S.comparison(doc, results, head)
+  local rows = { { "This machine (CPU triad)", { text = fmt.rate(head.gbps_best), kind = "measured" },
+                   { text = fmt.bytes(results.context.memory.total_bytes), kind = "measured" } } }
+  local sources = {}
+  for _, r in ipairs(results.catalog.rows or {}) do
+    rows[#rows + 1] = { r.name, { text = r.mem_bw_gbs and fmt.rate(r.mem_bw_gbs) or "unknown", kind = "spec" },
+                        { text = r.memory_gb and (r.memory_gb .. " GB " .. (r.memory or "")) or "unknown", kind = "spec" } }
+    sources[#sources + 1] = r.id .. ": " .. (r.sources or "no source")
+  end
+  doc:table {
+    columns = { { title = "System", width = 0.42 }, { title = "Memory bandwidth\n(GB/s)", align = "right", width = 0.2 },
+                { title = "Memory", align = "right" } },
+    rows = rows,
+    caption = "Spec figures from the catalog (" .. (results.catalog.source or "") .. "); sources: "
+              .. table.concat(sources, "; ") .. ".",
+  }
+end
+
+local function flatten(prefix, v, out)
+  if type(v) == "table" then
+    if #v > 0 and type(v[1]) ~= "table" then
+      local parts = {}
+      for _, x in ipairs(v) do parts[#parts + 1] = tostring(x) end
+      out[#out + 1] = { prefix, table.concat(parts, ", ") }
+      return
+    end
+    local keys = {}
+    for k in pairs(v) do keys[#keys + 1] = k end
+    table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+    for _, k in ipairs(keys) do
+      flatten(prefix == "" and tostring(k) or (prefix .. "." .. tostring(k)), v[k], out)
+    end
+  else
+    out[#out + 1] = { prefix, tostring(v) }
+  end
+end
+
+function S.appendix(doc, results)
+  doc:section("Appendix")
+  doc:section("Environment", 2)
+  local rows = {}
+  flatten("", results.context or {}, rows)
+  doc:table { columns = { { title = "Item", width = 0.35 }, { title = "Value" } }, rows = rows }
+  doc:section("Catalog sources", 2)
+  local crow = {}
+  for _, r in ipairs(results.catalog and results.catalog.rows or {}) do
+    crow[#crow + 1] = { r.id, r.confidence or "", r.sources or "", r.notes or "" }
+  end
+  doc:table { columns = { { title = "System", width = 0.15 }, { title = "Confidence", width = 0.12 },
+                          { title = "Sources", width = 0.35 }, { title = "Notes" } }, rows = crow,
+              caption = ("Catalog %s, sha256 %s."):format(results.catalog and results.catalog.source or "?",
+                                                           results.catalog and results.catalog.sha256 or "?") }
+  doc:section("Kinds of numbers", 2)
+  doc:paragraph("Every figure is measured (on this run, on this machine, with its statistics), spec (a vendor or "
+    .. "published figure, with its catalog source), or projected (output of the model, with a low/high band). "
+    .. "Tables that mix kinds mark each figure: m measured, s spec, p projected.")
+  doc:section("Scenario", 2)
+  local scn = results.scenario or {}
+  doc:paragraph(("Rerun with: %s"):format(scn.command or ("sparkreport run " .. (scn.path or "?"))), "mono")
+  doc:paragraph(("Scenario %s, sha256 %s:"):format(scn.path or "?", scn.sha256 or "?"))
+  doc:code(scn.source or "")
+end
+
+return S

@@ -1,0 +1,41 @@
+/* cuda.h: what the C side knows of CUDA: whether this build has it, and the devices the
+ * driver reports (or the exact reason there are none). The GPU experiments live beside it. */
+#ifndef SR_CUDA_H
+#define SR_CUDA_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUDA_MAX_DEVICES 16
+
+struct cuda_device {
+    char name[256];
+    int major, minor;             /* compute capability */
+    int sms;                      /* multiprocessors */
+    int clock_khz, mem_clock_khz; /* 0 when the driver does not say */
+    int bus_width_bits;
+    double mem_total_bytes;       /* cudaMemGetInfo; NAN when refused */
+    double mem_free_bytes;
+    double l2_bytes;
+    int pageable_access;          /* HMM/ATS: kernels may use plain malloc'ed memory */
+    int concurrent_managed;
+    int integrated;               /* shares memory with the CPU (GB10, Jetson) */
+};
+
+struct cuda_info {
+    int built;                    /* this sparkreport was built with CUDA */
+    int ndev;
+    int driver_version, runtime_version;   /* 13000 = 13.0; 0 when unknown */
+    char reason[256];             /* why ndev == 0 */
+    struct cuda_device dev[CUDA_MAX_DEVICES];
+};
+
+/* Fills ci; never fails: a machine without a driver is "no device", with the reason. */
+void cuda_probe(struct cuda_info *ci);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,72 @@
+/* cuda_env.cu: asks the CUDA runtime which devices there are and what they are. A missing
+ * driver is an answer ("no device", with the runtime's words), never a failure. The GPU
+ * experiments themselves live in their own files. */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda/cuda.h"
+
+static int attr(cudaDeviceAttr a, int dev)
+{
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, a, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return v;
+}
+
+static void probe_device(int i, struct cuda_device *d)
+{
+    cudaDeviceProp p;
+    memset(d, 0, sizeof *d);
+    if (cudaGetDeviceProperties(&p, i) != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(d->name, sizeof d->name, "device %d (properties unavailable)", i);
+        return;
+    }
+    snprintf(d->name, sizeof d->name, "%s", p.name);
+    d->major = p.major;
+    d->minor = p.minor;
+    d->sms = p.multiProcessorCount;
+    d->l2_bytes = p.l2CacheSize;
+    d->bus_width_bits = p.memoryBusWidth;
+    d->integrated = p.integrated;
+    d->clock_khz = attr(cudaDevAttrClockRate, i);
+    d->mem_clock_khz = attr(cudaDevAttrMemoryClockRate, i);
+    d->pageable_access = attr(cudaDevAttrPageableMemoryAccess, i);
+    d->concurrent_managed = attr(cudaDevAttrConcurrentManagedAccess, i);
+    size_t fr = 0, tot = 0;
+    d->mem_total_bytes = d->mem_free_bytes = NAN;
+    if (cudaSetDevice(i) == cudaSuccess && cudaMemGetInfo(&fr, &tot) == cudaSuccess) {
+        d->mem_total_bytes = (double)tot;
+        d->mem_free_bytes = (double)fr;
+    }
+    cudaGetLastError();
+}
+
+extern "C" void cuda_probe(struct cuda_info *ci)
+{
+    memset(ci, 0, sizeof *ci);
+    ci->built = 1;
+    cudaRuntimeGetVersion(&ci->runtime_version);
+    if (cudaDriverGetVersion(&ci->driver_version) != cudaSuccess)
+        ci->driver_version = 0;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        snprintf(ci->reason, sizeof ci->reason, "no CUDA device: %s (%s)", cudaGetErrorString(e),
+                 cudaGetErrorName(e));
+        cudaGetLastError();
+        return;
+    }
+    if (n == 0) {
+        snprintf(ci->reason, sizeof ci->reason, "no CUDA device: the driver reports none");
+        return;
+    }
+    ci->ndev = n < CUDA_MAX_DEVICES ? n : CUDA_MAX_DEVICES;
+    for (int i = 0; i < ci->ndev; i++)
+        probe_device(i, &ci->dev[i]);
+}

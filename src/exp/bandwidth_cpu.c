@@ -1,0 +1,248 @@
+/* bandwidth_cpu.c: the CPU backend of the bandwidth family: OpenMP kernels over 2 MiB
+ * aligned arrays that the timing team first-touches. Each sample is one parallel region, as
+ * in STREAM; small arrays repeat passes inside it so fork and join are not what is measured.
+ * Sweeps and statistics are bandwidth.c's. */
+#include "exp/bandwidth.h"
+
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "util/error.h"
+#include "util/timing.h"
+
+#define ALIGN ((size_t)2 << 20)
+#define READ_LANES 32           /* partial sums per block of the read kernel */
+
+/* The build targets the baseline ISA so the binary runs anywhere; on x86 the kernels are also
+ * compiled for AVX2 and AVX-512 and the loader picks what the CPU has, so cache-resident
+ * sizes are not limited by 16-byte vectors. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define KERNEL_ISA __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define KERNEL_ISA
+#endif
+
+/* One pass of each kernel, called by every thread of the team (orphaned worksharing). The
+ * static schedule gives each thread the same chunk on every pass, and no kernel reads what
+ * another thread writes, so passes need no barrier between them (nowait): repeated passes
+ * over a cache-sized array measure the cache, not the barrier. The parallel region's end is
+ * the one barrier a sample has, as in STREAM when a sample is one pass. */
+#define BW_KERNELS(T, SUF)                                                              \
+    KERNEL_ISA static void copy_##SUF(struct bw_arrays *x)                                         \
+    {                                                                                   \
+        const T *restrict a = x->a;                                                     \
+        T *restrict c = x->c;                                                           \
+        _Pragma("omp for simd schedule(static) nowait")                                     \
+        for (size_t i = 0; i < x->n; i++)                                               \
+            c[i] = a[i];                                                                \
+    }                                                                                   \
+    KERNEL_ISA static void scale_##SUF(struct bw_arrays *x)                                        \
+    {                                                                                   \
+        const T *restrict a = x->a;                                                     \
+        T *restrict c = x->c;                                                           \
+        const T s = (T)BW_SCALAR;                                                       \
+        _Pragma("omp for simd schedule(static) nowait")                                     \
+        for (size_t i = 0; i < x->n; i++)                                               \
+            c[i] = s * a[i];                                                            \
+    }                                                                                   \
+    KERNEL_ISA static void add_##SUF(struct bw_arrays *x)                                          \
+    {                                                                                   \
+        const T *restrict a = x->a, *restrict b = x->b;                                 \
+        T *restrict c = x->c;                                                           \
+        _Pragma("omp for simd schedule(static) nowait")                                     \
+        for (size_t i = 0; i < x->n; i++)                                               \
+            c[i] = a[i] + b[i];                                                         \
+    }                                                                                   \
+    KERNEL_ISA static void triad_##SUF(struct bw_arrays *x)                                        \
+    {                                                                                   \
+        const T *restrict a = x->a, *restrict b = x->b;                                 \
+        T *restrict c = x->c;                                                           \
+        const T s = (T)BW_SCALAR;                                                       \
+        _Pragma("omp for simd schedule(static) nowait")                                     \
+        for (size_t i = 0; i < x->n; i++)                                               \
+            c[i] = a[i] + s * b[i];                                                     \
+    }                                                                                   \
+    KERNEL_ISA static void fill_##SUF(struct bw_arrays *x)                                         \
+    {                                                                                   \
+        T *restrict c = x->c;                                                           \
+        const T s = (T)BW_SCALAR;                                                       \
+        _Pragma("omp for simd schedule(static) nowait")                                     \
+        for (size_t i = 0; i < x->n; i++)                                               \
+            c[i] = s;                                                                   \
+    }                                                                                   \
+    KERNEL_ISA static void read_##SUF(struct bw_arrays *x)                             \
+    {                                                                                   \
+        const T *restrict a = x->a;                                                     \
+        size_t nblocks = (x->n + BW_READ_BLOCK - 1) / BW_READ_BLOCK;                    \
+        double total = 0;                                                               \
+        _Pragma("omp for schedule(static) nowait")                                      \
+        for (size_t blk = 0; blk < nblocks; blk++) {                                    \
+            size_t lo = blk * BW_READ_BLOCK;                                            \
+            size_t hi = lo + BW_READ_BLOCK < x->n ? lo + BW_READ_BLOCK : x->n;          \
+            T acc[READ_LANES] = { 0 };  /* independent sums: no add-latency chain */     \
+            size_t i = lo;                                                              \
+            for (; i + READ_LANES <= hi; i += READ_LANES)                               \
+                for (int j = 0; j < READ_LANES; j++)                                    \
+                    acc[j] += a[i + j];                                                 \
+            for (; i < hi; i++)                                                         \
+                acc[0] += a[i];                                                         \
+            T s = 0;                                                                    \
+            for (int j = 0; j < READ_LANES; j++)                                        \
+                s += acc[j];                                                            \
+            total += (double)s;                                                         \
+        }                                                                               \
+        x->partial[omp_get_thread_num()] = total;                                       \
+    }
+
+BW_KERNELS(double, f64)
+BW_KERNELS(float, f32)
+
+typedef void (*pass_fn)(struct bw_arrays *);
+
+static const pass_fn passes[BW_NKERNELS][BW_NPREC] = {
+    [BW_COPY] = { copy_f64, copy_f32 },   [BW_SCALE] = { scale_f64, scale_f32 },
+    [BW_ADD] = { add_f64, add_f32 },      [BW_TRIAD] = { triad_f64, triad_f32 },
+    [BW_READ] = { read_f64, read_f32 },   [BW_FILL] = { fill_f64, fill_f32 },
+};
+
+static void pin_self(const int *cpus)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpus)
+        CPU_SET(cpus[omp_get_thread_num()], &set);
+    else
+        for (int i = 0; i < CPU_SETSIZE; i++)
+            CPU_SET(i, &set);
+    sched_setaffinity(0, sizeof set, &set);
+}
+
+static void init_range(struct bw_arrays *x, size_t lo, size_t hi)
+{
+    if (x->prec == BW_FP64) {
+        double *a = x->a, *b = x->b, *c = x->c;
+        for (size_t i = lo; i < hi; i++) {
+            a[i] = bw_init_a(i);
+            b[i] = bw_init_b(i);
+            c[i] = 0;
+        }
+    } else {
+        float *a = x->a, *b = x->b, *c = x->c;
+        for (size_t i = lo; i < hi; i++) {
+            a[i] = (float)bw_init_a(i);
+            b[i] = (float)bw_init_b(i);
+            c[i] = 0;
+        }
+    }
+}
+
+static void *alloc_array(size_t bytes)
+{
+    void *p = NULL;
+    size_t rounded = (bytes + ALIGN - 1) / ALIGN * ALIGN;
+    if (posix_memalign(&p, ALIGN, rounded) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, rounded, MADV_HUGEPAGE);     /* fewer TLB misses; a hint, not a requirement */
+#endif
+    return p;
+}
+
+static void cpu_release(struct bw_arrays *x)
+{
+    if (x->cpus) {
+#pragma omp parallel num_threads(x->threads)
+        pin_self(NULL);
+    }
+    free(x->a);
+    free(x->b);
+    free(x->c);
+    free(x->partial);
+    memset(x, 0, sizeof *x);
+}
+
+static int cpu_alloc(struct bw_arrays *x, size_t n, enum bw_prec p, int threads, const int *cpus,
+                     int first_touch, char *err, size_t errlen)
+{
+    size_t bytes = n * bw_prec_size[p];
+    memset(x, 0, sizeof *x);
+    x->n = n;
+    x->prec = p;
+    x->threads = threads;
+    x->cpus = cpus;
+    x->a = alloc_array(bytes);
+    x->b = alloc_array(bytes);
+    x->c = alloc_array(bytes);
+    x->partial = calloc((size_t)threads, sizeof *x->partial);
+    if (!x->a || !x->b || !x->c || !x->partial) {
+        snprintf(err, errlen, "cannot allocate 3 arrays of %zu bytes: %s", bytes, strerror(ENOMEM));
+        cpu_release(x);
+        return -1;
+    }
+    if (!first_touch)
+        init_range(x, 0, n);
+#pragma omp parallel num_threads(threads)
+    {
+        if (cpus)
+            pin_self(cpus);
+        if (first_touch) {
+            /* the same static partition the kernels use, so each thread's pages are local */
+#pragma omp for schedule(static)
+            for (size_t i = 0; i < n; i++)
+                init_range(x, i, i + 1);
+        }
+    }
+    return 0;
+}
+
+static double cpu_run(struct bw_arrays *x, enum bw_kernel k, long iters)
+{
+    pass_fn pass = passes[k][x->prec];
+    double t0 = timing_now();
+#pragma omp parallel num_threads(x->threads)
+    {
+        for (long it = 0; it < iters; it++)
+            pass(x);
+    }
+    double t = timing_now() - t0;
+    if (k == BW_READ) {
+        x->sum = 0;
+        for (int i = 0; i < x->threads; i++)
+            x->sum += x->partial[i];
+    }
+    return t;
+}
+
+static double cpu_check(struct bw_arrays *x, enum bw_kernel k)
+{
+    double worst = 0;
+    if (k == BW_READ) {
+        double want = bw_expected_sum(x->n);
+        return fabs(x->sum - want) / want;
+    }
+    const double *c64 = x->c;
+    const float *c32 = x->c;
+#pragma omp parallel for schedule(static) num_threads(x->threads) reduction(max:worst)
+    for (size_t i = 0; i < x->n; i++) {
+        double got = x->prec == BW_FP64 ? c64[i] : (double)c32[i];
+        double want = bw_expected(k, i);
+        double e = fabs(got - want) / fabs(want);
+        if (!(e <= worst))          /* NaN counts as the worst error */
+            worst = isnan(e) ? INFINITY : e;
+    }
+    return worst;
+}
+
+const struct bw_ops bw_cpu_ops = {
+    .device = "cpu",
+    .alloc = cpu_alloc,
+    .run = cpu_run,
+    .check = cpu_check,
+    .release = cpu_release,
+};

@@ -1,0 +1,253 @@
+/* lbench.c: the Lua module `bench`: parameter checking against the experiment tables,
+ * running an experiment, the machine's context, embedded resources and a few formatting
+ * helpers shared with the C charts. Measurements are the experiments'; this file only
+ * carries values across the bridge. */
+#include <math.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "exp/experiment.h"
+#include "lua/convert.h"
+#include "lua/embedded.h"
+#include "lua/modules.h"
+#include "util/env.h"
+#include "util/error.h"
+#include "util/progress.h"
+#include "util/sha256.h"
+#include "util/timing.h"
+#include "util/units.h"
+
+/* The parameter table for `name`: an experiment's, or the scenario's own. */
+static const struct param *params_of(lua_State *L, const char *name, const struct experiment **exp)
+{
+    char names[256];
+    *exp = experiment_find(name);
+    if (*exp)
+        return (*exp)->params;
+    if (strcmp(name, "scenario") == 0)
+        return scenario_params;
+    luaL_error(L, "unknown experiment '%s' (valid: %s)", name, experiment_names(names, sizeof names));
+    return NULL;
+}
+
+/* bench.check(name, params) -> normalised params | nil, message */
+static int l_check(lua_State *L)
+{
+    const struct experiment *exp;
+    const struct param *ps = params_of(L, luaL_checkstring(L, 1), &exp);
+    char err[1024];
+    cJSON *given = NULL;
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        given = lua_to_json(L, 2, lua_tostring(L, 1), err, sizeof err);
+        if (!given) {
+            luaL_pushfail(L);
+            lua_pushstring(L, err);
+            return 2;
+        }
+    }
+    cJSON *norm = param_check(lua_tostring(L, 1), ps, given, err, sizeof err);
+    cJSON_Delete(given);
+    if (norm && exp && exp->precheck && exp->precheck(norm, err, sizeof err) != 0) {
+        cJSON_Delete(norm);
+        norm = NULL;
+    }
+    if (!norm) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err);
+        return 2;
+    }
+    lua_push_json(L, norm);
+    cJSON_Delete(norm);
+    return 1;
+}
+
+/* bench.parse(name, param, text) -> value | nil, message   (for --set key=value) */
+static int l_parse(lua_State *L)
+{
+    const struct experiment *exp;
+    const char *what = luaL_checkstring(L, 1);
+    const struct param *ps = params_of(L, what, &exp);
+    const char *pname = luaL_checkstring(L, 2), *text = luaL_checkstring(L, 3);
+    const struct param *p = param_find(ps, pname);
+    char err[1024], names[1024];
+    if (!p) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "%s: unknown parameter '%s' (valid: %s)", what, pname,
+                        param_names(ps, names, sizeof names));
+        return 2;
+    }
+    cJSON *v = param_parse_text(what, p, text, err, sizeof err);
+    if (!v) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err);
+        return 2;
+    }
+    lua_push_json(L, v);
+    cJSON_Delete(v);
+    return 1;
+}
+
+/* bench.run(name, params, budget_s) -> {results, skipped, info} | nil, message */
+static int l_run(lua_State *L)
+{
+    const struct experiment *exp;
+    params_of(L, luaL_checkstring(L, 1), &exp);
+    luaL_argcheck(L, exp != NULL, 1, "not an experiment");
+    luaL_checktype(L, 2, LUA_TTABLE);
+    double budget = luaL_checknumber(L, 3);
+    luaL_argcheck(L, budget > 0 && budget <= 86400 * 7, 3, "budget must be 0 .. 604800 seconds");
+    char err[1024];
+    cJSON *given = lua_to_json(L, 2, exp->name, err, sizeof err);
+    cJSON *norm = given ? param_check(exp->name, exp->params, given, err, sizeof err) : NULL;
+    cJSON_Delete(given);
+    if (!norm)
+        return luaL_error(L, "%s", err);
+    cJSON *out = exp->run(norm, budget, err, sizeof err);
+    cJSON_Delete(norm);
+    if (!out) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err);
+        return 2;
+    }
+    lua_push_json(L, out);
+    cJSON_Delete(out);
+    return 1;
+}
+
+static void push_param(lua_State *L, const struct param *p)
+{
+    static const char *types[] = { "integer", "number", "boolean", "size", "enum", "string" };
+    lua_createtable(L, 0, 8);
+    lua_pushstring(L, p->name);
+    lua_setfield(L, -2, "name");
+    lua_pushstring(L, types[p->type]);
+    lua_setfield(L, -2, "type");
+    lua_pushboolean(L, (p->flags & PARAM_LIST) != 0);
+    lua_setfield(L, -2, "list");
+    lua_pushstring(L, p->def);
+    lua_setfield(L, -2, "default");
+    lua_pushstring(L, p->help);
+    lua_setfield(L, -2, "help");
+    if (p->choices) {
+        lua_pushstring(L, p->choices);
+        lua_setfield(L, -2, "choices");
+    }
+    if (p->keywords) {
+        lua_pushstring(L, p->keywords);
+        lua_setfield(L, -2, "keywords");
+    }
+}
+
+/* bench.experiments() -> { {name=, help=, weight=, params={...}}, ... } */
+static int l_experiments(lua_State *L)
+{
+    lua_newtable(L);
+    int i = 1;
+    for (const struct experiment *e = experiments; e->name; e++, i++) {
+        lua_createtable(L, 0, 4);
+        lua_pushstring(L, e->name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, e->help);
+        lua_setfield(L, -2, "help");
+        lua_pushnumber(L, e->weight);
+        lua_setfield(L, -2, "weight");
+        lua_newtable(L);
+        int j = 1;
+        for (const struct param *p = e->params; p->name; p++, j++) {
+            push_param(L, p);
+            lua_rawseti(L, -2, j);
+        }
+        lua_setfield(L, -2, "params");
+        lua_rawseti(L, -2, i);
+    }
+    return 1;
+}
+
+/* bench.context() -> the context block of results.json */
+static int l_context(lua_State *L)
+{
+    cJSON *c = env_context();
+    lua_push_json(L, c);
+    cJSON_Delete(c);
+    return 1;
+}
+
+/* bench.resource(path) -> text of an embedded file | nil, message */
+static int l_resource(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    const struct embedded_file *f = embedded_find(name);
+    if (!f) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "no embedded file '%s'", name);
+        return 2;
+    }
+    lua_pushlstring(L, (const char *)f->data, f->size);
+    return 1;
+}
+
+static int l_sha256(lua_State *L)
+{
+    size_t n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    char hex[65];
+    sha256_hex(s, n, hex);
+    lua_pushstring(L, hex);
+    return 1;
+}
+
+static int l_now(lua_State *L)
+{
+    lua_pushnumber(L, timing_now());
+    return 1;
+}
+
+static int l_wall(lua_State *L)
+{
+    lua_pushnumber(L, timing_wall());
+    return 1;
+}
+
+static int l_format_bytes(lua_State *L)
+{
+    char buf[32];
+    lua_pushstring(L, units_format_bytes(luaL_checknumber(L, 1), buf, sizeof buf));
+    return 1;
+}
+
+static int l_format_duration(lua_State *L)
+{
+    char buf[32];
+    lua_pushstring(L, units_format_duration(luaL_checknumber(L, 1), buf, sizeof buf));
+    return 1;
+}
+
+static int l_note(lua_State *L)
+{
+    progress_note("%s", luaL_checkstring(L, 1));
+    return 0;
+}
+
+static const luaL_Reg bench_funcs[] = {
+    { "check", l_check },
+    { "context", l_context },
+    { "experiments", l_experiments },
+    { "format_bytes", l_format_bytes },
+    { "format_duration", l_format_duration },
+    { "note", l_note },
+    { "now", l_now },
+    { "parse", l_parse },
+    { "resource", l_resource },
+    { "run", l_run },
+    { "sha256", l_sha256 },
+    { "wall", l_wall },
+    { NULL, NULL },
+};
+
+int luaopen_bench(lua_State *L)
+{
+    luaL_newlib(L, bench_funcs);
+    return 1;
+}

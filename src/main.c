@@ -1,0 +1,294 @@
+/* main.c: the command line: parses arguments and hands each command to its owner (run.c for
+ * run and render; env.c for info; the registries for list). Exit codes are documented here,
+ * in --help, and in sparkreport.1. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "config.h"
+#include "exp/experiment.h"
+#include "gitrev.h"
+#include "lua/embedded.h"
+#include "lua/state.h"
+#include "run.h"
+#include "util/env.h"
+#include "util/error.h"
+#include "util/json.h"
+#include "util/units.h"
+
+static const char usage[] =
+    "Usage: sparkreport COMMAND [OPTIONS]\n"
+    "\n"
+    "Measures this machine (memory bandwidth, ...), projects training time onto the systems of a\n"
+    "cited catalog, and writes a PDF report.\n"
+    "\n"
+    "Commands:\n"
+    "  run SCENARIO [-o DIR] [--set KEY=VALUE]... [-q]\n"
+    "        run a scenario; writes DIR/<UTC stamp>-<host>-<scenario>/ with report.pdf,\n"
+    "        results.json, results.csv and run.log, and points DIR/latest at it\n"
+    "        (DIR defaults to ./reports). KEY is a scenario field (budget_s=60) or\n"
+    "        EXPERIMENT.PARAMETER (bandwidth.min_reps=3).\n"
+    "  render RESULTS.json [-o PDF]\n"
+    "        draw the report again from a results file (default: report.pdf beside it);\n"
+    "        with SOURCE_DATE_EPOCH set, the same input gives a byte-identical PDF\n"
+    "  info [--json]\n"
+    "        describe this machine: CPU, caches, memory, OpenMP, BLAS, CUDA devices\n"
+    "  list  experiments with their parameters, templates, catalog systems\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output PATH   where run and render write\n"
+    "  -s, --set KEY=VALUE override a scenario field or experiment parameter\n"
+    "  -q, --quiet         no progress on stderr\n"
+    "  -h, --help          this text\n"
+    "  -V, --version       version and git revision\n"
+    "\n"
+    "Exit codes:\n"
+    "  0  success\n"
+    "  1  the environment failed (I/O, memory, a library); nothing half-written is left\n"
+    "  2  bad command line\n"
+    "  3  the scenario has an error (message FILE:LINE: ...); nothing was measured or written\n"
+    "  4  a results file is unreadable or invalid\n"
+    "  5  the run finished and wrote its report, but a measurement failed validation or an\n"
+    "     experiment could not run (the report says which)\n"
+    "\n"
+    "Environment: SOURCE_DATE_EPOCH (PDF dates), SPARKREPORT_FONT_DIR (DejaVu fonts),\n"
+    "OMP_NUM_THREADS (threads of the CPU experiments).\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "sparkreport: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see sparkreport --help)\n");
+    return SR_EXIT_USAGE;
+}
+
+static char *command_line(int argc, char **argv)
+{
+    size_t len = 1;
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 3;
+    char *s = xmalloc(len), *p = s;
+    *p = '\0';
+    for (int i = 0; i < argc; i++) {
+        int quote = strpbrk(argv[i], " \t\"'") != NULL;
+        p += sprintf(p, "%s%s%s%s", i ? " " : "", quote ? "'" : "", i ? argv[i] : "sparkreport", quote ? "'" : "");
+    }
+    return s;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    struct run_opts o = { .outdir = "reports" };
+    const char **sets = xcalloc((size_t)argc, sizeof *sets);
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc)
+            o.outdir = argv[++i];
+        else if ((!strcmp(a, "-s") || !strcmp(a, "--set")) && i + 1 < argc)
+            sets[o.nsets++] = argv[++i];
+        else if (!strncmp(a, "--set=", 6))
+            sets[o.nsets++] = a + 6;
+        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+            o.quiet = 1;
+        else if (a[0] == '-' && a[1]) {
+            free(sets);
+            return usage_error(i + 1 == argc && (!strcmp(a, "-o") || !strcmp(a, "--set") || !strcmp(a, "-s"))
+                               ? "option '%s' needs a value" : "unknown option '%s' for run", a);
+        } else if (!o.scenario)
+            o.scenario = a;
+        else {
+            free(sets);
+            return usage_error("run takes one scenario; extra argument '%s'", a);
+        }
+    }
+    if (!o.scenario) {
+        free(sets);
+        return usage_error("%s", "run needs a scenario file, e.g. sparkreport run scenarios/default.lua");
+    }
+    o.sets = sets;
+    char *cmd = command_line(argc, argv);
+    o.command = cmd;
+    int rc = run_command(&o);
+    free(cmd);
+    free(sets);
+    return rc;
+}
+
+static int cmd_render(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL;
+    for (int i = 2; i < argc; i++) {
+        if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
+            out = argv[++i];
+        else if (argv[i][0] == '-' && argv[i][1])
+            return usage_error("unknown option '%s' for render", argv[i]);
+        else if (!in)
+            in = argv[i];
+        else
+            return usage_error("render takes one results file; extra argument '%s'", argv[i]);
+    }
+    if (!in)
+        return usage_error("%s", "render needs a results file, e.g. sparkreport render reports/latest/results.json");
+    return render_command(in, out);
+}
+
+static const cJSON *at(const cJSON *o, const char *path)
+{
+    char key[64];
+    while (o && *path) {
+        size_t n = strcspn(path, ".");
+        snprintf(key, sizeof key, "%.*s", (int)n, path);
+        o = cJSON_GetObjectItemCaseSensitive(o, key);
+        path += n + (path[n] == '.');
+    }
+    return o;
+}
+
+static const char *s_at(const cJSON *o, const char *path)
+{
+    const cJSON *v = at(o, path);
+    return cJSON_IsString(v) ? v->valuestring : "unknown";
+}
+
+static void print_caches(const cJSON *cpu)
+{
+    char b[32];
+    printf("%-10s", "caches");
+    for (const cJSON *c = at(cpu, "caches") ? at(cpu, "caches")->child : NULL; c; c = c->next)
+        printf(" L%.0f %s %s x%.0f;", json_num(c, "level", 0), json_str(c, "type", ""),
+               units_format_bytes(json_num(c, "size_bytes", 0), b, sizeof b), json_num(c, "instances", 0));
+    printf(" total %s (source: %s)\n", units_format_bytes(json_num(cpu, "caches_total_bytes", 0), b, sizeof b),
+           json_str(cpu, "caches_source", "?"));
+}
+
+static void print_cuda(const cJSON *cu)
+{
+    const cJSON *devs = at(cu, "devices");
+    char b[32];
+    if (!devs || !devs->child) {
+        printf("%-10s %s\n", "CUDA", s_at(cu, "reason"));
+        return;
+    }
+    printf("%-10s driver %.0f, runtime %.0f\n", "CUDA", json_num(cu, "driver_version", 0), json_num(cu, "runtime_version", 0));
+    for (const cJSON *d = devs->child; d; d = d->next)
+        printf("%-10s %s, compute capability %s, %.0f SMs, %s memory\n", "  device", json_str(d, "name", "?"),
+               json_str(d, "compute_capability", "?"), json_num(d, "sms", 0),
+               units_format_bytes(json_num(d, "mem_total_bytes", 0), b, sizeof b));
+}
+
+static int cmd_info(int argc, char **argv)
+{
+    int as_json = 0;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            as_json = 1;
+        else
+            return usage_error("unknown argument '%s' for info", argv[i]);
+    }
+    cJSON *c = env_context();
+    if (as_json) {
+        char *s = cJSON_Print(c);
+        printf("%s\n", s);
+        cJSON_free(s);
+        cJSON_Delete(c);
+        return SR_EXIT_OK;
+    }
+    char a[32], b[32];
+    const cJSON *cpu = at(c, "cpu");
+    printf("%-10s %s\n", "host", s_at(c, "host"));
+    printf("%-10s %s (%s), %.0f logical CPUs\n", "CPU", s_at(cpu, "model"), s_at(cpu, "arch"), json_num(cpu, "logical_cpus", 0));
+    print_caches(cpu);
+    printf("%-10s", "clusters");
+    for (const cJSON *k = at(cpu, "clusters") ? at(cpu, "clusters")->child : NULL; k; k = k->next)
+        printf(" [%s]", k->valuestring);
+    printf("\n%-10s %s total, %s available\n", "memory",
+           units_format_bytes(json_num(at(c, "memory"), "total_bytes", 0), a, sizeof a),
+           units_format_bytes(json_num(at(c, "memory"), "available_bytes", 0), b, sizeof b));
+    printf("%-10s %s, kernel %s\n", "OS", s_at(c, "os.name"), s_at(c, "os.kernel"));
+    printf("%-10s %s; flags %s\n", "compiler", s_at(c, "build.compiler"), s_at(c, "build.cflags"));
+    printf("%-10s version %s, %.0f threads\n", "OpenMP", s_at(c, "build.openmp_version"),
+           json_num(at(c, "build"), "openmp_max_threads", 0));
+    printf("%-10s %s (%s threading, %.0f threads)\n", "BLAS", s_at(c, "build.blas.config"),
+           s_at(c, "build.blas.threading"), json_num(at(c, "build.blas"), "threads", 0));
+    print_cuda(at(c, "cuda"));
+    printf("%-10s sparkreport %s (git %s)\n", "tool", PACKAGE_VERSION, SR_GIT_REV);
+    cJSON_Delete(c);
+    return SR_EXIT_OK;
+}
+
+/* Catalog rows through the Lua library, so `list` shows exactly what reports use. */
+static int list_catalog(void)
+{
+    char err[512];
+    lua_State *L = sr_lua_new(SR_LUA_MEM_LIMIT);
+    if (sr_lua_require(L, "sparkreport.catalog", err, sizeof err) != 0) {
+        fprintf(stderr, "sparkreport: %s\n", err);
+        sr_lua_close(L);
+        return -1;
+    }
+    lua_getfield(L, -1, "load");
+    if (sr_lua_pcall(L, 0, 1, err, sizeof err, NULL) != 0) {
+        fprintf(stderr, "sparkreport: %s\n", err);
+        sr_lua_close(L);
+        return -1;
+    }
+    lua_getfield(L, -1, "rows");
+    printf("catalog systems (data/systems.csv; spec figures, sources in the report):\n");
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; i++) {
+        lua_getfield(L, -1, "id");
+        lua_getfield(L, -2, "name");
+        lua_getfield(L, -3, "memory_gb");
+        lua_getfield(L, -4, "mem_bw_gbs");
+        printf("  %-20s %-44s %6s GB %7s GB/s\n", lua_tostring(L, -4), lua_tostring(L, -3),
+               lua_isnil(L, -2) ? "?" : lua_tostring(L, -2), lua_isnil(L, -1) ? "?" : lua_tostring(L, -1));
+        lua_pop(L, 5);
+    }
+    sr_lua_close(L);
+    return 0;
+}
+
+static int cmd_list(void)
+{
+    printf("experiments (sr.NAME { ... } in a scenario):\n");
+    for (const struct experiment *e = experiments; e->name; e++) {
+        printf("  %s: %s\n", e->name, e->help);
+        param_print_help(stdout, e->params);
+    }
+    printf("\nscenario fields (sr.scenario { ... }):\n");
+    param_print_help(stdout, scenario_params);
+    printf("\ntemplates:\n");
+    for (const struct embedded_file *f = embedded_files; f->name; f++)
+        if (!strncmp(f->name, "templates/", 10))
+            printf("  %.*s\n", (int)(strlen(f->name) - 14), f->name + 10);
+    printf("\n");
+    return list_catalog() == 0 ? SR_EXIT_OK : SR_EXIT_FAILURE;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("%s", "no command given");
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        fputs(usage, stdout);
+        return SR_EXIT_OK;
+    }
+    if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+        printf("sparkreport %s (git %s)\n", PACKAGE_VERSION, SR_GIT_REV);
+        return SR_EXIT_OK;
+    }
+    if (!strcmp(cmd, "run"))
+        return cmd_run(argc, argv);
+    if (!strcmp(cmd, "render"))
+        return cmd_render(argc, argv);
+    if (!strcmp(cmd, "info"))
+        return cmd_info(argc, argv);
+    if (!strcmp(cmd, "list")) {
+        if (argc > 2)
+            return usage_error("list takes no arguments; got '%s'", argv[2]);
+        return cmd_list();
+    }
+    return usage_error("unknown command '%s'", cmd);
+}

@@ -1,0 +1,803 @@
+/* chart.c: pdf_chart: line charts on linear or logarithmic axes (log-log for rooflines),
+ * grouped and stacked bar charts, with ticks, grid, vertical marks, a legend below the plot
+ * and a caption. A chart never splits across pages. Choosing the data, its units and its
+ * labels is the templates' job; this file only makes them legible. */
+#include "report/internal.h"
+#include "util/units.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_HEIGHT 250.0
+#define MIN_HEIGHT 100.0
+#define MAX_HEIGHT 600.0
+#define TITLE_SIZE 10.0
+#define TICK_SIZE 7.5           /* tick and category labels */
+#define LABEL_SIZE 8.5          /* axis labels */
+#define LEGEND_SIZE 8.0
+#define MARK_SIZE 7.0
+#define TOP_PAD 6.0             /* between the title and the plot (or its mark labels) */
+#define TICK_LEN 3.0
+#define GAP 3.0
+#define RIGHT_PAD 14.0          /* half of the last x tick label hangs right of the plot */
+#define SWATCH_W 18.0           /* legend line sample */
+#define MARKER_R 2.3            /* point marker "radius" */
+#define LINE_W 1.3
+#define MAX_TICKS 160
+#define CAT_MAX_W 90.0          /* rotated category labels are cut to this */
+#define LEGEND_NAME_MAX 220.0   /* legend names are cut to this */
+#define AFTER_CHART 12.0
+#define COORD_LIMIT 10000.0     /* page coordinates are clamped here; the clip hides them */
+
+/* Ten hues whose lightness also differs, so that neighbours stay apart in greyscale print;
+ * point markers change shape with the index for the same reason. */
+static const struct pdf_rgb PALETTE[] = {
+    { 0.12, 0.31, 0.62 }, { 0.93, 0.55, 0.13 }, { 0.17, 0.55, 0.33 }, { 0.78, 0.17, 0.17 },
+    { 0.58, 0.45, 0.80 }, { 0.45, 0.28, 0.15 }, { 0.93, 0.55, 0.78 }, { 0.30, 0.30, 0.30 },
+    { 0.70, 0.72, 0.15 }, { 0.30, 0.75, 0.85 },
+};
+#define NPALETTE ((int)(sizeof PALETTE / sizeof PALETTE[0]))
+
+struct scale {              /* one axis: a data range mapped onto a span of the page */
+    double lo, hi;          /* shown data range; both > 0 on a log axis */
+    int log;                /* 0, 2 or 10 */
+    enum pdf_format fmt;
+    double step;            /* linear axes: distance between ticks, data units */
+    int auto_lo, auto_hi;   /* linear axes: ends taken from the data, rounded to a tick */
+    double a, b;            /* page coordinates of lo and hi, pt */
+};
+
+struct tick { double v; int label; };
+
+struct plot {               /* a chart being laid out and drawn */
+    struct pdf_doc *d;
+    const struct pdf_chart *c;
+    struct scale sx, sy;
+    double top, height;     /* the chart block (title to x-axis label), pt */
+    double x0, y0, x1, y1;  /* the plot area, pt */
+    int bars;               /* BAR or STACKED_BAR: x is categories */
+    int rotate;             /* category labels drawn at 45 degrees */
+    int empty;              /* nothing to plot: frame and "no data" */
+};
+
+static double lg(double v, int base)
+{
+    return log(v) / log((double)base);
+}
+
+static int usable(double v, int log_axis)
+{
+    return isfinite(v) && (!log_axis || v > 0);
+}
+
+static double nice_step(double raw)
+{
+    double p = pow(10.0, floor(log10(raw))), f = raw / p;
+    return (f <= 1.0 ? 1.0 : f <= 2.0 ? 2.0 : f <= 5.0 ? 5.0 : 10.0) * p;
+}
+
+static double map(const struct scale *s, double v)
+{
+    double t = s->log ? (lg(v, s->log) - lg(s->lo, s->log)) / (lg(s->hi, s->log) - lg(s->lo, s->log))
+                      : (v - s->lo) / (s->hi - s->lo);
+    double p = s->a + t * (s->b - s->a);
+    return p < -COORD_LIMIT ? -COORD_LIMIT : p > COORD_LIMIT ? COORD_LIMIT : p;
+}
+
+static struct pdf_rgb colour(int i)
+{
+    return PALETTE[i % NPALETTE];
+}
+
+/* ---- ranges ------------------------------------------------------------------------- */
+
+/* Extent of usable line data: along x, or along y for points whose x is inside sx. */
+static int line_extent(const struct pdf_chart *c, int want_y, const struct scale *sx,
+                       int ylog, double *lo, double *hi)
+{
+    *lo = INFINITY, *hi = -INFINITY;
+    for (int i = 0; i < c->nseries; i++) {
+        const struct pdf_series *s = &c->series[i];
+        for (int k = 0; k < s->n && s->x && s->y; k++) {
+            double x = s->x[k], y = s->y[k];
+            if (!usable(x, sx->log) || !usable(y, ylog))
+                continue;
+            if (want_y && (x < sx->lo || x > sx->hi))
+                continue;
+            double v = want_y ? y : x;
+            *lo = fmin(*lo, v), *hi = fmax(*hi, v);
+        }
+    }
+    return *lo <= *hi;
+}
+
+/* Extent of bar data: each bar, or each stack's positive and negative sums. */
+static int bar_extent(const struct pdf_chart *c, int ylog, double *lo, double *hi)
+{
+    int stacked = c->kind == PDF_CHART_STACKED_BAR;
+    *lo = INFINITY, *hi = -INFINITY;
+    for (int j = 0; j < c->ncategories; j++) {
+        double pos = 0.0, neg = 0.0;
+        int any = 0;
+        for (int i = 0; i < c->nseries; i++) {
+            const struct pdf_series *s = &c->series[i];
+            double v = j < s->n && s->y ? s->y[j] : NAN;
+            if (!usable(v, ylog))
+                continue;
+            any = 1;
+            if (!stacked)
+                *lo = fmin(*lo, v), *hi = fmax(*hi, v);
+            else if (v >= 0)
+                pos += v;
+            else
+                neg += v;
+        }
+        if (stacked && any)
+            *lo = fmin(*lo, fmin(neg, pos)), *hi = fmax(*hi, fmax(pos, neg));
+    }
+    return *lo <= *hi;
+}
+
+/* The shown range: the axis's min/max where given, else the data's, widened to powers on
+ * log axes and to "nice" steps on linear ones (from 0 when all data are >= 0). */
+static void resolve(struct scale *s, const struct pdf_axis *a, double dlo, double dhi)
+{
+    double lo = a->min, hi = a->max;
+    int auto_lo = !isfinite(lo) || (s->log && lo <= 0), auto_hi = !isfinite(hi) || (s->log && hi <= 0);
+    if (s->log) {
+        if (auto_lo)
+            lo = pow(s->log, floor(lg(dlo, s->log) + 1e-9));
+        if (auto_hi)
+            hi = pow(s->log, ceil(lg(dhi, s->log) - 1e-9));
+        if (!(hi > lo) && auto_hi)
+            hi = lo * s->log;
+        else if (!(hi > lo))
+            lo = hi / s->log;
+    } else {
+        if (auto_lo)
+            lo = dlo >= 0 ? 0.0 : dlo;
+        if (auto_hi)
+            hi = dhi;
+        if (!(hi > lo)) {
+            double pad = lo != 0 ? fabs(lo) * 0.5 : 1.0;
+            if (auto_hi)
+                hi = lo + pad;
+            else
+                lo = hi - pad;
+        }
+        s->step = nice_step((hi - lo) / 5.0);     /* refined by linear_ticks() */
+        if (auto_lo)
+            lo = floor(lo / s->step + 1e-9) * s->step;
+        if (auto_hi)
+            hi = ceil(hi / s->step - 1e-9) * s->step;
+    }
+    s->lo = lo, s->hi = hi;
+    s->auto_lo = auto_lo, s->auto_hi = auto_hi;
+}
+
+static void ranges(struct plot *p)
+{
+    const struct pdf_chart *c = p->c;
+    double lo, hi;
+    p->sx.log = p->bars ? 0 : c->x.log == 2 || c->x.log == 10 ? c->x.log : 0;
+    p->sy.log = c->y.log == 2 || c->y.log == 10 ? c->y.log : 0;
+    p->sx.fmt = c->x.format, p->sy.fmt = c->y.format;
+    if (p->bars) {
+        p->sx.lo = 0.0, p->sx.hi = c->ncategories > 0 ? c->ncategories : 1;
+        p->empty = c->ncategories < 1 || !bar_extent(c, p->sy.log, &lo, &hi);
+    } else {
+        struct scale any = { .lo = -INFINITY, .hi = INFINITY, .log = p->sx.log };
+        p->empty = !line_extent(c, 0, &any, p->sy.log, &lo, &hi);
+        if (!p->empty)
+            resolve(&p->sx, &c->x, lo, hi);
+        p->empty = p->empty || !line_extent(c, 1, &p->sx, p->sy.log, &lo, &hi);
+    }
+    if (!p->empty)
+        resolve(&p->sy, &c->y, lo, hi);
+}
+
+/* ---- ticks -------------------------------------------------------------------------- */
+
+/* "4e+07" -> "4e7", "1.5e-05" -> "1.5e-5": axis labels are read, not parsed. */
+static void tidy_exponent(char *buf)
+{
+    char *e = strchr(buf, 'e'), *src, *dst;
+    if (!e)
+        return;
+    dst = e + 1;
+    src = *dst == '+' ? dst + 1 : dst;
+    if (*src == '-')
+        *dst++ = *src++;
+    while (*src == '0' && src[1])
+        src++;
+    memmove(dst, src, strlen(src) + 1);
+}
+
+static void tick_label(const struct scale *s, double v, char *buf, size_t n)
+{
+    if (v == 0.0 || (!s->log && fabs(v) < s->step * 1e-6)) {
+        sr_fmt(buf, n, "0");                /* not "0.0000", "-0" or "1e-17" */
+    } else if (s->fmt == PDF_FMT_BYTES) {
+        units_format_bytes(v, buf, n);
+    } else if (s->log) {
+        double e = lg(v, s->log), r = round(e);
+        if (fabs(e - r) > 1e-9)             /* an end of an explicit range */
+            sr_fmt(buf, n, "%.3g", v);
+        else if (s->log == 10 && (r < -3 || r > 5))
+            sr_fmt(buf, n, "1e%d", (int)r);
+        else if (s->log == 2 && (r < -6 || r > 20))
+            sr_fmt(buf, n, "2^%d", (int)r);
+        else
+            sr_fmt(buf, n, "%g", v);
+    } else {
+        int dec = s->step >= 1.0 ? 0 : (int)ceil(-log10(s->step) - 1e-9);
+        if (fabs(v) >= 1e7 || dec > 6)
+            sr_fmt(buf, n, "%.3g", v);
+        else
+            sr_fmt(buf, n, "%.*f", dec, v);
+    }
+    tidy_exponent(buf);
+}
+
+/* Widest label among the labelled ticks, pt. */
+static double widest(const struct plot *p, const struct scale *s, const struct tick *t, int n)
+{
+    double w = 0.0;
+    char buf[48];
+    for (int i = 0; i < n; i++) {
+        if (!t[i].label)
+            continue;
+        tick_label(s, t[i].v, buf, sizeof buf);
+        w = fmax(w, pdf_width(p->d->regular, TICK_SIZE, buf, strlen(buf)));
+    }
+    return w;
+}
+
+static int fill_linear(const struct scale *s, struct tick *t)
+{
+    int n = 0;
+    for (double k = ceil(s->lo / s->step - 1e-9); k * s->step <= s->hi + s->step * 1e-9 &&
+         n < MAX_TICKS; k++)
+        t[n++] = (struct tick){ k * s->step, 1 };
+    return n;
+}
+
+/* 1-2-5 steps, coarsened until x labels do not touch; ends taken from the data are then
+ * moved out to the next tick so the axis closes on a label. */
+static int linear_ticks(const struct plot *p, struct scale *s, int vertical, struct tick *t)
+{
+    double span = fabs(s->b - s->a), range = s->hi - s->lo;
+    int want = (int)(span / (vertical ? 30.0 : 60.0));
+    want = want < 2 ? 2 : want > 10 ? 10 : want;
+    s->step = nice_step(range / want);
+    for (int tries = 0; tries < 8; tries++, s->step = nice_step(s->step * 1.5)) {
+        int n = fill_linear(s, t);
+        if (vertical || widest(p, s, t, n) + 8.0 <= span * s->step / range)
+            break;
+    }
+    if (s->auto_lo)
+        s->lo = floor(s->lo / s->step + 1e-9) * s->step;
+    if (s->auto_hi)
+        s->hi = ceil(s->hi / s->step - 1e-9) * s->step;
+    return fill_linear(s, t);
+}
+
+/* Ticks at powers of the base; labels on every k-th power (k = 1, 2, 4, ...) so they never
+ * overlap; minor ticks at 2..9 x 10^e where a decade is wide enough. */
+static int log_ticks(const struct plot *p, struct scale *s, int vertical, struct tick *t)
+{
+    double span = fabs(s->b - s->a), per = span / (lg(s->hi, s->log) - lg(s->lo, s->log));
+    int e0 = (int)ceil(lg(s->lo, s->log) - 1e-9), e1 = (int)floor(lg(s->hi, s->log) + 1e-9);
+    int n = 0, k = 1;
+    for (int e = e0; e <= e1 && n < MAX_TICKS; e++)
+        t[n++] = (struct tick){ pow(s->log, e), 1 };
+    double need = vertical ? TICK_SIZE * 1.8 : widest(p, s, t, n) + 8.0;
+    while (k * per < need && k < 64)
+        k = s->log == 2 ? 2 * k : k + 1;
+    n = 0;
+    for (int e = e0; e <= e1 && n < MAX_TICKS; e++) {
+        int lab = ((e % k) + k) % k == 0;
+        if (lab || e1 - e0 < MAX_TICKS / 2)
+            t[n++] = (struct tick){ pow(s->log, e), lab };
+        for (int m = 2; s->log == 10 && per >= 40.0 && m <= 9 && n < MAX_TICKS; m++)
+            if (m * pow(10.0, e) <= s->hi)
+                t[n++] = (struct tick){ m * pow(10.0, e), 0 };
+    }
+    if (e1 - e0 < 1 && n < MAX_TICKS - 2) {     /* less than a power shown: label the ends */
+        t[n++] = (struct tick){ s->lo, 1 };
+        t[n++] = (struct tick){ s->hi, 1 };
+    }
+    return n;
+}
+
+static int ticks(const struct plot *p, struct scale *s, int vertical, struct tick *t)
+{
+    return s->log ? log_ticks(p, s, vertical, t) : linear_ticks(p, s, vertical, t);
+}
+
+/* ---- layout ------------------------------------------------------------------------- */
+
+static double widest_category(const struct plot *p)
+{
+    double w = 0.0;
+    for (int j = 0; j < p->c->ncategories; j++) {
+        char *cp = pdf_cp1252(p->c->categories ? p->c->categories[j] : "");
+        w = fmax(w, pdf_width(p->d->regular, TICK_SIZE, cp, strlen(cp)));
+        free(cp);
+    }
+    return w;
+}
+
+/* Places the plot area inside the chart block whose top is p->top. */
+static void layout(struct plot *p)
+{
+    const struct pdf_chart *c = p->c;
+    struct tick t[MAX_TICKS];
+    double title_h = c->title && *c->title ? TITLE_SIZE * 1.4 + TOP_PAD : TOP_PAD;
+    double marks_h = c->nmarks > 0 && !p->bars ? (MARK_SIZE + 2.0) * (c->nmarks > 1 ? 2 : 1) + 3.0 : 0.0;
+    double xlabel_h = c->x.label && *c->x.label ? GAP + LABEL_SIZE * 1.3 : 0.0;
+    double bottom = TICK_LEN + GAP + TICK_SIZE * 1.2 + xlabel_h;
+    double left = PDF_MARGIN_X + (c->y.label && *c->y.label ? LABEL_SIZE * 1.6 : 0.0);
+    p->y1 = p->top - title_h - marks_h;
+    p->sy.a = p->top - p->height + bottom, p->sy.b = p->y1;     /* provisional */
+    if (!p->empty)
+        left += widest(p, &p->sy, t, ticks(p, &p->sy, 1, t)) + TICK_LEN + GAP;
+    p->x0 = left;
+    p->x1 = PDF_MARGIN_X + PDF_TEXT_W - (p->bars ? 4.0 : RIGHT_PAD);
+    if (p->bars && c->ncategories > 0) {
+        double cw = (p->x1 - p->x0) / c->ncategories, w = widest_category(p);
+        p->rotate = w > cw - 4.0;
+        if (p->rotate)
+            bottom += fmin(w, CAT_MAX_W) * 0.71 - TICK_SIZE * 0.5;
+    }
+    p->y0 = p->top - p->height + bottom;
+    if (p->y1 - p->y0 < 40.0)           /* a cramped chart still gets a usable plot */
+        p->y0 = p->y1 - 40.0;
+    p->sx.a = p->x0, p->sx.b = p->x1;
+    p->sy.a = p->y0, p->sy.b = p->y1;
+}
+
+/* ---- drawing helpers ---------------------------------------------------------------- */
+
+static void text_rotated(HPDF_Page pg, HPDF_Font f, double size, double x, double y,
+                         double degrees, const char *s)
+{
+    double r = degrees * M_PI / 180.0, co = cos(r), si = sin(r);
+    HPDF_Page_BeginText(pg);
+    HPDF_Page_SetFontAndSize(pg, f, (HPDF_REAL)size);
+    HPDF_Page_SetTextMatrix(pg, (HPDF_REAL)co, (HPDF_REAL)si, (HPDF_REAL)-si, (HPDF_REAL)co,
+                            (HPDF_REAL)x, (HPDF_REAL)y);
+    HPDF_Page_ShowText(pg, s);
+    HPDF_Page_EndText(pg);
+}
+
+static void set_stroke(HPDF_Page pg, struct pdf_rgb c)
+{
+    HPDF_Page_SetRGBStroke(pg, (HPDF_REAL)c.r, (HPDF_REAL)c.g, (HPDF_REAL)c.b);
+}
+
+static void set_fill(HPDF_Page pg, struct pdf_rgb c)
+{
+    HPDF_Page_SetRGBFill(pg, (HPDF_REAL)c.r, (HPDF_REAL)c.g, (HPDF_REAL)c.b);
+}
+
+/* Colour, width and dash of series i: dashed for ceilings and ideals, dotted for series
+ * beyond the palette so they differ from the ones sharing their colour. */
+static void line_style(HPDF_Page pg, int i, int dashed)
+{
+    static const HPDF_UINT16 dash[] = { 5, 3 }, dot[] = { 1, 2 };
+    set_stroke(pg, colour(i));
+    HPDF_Page_SetLineWidth(pg, LINE_W);
+    HPDF_Page_SetLineJoin(pg, HPDF_ROUND_JOIN);
+    if (dashed)
+        HPDF_Page_SetDash(pg, dash, 2, 0);
+    else if (i >= NPALETTE)
+        HPDF_Page_SetDash(pg, dot, 2, 0);
+    else
+        HPDF_Page_SetDash(pg, NULL, 0, 0);
+}
+
+/* A filled marker whose shape follows the series index: circle, square, triangle, diamond. */
+static void point_marker(HPDF_Page pg, int i, double x, double y)
+{
+    double r = MARKER_R;
+    set_fill(pg, colour(i));
+    switch (i % 4) {
+    case 0: HPDF_Page_Circle(pg, (HPDF_REAL)x, (HPDF_REAL)y, (HPDF_REAL)r); break;
+    case 1: HPDF_Page_Rectangle(pg, (HPDF_REAL)(x - r * 0.9), (HPDF_REAL)(y - r * 0.9),
+                                (HPDF_REAL)(1.8 * r), (HPDF_REAL)(1.8 * r)); break;
+    case 2:
+        HPDF_Page_MoveTo(pg, (HPDF_REAL)x, (HPDF_REAL)(y + 1.2 * r));
+        HPDF_Page_LineTo(pg, (HPDF_REAL)(x - 1.1 * r), (HPDF_REAL)(y - 0.8 * r));
+        HPDF_Page_LineTo(pg, (HPDF_REAL)(x + 1.1 * r), (HPDF_REAL)(y - 0.8 * r));
+        HPDF_Page_ClosePath(pg);
+        break;
+    default:
+        HPDF_Page_MoveTo(pg, (HPDF_REAL)x, (HPDF_REAL)(y + 1.3 * r));
+        HPDF_Page_LineTo(pg, (HPDF_REAL)(x - 1.3 * r), (HPDF_REAL)y);
+        HPDF_Page_LineTo(pg, (HPDF_REAL)x, (HPDF_REAL)(y - 1.3 * r));
+        HPDF_Page_LineTo(pg, (HPDF_REAL)(x + 1.3 * r), (HPDF_REAL)y);
+        HPDF_Page_ClosePath(pg);
+        break;
+    }
+    HPDF_Page_Fill(pg);
+}
+
+/* ---- the plot ----------------------------------------------------------------------- */
+
+/* Grid lines at the labelled ticks, under everything else. */
+static void grid(const struct plot *p, const struct tick *tx, int nx, const struct tick *ty, int ny)
+{
+    HPDF_Page pg = p->d->page;
+    int any = 0;                /* stroking an empty path is a libharu error */
+    HPDF_Page_SetGrayStroke(pg, 0.88);
+    HPDF_Page_SetLineWidth(pg, 0.4);
+    for (int i = 0; i < ny; i++) {
+        double y = map(&p->sy, ty[i].v);
+        if (ty[i].label && y > p->y0 + 0.5 && y < p->y1 - 0.5) {
+            HPDF_Page_MoveTo(pg, (HPDF_REAL)p->x0, (HPDF_REAL)y);
+            HPDF_Page_LineTo(pg, (HPDF_REAL)p->x1, (HPDF_REAL)y);
+            any = 1;
+        }
+    }
+    for (int i = 0; i < nx; i++) {
+        double x = map(&p->sx, tx[i].v);
+        if (tx[i].label && x > p->x0 + 0.5 && x < p->x1 - 0.5) {
+            HPDF_Page_MoveTo(pg, (HPDF_REAL)x, (HPDF_REAL)p->y0);
+            HPDF_Page_LineTo(pg, (HPDF_REAL)x, (HPDF_REAL)p->y1);
+            any = 1;
+        }
+    }
+    if (any)
+        HPDF_Page_Stroke(pg);
+}
+
+static int in_range(const struct scale *s, double v)
+{
+    double eps = (s->hi - s->lo) * 1e-9;
+    return usable(v, s->log) && v >= s->lo - eps && v <= s->hi + eps;
+}
+
+/* One line series, drawn inside the clip: NAN (or non-positive on a log axis) breaks it. */
+static void series(const struct plot *p, int i)
+{
+    const struct pdf_series *s = &p->c->series[i];
+    HPDF_Page pg = p->d->page;
+    int pen = 0, drew = 0;
+    if (!s->x || !s->y || s->n < 1)
+        return;
+    line_style(pg, i, s->dashed);
+    for (int k = 0; k < s->n; k++) {
+        if (!usable(s->x[k], p->sx.log) || !usable(s->y[k], p->sy.log)) {
+            pen = 0;
+            continue;
+        }
+        HPDF_REAL x = (HPDF_REAL)map(&p->sx, s->x[k]), y = (HPDF_REAL)map(&p->sy, s->y[k]);
+        if (pen)
+            HPDF_Page_LineTo(pg, x, y);
+        else
+            HPDF_Page_MoveTo(pg, x, y);
+        pen = drew = 1;
+    }
+    if (drew)
+        HPDF_Page_Stroke(pg);
+}
+
+/* Point markers of series i, outside the clip so that points on the frame stay whole (points
+ * outside the shown range are left out). A point with no neighbour gets its marker even
+ * without `points`: a line needs two points, and no value may silently disappear. */
+static void series_points(const struct plot *p, int i)
+{
+    const struct pdf_series *s = &p->c->series[i];
+    for (int k = 0; k < s->n && s->x && s->y; k++) {
+        int ok = in_range(&p->sx, s->x[k]) && in_range(&p->sy, s->y[k]);
+        int prev = k > 0 && usable(s->x[k - 1], p->sx.log) && usable(s->y[k - 1], p->sy.log);
+        int next = k + 1 < s->n && usable(s->x[k + 1], p->sx.log) && usable(s->y[k + 1], p->sy.log);
+        if (ok && (s->points || (!prev && !next)))
+            point_marker(p->d->page, i, map(&p->sx, s->x[k]), map(&p->sy, s->y[k]));
+    }
+}
+
+static void bar(HPDF_Page pg, int i, double x, double w, double ya, double yb)
+{
+    set_fill(pg, colour(i));
+    HPDF_Page_Rectangle(pg, (HPDF_REAL)x, (HPDF_REAL)fmin(ya, yb), (HPDF_REAL)w,
+                        (HPDF_REAL)fabs(yb - ya));
+    HPDF_Page_FillStroke(pg);       /* the white edge separates stacked segments */
+}
+
+/* Grouped bars (one per series inside each category) or stacks (one per category). */
+static void bars(const struct plot *p)
+{
+    const struct pdf_chart *c = p->c;
+    HPDF_Page pg = p->d->page;
+    double cw = (p->x1 - p->x0) / c->ncategories, base = p->sy.log ? p->sy.lo : 0.0;
+    int stacked = c->kind == PDF_CHART_STACKED_BAR;
+    HPDF_Page_SetGrayStroke(pg, 1.0);
+    HPDF_Page_SetLineWidth(pg, stacked ? 0.6 : 0.3);
+    for (int j = 0; j < c->ncategories; j++) {
+        double pos = base, neg = base, left = p->x0 + j * cw;
+        for (int i = 0; i < c->nseries; i++) {
+            const struct pdf_series *s = &c->series[i];
+            double v = j < s->n && s->y ? s->y[j] : NAN;
+            if (!usable(v, p->sy.log))
+                continue;
+            if (!stacked) {
+                double gw = cw * 0.8 / c->nseries;
+                bar(pg, i, left + cw * 0.1 + i * gw, gw, map(&p->sy, base), map(&p->sy, v));
+            } else {
+                double *acc = v >= 0 ? &pos : &neg, from = *acc;
+                *acc += v;
+                bar(pg, i, left + cw * 0.2, cw * 0.6, map(&p->sy, from), map(&p->sy, *acc));
+            }
+        }
+    }
+}
+
+/* Data drawn clipped to the plot area: values outside a given min/max are cut at the frame. */
+static void data(const struct plot *p)
+{
+    HPDF_Page pg = p->d->page;
+    HPDF_Page_GSave(pg);
+    HPDF_Page_Rectangle(pg, (HPDF_REAL)p->x0, (HPDF_REAL)p->y0, (HPDF_REAL)(p->x1 - p->x0),
+                        (HPDF_REAL)(p->y1 - p->y0));
+    HPDF_Page_Clip(pg);
+    HPDF_Page_EndPath(pg);
+    if (p->bars)
+        bars(p);
+    else
+        for (int i = 0; i < p->c->nseries; i++)
+            series(p, i);
+    HPDF_Page_GRestore(pg);
+}
+
+/* Vertical dashed lines (cache sizes...) with their labels above the plot, staggered onto a
+ * second row when two would touch. */
+static void marks(const struct plot *p)
+{
+    static const HPDF_UINT16 dash[] = { 3, 2 };
+    HPDF_Page pg = p->d->page;
+    double right[2] = { -INFINITY, -INFINITY };
+    HPDF_Page_GSave(pg);
+    HPDF_Page_SetGrayStroke(pg, 0.45);
+    HPDF_Page_SetLineWidth(pg, 0.7);
+    HPDF_Page_SetDash(pg, dash, 2, 0);
+    HPDF_Page_SetGrayFill(pg, 0.30);
+    for (int i = 0; i < p->c->nmarks; i++) {
+        const struct pdf_mark *m = &p->c->marks[i];
+        if (!usable(m->x, p->sx.log) || m->x < p->sx.lo || m->x > p->sx.hi)
+            continue;
+        double x = map(&p->sx, m->x);
+        HPDF_Page_MoveTo(pg, (HPDF_REAL)x, (HPDF_REAL)p->y0);
+        HPDF_Page_LineTo(pg, (HPDF_REAL)x, (HPDF_REAL)p->y1);
+        HPDF_Page_Stroke(pg);
+        char *cp = pdf_cp1252(m->label);
+        double w = pdf_width(p->d->regular, MARK_SIZE, cp, strlen(cp));
+        double lx = fmin(fmax(x - w / 2, p->x0 - 8.0), PDF_MARGIN_X + PDF_TEXT_W - w);
+        int row = lx > right[0] + 3.0 ? 0 : lx > right[1] + 3.0 ? 1 : 0;
+        right[row] = lx + w;
+        pdf_text(pg, p->d->regular, MARK_SIZE, lx, p->y1 + 3.0 + row * (MARK_SIZE + 2.0), cp,
+                 strlen(cp));
+        free(cp);
+    }
+    HPDF_Page_GRestore(pg);
+}
+
+/* ---- axes --------------------------------------------------------------------------- */
+
+static void axis_x(const struct plot *p, const struct tick *t, int n)
+{
+    HPDF_Page pg = p->d->page;
+    char buf[48];
+    HPDF_Page_SetGrayStroke(pg, 0.25);
+    HPDF_Page_SetLineWidth(pg, 0.6);
+    HPDF_Page_SetGrayFill(pg, 0.15);
+    for (int i = 0; i < n; i++) {
+        double x = map(&p->sx, t[i].v), len = t[i].label ? TICK_LEN : TICK_LEN * 0.6;
+        if (x < p->x0 - 0.01 || x > p->x1 + 0.01)
+            continue;
+        HPDF_Page_MoveTo(pg, (HPDF_REAL)x, (HPDF_REAL)p->y0);
+        HPDF_Page_LineTo(pg, (HPDF_REAL)x, (HPDF_REAL)(p->y0 - len));
+        HPDF_Page_Stroke(pg);
+        if (!t[i].label)
+            continue;
+        tick_label(&p->sx, t[i].v, buf, sizeof buf);
+        pdf_text_in(pg, p->d->regular, TICK_SIZE, x - 50.0, 100.0,
+                    p->y0 - TICK_LEN - GAP - TICK_SIZE * 0.8, buf, strlen(buf), PDF_ALIGN_CENTER);
+    }
+}
+
+static void axis_y(const struct plot *p, const struct tick *t, int n)
+{
+    HPDF_Page pg = p->d->page;
+    char buf[48];
+    HPDF_Page_SetGrayStroke(pg, 0.25);
+    HPDF_Page_SetLineWidth(pg, 0.6);
+    HPDF_Page_SetGrayFill(pg, 0.15);
+    for (int i = 0; i < n; i++) {
+        double y = map(&p->sy, t[i].v), len = t[i].label ? TICK_LEN : TICK_LEN * 0.6;
+        if (y < p->y0 - 0.01 || y > p->y1 + 0.01)
+            continue;
+        HPDF_Page_MoveTo(pg, (HPDF_REAL)p->x0, (HPDF_REAL)y);
+        HPDF_Page_LineTo(pg, (HPDF_REAL)(p->x0 - len), (HPDF_REAL)y);
+        HPDF_Page_Stroke(pg);
+        if (!t[i].label)
+            continue;
+        tick_label(&p->sy, t[i].v, buf, sizeof buf);
+        pdf_text_in(pg, p->d->regular, TICK_SIZE, p->x0 - TICK_LEN - GAP - 200.0, 200.0,
+                    y - TICK_SIZE * 0.35, buf, strlen(buf), PDF_ALIGN_RIGHT);
+    }
+}
+
+/* Category names under bar groups, at 45 degrees (and thinned) when they do not fit. */
+static void category_labels(const struct plot *p)
+{
+    const struct pdf_chart *c = p->c;
+    double cw = (p->x1 - p->x0) / c->ncategories, y = p->y0 - TICK_LEN - GAP;
+    int every = p->rotate && cw < TICK_SIZE * 1.3 ? (int)ceil(TICK_SIZE * 1.3 / cw) : 1;
+    HPDF_Page_SetGrayFill(p->d->page, 0.15);
+    for (int j = 0; j < c->ncategories; j += every) {
+        char *cp = pdf_cp1252(c->categories ? c->categories[j] : "");
+        double xc = p->x0 + (j + 0.5) * cw;
+        pdf_ellipsize(cp, p->d->regular, TICK_SIZE, p->rotate ? CAT_MAX_W : cw - 2.0);
+        double w = pdf_width(p->d->regular, TICK_SIZE, cp, strlen(cp));
+        if (p->rotate)          /* the label ends at its category, running up to the right */
+            text_rotated(p->d->page, p->d->regular, TICK_SIZE, xc + TICK_SIZE * 0.3 - w * 0.707,
+                         y - w * 0.707, 45.0, cp);
+        else
+            pdf_text_in(p->d->page, p->d->regular, TICK_SIZE, xc - cw / 2, cw,
+                        y - TICK_SIZE * 0.8, cp, strlen(cp), PDF_ALIGN_CENTER);
+        free(cp);
+    }
+}
+
+/* Axis titles: x centred under everything, y turned 90 degrees at the left edge. */
+static void axis_labels(const struct plot *p)
+{
+    HPDF_Page pg = p->d->page;
+    double bottom = p->top - p->height;
+    HPDF_Page_SetGrayFill(pg, 0.10);
+    if (p->c->x.label && *p->c->x.label) {
+        char *cp = pdf_cp1252(p->c->x.label);
+        pdf_ellipsize(cp, p->d->regular, LABEL_SIZE, p->x1 - p->x0);
+        pdf_text_in(pg, p->d->regular, LABEL_SIZE, p->x0, p->x1 - p->x0,
+                    bottom + LABEL_SIZE * 0.3, cp, strlen(cp), PDF_ALIGN_CENTER);
+        free(cp);
+    }
+    if (p->c->y.label && *p->c->y.label) {
+        char *cp = pdf_cp1252(p->c->y.label);
+        pdf_ellipsize(cp, p->d->regular, LABEL_SIZE, p->y1 - p->y0);
+        double w = pdf_width(p->d->regular, LABEL_SIZE, cp, strlen(cp));
+        text_rotated(pg, p->d->regular, LABEL_SIZE, PDF_MARGIN_X + LABEL_SIZE * 0.9,
+                     (p->y0 + p->y1 - w) / 2, 90.0, cp);
+        free(cp);
+    }
+}
+
+static void frame(const struct plot *p)
+{
+    HPDF_Page pg = p->d->page;
+    HPDF_Page_SetGrayStroke(pg, 0.25);
+    HPDF_Page_SetLineWidth(pg, 0.6);
+    HPDF_Page_Rectangle(pg, (HPDF_REAL)p->x0, (HPDF_REAL)p->y0, (HPDF_REAL)(p->x1 - p->x0),
+                        (HPDF_REAL)(p->y1 - p->y0));
+    HPDF_Page_Stroke(pg);
+    if (p->empty) {
+        HPDF_Page_SetGrayFill(pg, 0.45);
+        pdf_text_in(pg, p->d->regular, LABEL_SIZE + 1.5, p->x0, p->x1 - p->x0,
+                    (p->y0 + p->y1) / 2 - 3.0, "no data", 7, PDF_ALIGN_CENTER);
+    }
+}
+
+/* ---- legend ------------------------------------------------------------------------- */
+
+static void swatch(const struct plot *p, int i, double x, double y)
+{
+    HPDF_Page pg = p->d->page;
+    if (p->bars) {
+        set_fill(pg, colour(i));
+        HPDF_Page_Rectangle(pg, (HPDF_REAL)(x + 4.0), (HPDF_REAL)(y - 4.0), 9.0f, 8.0f);
+        HPDF_Page_Fill(pg);
+        return;
+    }
+    HPDF_Page_GSave(pg);
+    line_style(pg, i, p->c->series[i].dashed);
+    HPDF_Page_MoveTo(pg, (HPDF_REAL)x, (HPDF_REAL)y);
+    HPDF_Page_LineTo(pg, (HPDF_REAL)(x + SWATCH_W), (HPDF_REAL)y);
+    HPDF_Page_Stroke(pg);
+    if (p->c->series[i].points)
+        point_marker(pg, i, x + SWATCH_W / 2, y);
+    HPDF_Page_GRestore(pg);
+}
+
+/* Entries flow in rows under the plot, where they hide no data. Measures when !draw. */
+static double legend(const struct plot *p, double top, int draw)
+{
+    double row_h = LEGEND_SIZE * 1.7, x = p->x0, right = PDF_MARGIN_X + PDF_TEXT_W;
+    int rows = 1, any = 0;
+    for (int i = 0; i < p->c->nseries; i++) {
+        const char *name = p->c->series[i].name;
+        if (!name || !*name)
+            continue;
+        char *cp = pdf_cp1252(name);
+        pdf_ellipsize(cp, p->d->regular, LEGEND_SIZE, LEGEND_NAME_MAX);
+        double w = SWATCH_W + 4.0 + pdf_width(p->d->regular, LEGEND_SIZE, cp, strlen(cp));
+        if (any && x + w > right)
+            x = p->x0, rows++;
+        double mid = top - (rows - 0.5) * row_h;
+        if (draw) {
+            swatch(p, i, x, mid);
+            HPDF_Page_SetGrayFill(p->d->page, 0.10);
+            pdf_text(p->d->page, p->d->regular, LEGEND_SIZE, x + SWATCH_W + 4.0,
+                     mid - LEGEND_SIZE * 0.35, cp, strlen(cp));
+        }
+        x += w + 14.0;
+        any = 1;
+        free(cp);
+    }
+    return any ? rows * row_h + 4.0 : 0.0;
+}
+
+/* ---- the chart ---------------------------------------------------------------------- */
+
+static void draw(struct plot *p)
+{
+    struct tick tx[MAX_TICKS], ty[MAX_TICKS];
+    int nx = 0, ny = 0;
+    if (p->c->title && *p->c->title) {
+        char *cp = pdf_cp1252(p->c->title);
+        HPDF_Page_SetGrayFill(p->d->page, 0.05);
+        pdf_ellipsize(cp, p->d->bold, TITLE_SIZE, PDF_TEXT_W);
+        pdf_text(p->d->page, p->d->bold, TITLE_SIZE, PDF_MARGIN_X, p->top - TITLE_SIZE, cp, strlen(cp));
+        free(cp);
+    }
+    if (!p->empty) {
+        if (!p->bars)
+            nx = ticks(p, &p->sx, 0, tx);
+        ny = ticks(p, &p->sy, 1, ty);
+        grid(p, tx, nx, ty, ny);
+        if (p->c->nmarks > 0 && !p->bars)
+            marks(p);
+        data(p);
+    }
+    frame(p);
+    for (int i = 0; i < p->c->nseries && !p->empty && !p->bars; i++)
+        series_points(p, i);
+    if (!p->empty) {
+        axis_x(p, tx, nx);
+        axis_y(p, ty, ny);
+        if (p->bars)
+            category_labels(p);
+    }
+    axis_labels(p);
+}
+
+void pdf_chart(struct pdf_doc *d, const struct pdf_chart *c)
+{
+    if (!pdf_enter(d, "pdf_chart"))
+        return;
+    if (!c || c->nseries < 0 || (c->nseries > 0 && !c->series) || c->nmarks < 0 ||
+        (c->nmarks > 0 && !c->marks) || c->ncategories < 0) {
+        pdf_fail(d, "pdf_chart: series, marks or categories are inconsistent");
+        return;
+    }
+    struct plot p = { .d = d, .c = c };
+    p.bars = c->kind == PDF_CHART_BAR || c->kind == PDF_CHART_STACKED_BAR;
+    p.height = c->height > 0 ? fmin(fmax(c->height, MIN_HEIGHT), MAX_HEIGHT) : DEFAULT_HEIGHT;
+    ranges(&p);
+    p.top = PDF_BODY_TOP;               /* provisional, to measure the legend */
+    layout(&p);
+    double leg = legend(&p, 0.0, 0);
+    double cap = c->caption && *c->caption ? pdf_caption_height(d, c->caption) : 0.0;
+    pdf_ensure(d, p.height + leg + cap + 4.0);
+    p.top = d->y - 4.0;
+    layout(&p);
+    draw(&p);
+    d->y = p.top - p.height;
+    legend(&p, d->y - 2.0, 1);
+    d->y -= leg + 2.0;
+    if (cap > 0)
+        pdf_caption(d, c->caption);
+    d->y -= AFTER_CHART;
+}

@@ -1,0 +1,573 @@
+/* document.c: the life of a PDF document: fonts, libharu errors, page flow (the cursor, new
+ * pages), headings with their outline entries, the title page, notices, paragraphs, code
+ * blocks, and the running header and page numbers drawn when the file is saved. Tables and
+ * charts are table.c and chart.c; text conversion and wrapping are text.c. */
+#include "report/internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HEADER_SIZE 8.0
+#define HEADER_BASELINE (PDF_PAGE_H - 40.0)
+#define FOOTER_SIZE 8.0
+#define FOOTER_BASELINE 30.0
+#define TITLE_SIZE 26.0
+#define SUBTITLE_SIZE 14.0
+#define TITLE_TOP (PDF_PAGE_H - 230.0)  /* the title sits a third down the first page */
+#define H1_SIZE 16.0
+#define H2_SIZE 12.0
+#define KEEP_WITH_NEXT 60.0     /* a heading needs room for some text under it, or moves on */
+#define PARA_GAP 0.6            /* space after a paragraph, in units of its font size */
+#define NOTICE_SIZE 10.0
+#define NOTICE_PAD 8.0
+#define NOTICE_BAR 4.0          /* the tone-coloured bar on the notice's left edge */
+#define CODE_SIZE 8.0
+#define CODE_LEADING 1.25
+#define CODE_PAD 5.0
+#define TAB_STOP 8
+#define SAVE_CHUNK 65536        /* bytes copied from libharu's memory stream at a time */
+
+static const struct pdf_rgb INK = { 0.10, 0.10, 0.10 };
+static const struct pdf_rgb HEADING_INK = { 0.08, 0.20, 0.40 };
+static const struct pdf_rgb SUBTLE_INK = { 0.35, 0.35, 0.35 };
+
+/* The libharu errors a report can plausibly hit, named so a message can be looked up. */
+#define E(code) { code, #code }
+static const struct { HPDF_STATUS no; const char *name; } hpdf_errors[] = {
+    E(HPDF_FAILD_TO_ALLOC_MEM), E(HPDF_FILE_IO_ERROR), E(HPDF_FILE_OPEN_ERROR),
+    E(HPDF_FONT_EXISTS), E(HPDF_INVALID_DATE_TIME), E(HPDF_INVALID_DESTINATION),
+    E(HPDF_INVALID_DOCUMENT), E(HPDF_INVALID_ENCODER), E(HPDF_INVALID_ENCODING_NAME),
+    E(HPDF_INVALID_FONTDEF_DATA), E(HPDF_INVALID_FONT_NAME), E(HPDF_INVALID_OBJECT),
+    E(HPDF_INVALID_OPERATION), E(HPDF_INVALID_OUTLINE), E(HPDF_INVALID_PAGE),
+    E(HPDF_INVALID_PARAMETER), E(HPDF_INVALID_STREAM), E(HPDF_PAGE_CANNOT_RESTORE_GSTATE),
+    E(HPDF_PAGE_FONT_NOT_FOUND), E(HPDF_PAGE_INVALID_FONT), E(HPDF_PAGE_INVALID_FONT_SIZE),
+    E(HPDF_PAGE_INVALID_GMODE), E(HPDF_PAGE_INVALID_SIZE), E(HPDF_PAGE_OUT_OF_RANGE),
+    E(HPDF_REAL_OUT_OF_RANGE), E(HPDF_EXCEED_GSTATE_LIMIT), E(HPDF_STRING_OUT_OF_RANGE),
+    E(HPDF_TTF_CANNOT_EMBEDDING_FONT), E(HPDF_TTF_INVALID_CMAP), E(HPDF_TTF_INVALID_FOMAT),
+    E(HPDF_TTF_MISSING_TABLE), E(HPDF_UNSUPPORTED_FONT_TYPE), E(HPDF_ZLIB_ERROR),
+};
+#undef E
+
+static const char *error_name(HPDF_STATUS no)
+{
+    for (size_t i = 0; i < sizeof hpdf_errors / sizeof hpdf_errors[0]; i++)
+        if (hpdf_errors[i].no == no)
+            return hpdf_errors[i].name;
+    return "see hpdf_error.h";
+}
+
+/* libharu calls this for every error. Only the first drawing error is kept: later ones are
+ * usually its consequences. Errors while saving are kept apart so a failed save (a bad path)
+ * does not poison the next one. */
+static void on_error(HPDF_STATUS no, HPDF_STATUS detail, void *user)
+{
+    struct pdf_doc *d = user;
+    if (d->saving) {
+        if (!d->save_error) {
+            d->save_error = no;
+            d->save_detail = detail;
+        }
+        return;
+    }
+    if (d->error[0])
+        return;
+    sr_fmt(d->error, sizeof d->error, "libharu error 0x%04X (%s), detail %lu, in %s",
+           (unsigned)no, error_name(no), (unsigned long)detail, d->where ? d->where : "?");
+}
+
+void pdf_fail(struct pdf_doc *d, const char *fmt, ...)
+{
+    va_list ap;
+    if (d->error[0])
+        return;
+    va_start(ap, fmt);
+    vsnprintf(d->error, sizeof d->error, fmt, ap);
+    va_end(ap);
+}
+
+int pdf_enter(struct pdf_doc *d, const char *where)
+{
+    if (d->error[0])
+        return 0;
+    d->where = where;
+    if (d->numbered) {
+        pdf_fail(d, "%s after pdf_doc_save: the pages are numbered and final", where);
+        return 0;
+    }
+    return 1;
+}
+
+void pdf_new_page(struct pdf_doc *d)
+{
+    HPDF_Page p = HPDF_AddPage(d->pdf);
+    d->y = PDF_BODY_TOP;        /* even on failure, so callers' page loops end */
+    if (!p)
+        return;                 /* the handler recorded why */
+    HPDF_Page_SetSize(p, HPDF_PAGE_SIZE_A4, HPDF_PAGE_PORTRAIT);
+    if (d->npages == d->cap_pages) {
+        d->cap_pages = d->cap_pages ? 2 * d->cap_pages : 16;
+        d->pages = xrealloc(d->pages, (size_t)d->cap_pages * sizeof *d->pages);
+    }
+    d->pages[d->npages++] = p;
+    d->page = p;
+}
+
+int pdf_page_fresh(const struct pdf_doc *d)
+{
+    return d->page && d->y >= PDF_BODY_TOP;
+}
+
+void pdf_ensure(struct pdf_doc *d, double h)
+{
+    if (!d->page || (d->y - h < PDF_BODY_BOTTOM && !pdf_page_fresh(d)))
+        pdf_new_page(d);
+}
+
+struct pdf_rgb pdf_tone_fill(enum pdf_tone tone)
+{
+    switch (tone) {
+    case PDF_TONE_GOOD: return (struct pdf_rgb){ 0.84, 0.94, 0.84 };
+    case PDF_TONE_BAD: return (struct pdf_rgb){ 0.98, 0.85, 0.85 };
+    case PDF_TONE_NEUTRAL: return (struct pdf_rgb){ 0.91, 0.91, 0.91 };
+    default: return (struct pdf_rgb){ 1.0, 1.0, 1.0 };
+    }
+}
+
+static struct pdf_rgb tone_ink(enum pdf_tone tone)
+{
+    switch (tone) {
+    case PDF_TONE_GOOD: return (struct pdf_rgb){ 0.15, 0.50, 0.20 };
+    case PDF_TONE_BAD: return (struct pdf_rgb){ 0.75, 0.12, 0.12 };
+    default: return (struct pdf_rgb){ 0.45, 0.45, 0.45 };
+    }
+}
+
+static void set_ink(HPDF_Page page, struct pdf_rgb c)
+{
+    HPDF_Page_SetRGBFill(page, (HPDF_REAL)c.r, (HPDF_REAL)c.g, (HPDF_REAL)c.b);
+}
+
+/* ---- lifecycle ---------------------------------------------------------------------- */
+
+static int load_font(struct pdf_doc *d, const char *dir, const char *file, HPDF_Font *font,
+                     char *err, size_t errlen)
+{
+    char path[4096];
+    sr_fmt(path, sizeof path, "%s/%s", dir, file);
+    if (access(path, R_OK) != 0) {      /* libharu would only say "file open error" */
+        sr_fmt(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    d->where = "HPDF_LoadTTFontFromFile";
+    const char *name = HPDF_LoadTTFontFromFile(d->pdf, path, HPDF_TRUE);
+    d->where = "HPDF_GetFont";
+    *font = name ? HPDF_GetFont(d->pdf, name, "CP1252") : NULL;
+    if (!*font) {
+        sr_fmt(err, errlen, "%s: %s", path, d->error[0] ? d->error : "cannot load the font");
+        return -1;
+    }
+    return 0;
+}
+
+struct pdf_doc *pdf_doc_new(const char *font_dir, char *err, size_t errlen)
+{
+    struct pdf_doc *d = xcalloc(1, sizeof *d);
+    d->where = "HPDF_New";
+    d->pdf = HPDF_New(on_error, d);
+    if (!d->pdf) {
+        sr_fmt(err, errlen, "libharu: cannot create a document (out of memory)");
+        free(d);
+        return NULL;
+    }
+    HPDF_SetCompressionMode(d->pdf, HPDF_COMP_ALL);
+    HPDF_SetPageMode(d->pdf, HPDF_PAGE_MODE_USE_OUTLINE);
+    if (load_font(d, font_dir, "DejaVuSans.ttf", &d->regular, err, errlen) != 0 ||
+        load_font(d, font_dir, "DejaVuSans-Bold.ttf", &d->bold, err, errlen) != 0 ||
+        load_font(d, font_dir, "DejaVuSansMono.ttf", &d->mono, err, errlen) != 0) {
+        pdf_doc_free(d);
+        return NULL;
+    }
+    d->where = "pdf_doc_new";
+    d->enc = HPDF_GetEncoder(d->pdf, "CP1252");
+    /* Info strings are written with the current encoder: CP1252 makes them UTF-16 in the
+     * file, so a title with "×" reads right in a viewer's document properties. */
+    HPDF_SetCurrentEncoder(d->pdf, "CP1252");
+    HPDF_SetInfoAttr(d->pdf, HPDF_INFO_CREATOR, "sparkreport");
+    if (d->error[0]) {
+        sr_fmt(err, errlen, "libharu: %s", d->error);
+        pdf_doc_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void pdf_doc_free(struct pdf_doc *d)
+{
+    if (!d)
+        return;
+    if (d->pdf)
+        HPDF_Free(d->pdf);
+    free(d->pages);
+    free(d->header);
+    free(d);
+}
+
+const char *pdf_doc_error(const struct pdf_doc *d)
+{
+    return d->error[0] ? d->error : NULL;
+}
+
+static void set_info(struct pdf_doc *d, HPDF_InfoType type, const char *utf8)
+{
+    char *cp = pdf_cp1252(utf8);
+    HPDF_SetInfoAttr(d->pdf, type, cp);
+    free(cp);
+}
+
+void pdf_doc_info(struct pdf_doc *d, const char *title, const char *subject, time_t date)
+{
+    struct tm tm;
+    if (d->error[0])
+        return;
+    d->where = "pdf_doc_info";
+    if (title)
+        set_info(d, HPDF_INFO_TITLE, title);
+    if (subject)
+        set_info(d, HPDF_INFO_SUBJECT, subject);
+    if (!gmtime_r(&date, &tm)) {
+        pdf_fail(d, "pdf_doc_info: date %lld is out of range", (long long)date);
+        return;
+    }
+    /* Both dates come from the caller and nothing else in the file depends on the clock:
+     * that is what makes the output reproducible. */
+    HPDF_Date hd = { .year = tm.tm_year + 1900, .month = tm.tm_mon + 1, .day = tm.tm_mday,
+                     .hour = tm.tm_hour, .minutes = tm.tm_min,
+                     .seconds = tm.tm_sec > 59 ? 59 : tm.tm_sec, .ind = 'Z' };
+    HPDF_SetInfoDateAttr(d->pdf, HPDF_INFO_CREATION_DATE, hd);
+    HPDF_SetInfoDateAttr(d->pdf, HPDF_INFO_MOD_DATE, hd);
+}
+
+void pdf_doc_header(struct pdf_doc *d, const char *utf8)
+{
+    if (!pdf_enter(d, "pdf_doc_header"))
+        return;
+    free(d->header);
+    d->header = utf8 && *utf8 ? pdf_cp1252(utf8) : NULL;
+}
+
+/* ---- saving ------------------------------------------------------------------------- */
+
+/* The running header and "Page N of M" go on at save time, when M is known. */
+static void number_pages(struct pdf_doc *d)
+{
+    char buf[64];
+    d->where = "pdf_doc_save (page numbers)";
+    for (int i = 0; i < d->npages; i++) {
+        HPDF_Page p = d->pages[i];
+        set_ink(p, SUBTLE_INK);
+        sr_fmt(buf, sizeof buf, "Page %d of %d", i + 1, d->npages);
+        pdf_text_in(p, d->regular, FOOTER_SIZE, PDF_MARGIN_X, PDF_TEXT_W, FOOTER_BASELINE,
+                    buf, strlen(buf), PDF_ALIGN_CENTER);
+        if (i == 0 || !d->header)
+            continue;
+        char *h = xstrdup(d->header);
+        pdf_ellipsize(h, d->regular, HEADER_SIZE, PDF_TEXT_W);
+        set_ink(p, SUBTLE_INK);
+        pdf_text(p, d->regular, HEADER_SIZE, PDF_MARGIN_X, HEADER_BASELINE, h, strlen(h));
+        pdf_hline(p, PDF_MARGIN_X, PDF_MARGIN_X + PDF_TEXT_W, HEADER_BASELINE - 5.0, 0.4, 0.7);
+        free(h);
+    }
+}
+
+/* Copies libharu's in-memory file out with checked stdio, so a full disk or a bad path
+ * comes back as errno text (libharu's own file writer ignores fclose failures). */
+static int write_file(struct pdf_doc *d, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return sr_fmt(err, errlen, "%s: %s", path, strerror(errno)), -1;
+    HPDF_UINT32 left = HPDF_GetStreamSize(d->pdf);
+    HPDF_BYTE *buf = xmalloc(SAVE_CHUNK);
+    int e = 0;
+    HPDF_ResetStream(d->pdf);
+    while (left > 0 && !e) {
+        HPDF_UINT32 n = left < SAVE_CHUNK ? left : SAVE_CHUNK;  /* never read past the end */
+        if (HPDF_ReadFromStream(d->pdf, buf, &n) != HPDF_OK || n == 0)
+            e = EIO;
+        else if (fwrite(buf, 1, n, f) != n)
+            e = errno ? errno : EIO;
+        left -= n;
+    }
+    free(buf);
+    if (!e && fflush(f) != 0)
+        e = errno;
+    if (fclose(f) != 0 && !e)
+        e = errno;
+    if (e)
+        sr_fmt(err, errlen, "%s: %s", path, strerror(e));
+    return e ? -1 : 0;
+}
+
+int pdf_doc_save(struct pdf_doc *d, const char *path, char *err, size_t errlen)
+{
+    if (!d->numbered && !d->error[0]) {
+        if (!d->page)
+            pdf_new_page(d);    /* a PDF needs a page; an empty report gets a blank one */
+        number_pages(d);
+        d->numbered = 1;        /* drawn once: saving again writes the same bytes */
+    }
+    if (d->error[0])
+        return sr_fmt(err, errlen, "%s: %s", path, d->error), -1;
+    d->saving = 1;
+    d->save_error = d->save_detail = 0;
+    HPDF_STATUS st = HPDF_SaveToStream(d->pdf);
+    d->saving = 0;
+    if (st != HPDF_OK || d->save_error) {
+        HPDF_STATUS no = d->save_error ? d->save_error : st;
+        sr_fmt(err, errlen, "%s: libharu error 0x%04X (%s), detail %lu, in HPDF_SaveToStream",
+               path, (unsigned)no, error_name(no), (unsigned long)d->save_detail);
+        HPDF_ResetError(d->pdf);
+        return -1;
+    }
+    return write_file(d, path, err, errlen);
+}
+
+/* ---- flowing content ---------------------------------------------------------------- */
+
+static HPDF_Outline outline(struct pdf_doc *d, HPDF_Outline parent, const char *cp, double top)
+{
+    HPDF_Outline o = HPDF_CreateOutline(d->pdf, parent, cp, d->enc);
+    HPDF_Destination dst = o ? HPDF_Page_CreateDestination(d->page) : NULL;
+    if (!dst)
+        return o;
+    HPDF_Destination_SetFitH(dst, (HPDF_REAL)top);  /* land on the heading, keep the width */
+    HPDF_Outline_SetDestination(o, dst);
+    HPDF_Outline_SetOpened(o, HPDF_TRUE);
+    return o;
+}
+
+void pdf_flow(struct pdf_doc *d, const char *cp, HPDF_Font f, double size, struct pdf_rgb ink)
+{
+    struct pdf_font pf = { f, size };
+    struct pdf_span *ln;
+    double lead = size * PDF_LEADING;
+    int n = pdf_wrap(cp, PDF_TEXT_W, pdf_measure_font, &pf, &ln);
+    for (int i = 0; i < n; i++) {
+        pdf_ensure(d, lead);
+        set_ink(d->page, ink);
+        pdf_text(d->page, f, size, PDF_MARGIN_X, pdf_baseline(d->y, size, lead),
+                 cp + ln[i].off, ln[i].len);
+        d->y -= lead;
+    }
+    free(ln);
+}
+
+void pdf_caption(struct pdf_doc *d, const char *utf8)
+{
+    char *cp = pdf_cp1252(utf8);
+    d->y -= PDF_CAPTION_GAP;
+    pdf_flow(d, cp, d->regular, PDF_CAPTION_SIZE, SUBTLE_INK);
+    free(cp);
+}
+
+double pdf_caption_height(struct pdf_doc *d, const char *utf8)
+{
+    char *cp = pdf_cp1252(utf8);
+    struct pdf_font pf = { d->regular, PDF_CAPTION_SIZE };
+    struct pdf_span *ln;
+    int n = pdf_wrap(cp, PDF_TEXT_W, pdf_measure_font, &pf, &ln);
+    free(ln);
+    free(cp);
+    return PDF_CAPTION_GAP + n * PDF_CAPTION_SIZE * PDF_LEADING;
+}
+
+void pdf_title(struct pdf_doc *d, const char *title, const char *subtitle)
+{
+    if (!pdf_enter(d, "pdf_title"))
+        return;
+    char *t = pdf_cp1252(title), *s = pdf_cp1252(subtitle);
+    if (!pdf_page_fresh(d))
+        pdf_new_page(d);
+    d->chapter = NULL;
+    outline(d, NULL, t, PDF_PAGE_H);
+    pdf_fill_rect(d->page, PDF_MARGIN_X, TITLE_TOP + 14.0, 72.0, 5.0, HEADING_INK);
+    d->y = TITLE_TOP;
+    pdf_flow(d, t, d->bold, TITLE_SIZE, HEADING_INK);
+    if (*s) {
+        d->y -= 4.0;
+        pdf_flow(d, s, d->regular, SUBTITLE_SIZE, SUBTLE_INK);
+    }
+    d->y -= 10.0;
+    pdf_hline(d->page, PDF_MARGIN_X, PDF_MARGIN_X + PDF_TEXT_W, d->y, 0.8, 0.6);
+    d->y -= 24.0;
+    free(t);
+    free(s);
+}
+
+void pdf_notice(struct pdf_doc *d, const char *utf8, enum pdf_tone tone)
+{
+    if (!pdf_enter(d, "pdf_notice"))
+        return;
+    char *cp = pdf_cp1252(utf8);
+    struct pdf_font pf = { d->bold, NOTICE_SIZE };
+    struct pdf_span *ln;
+    double lead = NOTICE_SIZE * PDF_LEADING, inner = PDF_TEXT_W - 2 * NOTICE_PAD - NOTICE_BAR;
+    int n = pdf_wrap(cp, inner, pdf_measure_font, &pf, &ln);
+    double h = n * lead + 2 * NOTICE_PAD;
+    pdf_ensure(d, h + 8.0);
+    double y0 = d->y - h;
+    pdf_fill_rect(d->page, PDF_MARGIN_X, y0, PDF_TEXT_W, h, pdf_tone_fill(tone));
+    pdf_fill_rect(d->page, PDF_MARGIN_X, y0, NOTICE_BAR, h, tone_ink(tone));
+    set_ink(d->page, INK);
+    for (int i = 0; i < n; i++)
+        pdf_text(d->page, d->bold, NOTICE_SIZE, PDF_MARGIN_X + NOTICE_BAR + NOTICE_PAD,
+                 pdf_baseline(d->y - NOTICE_PAD - i * lead, NOTICE_SIZE, lead),
+                 cp + ln[i].off, ln[i].len);
+    d->y = y0 - 8.0;
+    free(ln);
+    free(cp);
+}
+
+void pdf_section(struct pdf_doc *d, const char *utf8, int level)
+{
+    if (!pdf_enter(d, "pdf_section"))
+        return;
+    if (level != 1 && level != 2) {
+        pdf_fail(d, "pdf_section: level must be 1 or 2, got %d", level);
+        return;
+    }
+    char *cp = pdf_cp1252(utf8);
+    double size = level == 1 ? H1_SIZE : H2_SIZE;
+    if (level == 1 && !pdf_page_fresh(d)) {
+        pdf_new_page(d);
+    } else if (level == 2) {
+        if (d->page && !pdf_page_fresh(d))
+            d->y -= 0.8 * size;         /* air above a sub-heading, not at a page top */
+        pdf_ensure(d, size * PDF_LEADING + KEEP_WITH_NEXT);
+    }
+    HPDF_Outline o = outline(d, level == 1 ? NULL : d->chapter, cp, d->y);
+    if (level == 1)
+        d->chapter = o;
+    pdf_flow(d, cp, d->bold, size, HEADING_INK);
+    if (level == 1) {
+        pdf_hline(d->page, PDF_MARGIN_X, PDF_MARGIN_X + PDF_TEXT_W, d->y - 2.0, 0.8, 0.6);
+        d->y -= 12.0;
+    } else {
+        d->y -= 4.0;
+    }
+    free(cp);
+}
+
+static void style_of(const struct pdf_doc *d, enum pdf_style style, HPDF_Font *f,
+                     double *size, struct pdf_rgb *ink)
+{
+    *f = d->regular;
+    *size = PDF_BODY_SIZE;
+    *ink = INK;
+    switch (style) {
+    case PDF_STYLE_BOLD: *f = d->bold; break;
+    case PDF_STYLE_SMALL: *size = 8.5; break;
+    case PDF_STYLE_MONO: *f = d->mono; *size = 9.0; break;
+    case PDF_STYLE_NOTE: *size = 8.5; *ink = SUBTLE_INK; break;
+    default: break;
+    }
+}
+
+/* Tabs to spaces at every TAB_STOP columns; CP1252 is one byte per column. */
+static char *expand_tabs(const char *s)
+{
+    size_t tabs = 0, col = 0, j = 0;
+    for (const char *p = s; *p; p++)
+        tabs += *p == '\t';
+    char *out = xmalloc(strlen(s) + tabs * TAB_STOP + 1);
+    for (; *s; s++) {
+        if (*s == '\t') {
+            do
+                out[j++] = ' ';
+            while (++col % TAB_STOP);
+        } else {
+            out[j++] = *s;
+            col = *s == '\n' ? 0 : col + 1;
+        }
+    }
+    out[j] = '\0';
+    return out;
+}
+
+void pdf_paragraph(struct pdf_doc *d, const char *utf8, enum pdf_style style)
+{
+    HPDF_Font f;
+    double size;
+    struct pdf_rgb ink;
+    if (!pdf_enter(d, "pdf_paragraph"))
+        return;
+    char *cp = pdf_cp1252(utf8), *text = expand_tabs(cp);
+    style_of(d, style, &f, &size, &ink);
+    pdf_flow(d, text, f, size, ink);
+    d->y -= PARA_GAP * size;
+    free(text);
+    free(cp);
+}
+
+/* Draws lines [0, k) of a code block as one shaded box at the cursor. */
+static void code_chunk(struct pdf_doc *d, const char *text, const struct pdf_span *ln, int k)
+{
+    double lead = CODE_SIZE * CODE_LEADING, h = k * lead + 2 * CODE_PAD;
+    pdf_fill_rect(d->page, PDF_MARGIN_X, d->y - h, PDF_TEXT_W, h, (struct pdf_rgb){ 0.955, 0.955, 0.955 });
+    pdf_fill_rect(d->page, PDF_MARGIN_X, d->y - h, 1.5, h, (struct pdf_rgb){ 0.70, 0.70, 0.70 });
+    set_ink(d->page, INK);
+    for (int i = 0; i < k; i++)
+        pdf_text(d->page, d->mono, CODE_SIZE, PDF_MARGIN_X + CODE_PAD + 2.0,
+                 pdf_baseline(d->y - CODE_PAD - i * lead, CODE_SIZE, lead),
+                 text + ln[i].off, ln[i].len);
+    d->y -= h;
+}
+
+void pdf_code(struct pdf_doc *d, const char *utf8)
+{
+    if (!pdf_enter(d, "pdf_code"))
+        return;
+    char *cp = pdf_cp1252(utf8), *text = expand_tabs(cp);
+    size_t len = strlen(text);
+    while (len > 0 && text[len - 1] == '\n')
+        text[--len] = '\0';             /* a final newline is not an empty last line */
+    struct pdf_font pf = { d->mono, CODE_SIZE };
+    struct pdf_span *ln;
+    double lead = CODE_SIZE * CODE_LEADING;
+    int n = pdf_wrap(text, PDF_TEXT_W - 2 * CODE_PAD - 2.0, pdf_measure_font, &pf, &ln);
+    for (int i = 0; i < n;) {
+        pdf_ensure(d, 2 * CODE_PAD + lead * (n - i > 1 ? 2 : 1));  /* no lone line */
+        int k = (int)((d->y - PDF_BODY_BOTTOM - 2 * CODE_PAD) / lead);
+        k = k < 1 ? 1 : k > n - i ? n - i : k;
+        code_chunk(d, text, ln + i, k);
+        i += k;
+    }
+    d->y -= PARA_GAP * PDF_BODY_SIZE;
+    free(ln);
+    free(text);
+    free(cp);
+}
+
+void pdf_space(struct pdf_doc *d, double points)
+{
+    if (!pdf_enter(d, "pdf_space"))
+        return;
+    if (!d->page)
+        pdf_new_page(d);
+    if (points > 0)
+        d->y -= points;
+    if (d->y < PDF_BODY_BOTTOM)
+        d->y = PDF_BODY_BOTTOM;         /* the next element starts a page */
+}
+
+void pdf_page_break(struct pdf_doc *d)
+{
+    if (!pdf_enter(d, "pdf_page_break"))
+        return;
+    if (!pdf_page_fresh(d))
+        pdf_new_page(d);
+}

@@ -1,0 +1,113 @@
+/* internal.h: what the report/ files share and nobody else sees: the document struct, page
+ * geometry, and the text helpers (CP1252 copies, measuring, wrapping, drawing one line).
+ * The public drawing API is report.h; Lua sees it only through src/lua/lpdf.c. */
+#ifndef SR_REPORT_INTERNAL_H
+#define SR_REPORT_INTERNAL_H
+
+#include <hpdf.h>
+#include <stddef.h>
+
+#include "report/report.h"
+#include "util/error.h"
+
+/* A4 portrait in points, origin bottom-left. */
+#define PDF_PAGE_W 595.276
+#define PDF_PAGE_H 841.89
+#define PDF_MARGIN_X 56.0       /* left and right */
+#define PDF_MARGIN_TOP 64.0     /* the running header sits inside it */
+#define PDF_MARGIN_BOTTOM 60.0  /* the page number sits inside it */
+#define PDF_TEXT_W (PDF_PAGE_W - 2.0 * PDF_MARGIN_X)
+#define PDF_BODY_TOP (PDF_PAGE_H - PDF_MARGIN_TOP)
+#define PDF_BODY_BOTTOM PDF_MARGIN_BOTTOM
+
+#define PDF_BODY_SIZE 10.0      /* body text, pt */
+#define PDF_LEADING 1.35        /* line pitch as a multiple of the font size */
+#define PDF_ASCENT 0.76         /* DejaVu cap height-ish: baseline below a line's top */
+#define PDF_CAPTION_SIZE 7.5
+#define PDF_CAPTION_GAP 2.0     /* between a table or chart and its caption */
+
+/* Longest run of bytes ever measured for one line: no line of a page holds more, and it
+ * keeps wrapping linear on pathological input (a megabyte without a space). */
+#define PDF_WRAP_MAX 1024
+
+struct pdf_rgb { double r, g, b; };
+
+struct pdf_doc {
+    HPDF_Doc pdf;
+    HPDF_Encoder enc;           /* CP1252, for outline titles */
+    HPDF_Font regular, bold, mono;
+    HPDF_Page page;             /* current page; NULL before the first */
+    HPDF_Page *pages;           /* npages, in order, for numbering at save time */
+    int npages, cap_pages;
+    double y;                   /* cursor: top of the free space on the page, pt from bottom */
+    char *header;               /* CP1252 running header, or NULL */
+    HPDF_Outline chapter;       /* the last level-1 outline entry: parent of level 2 */
+    const char *where;          /* the public call in progress, named in error messages */
+    int saving;                 /* libharu errors now belong to the save, not the drawing */
+    int numbered;               /* page numbers drawn: the page set is final */
+    HPDF_STATUS save_error, save_detail;
+    char error[320];            /* the first drawing error; "" while there is none */
+};
+
+/* document.c: page flow and errors */
+
+/* Starts a public drawing call: 0 when it must draw nothing (an error was recorded, or the
+ * document was saved and its page numbers are final). */
+int pdf_enter(struct pdf_doc *d, const char *where);
+/* Records an error of our own (bad argument) unless one is already recorded. */
+void pdf_fail(struct pdf_doc *d, const char *fmt, ...) SR_PRINTF(2, 3);
+/* Makes sure h points are free below the cursor, starting a new page if not (a fresh page
+ * is used even when h does not fit on it: there is nowhere better). */
+void pdf_ensure(struct pdf_doc *d, double h);
+void pdf_new_page(struct pdf_doc *d);
+int pdf_page_fresh(const struct pdf_doc *d);
+struct pdf_rgb pdf_tone_fill(enum pdf_tone tone);
+/* Draws wrapped CP1252 text across the text width at the cursor, breaking pages between
+ * lines as needed. */
+void pdf_flow(struct pdf_doc *d, const char *cp, HPDF_Font f, double size, struct pdf_rgb ink);
+/* The small grey note under a table or chart (sources, assumptions), and its height. */
+void pdf_caption(struct pdf_doc *d, const char *utf8);
+double pdf_caption_height(struct pdf_doc *d, const char *utf8);
+
+/* text.c: CP1252 text */
+
+/* A converted copy (never NULL; NULL in gives ""): "\r" dropped, other control characters but
+ * "\n" and "\t" become '?'. Free with free(). */
+char *pdf_cp1252(const char *utf8);
+
+/* Width in points of n CP1252 bytes at `size`. */
+double pdf_width(HPDF_Font f, double size, const char *s, size_t n);
+
+/* A font at a size: the measuring context pdf_measure_font expects. */
+struct pdf_font { HPDF_Font font; double size; };
+typedef double (*pdf_measure_fn)(void *ctx, const char *s, size_t n);
+double pdf_measure_font(void *font, const char *s, size_t n);
+
+/* One line of wrapped text: s[off .. off+len). */
+struct pdf_span { size_t off, len; };
+
+/* Breaks s (CP1252, NUL-terminated) into lines no wider than width: at "\n", else at the last
+ * space that fits, else inside a word. Leading spaces of a line are kept (code indentation),
+ * trailing spaces dropped. Returns the number of lines (>= 1); *lines is xmalloc'd. */
+int pdf_wrap(const char *s, double width, pdf_measure_fn measure, void *ctx,
+             struct pdf_span **lines);
+
+/* Draws n bytes of s with its baseline at y: left-aligned at x, or aligned inside [x, x+w]. */
+void pdf_text(HPDF_Page page, HPDF_Font f, double size, double x, double y,
+              const char *s, size_t n);
+void pdf_text_in(HPDF_Page page, HPDF_Font f, double size, double x, double w, double y,
+                 const char *s, size_t n, enum pdf_align align);
+
+/* Shortens s in place (appending "...") until it is at most w points wide. */
+void pdf_ellipsize(char *s, HPDF_Font f, double size, double w);
+
+/* The baseline of a line of text at `size` whose line box of height `lead` starts at top. */
+static inline double pdf_baseline(double top, double size, double lead)
+{
+    return top - (lead - size) / 2.0 - PDF_ASCENT * size;
+}
+
+void pdf_fill_rect(HPDF_Page page, double x, double y, double w, double h, struct pdf_rgb c);
+void pdf_hline(HPDF_Page page, double x0, double x1, double y, double width, double grey);
+
+#endif

@@ -1,0 +1,492 @@
+/* env.c: reads the machine description from sysfs, /proc and the libraries themselves.
+ * Every reader tolerates absence (containers, VMs and Arm boards often hide things) and says
+ * where a figure came from; nothing here aborts a run. */
+#include "util/env.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cblas.h>
+#include <hpdf.h>
+#include <lua.h>
+
+#include "config.h"
+#include "cuda/cuda.h"
+#include "gitrev.h"
+#include "util/error.h"
+
+#ifndef HAVE_CUDA
+void cuda_probe(struct cuda_info *ci)
+{
+    memset(ci, 0, sizeof *ci);
+    snprintf(ci->reason, sizeof ci->reason,
+             "not measured: this sparkreport was built without CUDA (configure found no nvcc)");
+}
+#endif
+
+/* First line of a small text file, trimmed; 0 on success. */
+static int read_line(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char *ok = fgets(buf, (int)n, f);
+    fclose(f);
+    if (!ok)
+        return -1;
+    size_t len = strlen(buf);
+    while (len && isspace((unsigned char)buf[len - 1]))
+        buf[--len] = '\0';
+    return 0;
+}
+
+/* "key : value" from a file like /proc/cpuinfo or /proc/meminfo. */
+static int read_field(const char *path, const char *key, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    int found = -1;
+    if (!f)
+        return -1;
+    while (found && fgets(line, sizeof line, f)) {
+        size_t k = strlen(key);
+        if (strncmp(line, key, k) != 0 || (line[k] != ':' && !isspace((unsigned char)line[k])))
+            continue;
+        char *v = strchr(line, ':');
+        if (!v)
+            continue;
+        for (v++; isspace((unsigned char)*v); v++)
+            ;
+        snprintf(buf, n, "%s", v);
+        buf[strcspn(buf, "\n")] = '\0';
+        found = 0;
+    }
+    fclose(f);
+    return found;
+}
+
+int env_cpulist_count(const char *s)
+{
+    int count = 0;
+    while (*s && *s != '\n') {
+        char *end;
+        long a = strtol(s, &end, 10), b;
+        if (end == s || a < 0)
+            return -1;
+        b = a;
+        if (*end == '-') {
+            s = end + 1;
+            b = strtol(s, &end, 10);
+            if (end == s || b < a)
+                return -1;
+        }
+        count += (int)(b - a + 1);
+        s = end;
+        if (*s == ',')
+            s++;
+        else if (*s && *s != '\n')
+            return -1;
+    }
+    return count;
+}
+
+static double parse_cache_size(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (*end == 'K')
+        v *= 1024;
+    else if (*end == 'M')
+        v *= 1048576;
+    return v;
+}
+
+/* Cache instances already counted, keyed by level, type and the CPUs sharing them. */
+struct seen_caches {
+    char key[ENV_MAX_CACHES * 16][160];
+    int n;
+};
+
+static void add_cache(struct env_cpu *c, struct seen_caches *seen, int level, const char *type,
+                      double size, const char *shared)
+{
+    char key[160];
+    snprintf(key, sizeof key, "%d/%s/%s", level, type, shared);
+    for (int i = 0; i < seen->n; i++)
+        if (strcmp(seen->key[i], key) == 0)
+            return;     /* the same instance, reached through another CPU */
+    if (seen->n < ENV_MAX_CACHES * 16)
+        snprintf(seen->key[seen->n++], sizeof seen->key[0], "%s", key);
+    for (int i = 0; i < c->ncaches; i++) {
+        struct env_cache *e = &c->caches[i];
+        if (e->level == level && strcmp(e->type, type) == 0 && e->size_bytes == size) {
+            e->instances++;
+            return;
+        }
+    }
+    if (c->ncaches == ENV_MAX_CACHES)
+        return;
+    struct env_cache *e = &c->caches[c->ncaches++];
+    e->level = level;
+    snprintf(e->type, sizeof e->type, "%s", type);
+    e->size_bytes = size;
+    e->instances = 1;
+    e->cpus_sharing = env_cpulist_count(shared);
+}
+
+static void caches_from_sysfs(struct env_cpu *c)
+{
+    struct seen_caches *seen = xcalloc(1, sizeof *seen);
+    c->ncaches = 0;
+    for (int cpu = 0; cpu < c->ncpus; cpu++) {
+        for (int idx = 0; idx < 16; idx++) {
+            char path[160], lvl[16], type[32] = "Unified", size[32], shared[128];
+            snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/", cpu, idx);
+            char *tail = path + strlen(path);
+            strcpy(tail, "level");
+            if (read_line(path, lvl, sizeof lvl) != 0)
+                break;
+            strcpy(tail, "type");
+            read_line(path, type, sizeof type);
+            strcpy(tail, "size");
+            if (read_line(path, size, sizeof size) != 0)
+                continue;
+            strcpy(tail, "shared_cpu_list");
+            if (read_line(path, shared, sizeof shared) != 0)
+                snprintf(shared, sizeof shared, "%d", cpu);
+            add_cache(c, seen, atoi(lvl), type, parse_cache_size(size), shared);
+        }
+    }
+    free(seen);
+}
+
+static void caches_from_getconf(struct env_cpu *c)
+{
+    long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    c->ncaches = 0;
+    if (l1 > 0) {
+        c->caches[c->ncaches] = (struct env_cache){ 1, "Data", (double)l1, c->ncpus, 1 };
+        c->ncaches++;
+    }
+    if (l2 > 0) {
+        c->caches[c->ncaches] = (struct env_cache){ 2, "Unified", (double)l2, c->ncpus, 1 };
+        c->ncaches++;
+    }
+    if (l3 > 0) {
+        c->caches[c->ncaches] = (struct env_cache){ 3, "Unified", (double)l3, 1, c->ncpus };
+        c->ncaches++;
+    }
+}
+
+static void caches_assumed(struct env_cpu *c)
+{
+    c->ncaches = 3;
+    c->caches[0] = (struct env_cache){ 1, "Data", 64 * 1024.0, c->ncpus, 1 };
+    c->caches[1] = (struct env_cache){ 2, "Unified", 1048576.0, c->ncpus, 1 };
+    c->caches[2] = (struct env_cache){ 3, "Unified", 32 * 1048576.0, 1, c->ncpus };
+}
+
+/* Arm cores are named by MIDR part number in /proc/cpuinfo ("CPU part : 0xd85"). */
+static const char *arm_part_name(unsigned implementer, unsigned part)
+{
+    static const struct { unsigned impl, part; const char *name; } parts[] = {
+        { 0x41, 0xd0c, "Neoverse-N1" }, { 0x41, 0xd40, "Neoverse-V1" }, { 0x41, 0xd49, "Neoverse-N2" },
+        { 0x41, 0xd4f, "Neoverse-V2" }, { 0x41, 0xd84, "Neoverse-V3" }, { 0x41, 0xd8e, "Neoverse-N3" },
+        { 0x41, 0xd85, "Cortex-X925" }, { 0x41, 0xd87, "Cortex-A725" }, { 0x41, 0xd81, "Cortex-A720" },
+        { 0x41, 0xd82, "Cortex-X4" }, { 0x41, 0xd80, "Cortex-A520" }, { 0x41, 0xd0b, "Cortex-A76" },
+        { 0x41, 0xd08, "Cortex-A72" }, { 0x41, 0xd03, "Cortex-A53" }, { 0x61, 0x000, "Apple" },
+    };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (parts[i].impl == implementer && parts[i].part == part)
+            return parts[i].name;
+    return NULL;
+}
+
+static void arm_model(struct env_cpu *c)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[256], names[8][48];
+    int counts[8] = { 0 }, nn = 0;
+    unsigned impl = 0;
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        char *v = strchr(line, ':');
+        if (!v)
+            continue;
+        if (strncmp(line, "CPU implementer", 15) == 0)
+            impl = (unsigned)strtoul(v + 1, NULL, 0);
+        if (strncmp(line, "CPU part", 8) != 0)
+            continue;
+        unsigned part = (unsigned)strtoul(v + 1, NULL, 0);
+        const char *nm = arm_part_name(impl, part);
+        char buf[48];
+        snprintf(buf, sizeof buf, "%s", nm ? nm : "Arm core");
+        if (!nm)
+            snprintf(buf, sizeof buf, "part 0x%x/0x%x", impl, part);
+        int k = 0;
+        while (k < nn && strcmp(names[k], buf) != 0)
+            k++;
+        if (k == nn && nn < 8)
+            snprintf(names[nn++], sizeof names[0], "%s", buf);
+        if (k < 8)
+            counts[k]++;
+    }
+    fclose(f);
+    size_t o = 0;
+    for (int k = 0; k < nn && o < sizeof c->model; k++)
+        o += (size_t)snprintf(c->model + o, sizeof c->model - o, "%s%dx %s", k ? " + " : "", counts[k], names[k]);
+}
+
+static void clusters(struct env_cpu *c)
+{
+    c->nclusters = 0;
+    for (int cpu = 0; cpu < c->ncpus; cpu++) {
+        char path[128], list[128];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/cluster_cpus_list", cpu);
+        if (read_line(path, list, sizeof list) != 0)
+            return;
+        int k = 0;
+        while (k < c->nclusters && strcmp(c->clusters[k], list) != 0)
+            k++;
+        if (k == c->nclusters && c->nclusters < ENV_MAX_CLUSTERS)
+            snprintf(c->clusters[c->nclusters++], sizeof c->clusters[0], "%s", list);
+    }
+}
+
+void env_cpu(struct env_cpu *c)
+{
+    struct utsname u;
+    memset(c, 0, sizeof *c);
+    c->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (c->ncpus < 1)
+        c->ncpus = 1;
+    if (uname(&u) == 0)
+        snprintf(c->arch, sizeof c->arch, "%.31s", u.machine);
+    if (read_field("/proc/cpuinfo", "model name", c->model, sizeof c->model) != 0)
+        arm_model(c);
+    if (!c->model[0])
+        snprintf(c->model, sizeof c->model, "unknown %s CPU", c->arch);
+    caches_from_sysfs(c);
+    c->cache_source = "sysfs";
+    if (c->ncaches == 0) {
+        caches_from_getconf(c);
+        c->cache_source = "getconf (CPUID; in a VM it may describe the host)";
+    }
+    if (c->ncaches == 0) {
+        caches_assumed(c);
+        c->cache_source = "assumed (neither sysfs nor getconf report caches)";
+    }
+    clusters(c);
+}
+
+double env_cache_total(const struct env_cpu *c)
+{
+    double t = 0;
+    for (int i = 0; i < c->ncaches; i++)
+        if (strcmp(c->caches[i].type, "Instruction") != 0)
+            t += c->caches[i].size_bytes * c->caches[i].instances;
+    return t;
+}
+
+int env_cache_levels(const struct env_cpu *c, double per_level[8])
+{
+    int top = 0;
+    for (int l = 0; l < 8; l++)
+        per_level[l] = 0;
+    for (int i = 0; i < c->ncaches; i++) {
+        const struct env_cache *e = &c->caches[i];
+        if (strcmp(e->type, "Instruction") == 0 || e->level < 1 || e->level > 8)
+            continue;
+        per_level[e->level - 1] += e->size_bytes * e->instances;
+        if (e->level > top)
+            top = e->level;
+    }
+    return top;
+}
+
+static double meminfo(const char *key)
+{
+    char buf[64];
+    if (read_field("/proc/meminfo", key, buf, sizeof buf) != 0)
+        return NAN;
+    return strtod(buf, NULL) * 1024.0;
+}
+
+double env_mem_total(void) { return meminfo("MemTotal"); }
+double env_mem_available(void) { return meminfo("MemAvailable"); }
+
+static void add_str_if(cJSON *o, const char *key, const char *path)
+{
+    char buf[256];
+    if (read_line(path, buf, sizeof buf) == 0 && buf[0])
+        cJSON_AddStringToObject(o, key, buf);
+}
+
+static cJSON *cpu_json(const struct env_cpu *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    char buf[128];
+    cJSON_AddStringToObject(o, "model", c->model);
+    cJSON_AddStringToObject(o, "arch", c->arch);
+    cJSON_AddNumberToObject(o, "logical_cpus", c->ncpus);
+    cJSON *caches = cJSON_AddArrayToObject(o, "caches");
+    for (int i = 0; i < c->ncaches; i++) {
+        const struct env_cache *e = &c->caches[i];
+        cJSON *ce = cJSON_CreateObject();
+        cJSON_AddNumberToObject(ce, "level", e->level);
+        cJSON_AddStringToObject(ce, "type", e->type);
+        cJSON_AddNumberToObject(ce, "size_bytes", e->size_bytes);
+        cJSON_AddNumberToObject(ce, "instances", e->instances);
+        cJSON_AddNumberToObject(ce, "cpus_sharing", e->cpus_sharing);
+        cJSON_AddItemToArray(caches, ce);
+    }
+    cJSON_AddStringToObject(o, "caches_source", c->cache_source);
+    cJSON_AddNumberToObject(o, "caches_total_bytes", env_cache_total(c));
+    cJSON *cl = cJSON_AddArrayToObject(o, "clusters");
+    for (int i = 0; i < c->nclusters; i++)
+        cJSON_AddItemToArray(cl, cJSON_CreateString(c->clusters[i]));
+    add_str_if(o, "governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+    if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", buf, sizeof buf) == 0)
+        cJSON_AddNumberToObject(o, "max_mhz", strtod(buf, NULL) / 1000.0);
+    return o;
+}
+
+static cJSON *os_json(void)
+{
+    cJSON *o = cJSON_CreateObject();
+    struct utsname u;
+    FILE *f = fopen("/etc/os-release", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "PRETTY_NAME=", 12) != 0)
+            continue;
+        char *v = line + 12;
+        v[strcspn(v, "\n")] = '\0';
+        if (*v == '"') {
+            v++;
+            v[strcspn(v, "\"")] = '\0';
+        }
+        cJSON_AddStringToObject(o, "name", v);
+    }
+    if (f)
+        fclose(f);
+    if (uname(&u) == 0) {
+        cJSON_AddStringToObject(o, "kernel", u.release);
+        cJSON_AddStringToObject(o, "kernel_build", u.version);
+    }
+    cJSON *dmi = cJSON_AddObjectToObject(o, "board");
+    add_str_if(dmi, "vendor", "/sys/class/dmi/id/sys_vendor");
+    add_str_if(dmi, "product", "/sys/class/dmi/id/product_name");
+    add_str_if(dmi, "firmware", "/sys/class/dmi/id/bios_version");
+    add_str_if(dmi, "model", "/sys/firmware/devicetree/base/model");
+    return o;
+}
+
+static cJSON *blas_json(void)
+{
+    cJSON *o = cJSON_CreateObject();
+#ifdef HAVE_OPENBLAS_GET_CONFIG
+    cJSON_AddStringToObject(o, "name", "OpenBLAS");
+    cJSON_AddStringToObject(o, "config", openblas_get_config());
+#else
+    cJSON_AddStringToObject(o, "name", "CBLAS (unknown implementation)");
+#endif
+#ifdef HAVE_OPENBLAS_GET_PARALLEL
+    static const char *models[] = { "sequential", "pthreads", "openmp" };
+    int p = openblas_get_parallel();
+    cJSON_AddStringToObject(o, "threading", p >= 0 && p <= 2 ? models[p] : "unknown");
+#endif
+#ifdef HAVE_OPENBLAS_GET_NUM_THREADS
+    cJSON_AddNumberToObject(o, "threads", openblas_get_num_threads());
+#endif
+    return o;
+}
+
+static cJSON *cuda_json(void)
+{
+    struct cuda_info ci;
+    cuda_probe(&ci);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "built", ci.built);
+    if (ci.driver_version)
+        cJSON_AddNumberToObject(o, "driver_version", ci.driver_version);
+    if (ci.runtime_version)
+        cJSON_AddNumberToObject(o, "runtime_version", ci.runtime_version);
+    cJSON *devs = cJSON_AddArrayToObject(o, "devices");
+    for (int i = 0; i < ci.ndev; i++) {
+        const struct cuda_device *d = &ci.dev[i];
+        cJSON *j = cJSON_CreateObject();
+        char cc[16];
+        cJSON_AddStringToObject(j, "name", d->name);
+        snprintf(cc, sizeof cc, "%d.%d", d->major, d->minor);
+        cJSON_AddStringToObject(j, "compute_capability", cc);
+        cJSON_AddNumberToObject(j, "sms", d->sms);
+        cJSON_AddNumberToObject(j, "clock_khz", d->clock_khz);
+        cJSON_AddNumberToObject(j, "mem_clock_khz", d->mem_clock_khz);
+        cJSON_AddNumberToObject(j, "bus_width_bits", d->bus_width_bits);
+        cJSON_AddNumberToObject(j, "l2_bytes", d->l2_bytes);
+        if (!isnan(d->mem_total_bytes)) {
+            cJSON_AddNumberToObject(j, "mem_total_bytes", d->mem_total_bytes);
+            cJSON_AddNumberToObject(j, "mem_free_bytes", d->mem_free_bytes);
+        }
+        cJSON_AddBoolToObject(j, "pageable_memory_access", d->pageable_access);
+        cJSON_AddBoolToObject(j, "integrated", d->integrated);
+        cJSON_AddItemToArray(devs, j);
+    }
+    if (ci.ndev == 0)
+        cJSON_AddStringToObject(o, "reason", ci.reason);
+    return o;
+}
+
+static cJSON *build_json(void)
+{
+    cJSON *o = cJSON_CreateObject();
+    char omp[64];
+    const char *e;
+    cJSON_AddStringToObject(o, "compiler", SR_CC " " __VERSION__);
+    cJSON_AddStringToObject(o, "cflags", SR_CFLAGS);
+    snprintf(omp, sizeof omp, "%d", _OPENMP);
+    cJSON_AddStringToObject(o, "openmp_version", omp);
+    cJSON_AddNumberToObject(o, "openmp_max_threads", omp_get_max_threads());
+    cJSON *envs = cJSON_AddObjectToObject(o, "openmp_env");
+    static const char *names[] = { "OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OPENBLAS_NUM_THREADS" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if ((e = getenv(names[i])) != NULL)
+            cJSON_AddStringToObject(envs, names[i], e);
+    cJSON *lib = cJSON_AddObjectToObject(o, "libraries");
+    cJSON_AddStringToObject(lib, "lua", LUA_RELEASE);
+    cJSON_AddStringToObject(lib, "libharu", HPDF_VERSION_TEXT);
+    cJSON_AddStringToObject(lib, "cjson", cJSON_Version());
+    cJSON_AddItemToObject(o, "blas", blas_json());
+    return o;
+}
+
+cJSON *env_context(void)
+{
+    struct env_cpu cpu;
+    char host[256] = "unknown";
+    env_cpu(&cpu);
+    gethostname(host, sizeof host - 1);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "host", host);
+    cJSON *tool = cJSON_AddObjectToObject(o, "tool");
+    cJSON_AddStringToObject(tool, "name", PACKAGE_NAME);
+    cJSON_AddStringToObject(tool, "version", PACKAGE_VERSION);
+    cJSON_AddStringToObject(tool, "git", SR_GIT_REV);
+    cJSON_AddItemToObject(o, "cpu", cpu_json(&cpu));
+    cJSON *mem = cJSON_AddObjectToObject(o, "memory");
+    cJSON_AddNumberToObject(mem, "total_bytes", env_mem_total());
+    cJSON_AddNumberToObject(mem, "available_bytes", env_mem_available());
+    cJSON_AddItemToObject(o, "os", os_json());
+    cJSON_AddItemToObject(o, "build", build_json());
+    cJSON_AddItemToObject(o, "cuda", cuda_json());
+    return o;
+}

@@ -1,0 +1,48 @@
+/* env.h: the machine a run measures: CPU, caches, clusters, memory, OS, compiler, OpenMP,
+ * BLAS, CUDA, library versions. Read from sysfs and /proc where Linux offers them, with the
+ * source of each figure recorded; turned into the context block of results.json. */
+#ifndef SR_ENV_H
+#define SR_ENV_H
+
+#include <cjson/cJSON.h>
+
+#define ENV_MAX_CACHES 16
+#define ENV_MAX_CLUSTERS 64
+
+struct env_cache {
+    int level;
+    char type[16];            /* Data, Instruction, Unified */
+    double size_bytes;        /* one instance */
+    int instances;            /* how many of it the machine has */
+    int cpus_sharing;         /* CPUs per instance */
+};
+
+struct env_cpu {
+    char model[256];          /* "AMD EPYC", "10x Cortex-X925 + 10x Cortex-A725" */
+    char arch[32];            /* uname machine */
+    int ncpus;                /* online logical CPUs */
+    struct env_cache caches[ENV_MAX_CACHES];
+    int ncaches;
+    const char *cache_source; /* "sysfs", "getconf", "assumed" */
+    int nclusters;
+    char clusters[ENV_MAX_CLUSTERS][128];   /* CPU lists, e.g. "0-9" */
+};
+
+void env_cpu(struct env_cpu *c);
+
+/* Sum of every cache instance that holds data (instruction caches excluded), bytes. */
+double env_cache_total(const struct env_cpu *c);
+
+/* Aggregate capacity of each data level (bytes), for chart marks; returns levels filled. */
+int env_cache_levels(const struct env_cpu *c, double per_level[8]);
+
+double env_mem_total(void);       /* bytes, /proc/meminfo MemTotal */
+double env_mem_available(void);   /* bytes, /proc/meminfo MemAvailable */
+
+/* The context block: everything above plus OS, compiler, libraries, CUDA and tool version. */
+cJSON *env_context(void);
+
+/* CPU list "0-3,8" -> count of CPUs; -1 if malformed. */
+int env_cpulist_count(const char *list);
+
+#endif

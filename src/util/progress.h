@@ -1,0 +1,22 @@
+/* progress.h: what a long run says while it works: which experiment, how far, how much time
+ * is left, on stderr (unless quiet) and in the run's log. Measurements report; they never
+ * print themselves. */
+#ifndef SR_PROGRESS_H
+#define SR_PROGRESS_H
+
+#include <stdio.h>
+
+#include "util/error.h"
+
+void progress_quiet(int quiet);
+void progress_log(FILE *log);            /* also write every line here; NULL stops */
+
+/* Starts a phase of `total` steps expected to take about budget_s seconds. */
+void progress_begin(const char *phase, int total, double budget_s);
+void progress_step(int done, const char *item);
+void progress_end(void);
+
+/* A line for the user and the log: "sparkreport: note: ..." */
+void progress_note(const char *fmt, ...) SR_PRINTF(1, 2);
+
+#endif

@@ -1,0 +1,6 @@
+-- templates/procurement.lua: the report attached to a purchase decision. It names the
+-- sections and their order; each section draws itself from results.json alone.
+return {
+  name = "procurement",
+  sections = { "title", "summary", "bandwidth", "appendix" },
+}

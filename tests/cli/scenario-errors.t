@@ -1,0 +1,51 @@
+# Every mistake in a scenario is one line FILE:LINE: message, exit 3, and nothing written:
+# not even the reports folder exists afterwards.
+
+$ sparkreport run tests/scenarios/syntax.lua -o $OUT/reports
+tests/scenarios/syntax.lua:5: '}' expected (to close '{' at line 3) near 'sr'
+[3]
+$ sparkreport run tests/scenarios/runtime.lua -o $OUT/reports
+tests/scenarios/runtime.lua:4: attempt to index a nil value (local 'sizes')
+[3]
+$ sparkreport run tests/scenarios/unknown-experiment.lua -o $OUT/reports
+tests/scenarios/unknown-experiment.lua:4: sparkreport has no experiment or function 'bandwith' (experiments: bandwidth; functions: is_experiment, scenario)
+[3]
+$ sparkreport run tests/scenarios/unknown-parameter.lua -o $OUT/reports
+tests/scenarios/unknown-parameter.lua:4: bandwidth: unknown parameter 'kernel' (valid: budget_s, clusters, cv, device, first_touch, kernels, max_reps, max_size, min_reps, min_size, points_per_octave, precisions, sample_s, sizes, threads, warmup)
+[3]
+$ sparkreport run tests/scenarios/negative-size.lua -o $OUT/reports
+tests/scenarios/negative-size.lua:4: bandwidth: parameter 'max_size' must be a size such as 64KiB or 1GiB, got -1
+[3]
+$ sparkreport run tests/scenarios/absurd-size.lua -o $OUT/reports
+tests/scenarios/absurd-size.lua:4: bandwidth: parameter 'max_size' = 5TiB is out of range (3 KiB .. 1 TiB)
+[3]
+$ sparkreport run tests/scenarios/too-big.lua -o $OUT/reports
+tests/scenarios/too-big.lua:4: bandwidth: a working set of 900 GiB does not fit in memory: {*} available (MemAvailable), of which the arrays may use 60 %
+[3]
+$ sparkreport run tests/scenarios/forbidden-execute.lua -o $OUT/reports
+tests/scenarios/forbidden-execute.lua:3: os.execute is not available in a scenario: scenarios cannot run programs, read the environment or change files
+[3]
+$ sparkreport run tests/scenarios/forbidden-popen.lua -o $OUT/reports
+tests/scenarios/forbidden-popen.lua:3: io.popen is not available in a scenario: scenarios cannot read or write files
+[3]
+$ sparkreport run tests/scenarios/forbidden-write.lua -o $OUT/reports
+tests/scenarios/forbidden-write.lua:3: io.open is not available in a scenario: scenarios cannot read or write files
+[3]
+$ sparkreport run tests/scenarios/no-return.lua -o $OUT/reports
+tests/scenarios/no-return.lua:3: the scenario must end with `return sr.scenario { ... }` (it returned nil)
+[3]
+$ sparkreport run tests/scenarios/missing.lua -o $OUT/reports
+sparkreport: tests/scenarios/missing.lua: cannot open: No such file or directory
+[3]
+$ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set bandwidth.min_reps=1
+--set bandwidth.min_reps=1: bandwidth: parameter 'min_reps' = 1 is out of range (2 .. 1000)
+[3]
+$ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set budget=3
+--set budget=3: scenario: unknown parameter 'budget' (valid: budget_s, compare, template, title)
+[3]
+$ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set train.steps=3
+--set train.steps=3: the scenario has no 'train' experiment (it has: bandwidth)
+[3]
+$ ls -A $OUT
+$ test -e /tmp/sparkreport-pwned
+[1]

@@ -1,0 +1,37 @@
+-- tests/lua/scenario.lua: the scenario API: constructors check parameters, unknown names list
+-- the valid ones, --set overrides parse and check like scenario fields.
+local sr = require "sparkreport"
+local runner = require "sparkreport.runner"
+
+local function fails(fn, pattern)
+  local ok, err = pcall(fn)
+  assert(not ok, "expected an error matching " .. pattern)
+  assert(tostring(err):find(pattern, 1, true), ("error %q lacks %q"):format(tostring(err), pattern))
+end
+
+local bw = sr.bandwidth { kernels = "triad", max_size = "64MiB" }
+assert(sr.is_experiment(bw) and bw.params.kernels[1] == "triad" and bw.params.max_size == 64 * 1024 * 1024)
+assert(bw.params.min_reps == 5 and bw.params.threads == "sweep", "defaults filled in")
+
+fails(function() return sr.bandwidth { kernal = "triad" } end,
+      "bandwidth: unknown parameter 'kernal' (valid: budget_s, clusters, cv, device, first_touch, kernels, max_reps, max_size, min_reps, min_size, points_per_octave, precisions, sample_s, sizes, threads, warmup)")
+fails(function() return sr.bandwidht {} end, "sparkreport has no experiment or function 'bandwidht' (experiments: bandwidth; functions: ")
+fails(function() return sr.bandwidth "all" end, "sr.bandwidth expects a table of parameters, got string")
+fails(function() return sr.bandwidth { max_size = "5TiB" } end, "bandwidth: parameter 'max_size' = 5TiB is out of range (3 KiB .. 1 TiB)")
+fails(function() return sr.bandwidth { sizes = { "64KiB", "900GiB" } } end, "bandwidth: a working set of 900 GiB does not fit in memory")
+fails(function() return sr.scenario { title = "x" } end, "scenario: no experiments (add e.g. sr.bandwidth { })")
+fails(function() return sr.scenario { budget = 5, sr.bandwidth {} } end, "scenario: unknown parameter 'budget' (valid: budget_s, compare, template, title)")
+fails(function() return sr.scenario { 42 } end, "scenario: entry 1 is not an experiment")
+fails(function() return sr.scenario { compare = { "h300" }, sr.bandwidth {} } end, "scenario: unknown catalog system 'h300'")
+
+local src = 'local sr = require "sparkreport"\nreturn sr.scenario { budget_s = 30, sr.bandwidth { kernels = "copy" } }\n'
+local scn = runner.load(src, "t.lua", { "budget_s=60", "bandwidth.min_reps=3", "bandwidth.kernels=triad,read" })
+assert(scn.params.budget_s == 60 and scn.experiments[1].params.min_reps == 3)
+assert(scn.experiments[1].params.kernels[2] == "read")
+fails(function() runner.load(src, "t.lua", { "bandwidth.min_reps=1" }) end,
+      "--set bandwidth.min_reps=1: bandwidth: parameter 'min_reps' = 1 is out of range (2 .. 1000)")
+fails(function() runner.load(src, "t.lua", { "train.steps=3" }) end,
+      "--set train.steps=3: the scenario has no 'train' experiment (it has: bandwidth)")
+fails(function() runner.load(src, "t.lua", { "budget_s" }) end, "--set budget_s: expected key=value")
+fails(function() runner.load("return 1", "t.lua", {}) end,
+      "t.lua:1: the scenario must end with `return sr.scenario { ... }` (it returned 1)")

@@ -1,0 +1,79 @@
+-- tests/run.lua: the test driver `make check` runs: C unit programs, Lua library tests, CLI
+-- transcripts (tests/cli/*.t) and end-to-end checks (tests/e2e/*.lua). Prints one line per
+-- test and ends with "N passed, N failed". Environment: SR_BIN, SR_BUILDDIR, SR_SRCDIR,
+-- PDFTOTEXT (set by Makefile.am).
+local bin = assert(os.getenv("SR_BIN"), "SR_BIN not set")
+local builddir = assert(os.getenv("SR_BUILDDIR"))
+local srcdir = assert(os.getenv("SR_SRCDIR"))
+package.path = srcdir .. "/tests/?.lua;" .. package.path
+
+local passed, failed, skipped = 0, 0, 0
+local only = os.getenv("TESTS_ONLY")   -- a Lua pattern: run only matching tests
+
+local function report(name, status, detail)
+  if status == "pass" then passed = passed + 1; print("PASS " .. name)
+  elseif status == "skip" then skipped = skipped + 1; print("SKIP " .. name .. (detail and (": " .. detail) or ""))
+  else
+    failed = failed + 1
+    print("FAIL " .. name)
+    if detail then for line in (detail .. "\n"):gmatch("(.-)\n") do print("     " .. line) end end
+  end
+end
+
+local function sh(cmd)
+  local p = io.popen(cmd .. " 2>&1")
+  local out = p:read("a")
+  local _, _, code = p:close()
+  return out, code
+end
+
+local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+local function tempdir()
+  local out = sh("mktemp -d " .. q((os.getenv("TMPDIR") or "/tmp") .. "/sparkreport-test-XXXXXX"))
+  return (out:gsub("%s+$", ""))
+end
+
+local function wanted(name) return not only or name:find(only) end
+
+-- C unit programs: exit 0 pass, 77 skip, anything else fail.
+local units = { "test_stats", "test_units", "test_json", "test_sha256", "test_param", "test_bandwidth",
+                "test_text", "test_pdf", "test_lua" }
+for _, u in ipairs(units) do
+  if wanted(u) then
+    local out, code = sh(("cd %s && SR_SRCDIR=%s PDFTOTEXT=%s %s/tests/unit/%s"):format(q(srcdir), q(srcdir),
+      q(os.getenv("PDFTOTEXT") or ""), q(builddir), u))
+    report("unit/" .. u, code == 0 and "pass" or code == 77 and "skip" or "fail", code ~= 0 and out or nil)
+  end
+end
+
+-- Transcripts.
+local transcript = require "transcript"
+local list = sh("ls " .. q(srcdir .. "/tests/cli") .. "/*.t")
+for file in list:gmatch("[^\n]+") do
+  local name = "cli/" .. file:match("([^/]+)%.t$")
+  if wanted(name) then
+    local out = tempdir()
+    local ok, detail = transcript.run(file, { bin = bin, srcdir = srcdir, out = out, sh = sh })
+    sh("rm -rf " .. q(out))
+    report(name, ok and "pass" or "fail", detail)
+  end
+end
+
+-- End to end.
+local e2e = sh("ls " .. q(srcdir .. "/tests/e2e") .. "/*.lua")
+for file in e2e:gmatch("[^\n]+") do
+  local name = "e2e/" .. file:match("([^/]+)%.lua$")
+  if wanted(name) then
+    local out = tempdir()
+    local chunk = assert(loadfile(file))
+    local ok, status, detail = pcall(chunk, { bin = bin, srcdir = srcdir, builddir = builddir, out = out, sh = sh,
+                                              q = q, pdftotext = os.getenv("PDFTOTEXT") })
+    sh("rm -rf " .. q(out))
+    if not ok then report(name, "fail", tostring(status)) else report(name, status, detail) end
+  end
+end
+
+print(("%d skipped"):format(skipped))
+print(("%d passed, %d failed"):format(passed, failed))
+os.exit(failed == 0 and 0 or 1)

@@ -1,0 +1,91 @@
+/* test_bandwidth.c: every CPU kernel in both precisions against the plain reference (sizes
+ * around the read kernel's block), detection of a corrupted element, the closed-form sum,
+ * and one small experiment run whose records must follow from their own samples. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "exp/bandwidth.h"
+#include "util/progress.h"
+
+static void test_kernels(size_t n, int threads)
+{
+    for (int p = 0; p < BW_NPREC; p++) {
+        struct bw_arrays x;
+        char err[256];
+        EXPECT(bw_cpu_ops.alloc(&x, n, p, threads, NULL, 1, err, sizeof err) == 0);
+        for (int k = 0; k < BW_NKERNELS; k++) {
+            double t = bw_cpu_ops.run(&x, k, 3);
+            double e = bw_cpu_ops.check(&x, k);
+            if (!(e == 0.0))
+                printf("  %s %s n=%zu: error %g\n", bw_kernels[k].name, bw_prec_names[p], n, e);
+            EXPECT(e == 0.0);           /* the chosen values make every kernel exact */
+            EXPECT(t >= 0);
+        }
+        /* a wrong element must be caught */
+        bw_cpu_ops.run(&x, BW_TRIAD, 1);
+        if (p == BW_FP64)
+            ((double *)x.c)[n / 2] += 1e-9;
+        else
+            ((float *)x.c)[n / 2] += 1e-3f;
+        EXPECT(bw_cpu_ops.check(&x, BW_TRIAD) > bw_tolerance(p));
+        bw_cpu_ops.release(&x);
+    }
+}
+
+static void test_reference(void)
+{
+    for (size_t n = 0; n < 40; n++) {
+        double s = 0;
+        for (size_t i = 0; i < n; i++)
+            s += bw_init_a(i);
+        EXPECT_NEAR(bw_expected_sum(n), s, 0);
+    }
+    EXPECT_NEAR(bw_expected(BW_TRIAD, 5), (1 + 5 / 8.0) + 3 * (2 + 1 / 4.0), 0);
+    EXPECT(bw_kernels[BW_TRIAD].reads == 2 && bw_kernels[BW_TRIAD].writes == 1);
+    EXPECT(bw_kernels[BW_READ].writes == 0 && bw_kernels[BW_FILL].reads == 0);
+}
+
+static void test_run(void)
+{
+    char err[256];
+    const char *given = "{\"kernels\": [\"triad\", \"read\"], \"precisions\": \"fp64\", \"sizes\": [\"96KiB\"],"
+                        " \"threads\": [1, 2], \"min_reps\": 3, \"max_reps\": 5, \"sample_s\": 0.0005}";
+    cJSON *g = cJSON_Parse(given);
+    cJSON *params = param_check("bandwidth", bw_params, g, err, sizeof err);
+    EXPECT(params != NULL);
+    progress_quiet(1);
+    cJSON *out = bw_run(params, 2.0, err, sizeof err);
+    const cJSON *res = cJSON_GetObjectItem(out, "results");
+    EXPECT(cJSON_GetArraySize(res) == 2 + 2 * 2);       /* size sweep + scaling at 1 and 2 threads */
+    for (const cJSON *r = res->child; r; r = r->next) {
+        double n = cJSON_GetObjectItem(r, "n")->valuedouble;
+        const char *k = cJSON_GetObjectItem(r, "kernel")->valuestring;
+        double bytes = cJSON_GetObjectItem(r, "bytes_per_pass")->valuedouble;
+        double tmin = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "time_s"), "min")->valuedouble;
+        const cJSON *samples = cJSON_GetObjectItem(r, "samples_s");
+        EXPECT(n == 96 * 1024 / 24);
+        EXPECT(cJSON_IsTrue(cJSON_GetObjectItem(r, "valid")));
+        EXPECT_NEAR(bytes, (strcmp(k, "triad") == 0 ? 3 : 1) * n * 8, 0);
+        EXPECT_NEAR(cJSON_GetObjectItem(r, "bytes_per_pass_wa")->valuedouble,
+                    (strcmp(k, "triad") == 0 ? 4 : 1) * n * 8, 0);
+        EXPECT(cJSON_GetArraySize(samples) >= 3 && cJSON_GetArraySize(samples) <= 5);
+        double lo = 1e300;
+        for (const cJSON *s = samples->child; s; s = s->next)
+            lo = fmin(lo, s->valuedouble);
+        EXPECT_NEAR(tmin, lo, 0);
+        EXPECT_NEAR(cJSON_GetObjectItem(r, "gbps_best")->valuedouble, bytes / tmin / 1e9, 1e-12);
+    }
+    cJSON_Delete(out);
+    cJSON_Delete(params);
+    cJSON_Delete(g);
+}
+
+int main(void)
+{
+    test_reference();
+    test_kernels(1000, 2);
+    test_kernels(3 * BW_READ_BLOCK + 7, 2);
+    test_kernels(17, 4);
+    test_run();
+    return CHECK_DONE();
+}

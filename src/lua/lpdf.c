@@ -499,9 +499,10 @@ static void read_marks(lua_State *L, int t, int anchor, struct pdf_chart *c)
         if (lua_rawgeti(L, -2, i + 1) != LUA_TTABLE)
             luaL_error(L, "%s must be a table, got %s", ctx, show(L, -1));
         check_fields(L, -1, MARK_FIELDS, ctx);
-        m[i].x = opt_number(L, lua_gettop(L), "x", NAN, ctx);
-        if (isnan(m[i].x))
-            luaL_error(L, "%s: x must be a number", ctx);
+        if (rawfield(L, lua_gettop(L), "x") != LUA_TNUMBER)
+            luaL_error(L, "%s: x must be a number, got %s", ctx, show(L, -1));
+        m[i].x = (double)lua_tonumber(L, -1);
+        lua_pop(L, 1);
         m[i].label = opt_text(L, lua_gettop(L), "label", anchor, ctx);
         lua_pop(L, 1);
     }

@@ -12,6 +12,7 @@
 #define DEFAULT_HEIGHT 250.0
 #define MIN_HEIGHT 100.0
 #define MAX_HEIGHT 600.0
+#define MIN_PLOT_H 40.0         /* the plot area itself, whatever the decorations take */
 #define TITLE_SIZE 10.0
 #define TICK_SIZE 7.5           /* tick and category labels */
 #define LABEL_SIZE 8.5          /* axis labels */
@@ -27,6 +28,7 @@
 #define MAX_TICKS 160
 #define CAT_MAX_W 90.0          /* rotated category labels are cut to this */
 #define LEGEND_NAME_MAX 220.0   /* legend names are cut to this */
+#define MARK_LABEL_MAX 120.0    /* and mark labels to this */
 #define AFTER_CHART 12.0
 #define COORD_LIMIT 10000.0     /* page coordinates are clamped here; the clip hides them */
 
@@ -35,7 +37,7 @@
 static const struct pdf_rgb PALETTE[] = {
     { 0.12, 0.31, 0.62 }, { 0.93, 0.55, 0.13 }, { 0.17, 0.55, 0.33 }, { 0.78, 0.17, 0.17 },
     { 0.58, 0.45, 0.80 }, { 0.45, 0.28, 0.15 }, { 0.93, 0.55, 0.78 }, { 0.30, 0.30, 0.30 },
-    { 0.70, 0.72, 0.15 }, { 0.30, 0.75, 0.85 },
+    { 0.70, 0.72, 0.15 }, { 0.10, 0.55, 0.65 },
 };
 #define NPALETTE ((int)(sizeof PALETTE / sizeof PALETTE[0]))
 
@@ -352,8 +354,10 @@ static void layout(struct plot *p)
             bottom += fmin(w, CAT_MAX_W) * 0.71 - TICK_SIZE * 0.5;
     }
     p->y0 = p->top - p->height + bottom;
-    if (p->y1 - p->y0 < 40.0)           /* a cramped chart still gets a usable plot */
-        p->y0 = p->y1 - 40.0;
+    if (p->y1 - p->y0 < MIN_PLOT_H) {   /* a cramped chart grows rather than overlap */
+        p->y0 = p->y1 - MIN_PLOT_H;
+        p->height = p->top - p->y0 + bottom;
+    }
     p->sx.a = p->x0, p->sx.b = p->x1;
     p->sy.a = p->y0, p->sy.b = p->y1;
 }
@@ -573,6 +577,7 @@ static void marks(const struct plot *p)
         HPDF_Page_LineTo(pg, (HPDF_REAL)x, (HPDF_REAL)p->y1);
         HPDF_Page_Stroke(pg);
         char *cp = pdf_cp1252(m->label);
+        pdf_ellipsize(cp, p->d->regular, MARK_SIZE, MARK_LABEL_MAX);
         double w = pdf_width(p->d->regular, MARK_SIZE, cp, strlen(cp));
         double lx = fmin(fmax(x - w / 2, p->x0 - 8.0), PDF_MARGIN_X + PDF_TEXT_W - w);
         int row = lx > right[0] + 3.0 ? 0 : lx > right[1] + 3.0 ? 1 : 0;

@@ -29,6 +29,7 @@
 #define CODE_LEADING 1.25
 #define CODE_PAD 5.0
 #define TAB_STOP 8
+#define OUTLINE_MAX 160         /* bookmark text, bytes (libharu refuses strings > 64 KiB) */
 #define SAVE_CHUNK 65536        /* bytes copied from libharu's memory stream at a time */
 
 static const struct pdf_rgb INK = { 0.10, 0.10, 0.10 };
@@ -296,6 +297,7 @@ static int write_file(struct pdf_doc *d, const char *path, char *err, size_t err
     HPDF_ResetStream(d->pdf);
     while (left > 0 && !e) {
         HPDF_UINT32 n = left < SAVE_CHUNK ? left : SAVE_CHUNK;  /* never read past the end */
+        errno = 0;
         if (HPDF_ReadFromStream(d->pdf, buf, &n) != HPDF_OK || n == 0)
             e = EIO;
         else if (fwrite(buf, 1, n, f) != n)
@@ -325,22 +327,36 @@ int pdf_doc_save(struct pdf_doc *d, const char *path, char *err, size_t errlen)
     d->saving = 1;
     d->save_error = d->save_detail = 0;
     HPDF_STATUS st = HPDF_SaveToStream(d->pdf);
-    d->saving = 0;
+    int rc = 0;
     if (st != HPDF_OK || d->save_error) {
         HPDF_STATUS no = d->save_error ? d->save_error : st;
         sr_fmt(err, errlen, "%s: libharu error 0x%04X (%s), detail %lu, in HPDF_SaveToStream",
                path, (unsigned)no, error_name(no), (unsigned long)d->save_detail);
-        HPDF_ResetError(d->pdf);
-        return -1;
+        rc = -1;
+    } else {
+        rc = write_file(d, path, err, errlen);
     }
-    return write_file(d, path, err, errlen);
+    HPDF_ResetError(d->pdf);    /* a failed save leaves the document as it was */
+    d->saving = 0;
+    return rc;
 }
 
 /* ---- flowing content ---------------------------------------------------------------- */
 
 static HPDF_Outline outline(struct pdf_doc *d, HPDF_Outline parent, const char *cp, double top)
 {
-    HPDF_Outline o = HPDF_CreateOutline(d->pdf, parent, cp, d->enc);
+    char title[OUTLINE_MAX + 1];
+    size_t n = strlen(cp);
+    if (n > OUTLINE_MAX) {
+        memcpy(title, cp, OUTLINE_MAX - 3);
+        memcpy(title + OUTLINE_MAX - 3, "...", 4);
+    } else {
+        memcpy(title, cp, n + 1);
+    }
+    for (char *p = title; *p; p++)
+        if (*p == '\n' || *p == '\t')
+            *p = ' ';                   /* a bookmark is one line */
+    HPDF_Outline o = HPDF_CreateOutline(d->pdf, parent, title, d->enc);
     HPDF_Destination dst = o ? HPDF_Page_CreateDestination(d->page) : NULL;
     if (!dst)
         return o;

@@ -30,6 +30,7 @@ struct grid {               /* a table's geometry, the same on all its pages */
     double x0, width;       /* the table's left edge and total width, pt */
     double *x, *w;          /* ncols: each column's left edge and width, pt */
     unsigned kinds;         /* bit (1 << kind) for each kind present in the cells */
+    int header;             /* some column has a title: draw the header row */
     int markers;            /* more than one kind: each figure gets its letter */
     double mark_w;          /* room kept at the end of every cell for a letter */
 };
@@ -74,6 +75,9 @@ static void grid_init(struct grid *g, struct pdf_doc *d, const struct pdf_table 
     g->x = xcalloc((size_t)t->ncols, sizeof *g->x);
     g->w = xcalloc((size_t)t->ncols, sizeof *g->w);
     column_widths(g);
+    g->header = 0;
+    for (int i = 0; i < t->ncols; i++)
+        g->header |= t->cols[i].title && *t->cols[i].title;
     g->kinds = 0;
     for (size_t i = 0; i < (size_t)t->nrows * (size_t)t->ncols; i++) {
         enum pdf_kind k = t->cells[i].kind;
@@ -100,7 +104,7 @@ static void wrap_row(struct pdf_doc *d, const struct grid *g, int r, struct row 
                             &ro->ln[i]);
         most = ro->n[i] > most ? ro->n[i] : most;
     }
-    ro->h = most * CELL_LEAD + 2 * PAD_Y;
+    ro->h = r < 0 && !g->header ? 0.0 : most * CELL_LEAD + 2 * PAD_Y;
 }
 
 static void free_row(const struct grid *g, struct row *ro)
@@ -144,6 +148,10 @@ static void draw_row(struct pdf_doc *d, const struct grid *g, const struct row *
 {
     const struct pdf_table *t = g->t;
     double top = d->y;
+    if (r < 0 && !g->header) {      /* untitled columns (key-value lists): a rule only */
+        pdf_hline(d->page, g->x0, g->x0 + g->width, top, RULE_STRONG, 0.25);
+        return;
+    }
     if (r < 0) {
         pdf_fill_rect(d->page, g->x0, top - ro->h, g->width, ro->h, HEAD_FILL);
         pdf_hline(d->page, g->x0, g->x0 + g->width, top, RULE_STRONG, 0.25);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MEASURE_CHUNK 32768     /* bytes measured per libharu call */
 #define BAD_CP 0xFFFFFFFFu      /* decode(): the byte is not the start of valid UTF-8 */
 
 /* Code points of CP1252 bytes 0x80..0x9F; 0 marks the five bytes CP1252 leaves unassigned. */
@@ -133,10 +134,13 @@ char *pdf_cp1252(const char *utf8)
 
 double pdf_width(HPDF_Font f, double size, const char *s, size_t n)
 {
-    if (n == 0)
-        return 0.0;
-    HPDF_TextWidth tw = HPDF_Font_TextWidth(f, (const HPDF_BYTE *)s, (HPDF_UINT)n);
-    return tw.width * size / 1000.0;    /* libharu measures in 1/1000 of the font size */
+    double units = 0.0;             /* libharu measures in 1/1000 of the font size */
+    while (n > 0) {                 /* in pieces: it refuses strings over 64 KiB */
+        size_t k = n < MEASURE_CHUNK ? n : MEASURE_CHUNK;
+        units += HPDF_Font_TextWidth(f, (const HPDF_BYTE *)s, (HPDF_UINT)k).width;
+        s += k, n -= k;
+    }
+    return units * size / 1000.0;
 }
 
 double pdf_measure_font(void *font, const char *s, size_t n)
@@ -244,20 +248,26 @@ void pdf_text_in(HPDF_Page page, HPDF_Font f, double size, double x, double w, d
 
 void pdf_ellipsize(char *s, HPDF_Font f, double size, double w)
 {
-    size_t n = strlen(s), m = n;
-    if (pdf_width(f, size, s, n) <= w)
+    size_t n = strlen(s);
+    if (n <= PDF_WRAP_MAX && pdf_width(f, size, s, n) <= w)
         return;
-    if (n <= 3) {                       /* no room for "...": cut */
-        while (m > 1 && pdf_width(f, size, s, m) > w)
-            m--;
-        s[m] = '\0';
-        return;
+    /* The longest prefix that fits with "..." after it, found by bisection (labels can be
+     * megabytes long by mistake); "..." goes where cut bytes were, so it always fits. */
+    int dots = n >= 3;
+    double dw = dots ? pdf_width(f, size, "...", 3) : 0.0;
+    size_t lo = 0, hi = dots ? n - 3 : n;
+    hi = hi < PDF_WRAP_MAX ? hi : PDF_WRAP_MAX;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo + 1) / 2;
+        if (pdf_width(f, size, s, mid) + dw <= w)
+            lo = mid;
+        else
+            hi = mid - 1;
     }
-    double dots = pdf_width(f, size, "...", 3);
-    m = n - 3;                          /* "..." must fit where the cut bytes were */
-    while (m > 0 && pdf_width(f, size, s, m) + dots > w)
-        m--;
-    memcpy(s + m, "...", 4);
+    if (dots)
+        memcpy(s + lo, "...", 4);
+    else
+        s[lo] = '\0';
 }
 
 void pdf_fill_rect(HPDF_Page page, double x, double y, double w, double h, struct pdf_rgb c)

@@ -4,6 +4,7 @@
  * folder, a bad save path, a bad argument, drawing after saving, and Lua misuse messages. */
 #include "check.h"
 #include "lua/modules.h"
+#include "report/internal.h"       /* only to provoke a libharu error on the page */
 #include "report/report.h"
 
 #include <lauxlib.h>
@@ -256,7 +257,7 @@ static int files_equal(const char *a, const char *b)
 }
 
 /* pdftotext's UTF-8 output, or NULL when the tool is missing. */
-static char *pdf_text(const char *pdf)
+static char *extract_text(const char *pdf)
 {
     const char *tool = getenv("PDFTOTEXT");
     char cmd[1024];
@@ -319,11 +320,22 @@ static void check_errors(const char *dir)
     pdf_paragraph(d, "x", PDF_STYLE_BODY);
     EXPECT(pdf_doc_save(d, "/nonexistent-sparkreport/x.pdf", err, sizeof err) == -1);
     EXPECT_STR(err, "/nonexistent-sparkreport/x.pdf: No such file or directory");
+    if (access("/dev/full", W_OK) == 0) {                   /* a full disk is reported too */
+        EXPECT(pdf_doc_save(d, "/dev/full", err, sizeof err) == -1);
+        EXPECT_STR(err, "/dev/full: No space left on device");
+    }
     snprintf(path, sizeof path, "%s/ok.pdf", dir);
     EXPECT(pdf_doc_save(d, path, err, sizeof err) == 0);    /* a bad path does not stick */
     unlink(path);
     pdf_paragraph(d, "after saving", PDF_STYLE_BODY);
     EXPECT(pdf_doc_error(d) && strstr(pdf_doc_error(d), "pdf_paragraph after pdf_doc_save"));
+    pdf_doc_free(d);
+
+    d = pdf_doc_new(font_dir(), err, sizeof err);
+    pdf_paragraph(d, "x", PDF_STYLE_BODY);
+    HPDF_Page_SetLineWidth(d->page, -1.0f);                 /* libharu refuses it */
+    EXPECT_STR(pdf_doc_error(d),
+               "libharu error 0x1056 (HPDF_PAGE_OUT_OF_RANGE), detail 0, in pdf_paragraph");
     pdf_doc_free(d);
 
     d = pdf_doc_new(font_dir(), err, sizeof err);
@@ -333,6 +345,43 @@ static void check_errors(const char *dir)
     snprintf(path, sizeof path, "%s/ok.pdf: pdf_section: level must be 1 or 2, got 5", dir);
     EXPECT_STR(err, path);
     pdf_doc_free(d);
+}
+
+/* Megabyte strings everywhere a string goes, and empty ones: no overflow, no libharu
+ * error (bookmarks and labels are cut), and no quadratic time. */
+static void check_huge(const char *dir)
+{
+    size_t big = 1 << 20;
+    char *s = malloc(big + 1), err[512], path[512];
+    for (size_t i = 0; i < big; i++)
+        s[i] = i % 7 == 6 ? ' ' : "ab\xC3\x97"[i % 4 == 3 ? 0 : i % 4];
+    s[big] = '\0';
+    struct pdf_doc *d = pdf_doc_new(font_dir(), err, sizeof err);
+    pdf_doc_header(d, s);
+    pdf_section(d, s, 1);
+    pdf_notice(d, "", PDF_TONE_NONE);
+    pdf_paragraph(d, "a\n\nb", PDF_STYLE_BODY);
+    struct pdf_column cols[] = { { s, 0.5, PDF_ALIGN_RIGHT }, { "", 0, PDF_ALIGN_CENTER } };
+    struct pdf_cell cells[] = { { "", PDF_KIND_MEASURED, 0 }, { s, PDF_KIND_SPEC, 1 } };
+    struct pdf_table t = { cols, 2, cells, 1, s };
+    pdf_table(d, &t);
+    double x[] = { 1, 2 }, y[] = { 1, 2 };
+    struct pdf_series ser = { s, x, y, 2, 0, 1 };
+    struct pdf_mark mark = { 1.5, s };
+    const char *cats[] = { s, "" };
+    struct pdf_chart c = { .title = s, .x = { s, 0, 0, NAN, NAN }, .y = { s, 0, 0, NAN, NAN },
+                           .series = &ser, .nseries = 1, .marks = &mark, .nmarks = 1,
+                           .caption = "short" };
+    pdf_chart(d, &c);
+    c.kind = PDF_CHART_BAR, c.categories = cats, c.ncategories = 2;
+    pdf_chart(d, &c);
+    snprintf(path, sizeof path, "%s/huge.pdf", dir);
+    EXPECT(pdf_doc_save(d, path, err, sizeof err) == 0);
+    if (pdf_doc_error(d))
+        printf("huge: %s\n", pdf_doc_error(d));
+    unlink(path);
+    pdf_doc_free(d);
+    free(s);
 }
 
 int main(void)
@@ -360,8 +409,9 @@ int main(void)
     EXPECT(files_equal(a, b));
     EXPECT(files_equal(a, c));
     check_errors(dir);
+    check_huge(dir);
 
-    char *text = pdf_text(a);
+    char *text = extract_text(a);
     if (text)
         check_text(text);
     free(text);

@@ -97,7 +97,7 @@ local function scaling_chart(doc, exp)
   end
   doc:chart {
     title = ("Thread scaling at %s, %s (measured, best repetition)"):format(fmt.bytes(recs[1].array_bytes * 3), prec:upper()),
-    x = { label = "threads" }, y = { label = "bandwidth (GB/s)" }, series = series,
+    x = { label = "threads", min = 1 }, y = { label = "bandwidth (GB/s)" }, series = series,
   }
 end
 
@@ -119,9 +119,12 @@ local function top_table(doc, exp)
     end
   end
   doc:table {
-    columns = { { title = "Kernel" }, { title = "Precision" }, { title = "Best\nGB/s", align = "right" },
-                { title = "Median\nGB/s", align = "right" }, { title = "Write-alloc.\nGB/s", align = "right" },
-                { title = "CV", align = "right" }, { title = "Reps", align = "right" }, { title = "Validation" } },
+    columns = { { title = "Kernel", width = 0.11 }, { title = "Precision", width = 0.12 },
+                { title = "Best\nGB/s", align = "right", width = 0.12 },
+                { title = "Median\nGB/s", align = "right", width = 0.12 },
+                { title = "Write-allocate\nview, GB/s", align = "right", width = 0.18 },
+                { title = "CV", align = "right", width = 0.1 }, { title = "Reps", align = "right", width = 0.1 },
+                { title = "Validation", width = 0.15 } },
     rows = rows,
     caption = ("At the largest working set (%s in three arrays), all threads; all figures measured on this run.")
               :format(fmt.bytes(top * 3)),
@@ -143,10 +146,11 @@ local function detail_tables(doc, exp)
       end
     end
     doc:table {
-      columns = { { title = "Precision" }, { title = "Working set", align = "right" },
-                  { title = "Best\nGB/s", align = "right" }, { title = "Median\nGB/s", align = "right" },
-                  { title = "CV", align = "right" }, { title = "95 % CI of the\nmean time per pass", align = "right", width = 0.22 },
-                  { title = "Reps", align = "right" }, { title = "Validation" } },
+      columns = { { title = "Precision", width = 0.11 }, { title = "Working set", align = "right", width = 0.13 },
+                  { title = "Best\nGB/s", align = "right", width = 0.1 }, { title = "Median\nGB/s", align = "right", width = 0.1 },
+                  { title = "CV", align = "right", width = 0.09 },
+                  { title = "95 % CI of the mean\ntime per pass", align = "right", width = 0.26 },
+                  { title = "Reps", align = "right", width = 0.07 }, { title = "Validation", width = 0.14 } },
       rows = rows,
     }
   end

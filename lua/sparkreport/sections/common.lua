@@ -91,7 +91,7 @@ end
 -- This machine's measured figure beside the catalog's spec figures, kinds marked per cell.
 function S.comparison(doc, results, head)
   local rows = { { "This machine (CPU triad)", { text = fmt.rate(head.gbps_best), kind = "measured" },
-                   { text = fmt.bytes(results.context.memory.total_bytes), kind = "measured" } } }
+                   { text = ("%.0f GB"):format(results.context.memory.total_bytes / 1e9), kind = "measured" } } }
   local sources = {}
   for _, r in ipairs(results.catalog.rows or {}) do
     rows[#rows + 1] = { r.name, { text = r.mem_bw_gbs and fmt.rate(r.mem_bw_gbs) or "unknown", kind = "spec" },

@@ -28,7 +28,7 @@ extern const char *const bw_prec_names[BW_NPREC];
 extern const size_t bw_prec_size[BW_NPREC];
 
 #define BW_SCALAR 3.0
-#define BW_READ_BLOCK 512       /* the read kernel sums blocks of this many elements in the
+#define BW_READ_BLOCK 1024      /* the read kernel sums blocks of this many elements in the
                                    array's precision, then the block sums in FP64: exact for
                                    the values bw_init_* produce */
 

@@ -17,7 +17,6 @@
 #include "util/timing.h"
 
 #define ALIGN ((size_t)2 << 20)
-#define READ_LANES 32           /* partial sums per block of the read kernel */
 
 /* The build targets the baseline ISA so the binary runs anywhere; on x86 the kernels are also
  * compiled for AVX2 and AVX-512 and the loader picks what the CPU has, so cache-resident
@@ -79,23 +78,27 @@
     KERNEL_ISA static void read_##SUF(struct bw_arrays *x)                             \
     {                                                                                   \
         const T *restrict a = x->a;                                                     \
+        const size_t q = BW_READ_BLOCK / 8;                                             \
         size_t nblocks = (x->n + BW_READ_BLOCK - 1) / BW_READ_BLOCK;                    \
         double total = 0;                                                               \
         _Pragma("omp for schedule(static) nowait")                                      \
         for (size_t blk = 0; blk < nblocks; blk++) {                                    \
-            size_t lo = blk * BW_READ_BLOCK;                                            \
-            size_t hi = lo + BW_READ_BLOCK < x->n ? lo + BW_READ_BLOCK : x->n;          \
-            T acc[READ_LANES] = { 0 };  /* independent sums: no add-latency chain */     \
-            size_t i = lo;                                                              \
-            for (; i + READ_LANES <= hi; i += READ_LANES)                               \
-                for (int j = 0; j < READ_LANES; j++)                                    \
-                    acc[j] += a[i + j];                                                 \
-            for (; i < hi; i++)                                                         \
-                acc[0] += a[i];                                                         \
-            T s = 0;                                                                    \
-            for (int j = 0; j < READ_LANES; j++)                                        \
-                s += acc[j];                                                            \
-            total += (double)s;                                                         \
+            const T *restrict p = a + blk * BW_READ_BLOCK;                              \
+            size_t len = x->n - blk * BW_READ_BLOCK;                                    \
+            T s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;           \
+            if (len >= BW_READ_BLOCK) {                                                 \
+                /* eight contiguous streams: eight independent vector sums */          \
+                _Pragma("omp simd reduction(+:s0,s1,s2,s3,s4,s5,s6,s7)")                \
+                for (size_t k = 0; k < q; k++) {                                        \
+                    s0 += p[k]; s1 += p[q + k]; s2 += p[2 * q + k]; s3 += p[3 * q + k]; \
+                    s4 += p[4 * q + k]; s5 += p[5 * q + k]; s6 += p[6 * q + k];         \
+                    s7 += p[7 * q + k];                                                 \
+                }                                                                       \
+            } else {                                                                    \
+                for (size_t k = 0; k < len; k++)                                        \
+                    s0 += p[k];                                                         \
+            }                                                                           \
+            total += (double)(((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)));       \
         }                                                                               \
         x->partial[omp_get_thread_num()] = total;                                       \
     }

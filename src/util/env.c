@@ -26,7 +26,7 @@ void cuda_probe(struct cuda_info *ci)
 {
     memset(ci, 0, sizeof *ci);
     snprintf(ci->reason, sizeof ci->reason,
-             "not measured: this sparkreport was built without CUDA (configure found no nvcc)");
+             "not measured: this sparkreport was built without CUDA (" SR_NO_CUDA_REASON ")");
 }
 #endif
 

@@ -41,7 +41,7 @@ static void test_lua(void)
     char err[256];
     lua_State *L = luaL_newstate();
     luaL_openlibs(L);
-    luaL_dostring(L, "return { z = 1, a = { 3, 2.5, 0/0 }, m = { x = true }, e = {}, s = 'hi' }");
+    EXPECT(luaL_dostring(L, "return { z = 1, a = { 3, 2.5, 0/0 }, m = { x = true }, e = {}, s = 'hi' }") == LUA_OK);
     cJSON *j = lua_to_json(L, -1, "root", err, sizeof err);
     char *text = cJSON_PrintUnformatted(j);
     EXPECT_STR(text, "{\"a\":[3,2.5,null],\"e\":[],\"m\":{\"x\":true},\"s\":\"hi\",\"z\":1}");
@@ -49,17 +49,17 @@ static void test_lua(void)
     lua_settop(L, 0);
     lua_push_json(L, j);
     lua_setglobal(L, "t");
-    luaL_dostring(L, "return math.type(t.z) == 'integer' and t.a[2] == 2.5 and t.a[3] ~= t.a[3] and t.m.x and #t.e == 0");
+    EXPECT(luaL_dostring(L, "return math.type(t.z) == 'integer' and t.a[2] == 2.5 and t.a[3] ~= t.a[3] and t.m.x and #t.e == 0") == LUA_OK);
     EXPECT(lua_toboolean(L, -1));
     cJSON_Delete(j);
 
-    luaL_dostring(L, "return { a = { 1, { f = print } } }");
+    EXPECT(luaL_dostring(L, "return { a = { 1, { f = print } } }") == LUA_OK);
     EXPECT(lua_to_json(L, -1, "root", err, sizeof err) == NULL);
     EXPECT_STR(err, "root.a[2].f: a function cannot be stored as data");
-    luaL_dostring(L, "local t = {}; t.self = t; return t");
+    EXPECT(luaL_dostring(L, "local t = {}; t.self = t; return t") == LUA_OK);
     EXPECT(lua_to_json(L, -1, "root", err, sizeof err) == NULL);
     EXPECT(strstr(err, "nested too deeply (or a table contains itself)") != NULL);
-    luaL_dostring(L, "return { 'x', kernels = 'all' }");       /* mixed: keys become names */
+    EXPECT(luaL_dostring(L, "return { 'x', kernels = 'all' }") == LUA_OK);       /* mixed: keys become names */
     j = lua_to_json(L, -1, "p", err, sizeof err);
     text = cJSON_PrintUnformatted(j);
     EXPECT_STR(text, "{\"1\":\"x\",\"kernels\":\"all\"}");

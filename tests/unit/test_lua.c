@@ -1,4 +1,4 @@
-/* test_lua.c: runs each tests/lua/*.lua inside the same sandbox scenarios get, with the
+/* test_lua.c: runs each .lua file of tests/lua inside the same sandbox scenarios get, with the
  * embedded library; a test file passes when it runs to the end without an error. */
 #include <dirent.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@ static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, 
 int main(void)
 {
     const char *src = getenv("SR_SRCDIR");
-    char dirpath[1024], err[2048];
+    char dirpath[2048], err[2048];
     snprintf(dirpath, sizeof dirpath, "%s/tests/lua", src ? src : ".");
     DIR *d = opendir(dirpath);
     if (!d) {

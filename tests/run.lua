@@ -1,7 +1,7 @@
 -- tests/run.lua: the test driver `make check` runs: C unit programs, Lua library tests, CLI
 -- transcripts (tests/cli/*.t) and end-to-end checks (tests/e2e/*.lua). Prints one line per
 -- test and ends with "N passed, N failed". Environment: SR_BIN, SR_BUILDDIR, SR_SRCDIR,
--- PDFTOTEXT (set by Makefile.am).
+-- PDFTOTEXT, SR_UNIT_TESTS (set by Makefile.am). TESTS_ONLY=pattern runs matching tests.
 local bin = assert(os.getenv("SR_BIN"), "SR_BIN not set")
 local builddir = assert(os.getenv("SR_BUILDDIR"))
 local srcdir = assert(os.getenv("SR_SRCDIR"))
@@ -36,14 +36,13 @@ end
 
 local function wanted(name) return not only or name:find(only) end
 
--- C unit programs: exit 0 pass, 77 skip, anything else fail.
-local units = { "test_stats", "test_units", "test_json", "test_sha256", "test_param", "test_bandwidth",
-                "test_text", "test_pdf", "test_lua" }
-for _, u in ipairs(units) do
-  if wanted(u) then
-    local out, code = sh(("cd %s && SR_SRCDIR=%s PDFTOTEXT=%s %s/tests/unit/%s"):format(q(srcdir), q(srcdir),
-      q(os.getenv("PDFTOTEXT") or ""), q(builddir), u))
-    report("unit/" .. u, code == 0 and "pass" or code == 77 and "skip" or "fail", code ~= 0 and out or nil)
+-- C unit programs (Makefile.am's check_PROGRAMS): exit 0 pass, 77 skip, anything else fail.
+for prog in (os.getenv("SR_UNIT_TESTS") or ""):gmatch("%S+") do
+  local name = "unit/" .. prog:match("([^/]+)$")
+  if wanted(name) then
+    local out, code = sh(("cd %s && SR_SRCDIR=%s PDFTOTEXT=%s %s/%s"):format(q(srcdir), q(srcdir),
+      q(os.getenv("PDFTOTEXT") or ""), q(builddir), prog))
+    report(name, code == 0 and "pass" or code == 77 and "skip" or "fail", code ~= 0 and out or nil)
   end
 end
 

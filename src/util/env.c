@@ -30,10 +30,25 @@ void cuda_probe(struct cuda_info *ci)
 }
 #endif
 
+/* Where /sys, /proc and /etc are: "" on a real machine, a fixture tree in tests. */
+static char root[512];
+
+void env_set_root(const char *dir)
+{
+    snprintf(root, sizeof root, "%s", dir ? dir : "");
+}
+
+static FILE *open_file(const char *path)
+{
+    char full[1024];
+    snprintf(full, sizeof full, "%s%s", root, path);
+    return fopen(full, "r");
+}
+
 /* First line of a small text file, trimmed; 0 on success. */
 static int read_line(const char *path, char *buf, size_t n)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = open_file(path);
     if (!f)
         return -1;
     char *ok = fgets(buf, (int)n, f);
@@ -49,7 +64,7 @@ static int read_line(const char *path, char *buf, size_t n)
 /* "key : value" from a file like /proc/cpuinfo or /proc/meminfo. */
 static int read_field(const char *path, const char *key, char *buf, size_t n)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = open_file(path);
     char line[512];
     int found = -1;
     if (!f)
@@ -211,7 +226,7 @@ static const char *arm_part_name(unsigned implementer, unsigned part)
 
 static void arm_model(struct env_cpu *c)
 {
-    FILE *f = fopen("/proc/cpuinfo", "r");
+    FILE *f = open_file("/proc/cpuinfo");
     char line[256], names[8][48];
     int counts[8] = { 0 }, nn = 0;
     unsigned impl = 0;
@@ -264,8 +279,12 @@ static void clusters(struct env_cpu *c)
 void env_cpu(struct env_cpu *c)
 {
     struct utsname u;
+    char online[256];
     memset(c, 0, sizeof *c);
-    c->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (read_line("/sys/devices/system/cpu/online", online, sizeof online) == 0)
+        c->ncpus = env_cpulist_count(online);
+    else
+        c->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (c->ncpus < 1)
         c->ncpus = 1;
     if (uname(&u) == 0)
@@ -363,7 +382,7 @@ static cJSON *os_json(void)
 {
     cJSON *o = cJSON_CreateObject();
     struct utsname u;
-    FILE *f = fopen("/etc/os-release", "r");
+    FILE *f = open_file("/etc/os-release");
     char line[256];
     while (f && fgets(line, sizeof line, f)) {
         if (strncmp(line, "PRETTY_NAME=", 12) != 0)

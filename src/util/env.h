@@ -42,6 +42,9 @@ double env_mem_available(void);   /* bytes, /proc/meminfo MemAvailable */
 /* The context block: everything above plus OS, compiler, libraries, CUDA and tool version. */
 cJSON *env_context(void);
 
+/* Reads /sys, /proc and /etc below dir instead of / (tests use fixture trees); NULL: /. */
+void env_set_root(const char *dir);
+
 /* CPU list "0-3,8" -> count of CPUs; -1 if malformed. */
 int env_cpulist_count(const char *list);
 

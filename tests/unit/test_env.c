@@ -1,0 +1,102 @@
+/* test_env.c: the machine description read from a fixture tree shaped like a GB10 (two
+ * clusters of five Cortex-X925 and five Cortex-A725 cores, private L1/L2, one L3 per
+ * cluster): core names, cache instances counted once, totals, clusters; and the fallback
+ * when sysfs lists no caches. */
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "util/env.h"
+#include "util/fsutil.h"
+
+static void put(const char *root, const char *rel, const char *text)
+{
+    char path[1024], err[256], dir[1024];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = '\0';
+    if (fs_mkdir_p(dir, err, sizeof err) != 0 || fs_write_atomic(path, text, strlen(text), err, sizeof err) != 0)
+        printf("fixture: %s\n", err);
+}
+
+static void gb10_tree(const char *root)
+{
+    char rel[256], cpuinfo[8192] = "";
+    put(root, "sys/devices/system/cpu/online", "0-19\n");
+    for (int cpu = 0; cpu < 20; cpu++) {
+        int big = cpu % 10 < 5, cluster = cpu / 10;
+        char self[8];
+        snprintf(self, sizeof self, "%d\n", cpu);
+        const char *l3list = cluster ? "10-19\n" : "0-9\n";
+        static const char *files[4][3] = { { "1", "Data", "64K" }, { "1", "Instruction", "64K" },
+                                           { "2", "Unified", NULL }, { "3", "Unified", NULL } };
+        for (int i = 0; i < 4; i++) {
+            const char *size = files[i][2] ? files[i][2] : i == 2 ? (big ? "2048K" : "512K") : (cluster ? "8192K" : "16384K");
+            snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cache/index%d/level", cpu, i);
+            put(root, rel, files[i][0]);
+            snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cache/index%d/type", cpu, i);
+            put(root, rel, files[i][1]);
+            snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cache/index%d/size", cpu, i);
+            put(root, rel, size);
+            snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list", cpu, i);
+            put(root, rel, i == 3 ? l3list : self);
+        }
+        snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/topology/cluster_cpus_list", cpu);
+        put(root, rel, l3list);
+        snprintf(cpuinfo + strlen(cpuinfo), sizeof cpuinfo - strlen(cpuinfo),
+                 "processor\t: %d\nCPU implementer\t: 0x41\nCPU part\t: %s\n\n", cpu, big ? "0xd85" : "0xd87");
+    }
+    put(root, "proc/cpuinfo", cpuinfo);
+}
+
+static const struct env_cache *find(const struct env_cpu *c, int level, const char *type, double size)
+{
+    for (int i = 0; i < c->ncaches; i++)
+        if (c->caches[i].level == level && !strcmp(c->caches[i].type, type) && c->caches[i].size_bytes == size)
+            return &c->caches[i];
+    return NULL;
+}
+
+int main(void)
+{
+    char tmpl[] = "/tmp/sr-env-XXXXXX";
+    const char *root = mkdtemp(tmpl);
+    struct env_cpu c;
+    double levels[8];
+    EXPECT(env_cpulist_count("0-3,8") == 5);
+    EXPECT(env_cpulist_count("7\n") == 1);
+    EXPECT(env_cpulist_count("3-1") == -1);
+    EXPECT(env_cpulist_count("x") == -1);
+
+    gb10_tree(root);
+    env_set_root(root);
+    env_cpu(&c);
+    EXPECT(c.ncpus == 20);
+    EXPECT_STR(c.model, "10x Cortex-X925 + 10x Cortex-A725");
+    EXPECT_STR(c.cache_source, "sysfs");
+    EXPECT(c.ncaches == 6);
+    const struct env_cache *e;
+    EXPECT((e = find(&c, 1, "Data", 65536)) && e->instances == 20 && e->cpus_sharing == 1);
+    EXPECT((e = find(&c, 2, "Unified", 2097152)) && e->instances == 10);
+    EXPECT((e = find(&c, 2, "Unified", 524288)) && e->instances == 10);
+    EXPECT((e = find(&c, 3, "Unified", 16777216)) && e->instances == 1 && e->cpus_sharing == 10);
+    EXPECT((e = find(&c, 3, "Unified", 8388608)) && e->instances == 1);
+    EXPECT_NEAR(env_cache_total(&c), 20 * 65536.0 + 10 * 2097152.0 + 10 * 524288.0 + 16777216.0 + 8388608.0, 0);
+    EXPECT(env_cache_levels(&c, levels) == 3);
+    EXPECT_NEAR(levels[0], 20 * 65536.0, 0);            /* instruction caches are not counted */
+    EXPECT_NEAR(levels[2], 25165824.0, 0);
+    EXPECT(c.nclusters == 2);
+    EXPECT_STR(c.clusters[0], "0-9");
+    EXPECT_STR(c.clusters[1], "10-19");
+
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "%s/sys/devices/system/cpu", root);
+    fs_rm_rf(cmd);
+    put(root, "sys/devices/system/cpu/online", "0-3\n");
+    env_cpu(&c);                                         /* no caches in sysfs: a fallback says so */
+    EXPECT(c.ncpus == 4 && c.ncaches > 0 && strcmp(c.cache_source, "sysfs") != 0);
+    EXPECT(c.nclusters == 0);
+    env_set_root(NULL);
+    fs_rm_rf(root);
+    return CHECK_DONE();
+}

@@ -114,6 +114,11 @@ static const pass_fn passes[BW_NKERNELS][BW_NPREC] = {
     [BW_READ] = { read_f64, read_f32 },   [BW_FILL] = { fill_f64, fill_f32 },
 };
 
+/* The affinity the process had before pinning, given back on release. One pinned set of
+ * arrays exists at a time (the sweep measures one configuration after another). */
+static cpu_set_t unpinned;
+
+/* Pins the calling thread to cpus[its number], or gives it back the saved mask. */
 static void pin_self(const int *cpus)
 {
     cpu_set_t set;
@@ -121,8 +126,7 @@ static void pin_self(const int *cpus)
     if (cpus)
         CPU_SET(cpus[omp_get_thread_num()], &set);
     else
-        for (int i = 0; i < CPU_SETSIZE; i++)
-            CPU_SET(i, &set);
+        set = unpinned;
     sched_setaffinity(0, sizeof set, &set);
 }
 
@@ -190,6 +194,8 @@ static int cpu_alloc(struct bw_arrays *x, size_t n, enum bw_prec p, int threads,
     }
     if (!first_touch)
         init_range(x, 0, n);
+    if (cpus)
+        sched_getaffinity(0, sizeof unpinned, &unpinned);
 #pragma omp parallel num_threads(threads)
     {
         if (cpus)

@@ -1,7 +1,9 @@
 /* test_bandwidth.c: every CPU kernel in both precisions against the plain reference (sizes
  * around the read kernel's block), detection of a corrupted element, the closed-form sum,
  * and one small experiment run whose records must follow from their own samples. */
+#include <sched.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "exp/bandwidth.h"
@@ -80,12 +82,33 @@ static void test_run(void)
     cJSON_Delete(g);
 }
 
+/* Pinned to CPUs (as per-cluster scaling does), the kernels still validate, and release
+ * gives the threads back their whole affinity mask. */
+static void test_pinned(void)
+{
+    cpu_set_t before, after;
+    int cpus[2] = { 0, sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0 };
+    char err[256];
+    struct bw_arrays x;
+    sched_getaffinity(0, sizeof before, &before);
+    EXPECT(bw_cpu_ops.alloc(&x, 4096, BW_FP64, 2, cpus, 1, err, sizeof err) == 0);
+    bw_cpu_ops.run(&x, BW_TRIAD, 2);
+    EXPECT(bw_cpu_ops.check(&x, BW_TRIAD) == 0.0);
+    cpu_set_t pinned;
+    sched_getaffinity(0, sizeof pinned, &pinned);
+    EXPECT(CPU_COUNT(&pinned) == 1 && CPU_ISSET(0, &pinned));
+    bw_cpu_ops.release(&x);
+    sched_getaffinity(0, sizeof after, &after);
+    EXPECT(CPU_COUNT(&after) == CPU_COUNT(&before));
+}
+
 int main(void)
 {
     test_reference();
     test_kernels(1000, 2);
     test_kernels(3 * BW_READ_BLOCK + 7, 2);
     test_kernels(17, 4);
+    test_pinned();
     test_run();
     return CHECK_DONE();
 }

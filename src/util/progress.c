@@ -2,6 +2,7 @@
  * line; elsewhere (CI logs, files) each step is printed at most every few seconds. */
 #include "util/progress.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +18,11 @@ static struct {
     double budget, start, last_print;
     int open_line;
 } P;
+
+static volatile sig_atomic_t stop_signal;
+
+void progress_request_stop(int signo) { stop_signal = signo; }
+int progress_stopping(void) { return stop_signal; }
 
 void progress_quiet(int quiet) { P.quiet = quiet; }
 void progress_log(FILE *log) { P.log = log; }

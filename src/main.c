@@ -1,12 +1,14 @@
 /* main.c: the command line: parses arguments and hands each command to its owner (run.c for
  * run and render; env.c for info; the registries for list). Exit codes are documented here,
  * in --help, and in sparkreport.1. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <lauxlib.h>
 
+#include "compare.h"
 #include "config.h"
 #include "exp/experiment.h"
 #include "gitrev.h"
@@ -33,6 +35,12 @@ static const char usage[] =
     "  render RESULTS.json [-o PDF]\n"
     "        draw the report again from a results file (default: report.pdf beside it);\n"
     "        with SOURCE_DATE_EPOCH set, the same input gives a byte-identical PDF\n"
+    "  compare BASELINE CURRENT [-o PDF] [--json] [--alpha P] [--threshold PCT]\n"
+    "        compare two runs (run folders such as reports/latest, or results.json files)\n"
+    "        result by result: a result is slower or faster when the two-sided Mann-Whitney\n"
+    "        U test on its raw samples gives p < P (default 0.01) and its median moved by at\n"
+    "        least PCT % (default 5); prints the verdicts and writes the regression report\n"
+    "        (default ./comparison.pdf), or with --json prints the comparison document\n"
     "  info [--json]\n"
     "        describe this machine: CPU, caches, memory, OpenMP, BLAS, CUDA devices\n"
     "  list  experiments with their parameters, templates, catalog systems\n"
@@ -52,9 +60,15 @@ static const char usage[] =
     "  4  a results file is unreadable or invalid\n"
     "  5  the run finished and wrote its report, but a measurement failed validation or an\n"
     "     experiment could not run (the report says which)\n"
+    "  6  compare, or a run whose scenario names a baseline: some result is slower than the\n"
+    "     baseline (a run that also failed validation exits 5)\n"
+    "  130, 143  run stopped by SIGINT (Ctrl-C) or SIGTERM: after the current measurement it\n"
+    "     wrote results.json marked \"partial\" and a report that says so; a second signal\n"
+    "     stops at once and removes the unfinished run folder\n"
     "\n"
     "Environment: SOURCE_DATE_EPOCH (PDF dates), SPARKREPORT_FONT_DIR (DejaVu fonts),\n"
-    "OMP_NUM_THREADS (threads of the CPU experiments).\n";
+    "OMP_NUM_THREADS (threads of the CPU experiments), SPARKREPORT_SCENARIO_TIME_S (processor\n"
+    "seconds a scenario's code may use before it returns its experiments; default 10).\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -64,16 +78,28 @@ static int usage_error(const char *fmt, const char *arg)
     return SR_EXIT_USAGE;
 }
 
+/* The command line as a POSIX shell reads it back: words of safe characters as they are,
+ * others in single quotes, a quote inside written '\''. The report prints it as the rerun command. */
 static char *command_line(int argc, char **argv)
 {
-    size_t len = 1;
-    for (int i = 0; i < argc; i++)
-        len += strlen(argv[i]) + 3;
+    static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-";
+    size_t len = 16;
+    for (int i = 1; i < argc; i++)
+        len += 4 * strlen(argv[i]) + 3;
     char *s = xmalloc(len), *p = s;
-    *p = '\0';
-    for (int i = 0; i < argc; i++) {
-        int quote = strpbrk(argv[i], " \t\"'") != NULL;
-        p += sprintf(p, "%s%s%s%s", i ? " " : "", quote ? "'" : "", i ? argv[i] : "sparkreport", quote ? "'" : "");
+    p += sprintf(p, "sparkreport");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        *p++ = ' ';
+        if (*a && strspn(a, safe) == strlen(a)) {
+            p += sprintf(p, "%s", a);
+            continue;
+        }
+        *p++ = '\'';
+        for (; *a; a++)
+            p += *a == '\'' ? sprintf(p, "'\\''") : sprintf(p, "%c", *a);
+        *p++ = '\'';
+        *p = '\0';
     }
     return s;
 }
@@ -132,6 +158,48 @@ static int cmd_render(int argc, char **argv)
     if (!in)
         return usage_error("%s", "render needs a results file, e.g. sparkreport render reports/latest/results.json");
     return render_command(in, out);
+}
+
+/* The value of a number option: all of text, within lo .. hi. */
+static int number_arg(const char *text, double lo, double hi, double *v)
+{
+    char *end;
+    *v = strtod(text, &end);
+    return *text && *end == '\0' && *v >= lo && *v <= hi ? 0 : -1;
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+    const char *sides[2] = { NULL, NULL }, *out = NULL;
+    int as_json = 0, n = 0;
+    struct compare_opts o = { COMPARE_ALPHA, COMPARE_MIN_CHANGE };
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        int has_value = i + 1 < argc;
+        if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && has_value) {
+            out = argv[++i];
+        } else if (!strcmp(a, "--json")) {
+            as_json = 1;
+        } else if (!strcmp(a, "--alpha") && has_value) {
+            if (number_arg(argv[++i], 1e-12, 0.5, &o.alpha) != 0)
+                return usage_error("--alpha must be a number from 1e-12 to 0.5, got '%s'", argv[i]);
+        } else if (!strcmp(a, "--threshold") && has_value) {
+            if (number_arg(argv[++i], 0, 1000, &o.min_change) != 0)
+                return usage_error("--threshold must be a percentage from 0 to 1000, got '%s'", argv[i]);
+            o.min_change /= 100.0;
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error(!has_value && (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--alpha")
+                                              || !strcmp(a, "--threshold"))
+                               ? "option '%s' needs a value" : "unknown option '%s' for compare", a);
+        } else if (n < 2) {
+            sides[n++] = a;
+        } else {
+            return usage_error("compare takes two results, BASELINE and CURRENT; extra argument '%s'", a);
+        }
+    }
+    if (n < 2)
+        return usage_error("%s", "compare needs two results, e.g. sparkreport compare reports/<run> reports/latest");
+    return compare_command(sides[0], sides[1], out, as_json, &o);
 }
 
 static const cJSON *at(const cJSON *o, const char *path)
@@ -268,6 +336,8 @@ static int cmd_list(void)
 
 int main(int argc, char **argv)
 {
+    signal(SIGXFSZ, SIG_IGN);   /* past a file size limit, a write fails with EFBIG and we say so */
+    run_catch_signals(0, 0);    /* a signal removes any temporary file; run makes the first gentle */
     if (argc < 2)
         return usage_error("%s", "no command given");
     const char *cmd = argv[1];
@@ -283,6 +353,8 @@ int main(int argc, char **argv)
         return cmd_run(argc, argv);
     if (!strcmp(cmd, "render"))
         return cmd_render(argc, argv);
+    if (!strcmp(cmd, "compare"))
+        return cmd_compare(argc, argv);
     if (!strcmp(cmd, "info"))
         return cmd_info(argc, argv);
     if (!strcmp(cmd, "list")) {

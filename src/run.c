@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include <lauxlib.h>
 
+#include "compare.h"
 #include "config.h"
 #include "lua/convert.h"
 #include "lua/modules.h"
@@ -26,6 +28,62 @@
 #include "util/progress.h"
 
 #define SCENARIO_MAX_BYTES ((size_t)1 << 20)
+#define SCENARIO_GRACE_S 2.0                /* after the time limit, before the watchdog */
+
+/* ---- signals: a first SIGINT/SIGTERM during a run stops it after the current measurement;
+ * a second one, or any during render, removes the registered temporaries and exits. ---- */
+
+static volatile sig_atomic_t gentle;        /* a first signal may stop the run gently */
+static volatile sig_atomic_t signals_quiet;
+
+static void say(const char *s)
+{
+    ssize_t w = write(STDERR_FILENO, s, strlen(s));
+    (void)w;
+}
+
+static void on_signal(int sig)
+{
+    const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    if (gentle && !progress_stopping()) {
+        progress_request_stop(sig);
+        if (!signals_quiet) {
+            say("\nsparkreport: ");
+            say(name);
+            say(": stopping after the current measurement; the report will say the run is partial "
+                "(a second signal stops at once)\n");
+        }
+        return;
+    }
+    fs_cleanup_now();
+    say("sparkreport: ");
+    say(name);
+    say(gentle ? ": stopped at once; the unfinished run was removed\n" : ": stopped; nothing was written\n");
+    _exit(128 + sig);
+}
+
+void run_catch_signals(int first_is_gentle, int quiet)
+{
+    static int at_exit;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    gentle = first_is_gentle;
+    signals_quiet = quiet;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    if (!at_exit++)
+        atexit(fs_cleanup_now);         /* DIE() and other exits leave no temporaries either */
+}
+
+static const char *stopped_by(int sig)
+{
+    return sig == SIGINT ? "interrupted by SIGINT" : "stopped by SIGTERM";
+}
 
 /* ---- results.json: loading and checking ---- */
 
@@ -57,8 +115,15 @@ static int check_experiments(const cJSON *exps, const char *path, char *err, siz
 cJSON *results_load(const char *path, char *err, size_t errlen)
 {
     cJSON *r = json_load(path, SR_RESULTS_MAX_BYTES, err, errlen);
-    if (!r)
-        return NULL;
+    if (r && results_check(r, path, err, errlen) != 0) {
+        cJSON_Delete(r);
+        r = NULL;
+    }
+    return r;
+}
+
+int results_check(const cJSON *r, const char *path, char *err, size_t errlen)
+{
     const char *schema = json_str(r, "schema", NULL);
     double version = json_num(r, "schema_version", NAN);
     if (!cJSON_IsObject(r) || !schema || strcmp(schema, SR_SCHEMA) != 0) {
@@ -72,10 +137,9 @@ cJSON *results_load(const char *path, char *err, size_t errlen)
                && want(r, "scenario", cJSON_IsObject, "an object", path, err, errlen) == 0
                && want(r, "experiments", cJSON_IsArray, "an array", path, err, errlen) == 0
                && check_experiments(cJSON_GetObjectItemCaseSensitive(r, "experiments"), path, err, errlen) == 0) {
-        return r;
+        return 0;
     }
-    cJSON_Delete(r);
-    return NULL;
+    return -1;
 }
 
 /* ---- rendering ---- */
@@ -99,19 +163,43 @@ static const char *font_dir(void)
     return d && *d ? d : SR_FONT_DIR;
 }
 
-/* Draws results into doc through the template the results name. */
+/* report.check(results): 0, or SR_RESULTS_INVALID with err = "PATH.IN.DOCUMENT: reason".
+ * Stack: [report, results] on entry and exit. */
+static int check_shape(lua_State *L, char *err, size_t errlen)
+{
+    lua_getfield(L, 1, "check");
+    lua_pushvalue(L, 2);
+    if (sr_lua_pcall(L, 1, 2, err, errlen, NULL) != 0)
+        return -1;
+    int ok = lua_toboolean(L, -2);
+    if (!ok)
+        snprintf(err, errlen, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "invalid results");
+    lua_pop(L, 2);
+    return ok ? 0 : SR_RESULTS_INVALID;
+}
+
+/* Draws results into doc through the template the results name, after checking that they
+ * have the shape the templates read. */
 static int draw(struct pdf_doc *doc, const cJSON *results, char *err, size_t errlen)
 {
     lua_State *L = sr_lua_new(SR_LUA_MEM_LIMIT);
+    sr_lua_limit_time(L, SR_LUA_TIME_S);
     int rc = sr_lua_require(L, "sparkreport.report", err, errlen);
-    if (rc == 0) {
-        lua_getfield(L, -1, "render");
-        lpdf_push_doc(L, doc);
-        lua_pushvalue(L, -1);
-        lua_insert(L, -4);              /* keep the doc object below, to detach it after */
-        lua_push_json(L, results);
+    if (rc == 0 && lua_push_json_protected(L, results, err, errlen) != 0) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, errlen, "too large to draw: %s", why);
+        rc = SR_RESULTS_INVALID;
+    }
+    if (rc == 0)
+        rc = check_shape(L, err, errlen);
+    if (rc == 0) {                      /* [report, results] */
+        lpdf_push_doc(L, doc);          /* kept at 3, to detach it after */
+        lua_getfield(L, 1, "render");
+        lua_pushvalue(L, 3);
+        lua_pushvalue(L, 2);
         rc = sr_lua_pcall(L, 2, 0, err, errlen, NULL);
-        lpdf_detach(L, -2);
+        lpdf_detach(L, 3);
     }
     sr_lua_close(L);
     return rc;
@@ -123,28 +211,25 @@ int render_results(const cJSON *results, const char *pdf_path, char *err, size_t
     if (!doc)
         return -1;
     const cJSON *scn = cJSON_GetObjectItemCaseSensitive(results, "scenario");
-    pdf_doc_info(doc, json_str(scn, "title", "sparkreport"), "sparkreport measurement report",
-                 report_date(results));
-    int rc = draw(doc, results, err, errlen);
-    if (rc == 0) {
-        size_t len = strlen(pdf_path) + 16;
-        char *tmp = xmalloc(len);
-        snprintf(tmp, len, "%s.tmp-XXXXXX", pdf_path);
-        int fd = mkstemp(tmp);
-        if (fd < 0) {
-            snprintf(err, errlen, "%s: cannot create: %s", pdf_path, strerror(errno));
-            rc = -1;
+    pdf_doc_info(doc, json_str(results, "title", json_str(scn, "title", "sparkreport")),   /* comparisons: their own */
+                 json_str(results, "subject", "sparkreport measurement report"), report_date(results));
+    int rc = draw(doc, results, err, errlen), fd;
+    char *tmp = rc == 0 ? fs_temp_create(pdf_path, &fd, err, errlen) : NULL;
+    if (tmp) {
+        close(fd);
+        rc = pdf_doc_save(doc, tmp, err, errlen);
+        if (rc != 0) {
+            char why[1024];             /* name the file the user asked for, not the temporary */
+            const char *colon = strstr(err, ": ");
+            snprintf(why, sizeof why, "%s", colon ? colon + 2 : err);
+            snprintf(err, errlen, "%s: cannot write: %s", pdf_path, why);
+            fs_temp_discard(tmp);
         } else {
-            close(fd);
-            rc = pdf_doc_save(doc, tmp, err, errlen);
-            if (rc == 0 && (chmod(tmp, 0644) != 0 || rename(tmp, pdf_path) != 0)) {
-                snprintf(err, errlen, "%s: cannot write: %s", pdf_path, strerror(errno));
-                rc = -1;
-            }
-            if (rc != 0)
-                unlink(tmp);
+            rc = fs_temp_commit(tmp, pdf_path, err, errlen);
         }
         free(tmp);
+    } else if (rc == 0) {
+        rc = -1;
     }
     pdf_doc_free(doc);
     return rc;
@@ -168,12 +253,14 @@ int render_command(const char *results_path, const char *pdf_path)
     }
     int rc = render_results(r, pdf_path, err, sizeof err);
     cJSON_Delete(r);
-    if (rc != 0)
+    if (rc == SR_RESULTS_INVALID)
+        fprintf(stderr, "sparkreport: %s: %s\n", results_path, err);
+    else if (rc != 0)
         fprintf(stderr, "sparkreport: %s\n", err);
     else
         printf("%s\n", pdf_path);
     free(def);
-    return rc == 0 ? SR_EXIT_OK : SR_EXIT_FAILURE;
+    return rc == 0 ? SR_EXIT_OK : rc == SR_RESULTS_INVALID ? SR_EXIT_INPUT : SR_EXIT_FAILURE;
 }
 
 /* ---- results.csv ---- */
@@ -313,23 +400,67 @@ static void scenario_name(const char *path, char *out, size_t n)
     sanitize(out);
 }
 
-/* Loads and checks the scenario in L; leaves it on the stack. Prints the error itself. */
-static int load_scenario(lua_State *L, const struct run_opts *o, const char *source)
+/* Seconds a scenario's code may run before it returns: SR_LUA_SCENARIO_TIME_S, or
+ * SPARKREPORT_SCENARIO_TIME_S when set (0.1 .. 3600). */
+static double scenario_time_limit(void)
+{
+    const char *v = getenv("SPARKREPORT_SCENARIO_TIME_S");
+    char *end;
+    double t = v && *v ? strtod(v, &end) : 0;
+    return v && *v && *end == '\0' && t >= 0.1 && t <= 3600 ? t : SR_LUA_SCENARIO_TIME_S;
+}
+
+/* Runs the scenario file in a state of its own and returns what it declared, as data: its
+ * code never reaches the state that runs the experiments. Prints the error itself. */
+static cJSON *load_scenario(const struct run_opts *o, const char *source)
+{
+    char err[2048];
+    cJSON *scn = NULL;
+    lua_State *S = sr_lua_new(SR_LUA_SCENARIO_MEM_LIMIT);
+    double limit = scenario_time_limit();
+    sr_lua_scenario_mode(S, limit);
+    snprintf(err, sizeof err, "%s: the scenario ran for more than %g s of processor time inside one library "
+             "call (a string pattern that backtracks without end?); stopped", o->scenario, limit + SCENARIO_GRACE_S);
+    sr_lua_watchdog(limit + SCENARIO_GRACE_S, err, SR_EXIT_SCENARIO);
+    if (sr_lua_require(S, "sparkreport.runner", err, sizeof err) != 0) {
+        fprintf(stderr, "sparkreport: %s\n", err);
+        sr_lua_close(S);
+        return NULL;
+    }
+    lua_getfield(S, -1, "load");
+    lua_pushstring(S, source);
+    lua_pushstring(S, o->scenario);
+    lua_createtable(S, o->nsets, 0);
+    for (int i = 0; i < o->nsets; i++) {
+        lua_pushstring(S, o->sets[i]);
+        lua_rawseti(S, -2, i + 1);
+    }
+    if (sr_lua_pcall(S, 3, 1, err, sizeof err, NULL) != 0) {
+        if (!progress_stopping())       /* else the caller says it was interrupted */
+            fprintf(stderr, "%s\n", err);
+    } else if (!(scn = lua_to_json_protected(S, -1, "scenario", err, sizeof err)))
+        fprintf(stderr, "%s: the value it returned cannot be used: %s\n", o->scenario, err);
+    sr_lua_watchdog(0, NULL, 0);
+    sr_lua_close(S);
+    return scn;
+}
+
+/* The scenario's data, checked again in L by runner.prepare; leaves [runner, scenario] on
+ * L's stack. Prints the error itself. */
+static int prepare(lua_State *L, const struct run_opts *o, const cJSON *scn)
 {
     char err[2048];
     if (sr_lua_require(L, "sparkreport.runner", err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return -1;
     }
-    lua_getfield(L, -1, "load");
-    lua_pushstring(L, source);
-    lua_pushstring(L, o->scenario);
-    lua_createtable(L, o->nsets, 0);
-    for (int i = 0; i < o->nsets; i++) {
-        lua_pushstring(L, o->sets[i]);
-        lua_rawseti(L, -2, i + 1);
+    lua_getfield(L, -1, "prepare");
+    if (lua_push_json_protected(L, scn, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", o->scenario, err);
+        return -1;
     }
-    if (sr_lua_pcall(L, 3, 1, err, sizeof err, NULL) != 0) {
+    lua_pushstring(L, o->scenario);
+    if (sr_lua_pcall(L, 2, 1, err, sizeof err, NULL) != 0) {
         fprintf(stderr, "%s\n", err);
         return -1;
     }
@@ -356,12 +487,17 @@ static cJSON *execute(lua_State *L, const struct run_opts *o, const char *source
     lua_setfield(L, -2, "source");
     lua_pushstring(L, o->command);
     lua_setfield(L, -2, "command");
+    char cwd[4096];
+    if (getcwd(cwd, sizeof cwd)) {      /* where the command ran: its relative paths start here */
+        lua_pushstring(L, cwd);
+        lua_setfield(L, -2, "cwd");
+    }
     if (sr_lua_pcall(L, 3, 1, err, errlen, &trace) != 0) {
         progress_note("%s", trace ? trace : err);
         free(trace);
         return NULL;
     }
-    cJSON *r = lua_to_json(L, -1, "results", err, errlen);
+    cJSON *r = lua_to_json_protected(L, -1, "results", err, errlen);
     lua_pop(L, 1);
     return r;
 }
@@ -394,8 +530,11 @@ static int write_outputs(const char *dir, const cJSON *results, char *err, size_
     int rc = fs_write_atomic(path, csv, strlen(csv), err, errlen);
     free(csv);
     snprintf(path, sizeof path, "%s/report.pdf", dir);
-    if (rc == 0)
-        rc = render_results(back, path, err, errlen);
+    if (rc == 0 && (rc = render_results(back, path, err, errlen)) == SR_RESULTS_INVALID) {
+        char why[1024];
+        snprintf(why, sizeof why, "%.1000s", err);
+        snprintf(err, errlen, "%s/results.json: %s", dir, why);
+    }
     cJSON_Delete(back);
     return rc;
 }
@@ -425,6 +564,66 @@ static char *publish(const char *tmpdir, const struct run_opts *o, char *err, si
     return xstrdup(final);
 }
 
+/* The files a run folder holds; a second signal removes them and the folder. */
+static const char *const run_files[] = { "run.log", "results.json", "results.csv", "report.pdf",
+                                         "comparison.json", "comparison.pdf", NULL };
+
+static void register_run_folder(const char *tmpdir, int add)
+{
+    char path[FS_CLEANUP_PATH];
+    for (int i = 0; run_files[i]; i++) {
+        snprintf(path, sizeof path, "%s/%s", tmpdir, run_files[i]);
+        if (add)
+            fs_cleanup_add(path, 0);
+        else
+            fs_cleanup_forget(path);
+    }
+    if (add)
+        fs_cleanup_add(tmpdir, 1);
+    else
+        fs_cleanup_forget(tmpdir);
+}
+
+static void note_stale(const char *path)
+{
+    progress_note("removed %s, the unfinished run folder of a sparkreport that is gone", path);
+}
+
+/* Makes the temporary run folder (after removing stale ones) and opens its log. */
+static char *open_run_folder(const struct run_opts *o, FILE **log, char *err, size_t errlen)
+{
+    char *tmpdir;
+    if (fs_mkdir_p(o->outdir, err, errlen) != 0)
+        return NULL;
+    fs_clean_stale(o->outdir, ".tmp-", note_stale);
+    if (!(tmpdir = fs_mkdtemp(o->outdir, ".tmp-", err, errlen)))
+        return NULL;
+    register_run_folder(tmpdir, 1);
+    snprintf(err, errlen, "%s/run.log", tmpdir);
+    if (!(*log = fopen(err, "w"))) {
+        snprintf(err, errlen, "%s/run.log: cannot create: %s", tmpdir, strerror(errno));
+        fs_rm_rf(tmpdir);
+        register_run_folder(tmpdir, 0);
+        free(tmpdir);
+        return NULL;
+    }
+    return tmpdir;
+}
+
+/* Loads the scenario (its own state) and prepares it in L; an exit code, 0 to go on. */
+static int load_and_prepare(lua_State *L, const struct run_opts *o, const char *source)
+{
+    cJSON *scn = load_scenario(o, source);
+    int rc = scn && prepare(L, o, scn) == 0 ? 0 : SR_EXIT_SCENARIO;
+    cJSON_Delete(scn);
+    if (progress_stopping()) {
+        fprintf(stderr, "sparkreport: %s before any measurement; nothing was written\n",
+                stopped_by(progress_stopping()));
+        rc = 128 + progress_stopping();
+    }
+    return rc;
+}
+
 int run_command(const struct run_opts *o)
 {
     char err[2048], *source;
@@ -434,27 +633,25 @@ int run_command(const struct run_opts *o)
         return SR_EXIT_SCENARIO;
     }
     progress_quiet(o->quiet);
+    run_catch_signals(1, o->quiet);
     lua_State *L = sr_lua_new(SR_LUA_MEM_LIMIT);
-    int rc = SR_EXIT_SCENARIO;
+    sr_lua_limit_time(L, SR_LUA_TIME_S);
     char *tmpdir = NULL, *final = NULL;
     FILE *log = NULL;
-    if (load_scenario(L, o, source) != 0)
+    int rc = load_and_prepare(L, o, source);
+    if (rc != 0)
         goto done;
     rc = SR_EXIT_FAILURE;
-    if (fs_mkdir_p(o->outdir, err, sizeof err) != 0 || !(tmpdir = fs_mkdtemp(o->outdir, ".tmp-", err, sizeof err)))
+    if (!(tmpdir = open_run_folder(o, &log, err, sizeof err)))
         goto fail;
-    snprintf(err, sizeof err, "%s/run.log", tmpdir);
-    if (!(log = fopen(err, "w"))) {
-        snprintf(err, sizeof err, "%s/run.log: cannot create: %s", tmpdir, strerror(errno));
-        goto fail;
-    }
     progress_log(log);
     fprintf(log, "sparkreport %s: %s\n", PACKAGE_VERSION, o->command);
     cJSON *results = execute(L, o, source, err, sizeof err);
     if (!results)
         goto fail;
     int failed = any_failure(results);
-    int wrc = write_outputs(tmpdir, results, err, sizeof err);
+    int wrc = write_outputs(tmpdir, results, err, sizeof err), compared = 0;
+    int slower = wrc == 0 ? compare_after_run(tmpdir, o->outdir, results, &compared) : 0;
     cJSON_Delete(results);
     if (wrc != 0)
         goto fail;
@@ -467,10 +664,20 @@ int run_command(const struct run_opts *o)
     log = NULL;
     if (!(final = publish(tmpdir, o, err, sizeof err)))
         goto fail;
+    register_run_folder(tmpdir, 0);
     printf("%s/report.pdf\n", final);
-    if (failed)
-        progress_note("some measurements failed validation or did not run; the report says which");
-    rc = failed ? SR_EXIT_INVALID : SR_EXIT_OK;
+    if (compared)
+        printf("%s/comparison.pdf\n", final);
+    fflush(stdout);
+    if (progress_stopping()) {
+        progress_note("the run was %s; results.json and report.pdf say it is partial",
+                      stopped_by(progress_stopping()));
+        rc = 128 + progress_stopping();
+    } else {
+        if (failed)
+            progress_note("some measurements failed validation or did not run; the report says which");
+        rc = failed ? SR_EXIT_INVALID : slower > 0 ? SR_EXIT_SLOWER : SR_EXIT_OK;
+    }
     goto done;
 fail:
     fprintf(stderr, "sparkreport: %s\n", err);
@@ -478,8 +685,10 @@ fail:
         progress_log(NULL);
         fclose(log);
     }
-    if (tmpdir)
+    if (tmpdir) {
         fs_rm_rf(tmpdir);
+        register_run_folder(tmpdir, 0);
+    }
 done:
     free(tmpdir);
     free(final);

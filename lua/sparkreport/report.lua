@@ -4,7 +4,9 @@
 local M = {}
 
 local sections = {}
-for _, mod in ipairs { "sparkreport.sections.common", "sparkreport.sections.bandwidth" } do
+for _, mod in ipairs { "sparkreport.sections.common", "sparkreport.sections.bandwidth", "sparkreport.sections.precision",
+                       "sparkreport.sections.regression", "sparkreport.sections.train",
+                       "sparkreport.sections.compress" } do
   for name, fn in pairs(require(mod)) do sections[name] = fn end
 end
 
@@ -15,8 +17,22 @@ function M.sections()
   return out
 end
 
+-- M.check(results) -> true | false, "PATH must be ...": whether the sections can draw these
+-- results (sparkreport.schema) with a template this sparkreport has; render calls it first, so a
+-- damaged file is refused with the path of the bad value instead of failing half-way.
+function M.check(results)
+  local ok, err = require("sparkreport.schema").check(results)
+  if not ok then return false, err end
+  local name = results.template or results.scenario and results.scenario.template or "procurement"
+  if type(name) ~= "string" or not pcall(require, "templates." .. name) then
+    return false, ("the results name the template '%s', which this sparkreport does not have"):format(tostring(name))
+  end
+  return true
+end
+
 function M.render(doc, results)
-  local name = results.scenario and results.scenario.template or "procurement"
+  -- a results document names its template in its scenario; a comparison names its own
+  local name = results.template or results.scenario and results.scenario.template or "procurement"
   local ok, tpl = pcall(require, "templates." .. name)
   if not ok then error(("results name the template '%s', which this sparkreport does not have"):format(name), 0) end
   for _, s in ipairs(tpl.sections) do

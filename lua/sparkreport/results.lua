@@ -47,4 +47,15 @@ function M.headline(results)
   end
 end
 
+-- The GPU headline: triad, FP64, device memory, largest working set of the sweep.
+function M.gpu_headline(results)
+  for _, exp in ipairs(M.experiments(results, "bandwidth", "gpu")) do
+    local best
+    for _, r in ipairs(M.records(exp, { series = "size", kernel = "triad", precision = "fp64", valid = true })) do
+      if not best or r.working_set_bytes > best.working_set_bytes then best = r end
+    end
+    if best then return best, exp end
+  end
+end
+
 return M

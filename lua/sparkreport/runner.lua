@@ -9,6 +9,7 @@ local catalog = require "sparkreport.catalog"
 local M = { schema = "sparkreport/results", schema_version = 1 }
 
 local REPORT_RESERVE = 0.05     -- of the budget kept for writing and rendering
+M.max_experiments = 100
 
 local function last_line(source)
   local n = 1
@@ -61,7 +62,56 @@ function M.load(source, chunkname, sets)
   return scn
 end
 
+-- The scenario as data (what M.load returned, passed through JSON by the C program), checked
+-- again in the state that runs the experiments: the scenario's own code may have changed its
+-- tables after the constructors checked them, and none of that code comes along.
+function M.prepare(data, chunkname)
+  local function bad(fmt, ...) error(chunkname .. ": the scenario it returned " .. fmt:format(...), 0) end
+  if type(data) ~= "table" or type(data.params) ~= "table" or type(data.experiments) ~= "table" then
+    bad("is not a scenario (write `return sr.scenario { ... }`)")
+  end
+  local params, err = bench.check("scenario", data.params)
+  if not params then bad("has invalid fields: %s", err) end
+  local ok, cerr = catalog.check_ids(params.compare)
+  if not ok then bad("has invalid fields: %s", cerr) end
+  local exps = {}
+  for i, e in ipairs(data.experiments) do
+    if type(e) ~= "table" or type(e.experiment) ~= "string" or type(e.params) ~= "table" then
+      bad("has an entry %d that is not an experiment", i)
+    end
+    local okc, p, perr = pcall(bench.check, e.experiment, e.params)
+    if not okc then bad("has an entry %d: %s", i, p) end
+    if not p then bad("has an entry %d with invalid parameters: %s", i, perr) end
+    exps[#exps + 1] = { experiment = e.experiment, params = p }
+  end
+  if #exps == 0 or #exps ~= #data.experiments then bad("lists no experiments, or has holes in the list") end
+  if #exps > M.max_experiments then
+    bad("lists %d experiments; at most %d fit in one run (each takes a second at least)", #exps, M.max_experiments)
+  end
+  return { scenario = true, params = params, experiments = exps }
+end
+
 local function utc(t) return os.date("!%Y-%m-%dT%H:%M:%SZ", math.floor(t)) end
+
+local function stopped_by(sig)
+  return sig == "SIGINT" and "interrupted by SIGINT" or ("stopped by " .. sig)
+end
+
+-- An experiment the run did not start because it was asked to stop.
+local function not_run(e, sig)
+  return { name = e.experiment, device = e.params.device, params = e.params, status = "not run",
+           error = ("the run was %s before this experiment started"):format(stopped_by(sig)),
+           results = {}, skipped = {} }
+end
+
+-- results.status_reason of a stopped run; `during` is the experiment the signal came in.
+local function stop_reason(sig, during, n, name)
+  local later = n - during
+  local tail = later == 1 and "; the experiment after it did not run"
+    or later > 1 and ("; the %d experiments after it did not run"):format(later) or ""
+  return ("%s during experiment %d of %d (%s), which kept the measurements it had finished%s")
+         :format(stopped_by(sig), during, n, name, tail)
+end
 
 local function catalog_block(ctx, compare)
   local cat = catalog.load()
@@ -102,17 +152,39 @@ function M.execute(scn, ctx, meta)
     context = ctx,
     scenario = { path = meta.path, name = meta.name, sha256 = bench.sha256(meta.source),
                  source = meta.source, command = meta.command, title = p.title,
-                 template = p.template, budget_s = p.budget_s, compare = p.compare },
+                 template = p.template, budget_s = p.budget_s, compare = p.compare,
+                 baseline = p.baseline, cwd = meta.cwd },
     catalog = catalog_block(ctx, p.compare),
     experiments = {},
   }
-  for _, e in ipairs(scn.experiments) do
+  for i, e in ipairs(scn.experiments) do
     local w = M.weight(e.experiment)
     local left = budget - (bench.now() - t0)
     local share = math.max(left * w / weights, 1.0)
     weights = weights - w
-    doc.experiments[#doc.experiments + 1] = run_one(e, share)
+    local sig = bench.stopping()
+    if sig then
+      doc.experiments[#doc.experiments + 1] = not_run(e, sig)
+      if doc.status == "complete" then          -- it came between two experiments
+        doc.status = "partial"
+        doc.status_reason = i == 1 and ("%s before any experiment started"):format(stopped_by(sig))
+          or ("%s after experiment %d of %d; the %d after it did not run")
+             :format(stopped_by(sig), i - 1, #scn.experiments, #scn.experiments - i + 1):gsub("the 1 after", "the one after")
+      end
+    else
+      local rec = run_one(e, share)
+      sig = bench.stopping()
+      if sig then                     -- it returned early, with what it had measured
+        if rec.status == "complete" then rec.status = "partial" end
+        rec.note = ("%s: the measurements after the one running then were not made"):format(stopped_by(sig))
+        doc.status = "partial"
+        doc.status_reason = stop_reason(sig, i, #scn.experiments, e.experiment)
+      end
+      doc.experiments[#doc.experiments + 1] = rec
+    end
   end
+  -- what the training-time model reads, from the measurements above (sparkreport.calibration)
+  doc.calibration = require("sparkreport.calibration").build(doc)
   local finished = bench.wall()
   doc.finished_utc, doc.finished_epoch = utc(finished), math.floor(finished)
   doc.elapsed_s = bench.now() - t0

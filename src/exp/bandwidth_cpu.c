@@ -174,13 +174,23 @@ static void cpu_release(struct bw_arrays *x)
     memset(x, 0, sizeof *x);
 }
 
-static int cpu_alloc(struct bw_arrays *x, size_t n, enum bw_prec p, int threads, const int *cpus,
-                     int first_touch, char *err, size_t errlen)
+static int cpu_supports(enum bw_path path, char *why, size_t whylen)
 {
-    size_t bytes = n * bw_prec_size[p];
+    if (path == BW_PATH_HOST)
+        return 0;
+    snprintf(why, whylen, "the CPU reaches its arrays through ordinary host memory only");
+    return -1;
+}
+
+static int cpu_alloc(struct bw_arrays *x, const struct bw_layout *l, char *err, size_t errlen)
+{
+    size_t n = l->n, bytes = n * bw_prec_size[l->prec];
+    int threads = l->threads;
+    const int *cpus = l->cpus;
     memset(x, 0, sizeof *x);
     x->n = n;
-    x->prec = p;
+    x->prec = l->prec;
+    x->path = BW_PATH_HOST;
     x->threads = threads;
     x->cpus = cpus;
     x->a = alloc_array(bytes);
@@ -192,7 +202,7 @@ static int cpu_alloc(struct bw_arrays *x, size_t n, enum bw_prec p, int threads,
         cpu_release(x);
         return -1;
     }
-    if (!first_touch)
+    if (!l->first_touch)
         init_range(x, 0, n);
     if (cpus)
         sched_getaffinity(0, sizeof unpinned, &unpinned);
@@ -200,7 +210,7 @@ static int cpu_alloc(struct bw_arrays *x, size_t n, enum bw_prec p, int threads,
     {
         if (cpus)
             pin_self(cpus);
-        if (first_touch) {
+        if (l->first_touch) {
             /* the same static partition the kernels use, so each thread's pages are local */
 #pragma omp for schedule(static)
             for (size_t i = 0; i < n; i++)
@@ -250,6 +260,7 @@ static double cpu_check(struct bw_arrays *x, enum bw_kernel k)
 
 const struct bw_ops bw_cpu_ops = {
     .device = "cpu",
+    .supports = cpu_supports,
     .alloc = cpu_alloc,
     .run = cpu_run,
     .check = cpu_check,

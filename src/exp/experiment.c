@@ -5,10 +5,20 @@
 #include <string.h>
 
 #include "exp/bandwidth.h"
+#include "exp/compress.h"
+#include "exp/precision.h"
+#include "exp/train.h"
 
 const struct experiment experiments[] = {
     { "bandwidth", "memory bandwidth: STREAM kernels over a working-set sweep and thread counts",
       bw_params, 1.0, bw_precheck, bw_run },
+    { "precision", "compute per number format: FMA peaks, GEMM sweeps, intensity sweep (roofline knee), "
+      "numerical error against FP64", prec_params, 0.375, prec_precheck, prec_run },
+    { "train", "a GPT-style decoder trained on a generated n-gram corpus: loss against the entropy bound, "
+      "step time, tokens/s, FLOP/s and every op timed", train_params, 0.5, train_precheck, train_run },
+    { "compress", "quantization and pruning: weight-streaming products per scheme (time, physical bytes, "
+      "speed-up over FP32 and BF16), layer output error, held-out loss of a trained model", compress_params,
+      0.25, compress_precheck, compress_run },
     { NULL, NULL, NULL, 0, NULL, NULL },
 };
 
@@ -21,6 +31,9 @@ const struct param scenario_params[] = {
       "report template (templates/NAME.lua): which sections, in which order" },
     { "compare", PARAM_STR, PARAM_LIST, NULL, NULL, "dgx-spark,h100-sxm,h200-sxm,b200", 0, 0,
       "catalog systems whose spec figures the report shows beside this machine's" },
+    { "baseline", PARAM_STR, 0, NULL, NULL, "none", 0, 0,
+      "run to compare this one with (comparison.pdf/.json in the run folder, exit 6 when slower): "
+      "none; latest (DIR/latest before this run); a run folder's name in DIR; a path with a '/'" },
     { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 

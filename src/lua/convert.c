@@ -9,6 +9,7 @@
 
 #include <lauxlib.h>
 
+#include "lua/state.h"
 #include "util/error.h"
 #include "util/json.h"
 
@@ -46,6 +47,48 @@ void lua_push_json(lua_State *L, const cJSON *j)
     } else {
         lua_pushnil(L);
     }
+}
+
+static int push_json_from_pointer(lua_State *L)
+{
+    lua_push_json(L, lua_touserdata(L, 1));
+    return 1;
+}
+
+int lua_push_json_protected(lua_State *L, const cJSON *j, char *err, size_t errlen)
+{
+    lua_pushcfunction(L, push_json_from_pointer);
+    lua_pushlightuserdata(L, (void *)j);
+    return sr_lua_pcall(L, 1, 1, err, errlen, NULL);
+}
+
+struct to_json_call {
+    const char *root;
+    char *err;
+    size_t errlen;
+    cJSON *out;
+};
+
+static int to_json_from_pointer(lua_State *L)
+{
+    struct to_json_call *c = lua_touserdata(L, 2);
+    c->out = lua_to_json(L, 1, c->root, c->err, c->errlen);
+    return 0;
+}
+
+cJSON *lua_to_json_protected(lua_State *L, int idx, const char *root, char *err, size_t errlen)
+{
+    struct to_json_call c = { root, err, errlen, NULL };
+    char why[512];
+    idx = lua_absindex(L, idx);
+    lua_pushcfunction(L, to_json_from_pointer);
+    lua_pushvalue(L, idx);
+    lua_pushlightuserdata(L, &c);
+    if (sr_lua_pcall(L, 2, 0, why, sizeof why, NULL) != 0) {
+        snprintf(err, errlen, "%s: %s", root, why);
+        return NULL;
+    }
+    return c.out;
 }
 
 struct path {
@@ -116,16 +159,27 @@ static cJSON *convert_object(lua_State *L, int idx, struct path *p, int depth, c
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER) {
+            char what[64];
+            snprintf(what, sizeof what, "a %s key cannot be stored as data", luaL_typename(L, -1));
+            lua_pop(L, 1);
+            for (size_t i = 0; i < nkeys; i++)
+                free(keys[i]);
+            free(keys);
+            fail(err, errlen, p, what);
+            return NULL;
+        }
         if (nkeys == cap)
             keys = xrealloc(keys, (cap *= 2) * sizeof *keys);
         lua_pushvalue(L, -1);
-        keys[nkeys++] = xstrdup(luaL_tolstring(L, -1, NULL));   /* numbers become "1" */
-        lua_pop(L, 2);
+        keys[nkeys++] = xstrdup(lua_tostring(L, -1));           /* numbers become "1" */
+        lua_pop(L, 1);
     }
     qsort(keys, nkeys, sizeof *keys, cmp_keys);
     cJSON *obj = cJSON_CreateObject();
     for (size_t i = 0; i < nkeys && obj; i++) {
-        lua_getfield(L, idx, keys[i]);
+        lua_pushstring(L, keys[i]);         /* raw: converting runs no metamethod */
+        lua_rawget(L, idx);
         if (lua_isnil(L, -1)) {             /* a numeric key: look it up as a number */
             lua_pop(L, 1);
             lua_pushnumber(L, strtod(keys[i], NULL));

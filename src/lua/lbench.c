@@ -3,6 +3,7 @@
  * helpers shared with the C charts. Measurements are the experiments'; this file only
  * carries values across the bridge. */
 #include <math.h>
+#include <signal.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -11,8 +12,10 @@
 #include "lua/convert.h"
 #include "lua/embedded.h"
 #include "lua/modules.h"
+#include "lua/state.h"
 #include "util/env.h"
 #include "util/error.h"
+#include "util/mwu.h"
 #include "util/progress.h"
 #include "util/sha256.h"
 #include "util/timing.h"
@@ -95,6 +98,9 @@ static int l_run(lua_State *L)
     const struct experiment *exp;
     params_of(L, luaL_checkstring(L, 1), &exp);
     luaL_argcheck(L, exp != NULL, 1, "not an experiment");
+    if (sr_lua_is_scenario(L))
+        return luaL_error(L, "bench.run is not available in a scenario: experiments run after the scenario "
+                          "returns them (write sr.%s { ... })", exp->name);
     luaL_checktype(L, 2, LUA_TTABLE);
     double budget = luaL_checknumber(L, 3);
     luaL_argcheck(L, budget > 0 && budget <= 86400 * 7, 3, "budget must be 0 .. 604800 seconds");
@@ -104,7 +110,9 @@ static int l_run(lua_State *L)
     cJSON_Delete(given);
     if (!norm)
         return luaL_error(L, "%s", err);
+    sr_lua_pause_clock(L);              /* measurements do not count against Lua's time limit */
     cJSON *out = exp->run(norm, budget, err, sizeof err);
+    sr_lua_resume_clock(L);
     cJSON_Delete(norm);
     if (!out) {
         luaL_pushfail(L);
@@ -126,6 +134,8 @@ static void push_param(lua_State *L, const struct param *p)
     lua_setfield(L, -2, "type");
     lua_pushboolean(L, (p->flags & PARAM_LIST) != 0);
     lua_setfield(L, -2, "list");
+    lua_pushboolean(L, (p->flags & PARAM_NOT_KEY) != 0);
+    lua_setfield(L, -2, "not_key");
     lua_pushstring(L, p->def);
     lua_setfield(L, -2, "default");
     lua_pushstring(L, p->help);
@@ -224,6 +234,62 @@ static int l_format_duration(lua_State *L)
     return 1;
 }
 
+/* Argument arg as an array of numbers (Lua memory, freed with the state's garbage); *n its length. */
+static double *number_list(lua_State *L, int arg, int *n)
+{
+    luaL_checktype(L, arg, LUA_TTABLE);
+    lua_Unsigned len = lua_rawlen(L, arg);
+    luaL_argcheck(L, len >= 1 && len <= 10000000, arg, "expected a list of 1 .. 10000000 numbers");
+    double *v = lua_newuserdatauv(L, (size_t)len * sizeof *v, 0);
+    for (lua_Unsigned i = 0; i < len; i++) {
+        if (lua_rawgeti(L, arg, (lua_Integer)i + 1) != LUA_TNUMBER)
+            luaL_argerror(L, arg, lua_pushfstring(L, "entry %I is a %s, not a number",
+                                                  (LUAI_UACINT)i + 1, luaL_typename(L, -1)));
+        v[i] = (double)lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    *n = (int)len;
+    return v;
+}
+
+/* bench.mann_whitney(x, y) -> { w, p, z, exact, ties, min_p } | nil, message (two-sided) */
+static int l_mann_whitney(lua_State *L)
+{
+    int nx, ny;
+    const double *x = number_list(L, 1, &nx), *y = number_list(L, 2, &ny);
+    struct mwu r;
+    if (mwu_test(x, nx, y, ny, &r) != 0) {
+        luaL_pushfail(L);
+        lua_pushliteral(L, "a sample holds a value that is not a finite number");
+        return 2;
+    }
+    lua_createtable(L, 0, 6);
+    lua_pushnumber(L, r.w);
+    lua_setfield(L, -2, "w");
+    lua_pushnumber(L, r.p);
+    lua_setfield(L, -2, "p");
+    lua_pushnumber(L, r.z);
+    lua_setfield(L, -2, "z");
+    lua_pushboolean(L, r.exact);
+    lua_setfield(L, -2, "exact");
+    lua_pushboolean(L, r.ties);
+    lua_setfield(L, -2, "ties");
+    lua_pushnumber(L, r.min_p);
+    lua_setfield(L, -2, "min_p");
+    return 1;
+}
+
+/* bench.stopping() -> "SIGINT" | "SIGTERM" once the run was asked to stop, else nil */
+static int l_stopping(lua_State *L)
+{
+    int sig = progress_stopping();
+    if (!sig)
+        lua_pushnil(L);
+    else
+        lua_pushstring(L, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+    return 1;
+}
+
 static int l_note(lua_State *L)
 {
     progress_note("%s", luaL_checkstring(L, 1));
@@ -236,12 +302,14 @@ static const luaL_Reg bench_funcs[] = {
     { "experiments", l_experiments },
     { "format_bytes", l_format_bytes },
     { "format_duration", l_format_duration },
+    { "mann_whitney", l_mann_whitney },
     { "note", l_note },
     { "now", l_now },
     { "parse", l_parse },
     { "resource", l_resource },
     { "run", l_run },
     { "sha256", l_sha256 },
+    { "stopping", l_stopping },
     { "wall", l_wall },
     { NULL, NULL },
 };

@@ -1,10 +1,15 @@
 /* state.c: builds the sandbox. What scenarios may touch is decided here and only here;
- * the modules themselves (lbench.c, lpdf.c) assume they run inside it. */
+ * the modules themselves (lbench.c, lpdf.c) assume they run inside it. The limits (memory,
+ * time outside measurements, Lua's own stack bounds) are enforced here too. */
 #include "lua/state.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -12,26 +17,170 @@
 #include "lua/embedded.h"
 #include "lua/modules.h"
 #include "util/error.h"
+#include "util/progress.h"
+#include "util/units.h"
 
-struct mem_limit {
-    size_t used, limit;
+#define HOOK_EVERY 1000             /* VM instructions between two looks at the clock */
+
+/* The clock of the limit: processor time of the calling thread (the one running Lua), so a
+ * busy machine does not end a scenario that would finish, and a measurement's other threads
+ * do not count. */
+static double lua_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One per state, the allocator's user data, so every thread of the state reaches it. */
+struct limits {
+    size_t used, limit;             /* bytes the Lua allocator holds, and its ceiling */
+    lua_State *L;                   /* the main thread, to name where memory ran out */
+    char oom_where[256];            /* "FILE:LINE" of the Lua code whose allocation was refused */
+    double time_limit;              /* processor seconds of Lua outside measurements; 0: none */
+    double deadline;                /* lua_clock() at which that time is spent */
+    double paused_at;               /* lua_clock() when a measurement began; 0: none running */
+    int scenario;                   /* scenario state: interruptible, measurements refused */
 };
+
+static struct limits *limits_of(lua_State *L)
+{
+    void *ud;
+    lua_getallocf(L, &ud);
+    return ud;
+}
+
+/* The innermost Lua function on m->L's stack as "FILE:LINE", for out-of-memory messages
+ * (Lua calls no message handler for those). Reads CallInfo only: no allocation. A refusal
+ * with no Lua function on the stack (while Lua unwinds the error) keeps the last place. */
+static void note_oom_where(struct limits *m)
+{
+    lua_Debug ar;
+    for (int level = 0; m->L && lua_getstack(m->L, level, &ar); level++) {
+        if (lua_getinfo(m->L, "Sl", &ar) && ar.currentline > 0) {
+            snprintf(m->oom_where, sizeof m->oom_where, "%s:%d", ar.short_src, ar.currentline);
+            return;
+        }
+    }
+}
 
 static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-    struct mem_limit *m = ud;
+    struct limits *m = ud;
     size_t old = ptr ? osize : 0;
     if (nsize == 0) {
         free(ptr);
         m->used -= old;
         return NULL;
     }
-    if (nsize > old && m->used - old + nsize > m->limit)
+    if (nsize > old && m->used - old + nsize > m->limit) {
+        note_oom_where(m);
         return NULL;                        /* Lua raises "not enough memory" */
+    }
     void *p = realloc(ptr, nsize);
     if (p)
         m->used = m->used - old + nsize;
     return p;
+}
+
+/* The count hook: ends code that runs past its time, or (in a scenario) past a signal. Once
+ * it has fired it fires on every instruction of that thread, so a scenario that catches the
+ * error with pcall and loops on cannot outlast it. */
+static void budget_hook(lua_State *L, lua_Debug *ar)
+{
+    struct limits *m = limits_of(L);
+    int sig = m->scenario ? progress_stopping() : 0;
+    char msg[160];
+    if (!sig && (m->paused_at > 0 || m->time_limit <= 0 || lua_clock() <= m->deadline))
+        return;
+    lua_sethook(L, budget_hook, LUA_MASKCOUNT, 1);
+    if (sig)
+        snprintf(msg, sizeof msg, "interrupted by %s", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+    else
+        snprintf(msg, sizeof msg, "%s ran for more than %g s of processor time (%s): an endless loop?",
+                 m->scenario ? "the scenario" : "Lua code", m->time_limit,
+                 m->scenario ? "its limit until it returns the experiments" : "the limit outside measurements");
+    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)    /* ar: the function running now */
+        lua_pushfstring(L, "%s:%d: %s", ar->short_src, ar->currentline, msg);
+    else
+        lua_pushstring(L, msg);
+    lua_error(L);
+}
+
+void sr_lua_limit_time(lua_State *L, double seconds)
+{
+    struct limits *m = limits_of(L);
+    m->time_limit = seconds;
+    m->deadline = lua_clock() + seconds;
+    m->paused_at = 0;
+    lua_sethook(L, budget_hook, LUA_MASKCOUNT, HOOK_EVERY);
+}
+
+void sr_lua_scenario_mode(lua_State *L, double seconds)
+{
+    limits_of(L)->scenario = 1;
+    sr_lua_limit_time(L, seconds);
+}
+
+int sr_lua_is_scenario(lua_State *L)
+{
+    return limits_of(L)->scenario;
+}
+
+void sr_lua_pause_clock(lua_State *L)
+{
+    struct limits *m = limits_of(L);
+    if (m->paused_at == 0)
+        m->paused_at = lua_clock();
+}
+
+void sr_lua_resume_clock(lua_State *L)
+{
+    struct limits *m = limits_of(L);
+    if (m->paused_at > 0) {
+        m->deadline += lua_clock() - m->paused_at;
+        m->paused_at = 0;
+    }
+}
+
+/* The hook cannot end a call that never returns to the VM (string.find on a pattern that
+ * backtracks for hours). The watchdog can: when its alarm rings it writes the message it was
+ * given and exits, which is safe while nothing has been written yet. */
+static char watchdog_msg[1024];
+static volatile sig_atomic_t watchdog_code;
+
+static void watchdog_ring(int sig)
+{
+    ssize_t w = write(STDERR_FILENO, watchdog_msg, strlen(watchdog_msg));
+    (void)w;
+    (void)sig;
+    _exit(watchdog_code);
+}
+
+void sr_lua_watchdog(double seconds, const char *message, int exit_code)
+{
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    if (seconds > 0) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = watchdog_ring;
+        sigemptyset(&sa.sa_mask);
+        snprintf(watchdog_msg, sizeof watchdog_msg, "%s\n", message);
+        watchdog_code = exit_code;
+        sigaction(SIGPROF, &sa, NULL);
+        it.it_value.tv_sec = (time_t)seconds;
+        it.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
+    }
+    setitimer(ITIMER_PROF, &it, NULL);  /* processor time too, like the limit it backs */
+}
+
+/* An error outside any protected call is a bug of ours; say so instead of aborting. */
+static int panic(lua_State *L)
+{
+    const char *msg = lua_tostring(L, -1);
+    fprintf(stderr, "sparkreport: unprotected Lua error (a bug): %s\n", msg ? msg : "not enough memory");
+    exit(SR_EXIT_FAILURE);
 }
 
 const struct embedded_file *embedded_find(const char *name)
@@ -176,11 +325,13 @@ static void sandbox(lua_State *L)
 
 lua_State *sr_lua_new(size_t mem_limit)
 {
-    struct mem_limit *m = xcalloc(1, sizeof *m);
+    struct limits *m = xcalloc(1, sizeof *m);
     m->limit = mem_limit;
     lua_State *L = lua_newstate(limited_alloc, m);
     if (!L)
         DIE("cannot create a Lua state");
+    m->L = L;
+    lua_atpanic(L, panic);
     static const luaL_Reg libs[] = {
         { LUA_GNAME, luaopen_base }, { LUA_LOADLIBNAME, luaopen_package },
         { LUA_COLIBNAME, luaopen_coroutine }, { LUA_TABLIBNAME, luaopen_table },
@@ -222,6 +373,7 @@ static int traceback(lua_State *L)
 int sr_lua_pcall(lua_State *L, int nargs, int nresults, char *err, size_t errlen, char **trace)
 {
     int base = lua_gettop(L) - nargs;
+    limits_of(L)->oom_where[0] = '\0';
     lua_pushcfunction(L, traceback);
     lua_insert(L, base);
     int rc = lua_pcall(L, nargs, nresults, base);
@@ -229,10 +381,16 @@ int sr_lua_pcall(lua_State *L, int nargs, int nresults, char *err, size_t errlen
     if (rc == LUA_OK)
         return 0;
     const char *msg = lua_tostring(L, -1);
+    char oom[512];
     if (!msg)
         msg = "out of memory";
-    if (rc == LUA_ERRMEM)
-        msg = "the scenario's Lua code ran out of memory (limit reached)";
+    if (rc == LUA_ERRMEM) {
+        struct limits *m = limits_of(L);
+        char lim[32];
+        snprintf(oom, sizeof oom, "%s%snot enough memory: Lua code may hold at most %s",
+                 m->oom_where, m->oom_where[0] ? ": " : "", units_format_bytes((double)m->limit, lim, sizeof lim));
+        msg = oom;
+    }
     size_t first = strcspn(msg, "\n");
     snprintf(err, errlen, "%.*s", (int)first, msg);
     if (trace)

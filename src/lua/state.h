@@ -1,7 +1,9 @@
 /* state.h: the sandboxed Lua state scenarios and templates run in: safe base functions,
  * string, table, math, utf8, coroutine, a read-only os subset, `require` of the embedded Lua
- * library and the C modules bench and pdf only, a memory ceiling, and protected calls that
- * turn any error into one line "FILE:LINE: message" (the traceback goes to the log). */
+ * library and the C modules bench and pdf only, a memory ceiling, a time limit for Lua code
+ * outside measurements, and protected calls that turn any error into one line
+ * "FILE:LINE: message" (the traceback goes to the log). The stack is bounded by Lua itself:
+ * LUAI_MAXSTACK slots ("stack overflow") and LUAI_MAXCCALLS nested C calls. */
 #ifndef SR_LUA_STATE_H
 #define SR_LUA_STATE_H
 
@@ -10,9 +12,31 @@
 #include <lua.h>
 
 #define SR_LUA_MEM_LIMIT ((size_t)1 << 30)     /* bytes the Lua allocator may hold */
+#define SR_LUA_SCENARIO_MEM_LIMIT ((size_t)128 << 20) /* a scenario declares; it needs little */
+#define SR_LUA_SCENARIO_TIME_S 10.0             /* a scenario's code, until it returns (CPU s) */
+#define SR_LUA_TIME_S 600.0                     /* runner and templates, measurements excluded */
 
 lua_State *sr_lua_new(size_t mem_limit);
 void sr_lua_close(lua_State *L);
+
+/* From now on, Lua code in L may use `seconds` of processor time (of the thread running it)
+ * in all, time inside measurements (between sr_lua_pause_clock and sr_lua_resume_clock)
+ * excluded; then it ends with the error "FILE:LINE: Lua code ran for more than N s of
+ * processor time ...". Checked every thousand VM instructions, so a long call inside one C
+ * function is not cut short (see sr_lua_watchdog). */
+void sr_lua_limit_time(lua_State *L, double seconds);
+void sr_lua_pause_clock(lua_State *L);
+void sr_lua_resume_clock(lua_State *L);
+
+/* The state a scenario file runs in: a time limit as above that says "the scenario", an
+ * end at SIGINT/SIGTERM (progress_stopping), and no measurements (bench.run refuses). */
+void sr_lua_scenario_mode(lua_State *L, double seconds);
+int sr_lua_is_scenario(lua_State *L);
+
+/* A backstop for what the time limit cannot reach (one C call that never returns to Lua):
+ * after `seconds` of the process's processor time, print message and _exit(exit_code). Only
+ * for code that has written nothing yet. seconds = 0 disarms it. Uses SIGPROF, ITIMER_PROF. */
+void sr_lua_watchdog(double seconds, const char *message, int exit_code);
 
 /* lua_pcall with a traceback handler. On error returns -1, err holds the message's first
  * line and, when trace is not NULL, *trace the full traceback (caller frees). */

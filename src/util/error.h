@@ -21,6 +21,7 @@ enum {
     SR_EXIT_SCENARIO = 3,    /* the scenario has an error: nothing was measured or written */
     SR_EXIT_INPUT = 4,       /* a results file is unreadable or invalid */
     SR_EXIT_INVALID = 5,     /* the run finished but a kernel failed validation */
+    SR_EXIT_SLOWER = 6,      /* compare (or a run with a baseline): some result is slower */
 };
 
 void sr_die(const char *file, int line, const char *fmt, ...) SR_NORETURN SR_PRINTF(3, 4);

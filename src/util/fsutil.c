@@ -1,14 +1,19 @@
-/* fsutil.c: atomic writes, bounded reads and run-folder housekeeping on POSIX. Callers
- * decide what to write; this file only makes sure it is all or nothing. */
+/* fsutil.c: atomic writes, bounded reads and run-folder housekeeping on POSIX, and the list
+ * of temporaries a sudden exit removes. Callers decide what to write; this file only makes
+ * sure it is all or nothing. */
 #include "util/fsutil.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/error.h"
@@ -45,37 +50,140 @@ static int default_mode(void)
     return 0666 & ~m;
 }
 
-int fs_write_atomic(const char *path, const void *data, size_t n, char *err, size_t errlen)
+/* ---- cleanup on a sudden exit ---- */
+
+static struct {
+    volatile sig_atomic_t used;     /* 0 free, 1 a file, 2 a folder */
+    char path[FS_CLEANUP_PATH];
+} cleanup[FS_CLEANUP_MAX];
+
+int fs_cleanup_add(const char *path, int is_dir)
+{
+    if (strlen(path) >= FS_CLEANUP_PATH)
+        return -1;
+    for (int i = 0; i < FS_CLEANUP_MAX; i++) {
+        if (!cleanup[i].used) {
+            memcpy(cleanup[i].path, path, strlen(path) + 1);
+            atomic_signal_fence(memory_order_seq_cst);
+            cleanup[i].used = is_dir ? 2 : 1;   /* set last: a handler sees a whole path or none */
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void fs_cleanup_forget(const char *path)
+{
+    for (int i = 0; i < FS_CLEANUP_MAX; i++)
+        if (cleanup[i].used && strcmp(cleanup[i].path, path) == 0)
+            cleanup[i].used = 0;
+}
+
+void fs_cleanup_now(void)
+{
+    int e = errno;                  /* a signal handler must leave errno as it found it */
+    for (int pass = 1; pass <= 2; pass++) {
+        for (int i = 0; i < FS_CLEANUP_MAX; i++) {
+            if (cleanup[i].used != pass)
+                continue;
+            if (pass == 1)
+                unlink(cleanup[i].path);
+            else
+                rmdir(cleanup[i].path);
+            cleanup[i].used = 0;
+        }
+    }
+    errno = e;
+}
+
+/* SIGINT and SIGTERM wait while a temporary is created and registered, or renamed and
+ * forgotten, so their handler never finds one it does not know of. */
+static void hold_signals(sigset_t *old)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGINT);
+    sigaddset(&s, SIGTERM);
+    sigprocmask(SIG_BLOCK, &s, old);
+}
+
+static void release_signals(const sigset_t *old)
+{
+    sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* ---- atomic files ---- */
+
+char *fs_temp_create(const char *path, int *fd, char *err, size_t errlen)
 {
     size_t len = strlen(path) + 16;
     char *tmp = xmalloc(len);
+    sigset_t old;
     snprintf(tmp, len, "%s.tmp-XXXXXX", path);
+    hold_signals(&old);
     errno = 0;
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
+    *fd = mkostemp(tmp, O_CLOEXEC);
+    int e = errno;
+    if (*fd >= 0)
+        fs_cleanup_add(tmp, 0);
+    release_signals(&old);
+    if (*fd < 0) {
+        errno = e;
         fail(err, errlen, path, "cannot create");
         free(tmp);
-        return -1;
+        return NULL;
     }
-    int ok = write_all(fd, data, n) == 0 && fchmod(fd, (mode_t)default_mode()) == 0
-             && fsync(fd) == 0;
+    return tmp;
+}
+
+int fs_temp_commit(const char *tmp, const char *path, char *err, size_t errlen)
+{
+    sigset_t old;
+    int rc = 0;
+    hold_signals(&old);
+    if (chmod(tmp, (mode_t)default_mode()) != 0 || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        rc = fail(err, errlen, path, "cannot write");
+    }
+    fs_cleanup_forget(tmp);
+    release_signals(&old);
+    return rc;
+}
+
+void fs_temp_discard(const char *tmp)
+{
+    sigset_t old;
+    hold_signals(&old);
+    unlink(tmp);
+    fs_cleanup_forget(tmp);
+    release_signals(&old);
+}
+
+int fs_write_atomic(const char *path, const void *data, size_t n, char *err, size_t errlen)
+{
+    int fd;
+    char *tmp = fs_temp_create(path, &fd, err, errlen);
+    if (!tmp)
+        return -1;
+    errno = 0;
+    int ok = write_all(fd, data, n) == 0 && fsync(fd) == 0;
     int e = errno;
     if (close(fd) != 0 && ok) {
         ok = 0;
         e = errno;
     }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        e = errno;
-    }
-    if (!ok)
-        unlink(tmp);
-    free(tmp);
+    int rc = 0;
     if (!ok) {
+        fs_temp_discard(tmp);
         errno = e;
-        return fail(err, errlen, path, "cannot write");
+        rc = fail(err, errlen, path, "cannot write");
+    } else {
+        rc = fs_temp_commit(tmp, path, err, errlen);
     }
-    return 0;
+    free(tmp);
+    return rc;
 }
 
 int fs_read_file(const char *path, size_t max, char **data, size_t *n, char *err, size_t errlen)
@@ -165,7 +273,40 @@ char *fs_mkdtemp(const char *parent, const char *prefix, char *err, size_t errle
         return NULL;
     }
     chmod(p, (mode_t)(default_mode() | 0111));
-    return p;
+    int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        close(fd);                  /* no locks here (some network file systems): never stale */
+    }
+    return p;                       /* fd stays open, and the lock held, until exit */
+}
+
+int fs_clean_stale(const char *parent, const char *prefix, void (*removed)(const char *path))
+{
+    DIR *d = opendir(parent);
+    struct dirent *e;
+    int n = 0;
+    if (!d)
+        return 0;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+            continue;
+        size_t len = strlen(parent) + strlen(e->d_name) + 2;
+        char *path = xmalloc(len);
+        struct stat st;
+        snprintf(path, len, "%s/%s", parent, e->d_name);
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && fstat(fd, &st) == 0 && time(NULL) - st.st_mtime > FS_STALE_S
+            && flock(fd, LOCK_EX | LOCK_NB) == 0 && fs_rm_rf(path) == 0) {
+            n++;
+            if (removed)
+                removed(path);
+        }
+        if (fd >= 0)
+            close(fd);
+        free(path);
+    }
+    closedir(d);
+    return n;
 }
 
 int fs_rm_rf(const char *path)
@@ -198,7 +339,9 @@ int fs_symlink_replace(const char *target, const char *linkpath, char *err, size
 {
     size_t len = strlen(linkpath) + 16;
     char *tmp = xmalloc(len);
+    sigset_t old;
     snprintf(tmp, len, "%s.tmp-%ld", linkpath, (long)getpid());
+    hold_signals(&old);
     unlink(tmp);
     errno = 0;
     int rc = 0;
@@ -208,6 +351,7 @@ int fs_symlink_replace(const char *target, const char *linkpath, char *err, size
         errno = e;
         rc = fail(err, errlen, linkpath, "cannot update link");
     }
+    release_signals(&old);
     free(tmp);
     return rc;
 }

@@ -9,13 +9,38 @@
 /* Writes data to path through "path.tmp-XXXXXX" in the same folder, then renames. */
 int fs_write_atomic(const char *path, const void *data, size_t n, char *err, size_t errlen);
 
+/* The steps of fs_write_atomic for writers that fill the file themselves: creates
+ * "path.tmp-XXXXXX" (registered for fs_cleanup_now while it exists) and returns its name
+ * (caller frees) and an open descriptor; commit gives it the user's umask mode and renames it
+ * over path; discard removes it. Both forget the registration. */
+char *fs_temp_create(const char *path, int *fd, char *err, size_t errlen);
+int fs_temp_commit(const char *tmp, const char *path, char *err, size_t errlen);
+void fs_temp_discard(const char *tmp);
+
+/* What a sudden exit must not leave behind. While registered, fs_cleanup_now() removes the
+ * path (a folder with rmdir, after every file). fs_cleanup_now only calls unlink and rmdir, so
+ * a signal handler may call it. At most FS_CLEANUP_MAX paths of FS_CLEANUP_PATH bytes. */
+#define FS_CLEANUP_MAX 16
+#define FS_CLEANUP_PATH 4096
+int fs_cleanup_add(const char *path, int is_dir);          /* -1 when full or too long */
+void fs_cleanup_forget(const char *path);
+void fs_cleanup_now(void);
+
 /* Reads a whole regular file of at most max bytes; *data is NUL-terminated, caller frees. */
 int fs_read_file(const char *path, size_t max, char **data, size_t *n, char *err, size_t errlen);
 
 int fs_mkdir_p(const char *path, char *err, size_t errlen);
 
-/* Creates a new empty folder "parent/prefixXXXXXX"; returns its path (caller frees) or NULL. */
+/* Creates a new empty folder "parent/prefixXXXXXX"; returns its path (caller frees) or NULL.
+ * The folder stays locked (flock) until this process exits, so fs_clean_stale in another
+ * process can tell a folder in use from one left by a process that died. */
 char *fs_mkdtemp(const char *parent, const char *prefix, char *err, size_t errlen);
+
+/* Removes the "parent/prefix*" folders fs_mkdtemp made for processes that are gone: unlocked
+ * and not modified for FS_STALE_S seconds (a folder younger than that may be about to be
+ * locked). Calls removed(path) for each; returns how many. */
+#define FS_STALE_S 60
+int fs_clean_stale(const char *parent, const char *prefix, void (*removed)(const char *path));
 
 /* Removes a folder tree this program made (no symlinks are followed). */
 int fs_rm_rf(const char *path);

@@ -20,9 +20,41 @@ static int depth_of(const cJSON *j)
     return j && (cJSON_IsArray(j) || cJSON_IsObject(j)) ? d + 1 : d;
 }
 
+/* How many arrays and objects are open at byte off (strings skipped): cJSON stops at its own
+ * nesting limit with a plain parse error, which is a depth problem, not invalid JSON. */
+static int open_depth(const char *text, size_t off)
+{
+    int depth = 0, in_string = 0;
+    for (size_t i = 0; i < off; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = 0;
+        } else if (c == '"') {
+            in_string = 1;
+        } else if (c == '[' || c == '{') {
+            depth++;
+        } else if (c == ']' || c == '}') {
+            depth--;
+        }
+    }
+    return depth;
+}
+
+/* Whether text[0..n) is only JSON whitespace; text need not be NUL-terminated. */
+static int all_space(const char *text, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\r' && text[i] != '\n')
+            return 0;
+    return 1;
+}
+
 cJSON *json_parse(const char *name, const char *text, size_t n, char *err, size_t errlen)
 {
-    if (n == 0 || strspn(text, " \t\r\n") == n) {
+    if (all_space(text, n)) {
         snprintf(err, errlen, "%s: empty file", name);
         return NULL;
     }
@@ -32,7 +64,7 @@ cJSON *json_parse(const char *name, const char *text, size_t n, char *err, size_
     }
     const char *end = NULL;
     cJSON *j = cJSON_ParseWithLengthOpts(text, n, &end, 0);
-    if (!j || (end && (size_t)(end - text) < n && strspn(end, " \t\r\n") != n - (size_t)(end - text))) {
+    if (!j || (end && (size_t)(end - text) < n && !all_space(end, n - (size_t)(end - text)))) {
         const char *at = end ? end : cJSON_GetErrorPtr();
         size_t off = at && at >= text && at <= text + n ? (size_t)(at - text) : n;
         int line = 1;
@@ -40,6 +72,8 @@ cJSON *json_parse(const char *name, const char *text, size_t n, char *err, size_
             line += text[i] == '\n';
         if (j)
             snprintf(err, errlen, "%s:%d: unexpected text after the JSON document", name, line);
+        else if (open_depth(text, off) >= CJSON_NESTING_LIMIT)
+            snprintf(err, errlen, "%s:%d: nested deeper than %d levels", name, line, JSON_MAX_DEPTH);
         else if (off + 1 >= n)   /* cJSON reports the end as the last byte */
             snprintf(err, errlen, "%s:%d: truncated JSON (ends before the document closes)", name, line);
         else

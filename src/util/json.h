@@ -10,7 +10,8 @@
 
 #define JSON_MAX_DEPTH 64
 
-/* Parses text (n bytes) named `name` in messages; NULL and a message on failure. */
+/* Parses text (n bytes, not necessarily NUL-terminated) named `name` in messages; NULL and a
+ * message on failure. */
 cJSON *json_parse(const char *name, const char *text, size_t n, char *err, size_t errlen);
 
 /* Reads and parses a file of at most max_bytes. */

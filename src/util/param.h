@@ -12,6 +12,9 @@
 enum param_type { PARAM_INT, PARAM_NUM, PARAM_BOOL, PARAM_SIZE, PARAM_ENUM, PARAM_STR };
 
 #define PARAM_LIST 1u           /* one value or a list of them; normalised to a list */
+#define PARAM_NOT_KEY 2u        /* chooses which records a run has, or how long and how often it
+                                 * repeats, not how each record is measured: two runs that differ
+                                 * in it still compare record by record (sparkreport compare) */
 #define PARAM_MAX_LIST 256
 
 struct param {

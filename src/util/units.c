@@ -66,7 +66,9 @@ char *units_format_duration(double s, char *buf, size_t n)
         snprintf(buf, n, "%.1f s", s);
     else if (s < 3600.0)
         snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60.0));
-    else
+    else if (s < 3600.0 * 1e6)         /* beyond, hours do not fit an int */
         snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60.0, 60.0));
+    else
+        snprintf(buf, n, "%.3g h", s / 3600);
     return buf;
 }

@@ -8,10 +8,10 @@ $ sparkreport run tests/scenarios/runtime.lua -o $OUT/reports
 tests/scenarios/runtime.lua:4: attempt to index a nil value (local 'sizes')
 [3]
 $ sparkreport run tests/scenarios/unknown-experiment.lua -o $OUT/reports
-tests/scenarios/unknown-experiment.lua:4: sparkreport has no experiment or function 'bandwith' (experiments: bandwidth; functions: is_experiment, scenario)
+tests/scenarios/unknown-experiment.lua:4: sparkreport has no experiment or function 'bandwith' (experiments: bandwidth, {*}; functions: is_experiment, scenario)
 [3]
 $ sparkreport run tests/scenarios/unknown-parameter.lua -o $OUT/reports
-tests/scenarios/unknown-parameter.lua:4: bandwidth: unknown parameter 'kernel' (valid: budget_s, clusters, cv, device, first_touch, kernels, max_reps, max_size, min_reps, min_size, points_per_octave, precisions, sample_s, sizes, threads, warmup)
+tests/scenarios/unknown-parameter.lua:4: bandwidth: unknown parameter 'kernel' (valid: alloc, budget_s, clusters, contention, contention_s, cv, device, first_touch, kernels, max_reps, max_size, min_reps, min_size, points_per_octave, precisions, sample_s, sizes, threads, transfer_size, transfers, warmup)
 [3]
 $ sparkreport run tests/scenarios/negative-size.lua -o $OUT/reports
 tests/scenarios/negative-size.lua:4: bandwidth: parameter 'max_size' must be a size such as 64KiB or 1GiB, got -1
@@ -41,7 +41,7 @@ $ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set bandwidth.min_r
 --set bandwidth.min_reps=1: bandwidth: parameter 'min_reps' = 1 is out of range (2 .. 1000)
 [3]
 $ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set budget=3
---set budget=3: scenario: unknown parameter 'budget' (valid: budget_s, compare, template, title)
+--set budget=3: scenario: unknown parameter 'budget' (valid: baseline, budget_s, compare, template, title)
 [3]
 $ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set train.steps=3
 --set train.steps=3: the scenario has no 'train' experiment (it has: bandwidth)

@@ -51,7 +51,9 @@ local csv = read(dir .. "/results.csv")
 local lines = {}
 for l in csv:gmatch("[^\n]+") do lines[#lines + 1] = l end
 if not lines[1]:find("^experiment,device,") then fail("csv header %s", lines[1]) end
-if #lines ~= #bw.results + 1 then fail("csv has %d rows for %d records", #lines - 1, #bw.results) end
+local records = 0                      -- every experiment's records, one row each
+for _, e in ipairs(r.experiments) do records = records + #e.results end
+if #lines ~= records + 1 then fail("csv has %d rows for %d records", #lines - 1, records) end
 
 -- the PDF's text
 if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end

@@ -14,13 +14,13 @@ assert(sr.is_experiment(bw) and bw.params.kernels[1] == "triad" and bw.params.ma
 assert(bw.params.min_reps == 5 and bw.params.threads == "sweep", "defaults filled in")
 
 fails(function() return sr.bandwidth { kernal = "triad" } end,
-      "bandwidth: unknown parameter 'kernal' (valid: budget_s, clusters, cv, device, first_touch, kernels, max_reps, max_size, min_reps, min_size, points_per_octave, precisions, sample_s, sizes, threads, warmup)")
-fails(function() return sr.bandwidht {} end, "sparkreport has no experiment or function 'bandwidht' (experiments: bandwidth; functions: ")
+      "bandwidth: unknown parameter 'kernal' (valid: alloc, budget_s, clusters, contention, contention_s, cv, device, first_touch, kernels, max_reps, max_size, min_reps, min_size, points_per_octave, precisions, sample_s, sizes, threads, transfer_size, transfers, warmup)")
+fails(function() return sr.bandwidht {} end, "sparkreport has no experiment or function 'bandwidht' (experiments: bandwidth, ")
 fails(function() return sr.bandwidth "all" end, "sr.bandwidth expects a table of parameters, got string")
 fails(function() return sr.bandwidth { max_size = "5TiB" } end, "bandwidth: parameter 'max_size' = 5TiB is out of range (3 KiB .. 1 TiB)")
 fails(function() return sr.bandwidth { sizes = { "64KiB", "900GiB" } } end, "bandwidth: a working set of 900 GiB does not fit in memory")
 fails(function() return sr.scenario { title = "x" } end, "scenario: no experiments (add e.g. sr.bandwidth { })")
-fails(function() return sr.scenario { budget = 5, sr.bandwidth {} } end, "scenario: unknown parameter 'budget' (valid: budget_s, compare, template, title)")
+fails(function() return sr.scenario { budget = 5, sr.bandwidth {} } end, "scenario: unknown parameter 'budget' (valid: baseline, budget_s, compare, template, title)")
 fails(function() return sr.scenario { 42 } end, "scenario: entry 1 is not an experiment")
 fails(function() return sr.scenario { compare = { "h300" }, sr.bandwidth {} } end, "scenario: unknown catalog system 'h300'")
 

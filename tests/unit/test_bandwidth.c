@@ -14,7 +14,8 @@ static void test_kernels(size_t n, int threads)
     for (int p = 0; p < BW_NPREC; p++) {
         struct bw_arrays x;
         char err[256];
-        EXPECT(bw_cpu_ops.alloc(&x, n, p, threads, NULL, 1, err, sizeof err) == 0);
+        struct bw_layout l = { n, p, BW_PATH_HOST, threads, NULL, 1 };
+        EXPECT(bw_cpu_ops.alloc(&x, &l, err, sizeof err) == 0);
         for (int k = 0; k < BW_NKERNELS; k++) {
             double t = bw_cpu_ops.run(&x, k, 3);
             double e = bw_cpu_ops.check(&x, k);
@@ -91,7 +92,8 @@ static void test_pinned(void)
     char err[256];
     struct bw_arrays x;
     sched_getaffinity(0, sizeof before, &before);
-    EXPECT(bw_cpu_ops.alloc(&x, 4096, BW_FP64, 2, cpus, 1, err, sizeof err) == 0);
+    struct bw_layout l = { 4096, BW_FP64, BW_PATH_HOST, 2, cpus, 1 };
+    EXPECT(bw_cpu_ops.alloc(&x, &l, err, sizeof err) == 0);
     bw_cpu_ops.run(&x, BW_TRIAD, 2);
     EXPECT(bw_cpu_ops.check(&x, BW_TRIAD) == 0.0);
     cpu_set_t pinned;

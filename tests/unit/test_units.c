@@ -41,5 +41,6 @@ int main(void)
     EXPECT_STR(units_format_duration(245, buf, sizeof buf), "4m05s");
     EXPECT_STR(units_format_duration(3725, buf, sizeof buf), "1h02m");
     EXPECT_STR(units_format_duration(-1, buf, sizeof buf), "?");
+    EXPECT_STR(units_format_duration(1e300, buf, sizeof buf), "2.78e+296 h");   /* no int overflow */
     return CHECK_DONE();
 }

@@ -66,13 +66,17 @@ local function size_charts(doc, exp)
       local xs, ys = series_of(exp, { series = "size", precision = prec, kernel = k }, "working_set_bytes")
       series[#series + 1] = { name = k, x = xs, y = ys, points = true }
     end
+    local gpu = exp.device == "gpu"
     doc:chart {
-      title = ("Bandwidth against working set, %s, %d threads (measured, best repetition)")
-              :format(prec:upper(), exp.info.threads_max or 0),
+      title = gpu and ("GPU bandwidth against working set, %s, device memory (measured, best repetition)"):format(prec:upper())
+              or ("Bandwidth against working set, %s, %d threads (measured, best repetition)")
+                 :format(prec:upper(), exp.info.threads_max or 0),
       x = { label = "working set: bytes the kernel names per pass", log = 2, format = "bytes" },
       y = { label = "bandwidth (GB/s)" },
-      series = series, marks = cache_marks(exp.info or {}),
-      caption = "Dashed lines: aggregate capacity of each cache level over all CPUs, and the DRAM threshold.",
+      series = series,
+      marks = gpu and { { x = exp.info.l2_bytes, label = "L2" } } or cache_marks(exp.info or {}),
+      caption = gpu and "Dashed line: the GPU's L2 cache."
+                or "Dashed lines: aggregate capacity of each cache level over all CPUs, and the DRAM threshold.",
     }
   end
 end
@@ -126,8 +130,8 @@ local function top_table(doc, exp)
                 { title = "CV", align = "right", width = 0.1 }, { title = "Reps", align = "right", width = 0.1 },
                 { title = "Validation", width = 0.15 } },
     rows = rows,
-    caption = ("At the largest working set (%s in three arrays), all threads; all figures measured on this run.")
-              :format(fmt.bytes(top * 3)),
+    caption = ("At the largest working set (%s in three arrays), %s; all figures measured on this run.")
+              :format(fmt.bytes(top * 3), exp.device == "gpu" and "device memory" or "all threads"),
   }
 end
 
@@ -163,6 +167,15 @@ local function skipped(doc, exp)
   doc:table { columns = { { title = "Not measured", width = 0.35 }, { title = "Why" } }, rows = rows }
 end
 
+local function cpu_part(doc, exp)
+  method(doc, exp)
+  size_charts(doc, exp)
+  top_table(doc, exp)
+  scaling_chart(doc, exp)
+  skipped(doc, exp)
+  detail_tables(doc, exp)
+end
+
 function S.bandwidth(doc, results)
   doc:section("Memory bandwidth")
   local exps = R.experiments(results, "bandwidth")
@@ -170,16 +183,17 @@ function S.bandwidth(doc, results)
     doc:paragraph("Not measured: the scenario has no bandwidth experiment.")
     return
   end
+  local gpu = require "sparkreport.sections.bandwidth_gpu"
   for _, exp in ipairs(exps) do
-    if exp.status ~= "complete" then
+    if exp.status == "partial" then          -- a stopped run: draw what was measured, say so
+      doc:paragraph(("Partial (%s): %s."):format(exp.device or "?", exp.note or "the run stopped early"), "note")
+    end
+    if exp.status ~= "complete" and exp.status ~= "partial" then
       doc:paragraph(("Not measured (%s): %s"):format(exp.device or "?", exp.error or exp.status))
+    elseif exp.device == "gpu" then
+      gpu.part(doc, results, exp, { size_charts = size_charts, top_table = top_table, skipped = skipped })
     else
-      method(doc, exp)
-      size_charts(doc, exp)
-      top_table(doc, exp)
-      scaling_chart(doc, exp)
-      skipped(doc, exp)
-      detail_tables(doc, exp)
+      cpu_part(doc, exp)
     end
   end
 end

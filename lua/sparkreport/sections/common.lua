@@ -85,13 +85,25 @@ function S.summary(doc, results)
       .. "so the figure may include cache effects."):format(fmt.bytes(thr)), "note")
   end
   doc:paragraph(fraction_text(results, head))
-  S.comparison(doc, results, head)
+  local ghead, gexp = R.gpu_headline(results)
+  if ghead then
+    local row = row_by_id(results, results.catalog and results.catalog.match)
+    doc:paragraph(("Measured on this run: the GPU (%s) sustains %s GB/s on the triad kernel in device memory (FP64, "
+      .. "best of %d repetitions, median %s GB/s) at a working set of %s%s."):format(gexp.info.gpu_name or "?",
+      fmt.rate(ghead.gbps_best), #ghead.samples_s, fmt.rate(ghead.gbps_median), fmt.bytes(ghead.working_set_bytes),
+      row and row.mem_bw_gbs and ("; that is %s of its catalog memory bandwidth, %s GB/s (spec)")
+        :format(fmt.pct(ghead.gbps_best / row.mem_bw_gbs), fmt.rate(row.mem_bw_gbs)) or ""))
+  end
+  S.comparison(doc, results, head, ghead)
 end
 
 -- This machine's measured figure beside the catalog's spec figures, kinds marked per cell.
-function S.comparison(doc, results, head)
+function S.comparison(doc, results, head, ghead)
   local rows = { { "This machine (CPU triad)", { text = fmt.rate(head.gbps_best), kind = "measured" },
                    { text = ("%.0f GB"):format(results.context.memory.total_bytes / 1e9), kind = "measured" } } }
+  if ghead then
+    rows[#rows + 1] = { "This machine (GPU triad)", { text = fmt.rate(ghead.gbps_best), kind = "measured" }, "" }
+  end
   local sources = {}
   for _, r in ipairs(results.catalog.rows or {}) do
     rows[#rows + 1] = { r.name, { text = r.mem_bw_gbs and fmt.rate(r.mem_bw_gbs) or "unknown", kind = "spec" },
@@ -126,6 +138,25 @@ local function flatten(prefix, v, out)
   end
 end
 
+-- A word as a POSIX shell reads it back (the rule main.c records the command line with).
+local function shell_word(w)
+  if w ~= "" and not w:find("[^%w_@%%+=:,./-]") then return w end
+  return "'" .. w:gsub("'", "'\\''") .. "'"
+end
+
+-- The command that reruns the scenario as it ran: from the folder it ran in, with the OpenMP and
+-- BLAS variables it ran with, and its command line as given (--set overrides included).
+local function rerun_command(results)
+  local scn, ctx = results.scenario or {}, results.context or {}
+  local parts, envs, names = {}, ctx.build and ctx.build.openmp_env or {}, {}
+  if scn.cwd then parts[#parts + 1] = "cd " .. shell_word(scn.cwd) .. " &&" end
+  for k in pairs(envs) do names[#names + 1] = k end
+  table.sort(names)
+  for _, k in ipairs(names) do parts[#parts + 1] = k .. "=" .. shell_word(tostring(envs[k])) end
+  parts[#parts + 1] = scn.command or ("sparkreport run " .. shell_word(scn.path or "?"))
+  return table.concat(parts, " ")
+end
+
 function S.appendix(doc, results)
   doc:section("Appendix")
   doc:section("Environment", 2)
@@ -147,8 +178,11 @@ function S.appendix(doc, results)
     .. "Tables that mix kinds mark each figure: m measured, s spec, p projected.")
   doc:section("Scenario", 2)
   local scn = results.scenario or {}
-  doc:paragraph(("Rerun with: %s"):format(scn.command or ("sparkreport run " .. (scn.path or "?"))), "mono")
-  doc:paragraph(("Scenario %s, sha256 %s:"):format(scn.path or "?", scn.sha256 or "?"))
+  doc:paragraph(("Rerun with: %s"):format(rerun_command(results)), "mono")
+  doc:paragraph(("The command expects the scenario file %s with sha256 %s, whose source follows; if the file "
+    .. "has changed since, save this source and run it instead. OpenMP and BLAS variables not named in the "
+    .. "command were unset (the environment table lists them under build.openmp_env)."):format(scn.path or "?",
+    scn.sha256 or "?"))
   doc:code(scn.source or "")
 end
 

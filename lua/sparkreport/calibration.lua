@@ -1,0 +1,170 @@
+-- sparkreport.calibration: the calibration record the training-time model reads (results
+-- .calibration), assembled after all experiments ran from what they measured: sustained peak per
+-- device and precision, GEMM efficiency by shape, the bandwidth ladder, the DRAM ceilings, the
+-- roofline knees and the fixed costs of a parallel region and of a kernel launch. Every figure is
+-- measured on this run; what was not measured is listed with its reason. It computes no model.
+local R = require "sparkreport.results"
+
+local M = { version = 1 }
+
+local function valid(r) return r.valid ~= false end
+
+-- Sustained peak per (device, precision): the CPU FMA kernel on all threads, or, where a device
+-- has no FMA record (the GPU), its best GEMM; medians, the best repetition beside them.
+local function peaks(exps)
+  local out, by = {}, {}
+  local function offer(dev, prec, gflops, best, method, rank)
+    local key = dev .. "/" .. prec
+    local cur = by[key]
+    if cur and (cur.rank > rank or (cur.rank == rank and cur.gflops >= gflops)) then return end
+    local p = { device = dev, precision = prec, gflops = gflops, gflops_best = best, method = method,
+                kind = "measured", rank = rank }
+    if cur then for i, q in ipairs(out) do if q == cur then out[i] = p end end else out[#out + 1] = p end
+    by[key] = p
+  end
+  for _, e in ipairs(exps) do
+    for _, r in ipairs(e.results or {}) do
+      if r.series == "peak" and valid(r) and r.gflops_median then
+        offer(r.device, r.precision, r.gflops_median, r.gflops_best,
+              ("FMA chains (%s), %d threads"):format(r.isa or "?", r.threads or 0), r.threads or 0)
+      elseif r.series == "gemm" and valid(r) and r.gflops_median then
+        offer(r.device, r.precision, r.gflops_median, r.gflops_best,
+              ("GEMM %s %dx%dx%d"):format(r.shape or "", r.m or 0, r.n or 0, r.k or 0), -1)
+      end
+    end
+  end
+  for _, p in ipairs(out) do p.rank = nil end
+  return out, by
+end
+
+local function gemm_surface(exps, by)
+  local out = {}
+  for _, e in ipairs(exps) do
+    for _, r in ipairs(e.results or {}) do
+      if r.series == "gemm" and valid(r) and r.gflops_median then
+        local peak = by[r.device .. "/" .. r.precision]
+        out[#out + 1] = { device = r.device, precision = r.precision, shape = r.shape, m = r.m, n = r.n, k = r.k,
+                          flops = r.flops, gflops = r.gflops_median, gflops_best = r.gflops_best,
+                          efficiency = peak and r.gflops_median / peak.gflops or nil }
+      end
+    end
+  end
+  return out
+end
+
+-- The ladder: every size-sweep record of the bandwidth experiments, by device.
+local function ladder(results)
+  local out, dram = {}, {}
+  for _, e in ipairs(R.experiments(results, "bandwidth")) do
+    local dev = e.device or "cpu"
+    for _, r in ipairs(R.records(e, { series = "size" })) do
+      if r.valid and r.gbps_best then
+        out[#out + 1] = { device = dev, kernel = r.kernel, precision = r.precision, alloc = r.alloc,
+                          working_set_bytes = r.working_set_bytes, threads = r.threads,
+                          gbps_best = r.gbps_best, gbps_median = r.gbps_median }
+        local d = dram[dev]
+        local better = not d or r.working_set_bytes > d.working_set_bytes
+          or (r.working_set_bytes == d.working_set_bytes and r.kernel == "read" and d.kernel ~= "read")
+        if better and (r.kernel == "read" or r.kernel == "triad") and r.precision == "fp64" then
+          dram[dev] = { device = dev, kernel = r.kernel, working_set_bytes = r.working_set_bytes,
+                        gbps_best = r.gbps_best, gbps_median = r.gbps_median }
+        end
+      end
+    end
+  end
+  local list = {}
+  for _, d in pairs(dram) do list[#list + 1] = d end
+  table.sort(list, function(a, b) return a.device < b.device end)
+  return out, list
+end
+
+-- DRAM ceiling of a device: the read kernel (else triad) in FP64 at the largest working set.
+function M.dram(results, device)
+  local _, list = ladder(results)
+  for _, d in ipairs(list) do if d.device == device then return d end end
+end
+
+local function knees(exps)
+  local out = {}
+  for _, e in ipairs(exps) do
+    for _, r in ipairs(R.records(e, { series = "knee" })) do
+      out[#out + 1] = { device = r.device, precision = r.precision, method = r.method,
+                        ceiling_gbps = r.ceiling_gbps, ceiling_gflops = r.ceiling_gflops,
+                        knee_flops_per_byte = r.knee_flops_per_byte, knee_is_lower_bound = r.knee_is_lower_bound }
+    end
+  end
+  return out
+end
+
+local function overheads(exps)
+  local out, missing = {}, {}
+  for _, e in ipairs(exps) do
+    for _, r in ipairs(R.records(e, { series = "overhead" })) do
+      out[r.what .. "_s"] = r.seconds_median
+    end
+    for _, s in ipairs(e.skipped or {}) do
+      if s.item:find("launch cost", 1, true) then missing.kernel_launch = s.reason end
+    end
+  end
+  for what, reason in pairs(missing) do
+    if not out[what .. "_s"] then out[what .. "_not_measured"] = reason end
+  end
+  return out
+end
+
+-- Precision items that were not measured, with their reasons (GPU without a device, ...).
+local function not_measured(exps)
+  local out = {}
+  for _, e in ipairs(exps) do
+    for _, s in ipairs(e.skipped or {}) do out[#out + 1] = { item = s.item, reason = s.reason } end
+  end
+  return out
+end
+
+-- Weight formats (the compress experiment): bits per weight with scales and indices, as its
+-- scheme table states them, with what this run measured of each (CPU first, batch 1): the
+-- speed-up of its weight-streaming product over dense FP32, the fraction of the read bandwidth,
+-- the layer error and the trained model's loss change. What the model reads to project weight
+-- precision and sparsity.
+local function weight_formats(results)
+  local out = {}
+  for _, e in ipairs(R.experiments(results, "compress")) do
+    local dev = e.device or "cpu"
+    for _, s in ipairs(#(e.results or {}) > 0 and e.info and e.info.schemes or {}) do
+      local f = { device = dev, scheme = s.scheme, bits_per_weight = s.bits_per_weight, density = s.density,
+                  block = s.block, value_format = s.value_format, scale_format = s.scale_format, kind = "spec",
+                  source = "the format's definition (quant_schemes[], src/exp/quant.c)" }
+      for _, r in ipairs(e.results or {}) do
+        if r.scheme == s.scheme and valid(r) then
+          if r.series == "gemv" and r.batch == 1 then
+            f.speedup_vs_fp32, f.read_fraction, f.measured_bits_per_weight = r.speedup_vs_fp32, r.read_fraction_median,
+              r.bits_per_weight
+          elseif r.series == "layer_error" then f.layer_error = r.rel_error
+          elseif r.series == "model_loss" then f.loss_change = r.loss_change end
+        end
+      end
+      out[#out + 1] = f
+    end
+  end
+  return out
+end
+
+function M.build(results)
+  local exps = {}
+  for _, e in ipairs(R.experiments(results, "precision")) do
+    if e.status == "complete" or e.status == "partial" then exps[#exps + 1] = e end
+  end
+  local pk, by = peaks(exps)
+  local lad, dram = ladder(results)
+  return {
+    version = M.version,
+    kind = "measured",
+    note = "from this run's precision and bandwidth experiments; GFLOPS are 1e9 FLOP/s (medians, best "
+      .. "repetition beside them), GB/s 1e9 bytes/s, seconds per call",
+    peaks = pk, gemm = gemm_surface(exps, by), bandwidth_ladder = lad, dram = dram,
+    knees = knees(exps), overheads = overheads(exps), not_measured = not_measured(exps),
+    weight_formats = weight_formats(results),
+  }
+end
+
+return M

@@ -1,0 +1,442 @@
+-- sparkreport.compare: compares two results documents, a baseline and a current run, record by
+-- record: which records are the same measurement (the comparison key), whether each changed
+-- (change of the median and a two-sided Mann-Whitney U test on the raw samples), geometric
+-- means, and what changed in the environment. Reading files, printing and drawing are the C
+-- program's and the regression template's; the U test itself is C's (bench.mann_whitney).
+local bench = require "bench"
+local schema = require "sparkreport.schema"
+
+local M = {
+  schema = "sparkreport/comparison", schema_version = 1,
+  alpha = 0.01,        -- a change is significant when the two-sided U test gives p below this
+  min_change = 0.05,   -- ... and the median moved by at least this fraction
+  min_samples = 2,     -- raw samples needed on each side to compare at all
+}
+
+-- Fields of a result record that hold what a run measured; they never enter the key. Every
+-- other field says what was measured (kernel, precision, threads, sizes, shapes, ...) and is
+-- part of the key. Always measurements: tables (raw samples, statistics such as time_s, loss
+-- curves) and numbers that are not whole (what identifies a record is counted: sizes, threads,
+-- shapes). Whole numbers, strings and booleans are measurements when their name says so:
+M.measured = {
+  "^samples",             -- raw samples: samples_s
+  "gbps",                 -- rates: gbps_best, gbps_median, cpu_alone_gbps
+  "flops$",               -- achieved_flops, gflops (flops_per_pass is a count and identifies)
+  "_s$",                  -- seconds and rates per second: first_pass_s, tokens_per_s
+  "^valid$", "error", "^tolerance$", "bound",        -- validation and its outcome
+  "^stop$", "^iters_per_sample$", "_done$",         -- how the repetitions or steps went
+  "^loss", "^algo$",      -- training outcomes; the algorithm a library chose at run time
+}
+
+-- What the raw samples are, by the end of the field's name: the unit and which way is better.
+-- The rule belongs to the field, never to an experiment.
+M.units = {
+  { pattern = "_per_s$", unit = "per s", better = "higher" },
+  { pattern = "_s$", unit = "s", better = "lower" },
+  { pattern = "gbps$", unit = "GB/s", better = "higher" },
+  { pattern = "tflops$", unit = "TFLOP/s", better = "higher" },
+  { pattern = "gflops$", unit = "GFLOP/s", better = "higher" },
+}
+
+-- Environment items shown in the diff whether or not they changed (changed ones first, then in
+-- this order); those marked `always` also when neither run recorded them, since "not recorded"
+-- is news there. Any other context field appears only when it differs. Volatile fields are
+-- never compared.
+M.environment_items = {
+  { "CUDA driver", "cuda.driver_version", always = true }, { "CUDA runtime", "cuda.runtime_version", always = true },
+  { "GPU", "cuda.devices.1.name" }, { "GPU clock (kHz)", "cuda.devices.1.clock_khz" },
+  { "GPU memory clock (kHz)", "cuda.devices.1.mem_clock_khz" },
+  { "Kernel", "os.kernel", always = true }, { "Kernel build", "os.kernel_build" },
+  { "Firmware", "os.board.firmware", always = true }, { "OS", "os.name" },
+  { "Compiler", "build.compiler", always = true }, { "Compiler flags", "build.cflags", always = true },
+  { "sparkreport", "tool.version", always = true }, { "Git revision", "tool.git", always = true },
+  { "BLAS", "build.blas.config" }, { "BLAS threading", "build.blas.threading" },
+  { "OpenMP", "build.openmp_version" }, { "OpenMP threads", "build.openmp_max_threads" },
+  { "OpenMP environment", "build.openmp_env.OMP_NUM_THREADS" },
+  { "CPU governor", "cpu.governor", always = true }, { "CPU max clock (MHz)", "cpu.max_mhz" },
+  { "Host", "host" }, { "CPU", "cpu.model" }, { "Memory (bytes)", "memory.total_bytes" },
+  { "Scenario", "scenario.path" }, { "Scenario sha256", "scenario.sha256" },
+}
+M.volatile = { "^memory%.available_bytes$", "^cuda%.devices%.%d+%.mem_free_bytes$" }
+
+local function matches_any(name, patterns)
+  for _, p in ipairs(patterns) do if name:find(p) then return true end end
+  return false
+end
+
+local function text(v)
+  if v == nil then return "not recorded" end
+  if math.type(v) == "integer" then return ("%d"):format(v) end
+  if type(v) == "number" then return ("%.17g"):format(v) end
+  if type(v) == "table" then
+    local parts = {}
+    for _, x in ipairs(v) do parts[#parts + 1] = text(x) end
+    return table.concat(parts, ",")
+  end
+  return tostring(v)
+end
+
+function M.is_measured(name, value)
+  return type(value) == "table" or math.type(value) == "float" or matches_any(name, M.measured)
+end
+
+function M.unit_of(field)
+  for _, u in ipairs(M.units) do
+    if field:find(u.pattern) then return u end
+  end
+end
+
+-- The comparison key of a record: its identifying fields, sorted, as "name=value, ...".
+function M.key(rec)
+  local parts = {}
+  for k, v in pairs(rec) do
+    if type(k) == "string" and not M.is_measured(k, v) then parts[#parts + 1] = k .. "=" .. text(v) end
+  end
+  table.sort(parts)
+  return table.concat(parts, ", ")
+end
+
+-- A short name of a record for tables and charts: its words (kernel, precision, series, ...),
+-- then its size, thread count and CPUs.
+local WORD_ORDER = { "kernel", "precision", "alloc", "direction", "engine", "host_memory", "series" }
+function M.label(rec)
+  local words, used = {}, { cpus = true }
+  for _, k in ipairs(WORD_ORDER) do
+    if type(rec[k]) == "string" then words[#words + 1] = rec[k]; used[k] = true end
+  end
+  local rest = {}
+  for k, v in pairs(rec) do
+    if type(v) == "string" and not used[k] and not M.is_measured(k, v) then rest[#rest + 1] = k end
+  end
+  table.sort(rest)
+  for _, k in ipairs(rest) do words[#words + 1] = rec[k] end
+  local nums = {}
+  local m, n, k = rec.m, rec.n, rec.k
+  if math.type(m) == "integer" and math.type(n) == "integer" and math.type(k) == "integer" and k > 0 then
+    nums[#nums + 1] = ("%dx%dx%d"):format(m, n, k)             -- a GEMM's shape
+  end
+  local size = rec.working_set_bytes or rec.bytes
+  if type(size) == "number" then nums[#nums + 1] = bench.format_bytes(size) end
+  if math.type(rec.threads) == "integer" then nums[#nums + 1] = ("%d thread%s"):format(rec.threads, rec.threads == 1 and "" or "s") end
+  if rec.cpus then nums[#nums + 1] = "CPUs " .. text(rec.cpus) end
+  local s = table.concat(words, " ")
+  if #nums > 0 then s = s .. (s ~= "" and ", " or "") .. table.concat(nums, ", ") end
+  return s ~= "" and s or M.key(rec)
+end
+
+-- Experiments by "name device" (then " #2", ... for repeats), in the document's order.
+local function experiments_of(doc)
+  local by, order, seen = {}, {}, {}
+  for _, e in ipairs(doc.experiments or {}) do
+    local id = e.name .. (e.device and (" " .. e.device) or "")
+    seen[id] = (seen[id] or 0) + 1
+    if seen[id] > 1 then id = id .. " #" .. seen[id] end
+    by[id] = e
+    order[#order + 1] = id
+  end
+  return by, order
+end
+
+local registry = {}     -- experiment -> parameter name -> its description (not_key, ...)
+for _, e in ipairs(bench.experiments()) do
+  local t = {}
+  for _, p in ipairs(e.params) do t[p.name] = p end
+  registry[e.name] = t
+end
+
+local function same(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then return a == b end
+  for k, v in pairs(a) do if not same(v, b[k]) then return false end end
+  for k in pairs(b) do if a[k] == nil then return false end end
+  return true
+end
+
+-- Parameters that shape how each record is measured and differ: { "first_touch true -> false" }.
+-- An experiment this sparkreport does not know has every parameter shape its records.
+function M.param_differences(name, a, b)
+  local specs, names, seen, out = registry[name] or {}, {}, {}, {}
+  for _, t in ipairs { a or {}, b or {} } do
+    for k in pairs(t) do if not seen[k] then seen[k] = true; names[#names + 1] = k end end
+  end
+  table.sort(names)
+  for _, k in ipairs(names) do
+    local spec = specs[k]
+    if not (spec and spec.not_key) and not same((a or {})[k], (b or {})[k]) then
+      out[#out + 1] = ("%s %s -> %s"):format(k, text((a or {})[k]), text((b or {})[k]))
+    end
+  end
+  return out
+end
+
+local function median(xs)
+  local v = {}
+  for i, x in ipairs(xs) do v[i] = x end
+  table.sort(v)
+  local n = #v
+  return n % 2 == 1 and v[(n + 1) // 2] or (v[n // 2] + v[n // 2 + 1]) / 2
+end
+
+local function samples_fields(rec)
+  local out = {}
+  for k, v in pairs(rec) do
+    if type(k) == "string" and k:find("^samples") and type(v) == "table" then out[#out + 1] = k end
+  end
+  table.sort(out)
+  return out
+end
+
+local function verdict(r, o)
+  if math.abs(r.change) < o.min_change then return "unchanged", "the median moved less than the threshold" end
+  if r.p < o.alpha then return r.speedup > 1 and "faster" or "slower" end
+  if r.min_p >= o.alpha then
+    return "inconclusive", ("%d and %d samples cannot reach p < %g"):format(r.n_baseline, r.n_current, o.alpha)
+  end
+  return "unchanged", "the change is not significant"
+end
+
+-- Compares the samples `field` of two records; returns a result or nil, reason.
+local function compare_samples(b, c, field, o)
+  local unit = M.unit_of(field)
+  if not unit then return nil, ("no rule says whether a higher %s is better"):format(field) end
+  local xs, ys = b[field], c[field]
+  if type(xs) ~= "table" then return nil, field .. " is missing in the baseline" end
+  if type(ys) ~= "table" then return nil, field .. " is missing in the current run" end
+  for _, side in ipairs { { "baseline", xs }, { "current run", ys } } do
+    for i, x in ipairs(side[2]) do
+      if type(x) ~= "number" then return nil, ("%s[%d] in the %s is not a number"):format(field, i, side[1]) end
+    end
+  end
+  if #xs < M.min_samples or #ys < M.min_samples then
+    return nil, ("too few samples (%d in the baseline, %d in the current run; at least %d each)")
+                :format(#xs, #ys, M.min_samples)
+  end
+  local t, err = bench.mann_whitney(ys, xs)
+  if not t then return nil, err end
+  local mb, mc = median(xs), median(ys)
+  if not (mb > 0 and mc > 0) then return nil, "a median is zero or negative" end
+  local r = { field = field, unit = unit.unit, better = unit.better, n_baseline = #xs, n_current = #ys,
+              median_baseline = mb, median_current = mc, change = (mc - mb) / mb,
+              speedup = unit.better == "lower" and mb / mc or mc / mb,
+              u = t.w, p = t.p, exact = t.exact, min_p = t.min_p }
+  r.verdict, r.note = verdict(r, o)
+  return r
+end
+
+local function invalid_side(b, c)
+  if b.valid == false then return "failed validation in the baseline" .. (b.error and (": " .. text(b.error)) or "") end
+  if c.valid == false then return "failed validation in the current run" .. (c.error and (": " .. text(c.error)) or "") end
+end
+
+-- Records of one experiment on both sides: results and not-comparable rows appended to out.
+local function compare_records(id, eb, ec, o, out)
+  local function index(exp)
+    local by, order = {}, {}
+    for _, rec in ipairs(exp.results or {}) do
+      local k = M.key(rec)
+      if by[k] then
+        local i = 2
+        while by[k .. " #" .. i] do i = i + 1 end
+        k = k .. " #" .. i
+      end
+      by[k] = rec
+      order[#order + 1] = k
+    end
+    return by, order
+  end
+  local bb, border = index(eb)
+  local cb, corder = index(ec)
+  local function missing(rec, key, reason)
+    out.not_comparable[#out.not_comparable + 1] = { experiment = id, label = M.label(rec), key = key, reason = reason, count = 1 }
+  end
+  for _, k in ipairs(corder) do
+    local c, b = cb[k], bb[k]
+    if not b then
+      missing(c, k, "only in the current run")
+    else
+      local bad = invalid_side(b, c)
+      local fields = samples_fields(c)
+      if bad then missing(c, k, bad)
+      elseif #fields == 0 then missing(c, k, "the record keeps no raw samples (samples_*)") end
+      for _, f in ipairs(bad and {} or fields) do
+        local r, why = compare_samples(b, c, f, o)
+        if r then
+          r.experiment, r.key, r.label = id, k, M.label(c) .. (#fields > 1 and (" (" .. f .. ")") or "")
+          out.results[#out.results + 1] = r
+        else
+          missing(c, k, why)
+        end
+      end
+    end
+  end
+  for _, k in ipairs(border) do
+    if not cb[k] then missing(bb[k], k, "only in the baseline") end
+  end
+end
+
+local function whole_experiment(id, exp, reason, out)
+  out.not_comparable[#out.not_comparable + 1] = { experiment = id, label = "all results", reason = reason,
+                                                  count = #(exp and exp.results or {}) }
+end
+
+local RAN = { complete = true, partial = true }   -- a partial experiment's records are compared
+
+local function compare_experiments(base, cur, o, out)
+  local bb, border = experiments_of(base)
+  local cb, corder = experiments_of(cur)
+  local schema_differs = base.schema_version ~= cur.schema_version
+  for _, id in ipairs(corder) do
+    local ec, eb = cb[id], bb[id]
+    if not eb then
+      whole_experiment(id, ec, "only in the current run", out)
+    elseif schema_differs then
+      whole_experiment(id, ec, ("results schema version %s in the baseline, %s in the current run")
+                               :format(text(base.schema_version), text(cur.schema_version)), out)
+    elseif not RAN[eb.status] or not RAN[ec.status] then
+      local which = not RAN[eb.status] and "baseline" or "current run"
+      local e = not RAN[eb.status] and eb or ec
+      whole_experiment(id, ec, ("did not run in the %s: %s"):format(which, text(e.error or e.status or "no status")), out)
+    else
+      local diffs = M.param_differences(ec.name, eb.params, ec.params)
+      if #diffs > 0 then
+        whole_experiment(id, ec, "parameters differ: " .. table.concat(diffs, "; "), out)
+      else
+        compare_records(id, eb, ec, o, out)
+      end
+    end
+  end
+  for _, id in ipairs(border) do
+    if not cb[id] then whole_experiment(id, bb[id], "only in the baseline", out) end
+  end
+end
+
+local function flatten(prefix, v, out)
+  if type(v) ~= "table" then out[prefix] = text(v); return end
+  if #v > 0 and type(v[1]) ~= "table" then out[prefix] = text(v); return end
+  for k, x in pairs(v) do flatten(prefix == "" and tostring(k) or (prefix .. "." .. tostring(k)), x, out) end
+end
+
+local function environment_of(doc)
+  local flat = {}
+  flatten("", doc.context or {}, flat)
+  local s = doc.scenario or {}
+  flat["scenario.path"], flat["scenario.sha256"] = s.path and text(s.path), s.sha256 and text(s.sha256)
+  for k in pairs(flat) do if matches_any(k, M.volatile) then flat[k] = nil end end
+  return flat
+end
+
+function M.environment(base, cur)
+  local a, b, same, shown = environment_of(base), environment_of(cur), {}, {}
+  local changed = {}
+  local function row(item, key)
+    local r = { item = item, key = key, baseline = a[key] or "not recorded", current = b[key] or "not recorded",
+                changed = a[key] ~= b[key] }
+    table.insert(r.changed and changed or same, r)
+  end
+  for _, it in ipairs(M.environment_items) do
+    local key = it[2]
+    if it.always or a[key] or b[key] then row(it[1], key) end
+    shown[key] = true
+  end
+  local others = {}
+  for _, t in ipairs { a, b } do
+    for k in pairs(t) do
+      if not shown[k] and a[k] ~= b[k] then shown[k] = true; others[#others + 1] = k end
+    end
+  end
+  table.sort(others)
+  for _, k in ipairs(others) do row(k, k) end
+  for _, r in ipairs(same) do changed[#changed + 1] = r end
+  return changed
+end
+
+local function geomean(list)
+  if #list == 0 then return nil end
+  local s = 0
+  for _, r in ipairs(list) do s = s + math.log(r.speedup) end
+  return math.exp(s / #list)
+end
+
+local VERDICTS = { "slower", "faster", "unchanged", "inconclusive" }
+
+local function tally(list)
+  local t = { compared = #list, geomean = geomean(list) }
+  for _, v in ipairs(VERDICTS) do t[v] = 0 end
+  for _, r in ipairs(list) do t[r.verdict] = t[r.verdict] + 1 end
+  return t
+end
+
+local function summaries(out, order)
+  local per, list = {}, {}
+  for _, r in ipairs(out.results) do
+    per[r.experiment] = per[r.experiment] or {}
+    table.insert(per[r.experiment], r)
+  end
+  for _, id in ipairs(order) do
+    if per[id] then
+      local t = tally(per[id])
+      t.experiment = id
+      list[#list + 1] = t
+    end
+  end
+  out.experiments = list
+  out.counts = tally(out.results)
+  out.counts.not_comparable = 0
+  for _, n in ipairs(out.not_comparable) do out.counts.not_comparable = out.counts.not_comparable + n.count end
+  out.slower = out.counts.slower > 0
+end
+
+local function plural(n, one, many) return ("%d %s"):format(n, n == 1 and one or many) end
+
+function M.sentence(cmp)
+  local c = cmp.counts
+  local nc = c.not_comparable > 0 and ("; " .. plural(c.not_comparable, "result is", "results are") .. " not comparable") or ""
+  if c.compared == 0 then
+    return "No result could be compared with the baseline" .. (c.not_comparable > 0
+      and (": " .. plural(c.not_comparable, "result is", "results are") .. " not comparable.") or ": neither run has results.")
+  end
+  return ("%d of %s slower than the baseline (%d faster, %d unchanged, %d inconclusive%s); the geometric mean of "
+          .. "performance is %.3fx the baseline's."):format(c.slower, plural(c.compared, "compared result is", "compared results are"),
+          c.faster, c.unchanged, c.inconclusive, nc, c.geomean)
+end
+
+local function describe(doc, path)
+  local s, ctx = doc.scenario or {}, doc.context or {}
+  return { path = path, title = s.title, scenario = s.name, scenario_path = s.path, sha256 = s.sha256,
+           started_utc = doc.started_utc, finished_utc = doc.finished_utc, status = doc.status,
+           host = ctx.host, tool = ctx.tool and (("%s (git %s)"):format(text(ctx.tool.version), text(ctx.tool.git))) }
+end
+
+-- Builds the comparison document. opts: alpha, min_change, baseline_path, current_path.
+-- Returns nil, "PATH: what is wrong" when a document lacks the shape reports read.
+function M.build(base, cur, opts)
+  opts = opts or {}
+  for _, side in ipairs { { base, opts.baseline_path or "baseline" }, { cur, opts.current_path or "current run" } } do
+    local ok, err = schema.check(side[1], "records")   -- comparing reads records, not info blocks
+    if not ok then return nil, ("%s: %s"):format(side[2], err) end
+  end
+  local o = { alpha = opts.alpha or M.alpha, min_change = opts.min_change or M.min_change }
+  if not (o.alpha > 0 and o.alpha < 1) then error(("alpha must be between 0 and 1, got %s"):format(text(o.alpha)), 2) end
+  if not (o.min_change >= 0) then error(("min_change must be 0 or more, got %s"):format(text(o.min_change)), 2) end
+  local out = {
+    schema = M.schema, schema_version = M.schema_version, template = "regression",
+    title = "Regression report: " .. ((cur.scenario or {}).title or "sparkreport"),
+    subject = "sparkreport comparison of two runs",
+    finished_epoch = cur.finished_epoch,
+    baseline = describe(base, opts.baseline_path), current = describe(cur, opts.current_path),
+    thresholds = { alpha = o.alpha, min_change = o.min_change, min_samples = M.min_samples,
+                   test = "two-sided Mann-Whitney U on the raw samples; exact null distribution below 50 "
+                          .. "samples a side without ties, else the normal approximation with tie and "
+                          .. "continuity correction (as R's wilcox.test)" },
+    environment = M.environment(base, cur),
+    results = {}, not_comparable = {},
+  }
+  compare_experiments(base, cur, o, out)
+  local cb, order = experiments_of(cur)
+  local _, border = experiments_of(base)
+  for _, id in ipairs(border) do if not cb[id] then order[#order + 1] = id end end
+  summaries(out, order)
+  out.summary = M.sentence(out)
+  return out
+end
+
+return M

@@ -1,0 +1,281 @@
+-- sparkreport.schema: the shape of a results document as the report sections read it, checked
+-- before any section draws, so that a hand-edited or damaged results.json is refused with the
+-- path of the first bad value ("experiments[1].results[3].gbps_best must be a number, got a
+-- string") instead of failing inside a template. A section that starts reading a field declares
+-- it here; an experiment declares its records under M.records[NAME] and its info under
+-- M.info[NAME]. Fields the sections read with a fallback (`x or "?"`) are optional.
+local M = { records = {}, info = {} }
+
+local function opt(spec) return { optional = true, spec = spec } end
+local function list(spec) return { list = spec } end
+local function object(fields) return { fields = fields } end
+M.opt, M.list, M.object = opt, list, object
+
+local function describe(v)
+  local t = type(v)
+  if t == "string" then
+    return ("a string (%q)"):format(#v > 40 and (v:sub(1, 40) .. "...") or v)
+  elseif t == "number" then return ("the number %s"):format(tostring(v))
+  elseif t == "boolean" then return tostring(v)
+  elseif t == "table" then return next(v) == nil and "an empty list or object"
+                            or (#v > 0 and "a list" or "an object") end
+  return "a " .. t
+end
+
+local WHAT = { string = "a string", number = "a number", integer = "a whole number", boolean = "true or false",
+               list = "a list", object = "an object" }
+
+local function bad(path, want, v)
+  error({ schema = ("%s must be %s, got %s"):format(path, WHAT[want] or want, describe(v)) }, 0)
+end
+
+local function is_list(v)
+  local n = 0
+  for _ in pairs(v) do n = n + 1 end
+  return n == #v
+end
+
+local check
+
+local function check_fields(v, fields, path)
+  for key, spec in pairs(fields) do
+    check(v[key], spec, path == "" and key or (path .. "." .. key))
+  end
+end
+
+-- Raises { schema = "PATH must be ..." } at the first value that does not fit spec.
+function check(v, spec, path)
+  if type(spec) == "table" and spec.optional then
+    if v == nil then return end
+    return check(v, spec.spec, path)
+  end
+  if v == nil then error({ schema = path .. " is missing" }, 0) end
+  if spec == "any" then return end
+  if spec == "integer" then                     -- what a section prints with %d
+    if math.type(v) ~= "integer" then bad(path, spec, v) end
+    return
+  end
+  if type(spec) == "string" then
+    if type(v) ~= spec then bad(path, spec, v) end
+    return
+  end
+  if type(v) ~= "table" then bad(path, spec.list and "list" or "object", v) end
+  if spec.list then
+    if not is_list(v) then bad(path, "list", v) end
+    for i, x in ipairs(v) do check(x, spec.list, ("%s[%d]"):format(path, i)) end
+  elseif spec.fields then
+    if #v > 0 then bad(path, "object", v) end
+    check_fields(v, spec.fields, path)
+  end
+end
+
+-- What every section of every template may rely on. The loader (C) has already checked that
+-- context and scenario are objects and experiments a list of objects with a name and results.
+M.document = object {
+  status = opt "string", status_reason = opt "string",
+  started_utc = opt "string", finished_utc = opt "string", elapsed_s = opt "number",
+  context = object {
+    host = opt "string",
+    cpu = opt(object { model = opt "string", logical_cpus = opt "integer" }),
+    memory = object { total_bytes = "number" },
+    cuda = opt(object { reason = opt "string",
+                        devices = opt(list(object { name = "string", compute_capability = "string" })) }),
+    tool = opt(object { version = opt "string", git = opt "string" }),
+    build = opt(object { openmp_env = opt(object {}) }),          -- the appendix's rerun command
+  },
+  scenario = object {
+    title = opt "string", template = opt "string", name = opt "string", path = opt "string",
+    sha256 = opt "string", command = opt "string", source = opt "string", cwd = opt "string",
+  },
+  catalog = object {
+    source = opt "string", sha256 = opt "string", match = opt "string", match_reason = opt "string",
+    rows = opt(list(object {
+      id = "string", name = "string", mem_bw_gbs = opt "number", memory_gb = opt "number",
+      memory = opt "string", sources = opt "string", confidence = opt "string", notes = opt "string",
+      host_bw_gbs = opt "number",
+    })),
+  },
+}
+
+-- One experiment entry; its results are checked against M.records[name] when there is one.
+M.experiment = object {
+  name = "string", device = opt "string", status = opt "string", error = opt "string",
+  note = opt "string", results = list(object {}),
+  skipped = opt(list(object { item = "string", reason = "string" })),
+  params = opt(object {}), info = opt(object {}),
+}
+
+local stats = object { cv = opt "number", ci95_lo = opt "number", ci95_hi = opt "number",
+                       min = opt "number", median = opt "number" }
+
+-- A bandwidth record: what sections/bandwidth.lua, bandwidth_gpu.lua and the summary read. A
+-- record that failed validation has no timing (valid = false, error says why).
+M.records.bandwidth = object {
+  series = "string", valid = "boolean", error = opt "string",
+  kernel = opt "string", precision = opt "string", working_set_bytes = opt "number",
+  array_bytes = opt "number", threads = opt "number", cpus = opt "string",
+  gbps_best = opt "number", gbps_median = opt "number", gbps_best_wa = opt "number",
+  time_s = opt(stats), samples_s = opt(list "number"),
+}
+
+local SWEEPS = { size = true, threads = true, cluster = true }
+
+-- What the sweep series need beyond the record's shape: rule(record, experiment, need), where
+-- need(field, spec) checks one more field.
+M.rules = {}
+function M.rules.bandwidth(r, e, need)
+  if not SWEEPS[r.series] then return end       -- other series (GPU transfers, ...): their sections
+  for _, f in ipairs { "kernel", "precision" } do need(f, "string") end
+  for _, f in ipairs { "working_set_bytes", "array_bytes" } do need(f, "number") end
+  if e.device ~= "gpu" then need("threads", "integer") end
+  if r.series == "cluster" then need("cpus", "string") end
+  if r.valid then                               -- a validated record was timed
+    need("gbps_best", "number"); need("gbps_median", "number")
+    need("time_s", stats); need("samples_s", list "number")
+  end
+end
+
+M.info.bandwidth = object {
+  kernels = opt(list(object { name = "string", formula = "string" })), byte_convention = opt "string",
+  caches_source = opt "string", caches_total_bytes = opt "number", largest_bytes = opt "number",
+  dram_threshold_bytes = opt "number", threads_max = opt "integer", timer_tick_s = opt "number",
+  cache_levels_bytes = opt(list "number"), gpu_name = opt "string", l2_bytes = opt "number",
+}
+M.params = {
+  bandwidth = object { cv = opt "number", min_reps = opt "integer", warmup = opt "integer",
+                       first_touch = opt "boolean" },
+}
+
+-- What a drawn experiment needs beyond those shapes: rule(experiment, need).
+M.experiment_rules = {}
+function M.experiment_rules.bandwidth(e, need)
+  if e.device ~= "gpu" then need("params.min_reps", "integer"); need("params.warmup", "integer") end
+end
+
+-- A precision record (sections/precision.lua, calibration.lua): series peak, gemm, sweep, knee,
+-- numerics or overhead. A record that failed validation has no timing (valid = false).
+M.records.precision = object {
+  series = "string", device = "string", precision = opt "string", valid = opt "boolean",
+  threads = opt "number", isa = opt "string", shape = opt "string", method = opt "string", what = opt "string",
+  m = opt "number", n = opt "number", k = opt "number", emulated = opt "boolean", within_bound = opt "boolean",
+  gflops_best = opt "number", gflops_median = opt "number", flops_per_byte = opt "number", max_rel_error = opt "number",
+  rel_error_fro = opt "number", rel_error_max = opt "number", error_bound = opt "number",
+  ceiling_gbps = opt "number", ceiling_gflops = opt "number", knee_flops_per_byte = opt "number",
+  knee_is_lower_bound = opt "boolean", seconds_median = opt "number", time_s = opt(stats), samples_s = opt(list "number"),
+}
+local PREC_NEEDS = {
+  gemm = { m = "number", n = "number", k = "number", shape = "string" }, peak = { threads = "number" },
+  sweep = { method = "string" }, knee = { method = "string", ceiling_gbps = "number", ceiling_gflops = "number",
+  knee_flops_per_byte = "number" }, numerics = { m = "number", n = "number", k = "number", rel_error_fro = "number",
+  rel_error_max = "number", error_bound = "number", within_bound = "boolean" },
+  overhead = { what = "string", seconds_median = "number", time_s = stats },
+}
+function M.rules.precision(r, _, need)
+  for f, spec in pairs(PREC_NEEDS[r.series] or {}) do need(f, spec) end
+  if r.series ~= "overhead" then need("precision", "string") end
+  if r.series == "peak" or r.series == "gemm" or r.series == "sweep" then
+    need("valid", "boolean")
+    if r.valid then
+      need("gflops_best", "number"); need("gflops_median", "number")
+      need("time_s", stats); need("samples_s", list "number")
+      if r.series ~= "peak" then need("flops_per_byte", "number") end
+    end
+  end
+end
+M.info.precision = object {
+  cpu = opt(object { threads = opt "number", kernels = opt(list(object { precision = "string", isa = "string",
+                                                                       chains = "number", vector_bytes = "number" })) }),
+  flop_convention = opt "string", byte_convention = opt "string", model = opt "string",
+  tokens = opt "number", hidden = opt "number", vocab = opt "number",
+}
+M.params.precision = object { cv = opt "number" }
+
+-- A compress record (sections/compress.lua): series gemv or read (timed products), layer_error
+-- or model_loss. A product that failed validation has no timing (valid = false).
+M.records.compress = object {
+  series = "string", scheme = "string", valid = opt "boolean", error = opt "string", batch = opt "number",
+  isa = opt "string", rows = opt "number", cols = opt "number", bits_per_weight = opt "number", bytes = opt "number",
+  time_s = opt(stats), samples_s = opt(list "number"), gbps_median = opt "number", gbps_best = opt "number",
+  speedup_vs_fp32 = opt "number", speedup_vs_bf16 = opt "number", read_fraction_median = opt "number",
+  read_fraction_best = opt "number", ideal_speedup_vs_fp32 = opt "number", rel_error = opt "number",
+  error_bound = opt "number", within_bound = opt "boolean", weight_rel_error = opt "number",
+  loss_heldout = opt "number", loss_change = opt "number", shape = opt "string", steps = opt "number",
+  steps_done = opt "number", loss_train_final = opt "number", loss_entropy_bound = opt "number",
+  eval_tokens = opt "number",
+}
+local COMPRESS_NEEDS = {
+  gemv = { batch = "number", valid = "boolean", bits_per_weight = "number", bytes = "number", rows = "number",
+           cols = "number" },
+  read = { valid = "boolean", bytes = "number" },
+  layer_error = { rel_error = "number", error_bound = "number", within_bound = "boolean", weight_rel_error = "number",
+                  bits_per_weight = "number" },
+  model_loss = { loss_heldout = "number", loss_change = "number", shape = "string", steps = "number",
+                 steps_done = "number", loss_train_final = "number", loss_entropy_bound = "number",
+                 eval_tokens = "number", bits_per_weight = "number" },
+}
+function M.rules.compress(r, _, need)
+  for f, spec in pairs(COMPRESS_NEEDS[r.series] or {}) do need(f, spec) end
+  if (r.series == "gemv" or r.series == "read") and r.valid and r.time_s then
+    need("time_s", stats); need("samples_s", list "number")
+    need("gbps_median", "number"); need("gbps_best", "number")
+  end
+end
+M.info.compress = object {
+  rows = opt "number", cols = opt "number", fp32_bytes = opt "number", caches_total_bytes = opt "number",
+  caches_what = opt "string", byte_convention = opt "string", read_convention = opt "string",
+  rounding = opt "string", weights = opt "string", threads = opt "number",
+  schemes = opt(list(object { scheme = "string", bits_per_weight = "number" })),
+}
+M.params.compress = object { min_reps = opt "integer" }
+
+local DRAWN = { complete = true, partial = true }   -- statuses whose records the sections draw
+
+local function check_experiment(e, path, records_only)
+  check(e, M.experiment, path)
+  local name, drawn = e.name, DRAWN[e.status] and not records_only
+  if M.info[name] then check(e.info, drawn and M.info[name] or opt(M.info[name]), path .. ".info") end
+  if M.params[name] then check(e.params, drawn and M.params[name] or opt(M.params[name]), path .. ".params") end
+  local erule = M.experiment_rules[name]
+  if drawn and erule then
+    erule(e, function(f, spec)
+      local v = e
+      for k in f:gmatch("[^.]+") do v = type(v) == "table" and v[k] or nil end
+      check(v, spec, path .. "." .. f)
+    end)
+  end
+  local rec, rule = M.records[name], M.rules[name]
+  if not rec then return end
+  for j, r in ipairs(e.results) do
+    local rpath = ("%s.results[%d]"):format(path, j)
+    check(r, rec, rpath)
+    if rule then rule(r, e, function(f, spec) check(r[f], spec, rpath .. "." .. f) end) end
+  end
+end
+
+local function check_catalog(cat)
+  if not cat.match then return end
+  if not cat.match_reason then error({ schema = "catalog.match_reason is missing (catalog.match is set)" }, 0) end
+  for _, r in ipairs(cat.rows or {}) do if r.id == cat.match then return end end
+  error({ schema = ("catalog.match names '%s', which is not among catalog.rows"):format(cat.match) }, 0)
+end
+
+-- M.check(results[, "records"]) -> true | false, "PATH must be ...". With "records", what
+-- only drawing needs (an experiment's info and params blocks) may be absent: enough to
+-- compare two runs. Documents of other schemas (a comparison) are their own sections'
+-- business and pass.
+function M.check(results, what)
+  if type(results) ~= "table" then return false, "the document must be an object" end
+  if results.schema ~= "sparkreport/results" then return true end
+  local ok, err = pcall(function()
+    check(results, M.document, "")
+    check_catalog(results.catalog)
+    for i, e in ipairs(results.experiments) do
+      check_experiment(e, ("experiments[%d]"):format(i), what == "records")
+    end
+  end)
+  if ok then return true end
+  if type(err) == "table" and err.schema then return false, err.schema end
+  error(err, 0)
+end
+
+return M

@@ -1,0 +1,284 @@
+-- sparkreport.sections.compress: the compression section: what each scheme stores (bits per
+-- weight with scales and indices), how fast the weight-streaming products run against dense
+-- FP32 and BF16 and against a plain read of the same matrix, the error it adds to a layer's
+-- outputs and to a trained model's held-out loss; a chart of speed-up against bits per weight
+-- with the ideal (bytes ratio) dashed; GPU rows "not measured" with the reason. Draws from the
+-- compress records (and the bandwidth experiment's read kernel) only.
+local fmt = require "sparkreport.format"
+local R = require "sparkreport.results"
+
+local S = {}
+
+local DEVICE = { cpu = "CPU", gpu = "GPU" }
+
+local function m(text) return { text = text, kind = "measured" } end
+
+local function x(v) return (v == nil or v ~= v) and "n/a" or ("%.2fx"):format(v) end
+
+local function bits(v) return (v == nil or v ~= v) and "n/a" or ("%.3g"):format(v) end
+
+local function err(v)
+  if v == nil or v ~= v then return "n/a" end
+  if v < 1e-4 then return ("%.1e"):format(v) end
+  return fmt.pct(v)
+end
+
+-- The schemes in the order the run measured them, with their records of one series.
+local function schemes(exp)
+  local order, seen = {}, {}
+  for _, r in ipairs(exp.results or {}) do
+    if not seen[r.scheme] then seen[r.scheme] = true; order[#order + 1] = r.scheme end
+  end
+  return order
+end
+
+local function rec(exp, series, scheme, batch)
+  for _, r in ipairs(R.records(exp, { series = series, scheme = scheme })) do
+    if batch == nil or r.batch == batch then return r end
+  end
+end
+
+local function batches(exp)
+  local out, seen = {}, {}
+  for _, r in ipairs(R.records(exp, { series = "gemv" })) do
+    if not seen[r.batch] then seen[r.batch] = true; out[#out + 1] = r.batch end
+  end
+  table.sort(out)
+  return out
+end
+
+-- The bandwidth experiment's read kernel at its largest size (FP32 preferred), if this run has one.
+local function bandwidth_read(results)
+  local best
+  for _, e in ipairs(R.experiments(results, "bandwidth", "cpu")) do
+    for _, r in ipairs(R.records(e, { series = "size", kernel = "read", valid = true })) do
+      if not best or r.working_set_bytes > best.working_set_bytes
+         or (r.working_set_bytes == best.working_set_bytes and r.precision == "fp32") then best = r end
+    end
+  end
+  return best
+end
+
+local function method(doc, exp)
+  local info, p = exp.info or {}, exp.params or {}
+  local first = R.records(exp, { series = "gemv" })[1] or {}
+  local caches = info.caches_total_bytes or 0
+  doc:paragraph(("Each scheme packs one weight matrix of %d x %d (%s as FP32: %.2gx %s, %s) and multiplies it by batches "
+    .. "of vectors, y = W x, decoding the weights on the fly (%s, %d threads). Bytes: %s. Every product is checked against "
+    .. "a plain twin in FP64 on the same packed weights (tolerance 1e-5 of sum |w x|, FP32 accumulation) before it is "
+    .. "timed; times are medians of at least %d repetitions, with the best beside them. Speed-ups are ratios of medians "
+    .. "within this run, against the dense FP32 and BF16 products of the same matrix; the read fraction compares with %s.")
+    :format(info.rows or 0, info.cols or 0, fmt.bytes(info.fp32_bytes or 0), (info.fp32_bytes or 0) / math.max(caches, 1),
+            info.caches_what or "the caches", fmt.bytes(caches), first.isa or "?", info.threads or 0,
+            info.byte_convention or "?", p.min_reps or 0, info.read_convention or "a plain read"))
+  if (info.fp32_bytes or 0) < 2 * caches then
+    doc:paragraph(("The FP32 matrix is smaller than twice %s (%s): these products measure the caches and the decoding, "
+      .. "not memory; a run with weights_size = \"auto\" measures memory."):format(info.caches_what or "the caches",
+      fmt.bytes(caches)), "note")
+  end
+  doc:paragraph(("Rounding: %s. Weights: %s."):format(info.rounding or "?", info.weights or "?"), "small")
+end
+
+-- One row per scheme: what it stores, what it gains, what it costs.
+local function summary_table(doc, exp, bs)
+  local b1, bn, rows = bs[1], bs[#bs], {}
+  for _, s in ipairs(schemes(exp)) do
+    local g1, gn = rec(exp, "gemv", s, b1), rec(exp, "gemv", s, bn)
+    local le, ml = rec(exp, "layer_error", s), rec(exp, "model_loss", s)
+    local any = g1 or le or ml
+    if any then
+      local row = { s, bits(any.bits_per_weight), g1 and fmt.bytes(g1.bytes) or "",
+                    g1 and g1.valid and m(x(g1.speedup_vs_fp32)) or "not measured" }
+      if bn ~= b1 then row[#row + 1] = gn and gn.valid and m(x(gn.speedup_vs_fp32)) or "not measured" end
+      row[#row + 1] = g1 and g1.valid and m(x(g1.speedup_vs_bf16)) or ""
+      row[#row + 1] = le and m(err(le.rel_error)) or "not measured"
+      row[#row + 1] = ml and m(("%+.3f"):format(ml.loss_change)) or "not measured"
+      rows[#rows + 1] = row
+    end
+  end
+  local cols = { { title = "Scheme", width = 0.13 }, { title = "Bits per\nweight", align = "right", width = 0.1 },
+                 { title = "Bytes", align = "right", width = 0.12 },
+                 { title = ("Speed-up\nvs FP32, b=%d"):format(b1), align = "right", width = 0.14 } }
+  if bn ~= b1 then cols[#cols + 1] = { title = ("Speed-up\nvs FP32, b=%d"):format(bn), align = "right", width = 0.14 } end
+  cols[#cols + 1] = { title = ("Speed-up\nvs BF16, b=%d"):format(b1), align = "right", width = 0.13 }
+  cols[#cols + 1] = { title = "Layer\nerror", align = "right", width = 0.12 }
+  cols[#cols + 1] = { title = "Held-out\nloss change", align = "right" }
+  doc:table { columns = cols, rows = rows,
+    caption = "Bits per weight include scales, indices and row pointers; bytes are one product's reads; b = vectors per "
+      .. "product. Layer error: ||y - y64|| / ||y64|| against FP64 on the unquantized weights. Loss change: nats against the "
+      .. "unquantized model. All measured on this run." }
+end
+
+-- Per batch: GB/s in physical bytes, fraction of the read, CV, repetitions.
+local function speed_table(doc, exp, b, read)
+  local rows = {}
+  for _, s in ipairs(schemes(exp)) do
+    local r = rec(exp, "gemv", s, b)
+    if r and r.valid and r.time_s then
+      rows[#rows + 1] = { s, m(fmt.seconds(r.time_s.median)), m(fmt.rate(r.gbps_median)), m(fmt.rate(r.gbps_best)),
+                          m(fmt.pct(r.read_fraction_median)), m(fmt.pct(r.read_fraction_best)),
+                          m(x(r.ideal_speedup_vs_fp32)), fmt.cv(r.time_s.cv), ("%d"):format(#r.samples_s) }
+    elseif r then
+      rows[#rows + 1] = { s, { text = r.error or "failed", tone = "bad" }, "", "", "", "", "", "", "" }
+    end
+  end
+  doc:table {
+    columns = { { title = "Scheme", width = 0.12 }, { title = "Median\ntime", align = "right", width = 0.11 },
+                { title = "Median\nGB/s", align = "right", width = 0.1 }, { title = "Best\nGB/s", align = "right", width = 0.1 },
+                { title = "Read\nfraction", align = "right", width = 0.11 }, { title = "Best/best\nread", align = "right", width = 0.12 },
+                { title = "Ideal vs\nFP32", align = "right", width = 0.11 }, { title = "CV", align = "right", width = 0.11 },
+                { title = "Reps", align = "right" } },
+    rows = rows,
+    caption = ("Batch %d. GB/s in physical bytes (values, scales, indices). Read: %s at %s, %s GB/s median, %s best. "
+      .. "Ideal: FP32 bytes / the scheme's bytes."):format(b, read and "a plain sum of the FP32 matrix" or "none",
+      read and fmt.bytes(read.bytes) or "", read and fmt.rate(read.gbps_median) or "n/a", read and fmt.rate(read.gbps_best) or "n/a"),
+  }
+end
+
+-- Speed-up against bits per weight: measured points per batch, the bytes ratio dashed.
+local function chart(doc, exp, bs)
+  local series = {}
+  for _, b in ipairs(bs) do
+    local xs, ys = {}, {}
+    for _, s in ipairs(schemes(exp)) do
+      local r = rec(exp, "gemv", s, b)
+      if r and r.valid and r.speedup_vs_fp32 then
+        xs[#xs + 1], ys[#ys + 1] = r.bits_per_weight, r.speedup_vs_fp32
+        xs[#xs + 1], ys[#ys + 1] = r.bits_per_weight, 0 / 0        -- a gap: points, not a line
+      end
+    end
+    if #xs > 0 then series[#series + 1] = { name = ("measured, batch %d"):format(b), x = xs, y = ys, points = true } end
+  end
+  if #series == 0 then return end
+  local ix, iy = {}, {}
+  for i = 0, 24 do
+    local v = 3 * (32 / 3) ^ (i / 24)
+    ix[#ix + 1], iy[#iy + 1] = v, 32 / v
+  end
+  series[#series + 1] = { name = "ideal: FP32 bytes / bytes", x = ix, y = iy, dashed = true }
+  doc:chart {
+    title = "Speed-up over dense FP32 against bits per weight (measured, medians)",
+    x = { label = "bits per weight (values, scales and indices)", log = 2 },
+    y = { label = "speed-up over FP32", log = 2 },
+    series = series,
+    caption = "Points below the dashed line lose to the bytes they save: decoding, gathers or the core count bound "
+      .. "them, not memory.",
+  }
+end
+
+-- The done-when of the issue, as the reader needs it: are the 8-bit products memory-bound?
+local function bounds(doc, exp, bs, read, bwread)
+  local b1, parts = bs[1], {}
+  for _, s in ipairs { "int8", "fp8" } do
+    local r = rec(exp, "gemv", s, b1)
+    if r and r.valid and r.read_fraction_best then
+      local vs_bw = bwread and r.gbps_best / bwread.gbps_best
+      parts[#parts + 1] = ("%s reaches %s of the read bandwidth in physical bytes (best repetitions; medians %s)%s and runs "
+        .. "%s as fast as FP32"):format(s, fmt.pct(r.read_fraction_best), fmt.pct(r.read_fraction_median),
+        vs_bw and (", %s of the bandwidth experiment's read at %s"):format(fmt.pct(vs_bw), fmt.bytes(bwread.working_set_bytes)) or "",
+        x(r.speedup_vs_fp32))
+    end
+  end
+  local four = {}
+  for _, s in ipairs { "int4-g32", "int4-g128", "nvfp4", "mxfp4" } do
+    local r = rec(exp, "gemv", s, b1)
+    if r and r.valid and r.read_fraction_median then
+      four[#four + 1] = ("%s %s GB/s (%s of the read, %.1f G weights/s)"):format(s, fmt.rate(r.gbps_median),
+        fmt.pct(r.read_fraction_median), r.rows * r.cols / r.time_s.median / 1e9)
+    end
+  end
+  if #parts > 0 then doc:paragraph(("Batch %d: %s. A weight-streaming product is memory-bound when it reads its bytes near the "
+    .. "read bandwidth (0.7 or more) and its speed-up follows the bytes ratio."):format(b1, table.concat(parts, "; "))) end
+  if #four > 0 then doc:paragraph(("4-bit, batch %d: %s. Below the read bandwidth, decoding two weights per byte on %d "
+    .. "threads, not memory, bounds them on this machine."):format(b1, table.concat(four, "; "), exp.info and exp.info.threads or 0)) end
+end
+
+local function accuracy_table(doc, exp)
+  local rows, base = {}, nil
+  for _, s in ipairs(schemes(exp)) do
+    local le, ml = rec(exp, "layer_error", s), rec(exp, "model_loss", s)
+    base = base or ml
+    if le or ml then
+      rows[#rows + 1] = { s, le and m(err(le.rel_error)) or "", le and err(le.error_bound) or "",
+                          le and (le.within_bound and "within" or { text = "EXCEEDS", tone = "bad" }) or "",
+                          le and m(err(le.weight_rel_error)) or "",
+                          ml and m(("%.4f"):format(ml.loss_heldout)) or "", ml and m(("%+.4f"):format(ml.loss_change)) or "" }
+    end
+  end
+  doc:table {
+    columns = { { title = "Scheme", width = 0.13 }, { title = "Layer\nerror", align = "right", width = 0.12 },
+                { title = "Stated\nbound", align = "right", width = 0.12 }, { title = "", width = 0.11 },
+                { title = "Weight\nerror", align = "right", width = 0.12 }, { title = "Held-out\nloss (nats)", align = "right", width = 0.2 },
+                { title = "Change", align = "right" } },
+    rows = rows,
+    caption = base and ("Model: the training experiment's '%s' shape, FP32, trained here for %d of %d steps (final training loss "
+      .. "%.3f; the data's entropy bound %.3f), then each scheme applied to the weights of its blocks' linears (embeddings, LM "
+      .. "head, norms and biases stay FP32); held-out loss over %d tokens the training never saw.")
+      :format(base.shape, base.steps_done, base.steps, base.loss_train_final, base.loss_entropy_bound, base.eval_tokens)
+      or "The held-out loss was not measured (see below).",
+  }
+end
+
+-- What was not measured; items that share a reason in one row.
+local function skipped(doc, exps)
+  local order, by = {}, {}
+  local function add(item, why)
+    if not by[why] then by[why] = {}; order[#order + 1] = why end
+    table.insert(by[why], item)
+  end
+  for _, e in ipairs(exps) do
+    for _, s in ipairs(e.skipped or {}) do add(s.item, s.reason) end
+    if e.status ~= "complete" and e.status ~= "partial" then
+      add("compression on the " .. (DEVICE[e.device] or e.device or "?"), e.error or e.status or "?")
+    end
+  end
+  if #order == 0 then return end
+  doc:section("Not measured", 2)
+  local rows = {}
+  for _, why in ipairs(order) do
+    rows[#rows + 1] = { table.concat(by[why], ", "),
+                        { text = (why:find("^not measured") and "" or "not measured: ") .. why, tone = "bad" } }
+  end
+  doc:table { columns = { { title = "Item", width = 0.45 }, { title = "Why" } }, rows = rows }
+end
+
+local function device_part(doc, results, exp)
+  local bs = batches(exp)
+  if #bs == 0 and #R.records(exp, { series = "layer_error" }) == 0 then
+    doc:paragraph(("Compression, %s: not measured: %s."):format(DEVICE[exp.device] or exp.device or "?",
+      exp.info and exp.info.reason or "no product was measured (see below)"))
+    return
+  end
+  local read, bwread = rec(exp, "read", "fp32"), exp.device == "cpu" and bandwidth_read(results) or nil
+  doc:section(("Compression, %s"):format(DEVICE[exp.device] or exp.device), 2)
+  method(doc, exp)
+  summary_table(doc, exp, #bs > 0 and bs or { 1 })
+  if #bs > 0 then
+    bounds(doc, exp, bs, read, bwread)
+    chart(doc, exp, bs)
+    for _, b in ipairs(bs) do speed_table(doc, exp, b, read) end
+  end
+  if #R.records(exp, { series = "layer_error" }) > 0 then
+    doc:section("Accuracy", 2)
+    accuracy_table(doc, exp)
+  end
+end
+
+function S.compress(doc, results)
+  doc:section("Compression: quantization and pruning")
+  local exps = R.experiments(results, "compress")
+  if #exps == 0 then
+    doc:paragraph("Not measured: the scenario has no compress experiment.")
+    return
+  end
+  doc:paragraph("Fewer bytes per weight are the other remedy for a bandwidth-bound machine. Each scheme below is measured "
+    .. "three ways: how fast the products that stream its weights run, how much error it adds to a layer, and how much "
+    .. "held-out loss a trained model loses with it.")
+  for _, e in ipairs(exps) do
+    if e.status == "partial" then doc:paragraph(("Partial (%s): %s."):format(e.device or "?", e.note or "stopped early"), "note") end
+    if e.status == "complete" or e.status == "partial" then device_part(doc, results, e) end
+  end
+  skipped(doc, exps)
+end
+
+return S

@@ -1,0 +1,8 @@
+-- templates/regression.lua: the report `sparkreport compare` (and a run with a baseline) writes:
+-- the verdict and the environment diff first, then the verdicts, what was not comparable, and
+-- the method. Each section draws from the comparison document alone.
+return {
+  name = "regression",
+  sections = { "regression_title", "regression_environment", "regression_verdicts",
+               "regression_not_comparable", "regression_method" },
+}

@@ -1,0 +1,83 @@
+-- tests/e2e/compress.lua: a short compression run end to end: every product validated before it
+-- was timed, its rates and speed-ups follow from its samples and the FP32 record, the layer
+-- errors stay within their stated bounds, the trained model's loss changes are relative to the
+-- unquantized one, results.calibration carries the weight formats, GPU items say why they were
+-- not measured, and the PDF's compression section shows the numbers of results.json.
+local env = ...
+local json = require "json"
+local sh, q = env.sh, env.q
+
+local function fail(fmt, ...) error(fmt:format(...), 0) end
+local function read(path)
+  local f = assert(io.open(path, "rb")); local s = f:read("a"); f:close(); return s
+end
+local function near(a, b) return math.abs(a - b) <= 1e-9 * math.max(math.abs(b), 1e-300) end
+
+local out, code = sh(("cd %s && %s run tests/scenarios/compress.lua -o %s -q"):format(q(env.srcdir), q(env.bin), q(env.out)))
+if code ~= 0 then fail("run exited %d: %s", code, out) end
+local dir = out:match("^(.-)/report%.pdf\n$")
+local r = json.decode(read(dir .. "/results.json"))
+local c, g = r.experiments[2], r.experiments[3]
+if c.name ~= "compress" or c.status ~= "complete" then fail("compress experiment: %s", tostring(c.status)) end
+
+local by, fp32 = {}, {}
+for _, rec in ipairs(c.results) do
+  by[rec.series] = (by[rec.series] or 0) + 1
+  if rec.valid ~= true then fail("%s %s failed validation: %s", rec.series, rec.scheme, tostring(rec.error)) end
+  if rec.series == "gemv" and rec.scheme == "fp32" then fp32[rec.batch] = rec end
+end
+if by.read ~= 1 or by.gemv ~= 2 * 7 or by.layer_error ~= 7 or by.model_loss ~= 7 then
+  fail("records: read %s, gemv %s, layer_error %s, model_loss %s", by.read, by.gemv, by.layer_error, by.model_loss)
+end
+for _, rec in ipairs(c.results) do
+  if rec.series == "gemv" then
+    local lo, sorted = math.huge, {}
+    for _, s in ipairs(rec.samples_s) do lo = math.min(lo, s); sorted[#sorted + 1] = s end
+    if not near(rec.gbps_best, rec.bytes / lo / 1e9) then fail("%s gbps_best does not follow from its samples", rec.scheme) end
+    local f = fp32[rec.batch]
+    if not near(rec.speedup_vs_fp32, f.time_s.median / rec.time_s.median) then fail("%s speed-up is not the ratio of medians", rec.scheme) end
+    if not near(rec.ideal_speedup_vs_fp32, f.bytes / rec.bytes) then fail("%s ideal speed-up is not the bytes ratio", rec.scheme) end
+  elseif rec.series == "layer_error" then
+    if not rec.within_bound then fail("%s layer error %g exceeds its bound %g", rec.scheme, rec.rel_error, rec.error_bound) end
+  elseif rec.series == "model_loss" then
+    if not near(rec.loss_change, rec.loss_heldout - rec.loss_unquantized) then fail("%s loss change", rec.scheme) end
+    if rec.scheme == "fp32" and rec.loss_change ~= 0 then fail("fp32 changes the loss by %g", rec.loss_change) end
+  end
+end
+
+-- the weight formats the training-time model reads
+local wf = {}
+for _, f in ipairs(r.calibration.weight_formats or {}) do wf[f.device .. "/" .. f.scheme] = f end
+local i8, n4, p75 = wf["cpu/int8"], wf["cpu/nvfp4"], wf["cpu/prune-75"]
+if not i8 or i8.bits_per_weight ~= 8 or not i8.speedup_vs_fp32 or not i8.layer_error or not i8.loss_change then
+  fail("calibration.weight_formats lacks int8's figures")
+end
+if not n4 or n4.bits_per_weight ~= 4.5 or not p75 or math.abs(p75.bits_per_weight - 8) > 1e-12 or p75.density ~= 0.25 then
+  fail("calibration.weight_formats: nvfp4 or prune-75 bits wrong")
+end
+
+-- the GPU part: measured, or every item says why not
+local info = json.decode(sh(q(env.bin) .. " info --json"))
+local nodev = not (info.cuda and info.cuda.devices and #info.cuda.devices > 0)
+if nodev and (#g.results ~= 0 or #g.skipped ~= 3 or not g.skipped[1].reason:find("CUDA", 1, true)) then
+  fail("GPU compress without a device: %d results, %d skipped", #g.results, #g.skipped)
+end
+
+if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end
+local text = sh(("%s -layout %s -"):format(q(env.pdftotext), q(dir .. "/report.pdf")))
+local section = text:match("Compression: quantization and pruning(.-)Appendix")
+if not section then fail("PDF lacks the compression section") end
+for _, t in ipairs { "Compression, CPU", "Speed-up over dense FP32 against bits per weight", "Accuracy",
+                     "of the bandwidth experiment's read", "held-out loss over" } do
+  if not section:find(t, 1, true) then fail("the section lacks %q", t) end
+end
+if nodev and not section:find("Compression, GPU: not measured", 1, true) then fail("the GPU part does not say why") end
+for _, rec in ipairs(c.results) do          -- each layer error, as the table prints it
+  if rec.series == "layer_error" and rec.rel_error >= 1e-4 then
+    local cell = ("%.1f %%"):format(100 * rec.rel_error)
+    if not section:find(rec.scheme:gsub("%p", "%%%0") .. "%s+" .. cell:gsub("%p", "%%%0")) then
+      fail("the accuracy table lacks %s %s", rec.scheme, cell)
+    end
+  end
+end
+return "pass"

@@ -1,0 +1,170 @@
+-- tests/lua/compare.lua: the comparison of two results documents (sparkreport.compare) on small
+-- documents made here: the key, the direction of each unit, the verdict thresholds, parameters
+-- that may and may not differ, what is not comparable and why, geometric means, the sentence,
+-- and the environment diff. Exact p-values of the U test are test_mwu.c's.
+local compare = require "sparkreport.compare"
+
+local function check(cond, fmt, ...) if not cond then error(fmt:format(...), 2) end end
+local function eq(got, want, what) check(got == want, "%s: got %s, expected %s", what, tostring(got), tostring(want)) end
+local function near(got, want, what) check(math.abs(got - want) <= 1e-12 * math.abs(want), "%s: got %.17g, expected %.17g", what, got, want) end
+
+local SPREAD = { -0.012, -0.008, -0.005, -0.002, 0.0, 0.001, 0.003, 0.006, 0.009, 0.014 }
+local function samples(center, n)
+  local out = {}
+  for i = 1, n or #SPREAD do out[i] = center * (1 + SPREAD[i]) end
+  return out
+end
+
+local function rec(kernel, center, extra)
+  local r = { kernel = kernel, precision = "fp64", series = "size", threads = 4, n = 1024, array_bytes = 8192,
+              working_set_bytes = 24576, valid = true, samples_s = samples(center), gbps_best = 1.5,
+              gbps_median = 1.4, time_s = { median = center }, iters_per_sample = 7, stop = "cv" }
+  for k, v in pairs(extra or {}) do r[k] = v end
+  return r
+end
+
+-- A results document with one experiment (bandwidth unless named: records of an experiment this
+-- sparkreport does not know are not checked against a record shape, and all its parameters count).
+local function doc(results, over, name)
+  local d = { schema = "sparkreport/results", schema_version = 1, status = "complete",
+              context = { host = "h", cuda = { driver_version = 13000 }, memory = { total_bytes = 8, available_bytes = 1 },
+                          tool = { version = "0.1.0", git = "abc" } },
+              scenario = { title = "T", path = "s.lua", sha256 = "00" }, catalog = { rows = {} },
+              experiments = { { name = name or "bandwidth", device = "cpu", status = "complete",
+                                params = { first_touch = true, min_reps = 5, warmup = 1 }, results = results } } }
+  for k, v in pairs(over or {}) do d[k] = v end
+  return d
+end
+
+-- the key: identifying fields only, sorted; measurements (samples, statistics, rates, seconds,
+-- validation, repetition details) never enter it
+eq(compare.key(rec("triad", 1)),
+   "array_bytes=8192, kernel=triad, n=1024, precision=fp64, series=size, threads=4, working_set_bytes=24576", "key")
+eq(compare.key(rec("triad", 1, { iters_per_sample = 9, gbps_median = 3, max_rel_error = 0 })),
+   compare.key(rec("triad", 2)), "measurements outside the key")
+eq(compare.key { shape = "tiny", steps = 40, steps_done = 37, loss_final = 2, loss_first = 5.5, lr = 3e-4,
+                 algo = "heuristic 0", within_bound = true, seed = 7 },
+   "seed=7, shape=tiny, steps=40", "numbers that are not whole and named outcomes outside the key")
+eq(compare.label { algo = "cblas_dgemm", precision = "fp64", series = "gemm", shape = "square", m = 64, n = 64, k = 32,
+                   bytes = 98304 }, "fp64 gemm square, 64x64x32, 96 KiB", "label of a GEMM")
+eq(compare.label(rec("triad", 1, { cpus = "0-3" })), "triad fp64 size, 24 KiB, 4 threads, CPUs 0-3", "label")
+eq(compare.unit_of("samples_s").better, "lower", "seconds: lower is better")
+eq(compare.unit_of("samples_tokens_per_s").better, "higher", "rates per second: higher is better")
+eq(compare.unit_of("samples_gbps").better, "higher", "GB/s: higher is better")
+eq(compare.unit_of("samples_tflops").unit, "TFLOP/s", "TFLOP/s")
+eq(compare.unit_of("samples_bytes"), nil, "no rule for bytes")
+
+-- a run against itself: every result unchanged, p = 1
+local base = doc { rec("copy", 1e-3), rec("triad", 2e-3), rec("read", 1e-3) }
+local c = compare.build(base, base, { baseline_path = "a.json", current_path = "a.json" })
+eq(c.schema, "sparkreport/comparison", "schema")
+eq(c.template, "regression", "template")
+eq(c.counts.compared, 3, "compared")
+eq(c.counts.unchanged, 3, "unchanged")
+eq(c.slower, false, "slower flag")
+for _, r in ipairs(c.results) do eq(r.p, 1.0, "p of identical samples"); eq(r.change, 0.0, "change") end
+eq(c.summary, "0 of 3 compared results are slower than the baseline (0 faster, 3 unchanged, 0 inconclusive); "
+   .. "the geometric mean of performance is 1.000x the baseline's.", "sentence")
+
+-- 10 % more time per pass on two results, 10 % less on one: slower, slower, faster
+local cur = doc { rec("copy", 1.1e-3), rec("triad", 2.2e-3), rec("read", 1e-3 / 1.1) }
+c = compare.build(base, cur)
+eq(c.counts.slower, 2, "slower")
+eq(c.counts.faster, 1, "faster")
+eq(c.slower, true, "slower flag")
+near(c.results[1].change, 0.1, "change of the median")
+near(c.results[1].speedup, 1 / 1.1, "performance")
+near(c.results[1].p, 2 / 184756, "p of complete separation, 10 a side")
+eq(c.results[1].exact, true, "exact below 50 a side")
+near(c.counts.geomean, (1 / 1.1) ^ (1 / 3), "geometric mean over (1/1.1, 1/1.1, 1.1)")
+eq(c.experiments[1].experiment, "bandwidth cpu", "experiment id")
+eq(c.experiments[1].slower, 2, "slower per experiment")
+
+-- direction per field: GB/s samples 10 % lower are slower, 10 % higher are faster
+local function gbps(center) return rec("triad", 1, { samples_s = false, samples_gbps = samples(center) }) end
+c = compare.build(doc({ gbps(100) }, nil, "probe"), doc({ gbps(90) }, nil, "probe"))
+eq(c.results[1].verdict, "slower", "lower GB/s")
+eq(c.results[1].unit, "GB/s", "unit")
+eq(c.results[1].experiment, "probe cpu", "an experiment this sparkreport does not know")
+c = compare.build(doc({ gbps(100) }, nil, "probe"), doc({ gbps(110) }, nil, "probe"))
+eq(c.results[1].verdict, "faster", "higher GB/s")
+
+-- a significant change below the threshold stays unchanged; the threshold can be lowered
+c = compare.build(doc { rec("triad", 1.00) }, doc { rec("triad", 1.04) })
+eq(c.results[1].verdict, "unchanged", "4 % < 5 %")
+check(c.results[1].p < 0.01, "4 %% shift is significant: p = %g", c.results[1].p)
+c = compare.build(doc { rec("triad", 1.00) }, doc { rec("triad", 1.04) }, { min_change = 0.03 })
+eq(c.results[1].verdict, "slower", "4 % >= 3 %")
+eq(c.thresholds.min_change, 0.03, "threshold recorded")
+
+-- three samples a side cannot reach p < 0.01: inconclusive, not unchanged, not slower
+local function three(center) return rec("triad", 1, { samples_s = samples(center, 3) }) end
+c = compare.build(doc { three(1.0) }, doc { three(1.5) })
+eq(c.results[1].verdict, "inconclusive", "3 samples a side")
+eq(c.results[1].note, "3 and 3 samples cannot reach p < 0.01", "why inconclusive")
+eq(c.slower, false, "inconclusive is not slower")
+
+-- parameters: one that only selects records may differ, one that shapes them may not
+local other = doc { rec("copy", 1e-3), rec("triad", 2e-3), rec("read", 1e-3) }
+other.experiments[1].params = { first_touch = true, min_reps = 10, warmup = 1 }
+c = compare.build(base, other)
+eq(c.counts.compared, 3, "min_reps may differ")
+other.experiments[1].params = { first_touch = false, min_reps = 5, warmup = 1 }
+c = compare.build(base, other)
+eq(c.counts.compared, 0, "first_touch may not differ")
+eq(#c.not_comparable, 1, "one row for the experiment")
+eq(c.not_comparable[1].reason, "parameters differ: first_touch true -> false", "reason")
+eq(c.not_comparable[1].count, 3, "count")
+eq(c.counts.not_comparable, 3, "not comparable count")
+eq(c.summary, "No result could be compared with the baseline: 3 results are not comparable.", "sentence")
+
+-- schema versions, one-sided records, failed validation, unknown units, missing samples
+c = compare.build(base, doc({ rec("copy", 1e-3) }, { schema_version = 2 }))
+eq(c.not_comparable[1].reason, "results schema version 1 in the baseline, 2 in the current run", "schema version")
+c = compare.build(base, doc { rec("copy", 1e-3), rec("fill", 1e-3),
+                              rec("read", 1e-3, { valid = false, error = "relative error 1 exceeds 1e-12" }) })
+local why = {}
+for _, n in ipairs(c.not_comparable) do why[n.label] = n.reason end
+eq(why["fill fp64 size, 24 KiB, 4 threads"], "only in the current run", "only current")
+eq(why["triad fp64 size, 24 KiB, 4 threads"], "only in the baseline", "only baseline")
+eq(why["read fp64 size, 24 KiB, 4 threads"], "failed validation in the current run: relative error 1 exceeds 1e-12", "invalid")
+local function probe(extra) return doc({ rec("copy", 1, extra) }, nil, "probe") end
+c = compare.build(probe { samples_s = false, samples_bytes = { 1, 2 } }, probe { samples_s = false, samples_bytes = { 1, 2 } })
+eq(c.not_comparable[1].reason, "no rule says whether a higher samples_bytes is better", "unknown unit")
+c = compare.build(probe { samples_s = false }, probe { samples_s = false })
+eq(c.not_comparable[1].reason, "the record keeps no raw samples (samples_*)", "no samples")
+c = compare.build(probe {}, probe { samples_s = { 1, "2", 3 } })
+eq(c.not_comparable[1].reason, "samples_s[2] in the current run is not a number", "a sample that is not a number")
+
+-- a results file without the shape reports read: nil and the path of the first bad value
+local broken = doc { rec("copy", 1e-3, { samples_s = { 1, "x" } }) }     -- sparkreport.schema's check
+local none, why_not = compare.build(base, broken, { current_path = "b.json" })
+eq(none, nil, "refused")
+eq(why_not, "b.json: experiments[1].results[1].samples_s[2] must be a number, got a string (\"x\")", "why refused")
+local failed = doc {}
+failed.experiments[1].status, failed.experiments[1].error = "failed", "no CUDA device"
+c = compare.build(base, failed)
+eq(c.not_comparable[1].reason, "did not run in the current run: no CUDA device", "failed experiment")
+local partial = doc { rec("copy", 1e-3) }
+partial.experiments[1].status = "partial"                 -- stopped by a signal: what it has counts
+c = compare.build(base, partial)
+eq(c.counts.compared, 1, "a partial experiment compares")
+eq(c.not_comparable[1].reason, "only in the baseline", "what it did not measure")
+
+-- environment: changed items first, free memory never compared, unrecorded items only when asked
+local newer = doc({ rec("copy", 1e-3) }, { context = { host = "h", cuda = { driver_version = 13010 },
+  memory = { total_bytes = 8, available_bytes = 2 }, tool = { version = "0.1.0", git = "abc" } } })
+local env = compare.environment(base, newer)
+eq(env[1].item, "CUDA driver", "changed first")
+eq(env[1].baseline .. " -> " .. env[1].current, "13000 -> 13010", "driver change")
+eq(env[1].changed, true, "changed")
+for _, e in ipairs(env) do
+  check(e.key ~= "memory.available_bytes", "free memory compared")
+  if e.key == "cuda.runtime_version" then eq(e.current, "not recorded", "unrecorded, always shown") end
+  check(e.key ~= "cuda.devices.1.name", "GPU shown though neither run recorded one")
+  if e.key ~= "cuda.driver_version" then eq(e.changed, false, e.key) end
+end
+
+-- misuse
+local ok, err = pcall(compare.build, base, base, { alpha = 2 })
+check(not ok and tostring(err):find("alpha must be between 0 and 1, got 2", 1, true), "alpha: %s", tostring(err))

@@ -1,0 +1,161 @@
+/* test_fsutil.c: atomic writes leave the old file or the new one and never a temporary;
+ * write errors name the path and the system's reason; the cleanup list removes registered
+ * temporaries (files before their folder); stale run folders are told from live ones. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include "check.h"
+#include "util/fsutil.h"
+
+static char root[256];
+
+static int entries(const char *dir)     /* files in dir, "." and ".." not counted */
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void atomic_writes(void)
+{
+    char path[512], err[1024], *data;
+    size_t n;
+    snprintf(path, sizeof path, "%s/a.txt", root);
+    EXPECT(fs_write_atomic(path, "one", 3, err, sizeof err) == 0);
+    EXPECT(fs_write_atomic(path, "second", 6, err, sizeof err) == 0);
+    EXPECT(fs_read_file(path, 100, &data, &n, err, sizeof err) == 0 && n == 6);
+    EXPECT_STR(data, "second");
+    free(data);
+    EXPECT(entries(root) == 1);
+
+    /* past the file size limit: EFBIG (SIGXFSZ ignored), the old content stays, no temporary */
+    struct rlimit old, small = { 4096, 4096 };
+    char big[8192];
+    memset(big, 'x', sizeof big);
+    getrlimit(RLIMIT_FSIZE, &old);
+    small.rlim_max = old.rlim_max;
+    signal(SIGXFSZ, SIG_IGN);
+    setrlimit(RLIMIT_FSIZE, &small);
+    int rc = fs_write_atomic(path, big, sizeof big, err, sizeof err);
+    setrlimit(RLIMIT_FSIZE, &old);
+    char want[600];
+    snprintf(want, sizeof want, "%s: cannot write: File too large", path);
+    EXPECT(rc == -1);
+    EXPECT_STR(err, want);
+    EXPECT(fs_read_file(path, 100, &data, &n, err, sizeof err) == 0 && n == 6);
+    free(data);
+    EXPECT(entries(root) == 1);
+
+    /* a file where the folder should be: the path and the reason */
+    snprintf(path, sizeof path, "%s/a.txt/b.txt", root);
+    EXPECT(fs_write_atomic(path, "x", 1, err, sizeof err) == -1);
+    snprintf(want, sizeof want, "%s: cannot create: Not a directory", path);
+    EXPECT_STR(err, want);
+}
+
+static void temporaries(void)
+{
+    char path[512], err[1024];
+    int fd;
+    snprintf(path, sizeof path, "%s/t.pdf", root);
+    char *tmp = fs_temp_create(path, &fd, err, sizeof err);
+    EXPECT(tmp != NULL && strncmp(tmp, path, strlen(path)) == 0 && strstr(tmp, ".tmp-") != NULL);
+    EXPECT(write(fd, "pdf", 3) == 3);
+    close(fd);
+    EXPECT(fs_temp_commit(tmp, path, err, sizeof err) == 0);
+    EXPECT(access(tmp, F_OK) != 0 && access(path, F_OK) == 0);
+    struct stat st;
+    mode_t um = umask(022);
+    umask(um);
+    EXPECT(stat(path, &st) == 0 && (st.st_mode & 0777) == (0666 & ~um));
+    free(tmp);
+
+    tmp = fs_temp_create(path, &fd, err, sizeof err);
+    close(fd);
+    fs_temp_discard(tmp);
+    EXPECT(access(tmp, F_OK) != 0);
+    free(tmp);
+    fs_cleanup_now();                   /* nothing registered any more: the committed file stays */
+    EXPECT(access(path, F_OK) == 0);
+}
+
+static void cleanup_list(void)
+{
+    char dir[512], file[600], tmpfile[600], err[256];
+    int fd;
+    snprintf(dir, sizeof dir, "%s/run", root);
+    EXPECT(mkdir(dir, 0777) == 0);
+    snprintf(file, sizeof file, "%s/results.json", dir);
+    EXPECT(fs_write_atomic(file, "{}", 2, err, sizeof err) == 0);
+    EXPECT(fs_cleanup_add(dir, 1) == 0);            /* the folder first: removed after its files */
+    EXPECT(fs_cleanup_add(file, 0) == 0);
+    snprintf(tmpfile, sizeof tmpfile, "%s/report.pdf", dir);
+    char *tmp = fs_temp_create(tmpfile, &fd, err, sizeof err);
+    close(fd);
+    fs_cleanup_now();
+    EXPECT(access(tmp, F_OK) != 0 && access(file, F_OK) != 0 && access(dir, F_OK) != 0);
+    free(tmp);
+
+    char longpath[FS_CLEANUP_PATH + 8];
+    memset(longpath, 'a', sizeof longpath - 1);
+    longpath[sizeof longpath - 1] = '\0';
+    EXPECT(fs_cleanup_add(longpath, 0) == -1);
+    int added = 0;
+    while (fs_cleanup_add("/nonexistent/x", 0) == 0 && added < 100)
+        added++;
+    EXPECT(added == FS_CLEANUP_MAX);
+    fs_cleanup_forget("/nonexistent/x");
+    EXPECT(fs_cleanup_add("/nonexistent/x", 0) == 0);
+    fs_cleanup_now();
+}
+
+static char last_removed[64];
+static void removed(const char *path) { snprintf(last_removed, sizeof last_removed, "%s", strrchr(path, '/') + 1); }
+
+static void stale_folders(void)
+{
+    char err[256], old[512];
+    char *mine = fs_mkdtemp(root, ".tmp-", err, sizeof err);       /* locked by this process */
+    EXPECT(mine != NULL);
+    snprintf(old, sizeof old, "%s/.tmp-gone", root);                 /* a dead run's, unlocked */
+    EXPECT(mkdir(old, 0777) == 0);
+    char inner[600];
+    snprintf(inner, sizeof inner, "%s/run.log", old);
+    EXPECT(fs_write_atomic(inner, "log", 3, err, sizeof err) == 0);
+    EXPECT(fs_clean_stale(root, ".tmp-", removed) == 0);             /* both younger than FS_STALE_S */
+    struct utimbuf t = { time(NULL) - 2 * FS_STALE_S, time(NULL) - 2 * FS_STALE_S };
+    EXPECT(utime(old, &t) == 0 && utime(mine, &t) == 0);
+    EXPECT(fs_clean_stale(root, ".tmp-", removed) == 1);             /* the locked one stays */
+    EXPECT_STR(last_removed, ".tmp-gone");
+    EXPECT(access(old, F_OK) != 0 && access(mine, F_OK) == 0);
+    fs_rm_rf(mine);
+    free(mine);
+}
+
+int main(void)
+{
+    snprintf(root, sizeof root, "%s/sparkreport-fsutil-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(root)) {
+        printf("cannot make a temporary folder: %s\n", strerror(errno));
+        return 1;
+    }
+    atomic_writes();
+    temporaries();
+    cleanup_list();
+    stale_folders();
+    fs_rm_rf(root);
+    return CHECK_DONE();
+}

@@ -333,10 +333,14 @@ static cJSON *new_record(const struct bw_arrays *x, enum bw_kernel k, const char
 }
 
 /* Passes per sample so that one sample lasts at least sample_s. The pass time is the fastest
- * of a few tries, so one preempted try on a busy machine does not fix the count at 1. */
-static long calibrate(const struct bw_ops *ops, struct bw_arrays *x, enum bw_kernel k, double sample_s)
+ * of a few tries, so one preempted try on a busy machine does not fix the count at 1; a first
+ * pass already many times longer than a sample settles it at once (DRAM-sized arrays). */
+static long calibrate(const struct bw_ops *ops, struct bw_arrays *x, enum bw_kernel k, double sample_s,
+                      double first)
 {
     long iters = 1;
+    if (first >= 4.0 * sample_s)
+        return 1;
     for (int round = 0; round < 30; round++) {
         double t = INFINITY;
         for (int tries = 0; tries < 3; tries++)
@@ -380,7 +384,7 @@ static cJSON *measure(const struct bw_ops *ops, struct bw_arrays *x, enum bw_ker
         cJSON_AddStringToObject(rec, "error", msg);
         return rec;
     }
-    long iters = calibrate(ops, x, k, pl->sample_s);
+    long iters = calibrate(ops, x, k, pl->sample_s, first);
     struct pass p = { ops, x, k, iters };
     cJSON_AddNumberToObject(rec, "first_pass_s", first);
     cJSON_AddNumberToObject(rec, "iters_per_sample", (double)iters);
@@ -496,6 +500,53 @@ void bw_plan_common(struct bw_plan *pl, const cJSON *params)
     bw_plan_kernels(pl, params);
 }
 
+/* The thread-scaling point at all threads is the sweep's largest point: its records again,
+ * marked as the same measurement, rather than a second allocation and timing. */
+static void reuse_top(struct bw_run_state *rs, int first, int end)
+{
+    for (int i = first; i < end; i++) {
+        cJSON *dup = cJSON_Duplicate(cJSON_GetArrayItem(rs->results, i), 1);
+        cJSON_ReplaceItemInObjectCaseSensitive(dup, "series", cJSON_CreateString("threads"));
+        cJSON_AddStringToObject(dup, "same_as", "size");
+        cJSON_AddItemToArray(rs->results, dup);
+    }
+    rs->done += rs->pl->nk;
+}
+
+/* The largest working set at all threads, then the thread-scaling runs at that size. */
+static void measure_top(struct bw_run_state *rs, enum bw_prec p)
+{
+    struct bw_plan *pl = rs->pl;
+    int top_first = cJSON_GetArraySize(rs->results);
+    bw_measure_config(rs, p, pl->sizes[pl->ns - 1], BW_PATH_HOST, pl->tmax, NULL, "size", NULL,
+                      BW_MEM_SHARE * env_mem_available());
+    int top_end = cJSON_GetArraySize(rs->results);
+    for (int s = 0; s < pl->nscale; s++) {
+        const struct bw_scaling *sc = &pl->scale[s];
+        for (int t = 0; t < sc->ncounts && !progress_stopping(); t++) {
+            if (!sc->cpulist[0] && sc->counts[t] == pl->tmax)
+                reuse_top(rs, top_first, top_end);     /* the sweep's largest point is this one */
+            else
+                bw_measure_config(rs, p, pl->sizes[pl->ns - 1], BW_PATH_HOST, sc->counts[t],
+                                  sc->cpulist[0] ? sc->cpus : NULL, sc->series,
+                                  sc->cpulist[0] ? sc->cpulist : NULL, BW_MEM_SHARE * env_mem_available());
+        }
+    }
+}
+
+/* The sweep points from index `from` (below the largest) that the time budget left out. */
+static void skip_rest(struct bw_run_state *rs, enum bw_prec p, int from, double spent, double budget)
+{
+    struct bw_plan *pl = rs->pl;
+    char item[128], why[128], lo[32], hi[32];
+    snprintf(item, sizeof item, "%s sweep, working sets %s .. %s (%d points)", bw_prec_names[p],
+             units_format_bytes(pl->sizes[from], lo, sizeof lo), units_format_bytes(pl->sizes[pl->ns - 2], hi, sizeof hi),
+             pl->ns - 1 - from);
+    snprintf(why, sizeof why, "the time budget was spent: %.0f s of %.0f s", spent, budget);
+    bw_skip(pl, item, why);
+    rs->done += (pl->ns - 1 - from) * pl->nk;
+}
+
 cJSON *bw_run(const cJSON *params, double budget_s, char *err, size_t errlen)
 {
     struct env_cpu cpu;
@@ -519,17 +570,21 @@ cJSON *bw_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     struct bw_run_state rs = { &bw_cpu_ops, pl, cJSON_CreateArray(), 0, per_prec * pl->np * pl->nk, 0 };
     rs.per_point = 0.7 * budget_s / (rs.total > 0 ? rs.total : 1);
     progress_begin("bandwidth cpu", rs.total, budget_s);
+    double t0 = timing_now();
+    /* The DRAM-sized point and thread scaling of every precision first: they are what the
+     * report is for, so when time runs short it is the sweep below them that gets thinner. */
+    for (int i = 0; i < pl->np && !progress_stopping(); i++)
+        measure_top(&rs, pl->precs[i]);
+    double left = budget_s - (timing_now() - t0);
     for (int i = 0; i < pl->np && !progress_stopping(); i++) {
-        enum bw_prec p = pl->precs[i];
-        for (int s = 0; s < pl->ns && !progress_stopping(); s++)
-            bw_measure_config(&rs, p, pl->sizes[s], BW_PATH_HOST, pl->tmax, NULL, "size", NULL,
+        double until = budget_s - left + left * (i + 1) / pl->np;     /* this precision's share */
+        for (int s = 0; s < pl->ns - 1 && !progress_stopping(); s++) {
+            if (timing_now() - t0 > until) {
+                skip_rest(&rs, pl->precs[i], s, timing_now() - t0, budget_s);
+                break;
+            }
+            bw_measure_config(&rs, pl->precs[i], pl->sizes[s], BW_PATH_HOST, pl->tmax, NULL, "size", NULL,
                               BW_MEM_SHARE * env_mem_available());
-        for (int s = 0; s < pl->nscale; s++) {
-            const struct bw_scaling *sc = &pl->scale[s];
-            for (int t = 0; t < sc->ncounts && !progress_stopping(); t++)
-                bw_measure_config(&rs, p, pl->sizes[pl->ns - 1], BW_PATH_HOST, sc->counts[t],
-                                  sc->cpulist[0] ? sc->cpus : NULL, sc->series,
-                                  sc->cpulist[0] ? sc->cpulist : NULL, BW_MEM_SHARE * env_mem_available());
         }
     }
     progress_step(rs.done, "done");

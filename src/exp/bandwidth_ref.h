@@ -11,6 +11,7 @@
 #include "util/hd.h"
 
 #define BW_SCALAR 3.0
+#define BW_REF_PERIOD 8             /* every value below depends on i only through i % 8 */
 
 enum bw_kernel { BW_COPY = 0, BW_SCALE, BW_ADD, BW_TRIAD, BW_READ, BW_FILL, BW_NKERNELS };
 

@@ -1,7 +1,8 @@
 -- scenarios/default.lua: what `make report` runs. Thorough but bounded: every bandwidth
 -- kernel in FP64 and FP32 over a working-set sweep from inside L1 to beyond 4x all caches,
 -- and thread scaling at the largest size; compute per precision; a training run; compression
--- schemes. About 9 minutes on a 2-core machine.
+-- schemes; the training-time model, validated here and projected onto the catalog. About 9
+-- minutes on a 2-core machine.
 local sr = require "sparkreport"
 
 return sr.scenario {
@@ -25,4 +26,8 @@ return sr.scenario {
   -- of the tiny model with each applied (60 s on 2 cores); on a GPU the same products
   sr.compress { schemes = "all", batches = { 1, 4 }, budget_s = 60 },
   sr.compress { device = "gpu", schemes = "all" },
+  -- the training-time model: calibrated on microbenchmarks, validated by predicting then
+  -- measuring ten small training configurations, then every reference workload projected onto
+  -- every catalog system (about 30 s)
+  sr.model { },
 }

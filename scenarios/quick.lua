@@ -38,4 +38,8 @@ return sr.scenario {
   -- memory), their layer error; no model
   sr.compress { schemes = { "int8", "nvfp4", "2:4" }, weights_size = "16MiB", batches = 1, layer_rows = 32,
                 model = "none", min_reps = 2, max_reps = 3, sample_s = 0.002, budget_s = 3 },
+  -- the training-time model: eight tiny configurations predicted then measured, two workloads
+  -- projected
+  sr.model { configs = 8, base_hidden = 32, base_seq = 32, steps = 3,
+             workloads = { "gpt2-124m", "llama-3.1-8b-lora" } },
 }

@@ -2,5 +2,5 @@
 -- sections and their order; each section draws itself from results.json alone.
 return {
   name = "procurement",
-  sections = { "title", "summary", "bandwidth", "precision", "train", "compress", "appendix" },
+  sections = { "title", "summary", "bandwidth", "precision", "train", "model", "compress", "appendix" },
 }

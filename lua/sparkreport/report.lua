@@ -6,7 +6,8 @@ local M = {}
 local sections = {}
 for _, mod in ipairs { "sparkreport.sections.common", "sparkreport.sections.bandwidth", "sparkreport.sections.precision",
                        "sparkreport.sections.regression", "sparkreport.sections.train",
-                       "sparkreport.sections.compress" } do
+                       "sparkreport.sections.compress",
+                       "sparkreport.sections.model" } do
   for name, fn in pairs(require(mod)) do sections[name] = fn end
 end
 

@@ -142,6 +142,7 @@ end
 -- Runs every experiment; meta = { path=, source=, command= } from the C program.
 function M.execute(scn, ctx, meta)
   local started, t0 = bench.wall(), bench.now()
+  bench.set_catalog(catalog.load().rows)     -- what the model experiment projects onto
   local p = scn.params
   local budget = p.budget_s * (1 - REPORT_RESERVE)
   local weights = 0

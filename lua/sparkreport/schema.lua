@@ -228,6 +228,52 @@ M.info.compress = object {
 }
 M.params.compress = object { min_reps = opt "integer" }
 
+-- A model record (sections/model.lua, the summary): series calibration (an op timed on its own),
+-- validation (a training configuration predicted, then measured) or projection (a workload on a
+-- system; no hours when it does not fit).
+M.records.model = object {
+  series = "string", class = opt "string", kind = opt "string", dtype = opt "string", median_s = opt "number",
+  eta = opt "number", valid = opt "boolean", samples_s = opt(list "number"),
+  config = opt "string", layers = opt "integer", hidden = opt "integer", heads = opt "integer", seq = opt "integer",
+  batch = opt "integer", accum = opt "integer", checkpoint = opt "boolean", precision = opt "string",
+  predicted_s = opt "number", measured_s = opt "number", error = opt "number",
+  workload = opt "string", system = opt "string", system_kind = opt "string", fits = opt "boolean", fit = opt "string",
+  hours = opt "number", hours_low = opt "number", hours_high = opt "number", memory_bound_share = opt "number",
+  by_class = opt(list(object { class = "string", share = "number", bound = "string" })),
+  energy_kwh = opt "number", price_usd = opt "number",
+}
+local MODEL_NEEDS = {
+  validation = { config = "string", layers = "integer", hidden = "integer", heads = "integer", seq = "integer",
+                 batch = "integer", accum = "integer", checkpoint = "boolean", precision = "string",
+                 predicted_s = "number", measured_s = "number", error = "number" },
+  projection = { workload = "string", system = "string", system_kind = "string", fits = "boolean", fit = "string" },
+}
+function M.rules.model(r, _, need)
+  for f, spec in pairs(MODEL_NEEDS[r.series] or {}) do need(f, spec) end
+  if r.series == "projection" and r.hours then need("hours_low", "number"); need("hours_high", "number") end
+end
+M.info.model = object {
+  calibration = opt(object {
+    device = "string", threads = "integer", peak_flops = object {}, bandwidth_Bps = "number", vector_flops = "number",
+    op_overhead_s = "number", ops_measured = "integer", spread = "number",
+    combine = object { rule = "string", q = opt "number", mean_abs_error = "number", points = "integer" },
+    classes = list(object { class = "string", dtype = "string", basis = "string",
+                            points = list(object { x = "number", eta = "number" }) }),
+  }),
+  validation = opt(object { n = "integer", mean_abs_error = "number", max_abs_error = "number", bias = "number",
+                            spread = "number", kendall_tau = opt "number",
+                            calculon = opt(object { mean = "number", max = "number" }) }),
+  workloads = opt(list(object { id = "string", name = "string", kind = "string", params = "number", tokens = "number",
+                                seq = "integer", global_batch = "integer", precision = "string", note = opt "string",
+                                source = opt "string" })),
+  systems = opt(list(object { id = "string", name = "string", kind = "string" })),
+}
+function M.experiment_rules.model(e, need)       -- peak_flops: { dtype = FLOP/s, ... }
+  local cal = type(e.info) == "table" and type(e.info.calibration) == "table" and e.info.calibration
+  if not cal or type(cal.peak_flops) ~= "table" then return end
+  for k in pairs(cal.peak_flops) do need("info.calibration.peak_flops." .. tostring(k), "number") end
+end
+
 local DRAWN = { complete = true, partial = true }   -- statuses whose records the sections draw
 
 local function check_experiment(e, path, records_only)

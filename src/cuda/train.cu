@@ -540,6 +540,11 @@ static void gpu_run(struct train_ctx *c, const struct model_op *op)
 static int gpu_supports(const struct model_shape *s, enum model_prec p, char *why, size_t n)
 {
     cudaDeviceProp prop;
+    const char *x = model_shape_extension(s);
+    if (x) {
+        snprintf(why, n, "the CUDA training backend runs GPT-2 blocks only; this shape asks for %s", x);
+        return 0;
+    }
     if (p != MODEL_FP8)
         return 1;
     if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {

@@ -40,16 +40,14 @@ static int fast_decoders = -1;      /* -1: not yet asked; quant_cpu_generic() se
 
 void quant_cpu_generic(int generic) { fast_decoders = generic ? 0 : -1; }
 
+#ifdef HAVE_AVX512_DECODERS
 static int use_avx512(void)
 {
-#ifdef HAVE_AVX512_DECODERS
     if (fast_decoders < 0)
         fast_decoders = __builtin_cpu_supports("avx512f") ? 1 : 0;
     return fast_decoders;
-#else
-    return 0;
-#endif
 }
+#endif
 
 /* ---- dense decoders: n weights of row r from column c0 into w (n a multiple of the block) ---- */
 
@@ -175,38 +173,72 @@ static const decode_fn nibble_generic[QUANT_N] = {
 };
 
 #ifdef HAVE_AVX512_DECODERS
+/* The block scales of a 4-bit row as FP32: nb scales from block `first` of the matrix (table
+ * entries; a tile holds at most TILE / 16). */
+typedef void (*scale_fn)(const struct quant_matrix *m, size_t first, size_t nb, float *restrict sc);
+
+ISA_AVX512 static void sc_fp16(const struct quant_matrix *m, size_t first, size_t nb, float *restrict sc)
+{
+    const uint16_t *h = (const uint16_t *)m->scales + first;
+    size_t k = 0;
+    for (; k + 16 <= nb; k += 16)       /* vcvtph2ps: IEEE, exact, as quant_fp16_value */
+        _mm512_storeu_ps(sc + k, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(h + k))));
+    for (; k < nb; k++)
+        sc[k] = quant_fp16_value(h[k]);
+}
+
+KERNEL_ISA static void sc_e4m3(const struct quant_matrix *m, size_t first, size_t nb, float *restrict sc)
+{
+    const uint8_t *b = (const uint8_t *)m->scales + first;
+    const float ts = m->tensor_scale;
+#pragma omp simd
+    for (size_t k = 0; k < nb; k++)
+        sc[k] = quant_e4m3_value(b[k]) * ts;  /* as quant_unpack_row multiplies */
+}
+
+KERNEL_ISA static void sc_e8m0(const struct quant_matrix *m, size_t first, size_t nb, float *restrict sc)
+{
+    const uint8_t *b = (const uint8_t *)m->scales + first;
+#pragma omp simd
+    for (size_t k = 0; k < nb; k++)
+        sc[k] = quant_e8m0_value(b[k]);
+}
+
+static const scale_fn nibble_scales[QUANT_N] = {
+    [QUANT_INT4_G32] = sc_fp16, [QUANT_INT4_G128] = sc_fp16, [QUANT_NVFP4] = sc_e4m3, [QUANT_MXFP4] = sc_e8m0,
+};
+
 static float nibble_tables[2][16];  /* what a nibble stands for: int4, E2M1 (cpu_open fills them) */
 
-/* One scale per 16 weights of n from column c0 of row r (every block is 16 or a multiple). */
-static void scales16(const struct quant_matrix *m, size_t r, size_t c0, size_t n, float *s16)
+/* log2 of the scheme's block (16, 32 or 128): weight i of a tile has scale sc[i >> lb]. */
+static unsigned block_log2(const struct quant_matrix *m)
 {
-    const uint16_t *h = m->scales;
-    const uint8_t *b = m->scales;
-    for (size_t k = 0; k < n / 16; k++) {
-        size_t i = r * m->cols + c0 + 16 * k;
-        s16[k] = m->id == QUANT_INT4_G32 ? quant_fp16_value(h[i / 32])
-               : m->id == QUANT_INT4_G128 ? quant_fp16_value(h[i / 128])
-               : m->id == QUANT_NVFP4 ? quant_e4m3_value(b[i / 16]) * m->tensor_scale
-               : quant_e8m0_value(b[i / 32]);
-    }
+    return (unsigned)__builtin_ctz((unsigned)quant_schemes[m->id].block);
 }
 
 /* 32 weights from 16 bytes: both nibbles through the table (vpermps), back into element order
- * (low nibble first), times the scale of each 16. */
-ISA_AVX512 static void nibbles_avx512(const uint8_t *restrict q, size_t n, const float *table, const float *s16,
-                                      float *restrict w)
+ * (low nibble first), each 16 times its scale. */
+ISA_AVX512 static inline void nibbles32(const uint8_t *q, __m512 t, float s_lo, float s_hi, __m512 *w0, __m512 *w1)
 {
-    const __m512 t = _mm512_loadu_ps(table);
-    const __m512i lo_mask = _mm512_set1_epi32(0xf);
     const __m512i even = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
     const __m512i odd = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    __m512i b = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)q));
+    __m512 lo = _mm512_permutexvar_ps(_mm512_and_si512(b, _mm512_set1_epi32(0xf)), t);
+    __m512 hi = _mm512_permutexvar_ps(_mm512_srli_epi32(b, 4), t);
+    *w0 = _mm512_mul_ps(_mm512_permutex2var_ps(lo, even, hi), _mm512_set1_ps(s_lo));
+    *w1 = _mm512_mul_ps(_mm512_permutex2var_ps(lo, odd, hi), _mm512_set1_ps(s_hi));
+}
+
+/* n weights (a multiple of 32) into w; sc: the tile's block scales. */
+ISA_AVX512 static void nibbles_avx512(const uint8_t *restrict q, size_t n, const float *table, const float *sc,
+                                      unsigned lb, float *restrict w)
+{
+    const __m512 t = _mm512_loadu_ps(table);
     for (size_t i = 0; i + 32 <= n; i += 32) {
-        __m512i b = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(q + i / 2)));
-        __m512 lo = _mm512_permutexvar_ps(_mm512_and_si512(b, lo_mask), t);
-        __m512 hi = _mm512_permutexvar_ps(_mm512_srli_epi32(b, 4), t);
-        _mm512_storeu_ps(w + i, _mm512_mul_ps(_mm512_permutex2var_ps(lo, even, hi), _mm512_set1_ps(s16[i / 16])));
-        _mm512_storeu_ps(w + i + 16, _mm512_mul_ps(_mm512_permutex2var_ps(lo, odd, hi),
-                                                   _mm512_set1_ps(s16[i / 16 + 1])));
+        __m512 w0, w1;
+        nibbles32(q + i / 2, t, sc[i >> lb], sc[(i + 16) >> lb], &w0, &w1);
+        _mm512_storeu_ps(w + i, w0);
+        _mm512_storeu_ps(w + i + 16, w1);
     }
 }
 #endif
@@ -215,10 +247,11 @@ static void dec_nibbles(const struct quant_matrix *m, size_t r, size_t c0, size_
 {
 #ifdef HAVE_AVX512_DECODERS
     if (use_avx512() && n % 32 == 0) {
-        float s16[TILE / 16];
-        scales16(m, r, c0, n, s16);
+        float sc[TILE / 16];
+        unsigned lb = block_log2(m);
+        nibble_scales[m->id](m, (r * m->cols + c0) >> lb, n >> lb, sc);
         nibbles_avx512((const uint8_t *)m->vals + (r * m->cols + c0) / 2, n,
-                       nibble_tables[m->id == QUANT_NVFP4 || m->id == QUANT_MXFP4], s16, w);
+                       nibble_tables[m->id == QUANT_NVFP4 || m->id == QUANT_MXFP4], sc, lb, w);
         return;
     }
 #endif
@@ -333,9 +366,9 @@ KERNEL_ISA static void gather_tile(const float *restrict w, const int32_t *restr
     }
 }
 
-/* Batch 1 of the 8-bit integer and 16-bit formats needs no tile: the row's dot product decodes
- * as it goes (int8: the row's scale applied once at the end). Table entries like the decoders;
- * schemes without one use the tile. */
+/* Batch 1 of the dense formats needs no tile: the row's dot product decodes as it goes (int8:
+ * the row's scale applied once at the end; 4-bit: each tile's block scales first). Table
+ * entries like the decoders; schemes without one use the tile. */
 typedef float (*row_dot_fn)(const struct quant_matrix *m, size_t r, const float *restrict x);
 
 KERNEL_ISA static float dot1_int8(const struct quant_matrix *m, size_t r, const float *restrict x)
@@ -370,8 +403,9 @@ KERNEL_ISA static float dot1_bf16(const struct quant_matrix *m, size_t r, const 
 
 #ifdef HAVE_AVX512_DECODERS
 /* The same with intrinsics (GCC 12 vectorizes the int8 loop above with 16-byte vectors only), and
- * for FP32 and FP8 too, so the baselines are as tight as the schemes: four accumulators of 16
- * lanes, 64 weights a step (cols a multiple of 64), FMA; the row's scale at the end. */
+ * for FP32, FP8 and the 4-bit formats too, so the baselines are as tight as the schemes: four
+ * accumulators of 16 lanes, 64 weights a step (cols a multiple of 64), FMA; the row's scale at
+ * the end. */
 #define LOAD16_INT8(p) _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p))))
 #define LOAD16_BF16(p) _mm512_castsi512_ps(_mm512_slli_epi32( \
                            _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(p))), 16))
@@ -399,13 +433,42 @@ ROW_DOT_AVX512(dot1_bf16_avx512, uint16_t, LOAD16_BF16, 1.0f)
 ROW_DOT_AVX512(dot1_int8_avx512, int8_t, LOAD16_INT8, ((const float *)m->scales)[r])
 ROW_DOT_AVX512(dot1_fp8_avx512, uint8_t, LOAD16_E4M3, 256.0f * m->tensor_scale)
 ROW_DOT_AVX512(dot1_fp8_nan_avx512, uint8_t, LOAD16_E4M3_NAN, 256.0f * m->tensor_scale)
+
+/* 4-bit rows: each tile's block scales first, then 64 weights a step decoded in registers
+ * (nibbles32) and multiplied into four accumulators, never stored: the tile path would write
+ * and read back every weight. */
+ISA_AVX512 static float dot1_nibbles_avx512(const struct quant_matrix *m, size_t r, const float *restrict x)
+{
+    const __m512 t = _mm512_loadu_ps(nibble_tables[m->id == QUANT_NVFP4 || m->id == QUANT_MXFP4]);
+    const uint8_t *restrict q = (const uint8_t *)m->vals + r * m->cols / 2;
+    const unsigned lb = block_log2(m);
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    float sc[TILE / 16];
+    for (size_t c0 = 0; c0 < m->cols; c0 += TILE) {
+        size_t n = m->cols - c0 < TILE ? m->cols - c0 : TILE;
+        nibble_scales[m->id](m, (r * m->cols + c0) >> lb, n >> lb, sc);
+        for (size_t i = 0; i < n; i += 64) {
+            const size_t c = c0 + i;
+            __m512 w0, w1, w2, w3;
+            _mm_prefetch((const char *)(q + c / 2) + PREFETCH_BYTES, _MM_HINT_T0);
+            nibbles32(q + c / 2, t, sc[i >> lb], sc[(i + 16) >> lb], &w0, &w1);
+            nibbles32(q + c / 2 + 16, t, sc[(i + 32) >> lb], sc[(i + 48) >> lb], &w2, &w3);
+            a0 = _mm512_fmadd_ps(w0, _mm512_loadu_ps(x + c), a0);
+            a1 = _mm512_fmadd_ps(w1, _mm512_loadu_ps(x + c + 16), a1);
+            a2 = _mm512_fmadd_ps(w2, _mm512_loadu_ps(x + c + 32), a2);
+            a3 = _mm512_fmadd_ps(w3, _mm512_loadu_ps(x + c + 48), a3);
+        }
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
+}
 #endif
 
 static const row_dot_fn row_dots[QUANT_N] = { [QUANT_BF16] = dot1_bf16, [QUANT_INT8] = dot1_int8 };
 #ifdef HAVE_AVX512_DECODERS
 static const row_dot_fn row_dots_avx512[QUANT_N] = {
     [QUANT_FP32] = dot1_f32_avx512, [QUANT_BF16] = dot1_bf16_avx512, [QUANT_INT8] = dot1_int8_avx512,
-    [QUANT_FP8] = dot1_fp8_avx512,
+    [QUANT_FP8] = dot1_fp8_avx512, [QUANT_INT4_G32] = dot1_nibbles_avx512, [QUANT_INT4_G128] = dot1_nibbles_avx512,
+    [QUANT_NVFP4] = dot1_nibbles_avx512, [QUANT_MXFP4] = dot1_nibbles_avx512,
 };
 #endif
 

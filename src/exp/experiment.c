@@ -6,6 +6,7 @@
 
 #include "exp/bandwidth.h"
 #include "exp/compress.h"
+#include "exp/model.h"
 #include "exp/precision.h"
 #include "exp/train.h"
 
@@ -19,6 +20,9 @@ const struct experiment experiments[] = {
     { "compress", "quantization and pruning: weight-streaming products per scheme (time, physical bytes, "
       "speed-up over FP32 and BF16), layer output error, held-out loss of a trained model", compress_params,
       0.25, compress_precheck, compress_run },
+    { "model", "the training-time model: calibrated on microbenchmarks (ops timed on their own, GEMM peak, DRAM "
+      "read, intensity sweep), validated by predicting then measuring training steps, projected onto the catalog",
+      model_exp_params, 0.2, model_precheck, model_run },
     { NULL, NULL, NULL, 0, NULL, NULL },
 };
 

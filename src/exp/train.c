@@ -31,10 +31,10 @@ struct preset {
 };
 
 static const struct preset presets[] = {
-    { "tiny", { 2, 64, 4, 64, 256, 8, 1, 0, 0 }, 200, 5e-3, "2 blocks, hidden 64, 0.14 M parameters" },
-    { "small", { 4, 128, 4, 128, 512, 8, 1, 0, 0 }, 100, 5e-3, "4 blocks, hidden 128, 0.94 M parameters" },
-    { "medium", { 6, 256, 8, 256, 1024, 8, 1, 0, 0 }, 60, 3e-3, "6 blocks, hidden 256, 5.3 M parameters" },
-    { "gpt2-small", { 12, 768, 12, 256, 50257, 4, 1, 0, 0 }, 10, 6e-4,
+    { "tiny", { 2, 64, 4, 64, 256, 8, 1, 0, .tied = 0 }, 200, 5e-3, "2 blocks, hidden 64, 0.14 M parameters" },
+    { "small", { 4, 128, 4, 128, 512, 8, 1, 0, .tied = 0 }, 100, 5e-3, "4 blocks, hidden 128, 0.94 M parameters" },
+    { "medium", { 6, 256, 8, 256, 1024, 8, 1, 0, .tied = 0 }, 60, 3e-3, "6 blocks, hidden 256, 5.3 M parameters" },
+    { "gpt2-small", { 12, 768, 12, 256, 50257, 4, 1, 0, .tied = 0 }, 10, 6e-4,
       "GPT-2 small's blocks (124 M parameters with a tied head at sequence 1024); here untied, 162 M, "
       "sequence 256, batch 4" },
 };

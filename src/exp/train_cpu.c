@@ -390,7 +390,11 @@ static int cpu_alloc(struct train_ctx *c)
 
 static int cpu_supports(const struct model_shape *s, enum model_prec p, char *why, size_t n)
 {
-    (void)s;
+    const char *x = model_shape_extension(s);
+    if (x) {
+        snprintf(why, n, "the CPU training backend runs GPT-2 blocks only; this shape asks for %s", x);
+        return 0;
+    }
     if (p != MODEL_FP8)
         return 1;
     snprintf(why, n, "FP8 training needs FP8 matmuls (cuBLASLt on a GPU); the CPU has none here");

@@ -9,6 +9,7 @@
 #include <lauxlib.h>
 
 #include "exp/experiment.h"
+#include "exp/model.h"
 #include "lua/convert.h"
 #include "lua/embedded.h"
 #include "lua/modules.h"
@@ -93,6 +94,21 @@ static int l_parse(lua_State *L)
 }
 
 /* bench.run(name, params, budget_s) -> {results, skipped, info} | nil, message */
+/* bench.set_catalog(rows): the catalog rows the model experiment projects onto. */
+static int l_set_catalog(lua_State *L)
+{
+    if (sr_lua_is_scenario(L))
+        return luaL_error(L, "bench.set_catalog is not available in a scenario");
+    luaL_checktype(L, 1, LUA_TTABLE);
+    char err[1024];
+    cJSON *rows = lua_to_json(L, 1, "catalog", err, sizeof err);
+    if (!rows)
+        return luaL_error(L, "%s", err);
+    model_set_catalog(rows);
+    cJSON_Delete(rows);
+    return 0;
+}
+
 static int l_run(lua_State *L)
 {
     const struct experiment *exp;
@@ -308,6 +324,7 @@ static const luaL_Reg bench_funcs[] = {
     { "parse", l_parse },
     { "resource", l_resource },
     { "run", l_run },
+    { "set_catalog", l_set_catalog },
     { "sha256", l_sha256 },
     { "stopping", l_stopping },
     { "wall", l_wall },

@@ -3,7 +3,9 @@
  * place in the flat parameter array, and every activation and scratch tensor with its size.
  * The training experiment allocates these tensors and executes this plan op by op; the
  * training-time model evaluates the same plan without running anything. How an op is
- * computed is the backends' business (src/exp/train_cpu.c, src/cuda/train.cu). */
+ * computed is the backends' business (src/exp/train_cpu.c, src/cuda/train.cu). Architecture
+ * options (GQA, SwiGLU, RMSNorm, RoPE, flash attention, LoRA, a 4-bit base) exist for the
+ * model's projections; the backends run only the GPT-2 shape (model_shape_extension). */
 #ifndef SR_MODEL_OPS_H
 #define SR_MODEL_OPS_H
 
@@ -22,20 +24,46 @@ extern const char *const model_class_names[MODEL_NCLASSES];
 enum model_prec { MODEL_FP32 = 0, MODEL_BF16, MODEL_FP8, MODEL_NPRECS };
 extern const char *const model_prec_names[MODEL_NPRECS];
 
-enum model_dtype { MODEL_DT_F32 = 0, MODEL_DT_BF16, MODEL_DT_E4M3, MODEL_DT_I32, MODEL_NDTYPES };
+/* MODEL_DT_NF4: QLoRA's 4-bit NormalFloat with one scale per 64 weights, the scales themselves
+ * 8-bit with one FP32 scale per 256 of them: 4 + 8/64 + 32/(64*256) = 4.127 bits per weight
+ * (Dettmers et al. 2023, "QLoRA", section 3, Double Quantization). */
+enum model_dtype { MODEL_DT_F32 = 0, MODEL_DT_BF16, MODEL_DT_E4M3, MODEL_DT_I32, MODEL_DT_NF4,
+                   MODEL_NDTYPES };
 extern const char *const model_dtype_names[MODEL_NDTYPES];
 extern const double model_dtype_bytes[MODEL_NDTYPES];
 
+enum model_mlp { MODEL_MLP_GELU = 0, MODEL_MLP_SWIGLU };        /* SwiGLU: gate, up, down */
+enum model_normtype { MODEL_NORM_LAYER = 0, MODEL_NORM_RMS };
+enum model_att { MODEL_ATT_UNFUSED = 0, MODEL_ATT_FLASH };      /* flash: no s x s tensors */
+
 struct model_shape {
-    int layers, hidden, heads, seq, vocab;  /* L, h, a, s, V; head size h / a; MLP 4h, GELU */
+    int layers, hidden, heads, seq, vocab;  /* L, h, a, s, V; head size d = h / a */
     int batch;                              /* B: sequences per micro-batch */
     int accum;                              /* G: micro-batches per optimizer step */
     int checkpoint;                         /* recompute each block's forward in backward */
     int tied;                               /* LM head is the token embedding */
+    /* architecture options: all zero is GPT-2, the only shape the training backends run (a
+     * GPT-2 shape written positionally ends with a designator, `..., .tied = 0 }`, so that
+     * -Wextra does not ask for these) */
+    int kv_heads;       /* k: key/value heads, dividing heads (GQA: q h, k and v k d wide); 0: a */
+    int ffn;            /* f: MLP inner size; 0: 4h */
+    int mlp;            /* enum model_mlp; SwiGLU's gate and up are one [2f, h] matrix "fc" */
+    int norm;           /* enum model_normtype (RMSNorm: a gain, no bias) */
+    int nobias;         /* no biases in the linears and norms (Llama) */
+    int rope;           /* rotary position embedding on q and k; no learned wpe */
+    int attention;      /* enum model_att */
+    int lora_rank;      /* r > 0: base weights frozen, LoRA adapters on the blocks' linears */
+    int base_dtype;     /* LoRA: enum model_dtype of the frozen block linears; 0: the recipe's
+                           matmul dtype (BF16 under the BF16 and FP8 recipes) */
 };
 
 /* Why a shape cannot be built (heads do not divide hidden...): NULL when it can. */
 const char *model_shape_problem(const struct model_shape *s);
+/* The first architecture option that is not GPT-2's ("a SwiGLU MLP", ...): what a training
+ * backend names when it refuses a shape; NULL for GPT-2. */
+const char *model_shape_extension(const struct model_shape *s);
+int model_kv_heads(const struct model_shape *s);     /* k */
+int model_ffn(const struct model_shape *s);          /* f */
 
 enum model_phase { MODEL_FWD = 0, MODEL_BWD, MODEL_RECOMPUTE, MODEL_UPDATE, MODEL_NPHASES };
 extern const char *const model_phase_names[MODEL_NPHASES];
@@ -45,7 +73,11 @@ enum model_kind {
     MODEL_OP_ATTENTION, MODEL_OP_RESIDUAL, MODEL_OP_GELU, MODEL_OP_XENT, MODEL_OP_XENT_BWD,
     MODEL_OP_CAST_GRAD, MODEL_OP_MATMUL_DGRAD, MODEL_OP_MATMUL_WGRAD, MODEL_OP_GELU_BWD,
     MODEL_OP_ATTENTION_BWD, MODEL_OP_LAYERNORM_BWD, MODEL_OP_EMBED_BWD, MODEL_OP_GRAD_NORM,
-    MODEL_OP_ADAMW, MODEL_OP_QUANTIZE_WEIGHTS, MODEL_NKINDS
+    MODEL_OP_ADAMW, MODEL_OP_QUANTIZE_WEIGHTS,
+    MODEL_OP_RMSNORM, MODEL_OP_RMSNORM_BWD, MODEL_OP_SWIGLU, MODEL_OP_SWIGLU_BWD, MODEL_OP_ROPE,
+    MODEL_OP_ROPE_BWD, MODEL_OP_FLASH_ATTENTION, MODEL_OP_FLASH_ATTENTION_BWD,
+    MODEL_OP_LORA_A, MODEL_OP_LORA_B, MODEL_OP_LORA_B_DGRAD, MODEL_OP_LORA_A_DGRAD,
+    MODEL_OP_LORA_B_WGRAD, MODEL_OP_LORA_A_WGRAD, MODEL_OP_DEQUANTIZE, MODEL_NKINDS
 };
 
 struct model_kind_info {
@@ -67,8 +99,9 @@ struct model_op {
     enum model_phase phase;
     int layer;                  /* block 0..L-1; -1 outside the blocks */
     int micro;                  /* micro-batch 0..G-1; -1 in the update */
-    int which;                  /* matmuls, casts, quantize: enum model_linear; layer norms: enum
-                                   model_norm; residual: 0 after attention, 1 after the MLP */
+    int which;                  /* matmuls (LoRA's too), casts, quantize, dequantize: enum
+                                   model_linear; norms: enum model_norm; residual: 0 after
+                                   attention, 1 after the MLP */
     double m, n, k;             /* matmuls: Y[m,n] = X[m,k] W[n,k]^T; others: rows x columns
                                    of the tensor that sets the cost, k = 1 */
     enum model_dtype dtype;     /* of the inputs that set the cost */
@@ -108,6 +141,11 @@ void model_param_dims(const struct model_shape *s, enum model_param p, size_t *r
 /* Offset of tensor p of block `layer` (0 for tensors outside the blocks) in the flat array. */
 size_t model_param_offset(const struct model_shape *s, enum model_param p, int layer);
 size_t model_param_count(const struct model_shape *s);     /* N, every element */
+/* LoRA: adapter parameters, r (parts x in + out) per block linear, where q, k, v and SwiGLU's
+ * gate and up are separate projections (parts 3 for qkv, 2 for fc), as PEFT adapts them. */
+size_t model_lora_count(const struct model_shape *s);
+size_t model_trainable_count(const struct model_shape *s);   /* LoRA's adapters, or N */
+int model_lora_parts(const struct model_shape *s, enum model_linear l);
 
 /* Weight and bias of a linear (bias MODEL_NPARAMS when it has none; the LM head's weight is
  * the token embedding when tied), and its in/out sizes. */
@@ -139,6 +177,9 @@ enum model_act {
     MODEL_A_DHEADS,         /* GPU: their gradients in the same layout */
     MODEL_A_DATT,           /* GPU: gradient of the attention scores [B, a, s, s] */
     MODEL_A_GEMM_WS,        /* GPU: cuBLASLt workspace */
+    MODEL_A_LORA_U,         /* LoRA: X A^T of the block's linears, [T, parts r] each */
+    MODEL_A_DLORA_U,        /* LoRA: its gradient for one linear */
+    MODEL_A_DEQUANT,        /* 4-bit base: one block linear's weight dequantized to BF16 */
     MODEL_NACTS
 };
 
@@ -170,9 +211,13 @@ void model_act_tensor(const struct model_shape *s, enum model_prec p, enum model
 
 /* Every byte a training run of this shape holds, by category. */
 struct model_memory {
-    double bytes[MODEL_NMEM];
+    double bytes[MODEL_NMEM];   /* LoRA: weights = the frozen base at its dtypes + the adapters'
+                                   FP32 master; gradients and optimizer: the adapters' */
     double total;
     double params;              /* N */
+    double trainable;           /* parameters the optimizer updates: N, or LoRA's adapters */
+    double frozen;              /* LoRA: bytes of the frozen base weights (in weights) */
+    double frozen_linears;      /* LoRA: of those, the blocks' linears (at base_dtype) */
 };
 void model_memory(const struct model_shape *s, enum model_prec p, enum model_impl impl,
                   struct model_memory *m);

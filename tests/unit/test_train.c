@@ -278,7 +278,7 @@ static float *grads(const struct model_shape *s, enum model_prec p, const int32_
 
 static void test_checkpoint_and_accum(void)
 {
-    struct model_shape s = { 3, 32, 4, 16, 50, 4, 1, 0, 0 };
+    struct model_shape s = { 3, 32, 4, 16, 50, 4, 1, 0, .tied = 0 };
     int32_t *tok, *tgt;
     double l1, l2, l3;
     size_t N = model_param_count(&s);
@@ -309,7 +309,7 @@ static void test_checkpoint_and_accum(void)
 
 static struct train_config small_config(enum model_prec p, int steps)
 {
-    struct train_config c = { "test", { 2, 32, 4, 32, 64, 8, 1, 0, 0 }, p, steps, 2, 1e-2, 1e-3, steps / 10,
+    struct train_config c = { "test", { 2, 32, 4, 32, 64, 8, 1, 0, .tied = 0 }, p, steps, 2, 1e-2, 1e-3, steps / 10,
                               0.1, 1.0, 1, 1, 4, 1, INFINITY, 0 };
     return c;
 }
@@ -441,7 +441,7 @@ int main(void)
     test_gelu();
     test_data();
     test_lr();
-    struct model_shape a = { 2, 16, 2, 16, 23, 8, 1, 0, 0 }, b = { 2, 16, 4, 16, 19, 4, 2, 1, 1 };
+    struct model_shape a = { 2, 16, 2, 16, 23, 8, 1, 0, .tied = 0 }, b = { 2, 16, 4, 16, 19, 4, 2, 1, .tied = 1 };
     test_gradcheck(&a);
     test_gradcheck(&b);
     test_checkpoint_and_accum();

@@ -65,7 +65,7 @@ static void test_against_cpu(struct model_shape s)
 
 static void test_learning(void)
 {
-    struct model_shape s = { 2, 64, 4, 64, 256, 8, 1, 0, 0 };
+    struct model_shape s = { 2, 64, 4, 64, 256, 8, 1, 0, .tied = 0 };
     double l[60];
     losses(&train_cuda_ops, config(s, MODEL_BF16, 60), l, 60);
     EXPECT(l[59] < l[0] - 1.0);
@@ -73,7 +73,7 @@ static void test_learning(void)
 
 static void test_record(void)
 {
-    struct model_shape s = { 2, 64, 4, 32, 128, 4, 1, 0, 0 };
+    struct model_shape s = { 2, 64, 4, 32, 128, 4, 1, 0, .tied = 0 };
     struct train_reference ref = { 0 };
     struct train_config c = config(s, MODEL_BF16, 5);
     cJSON *rec = train_config_run(&train_cuda_ops, &c, &ref);
@@ -96,7 +96,7 @@ int main(void)
     }
     progress_quiet(1);
     struct model_shape shapes[] = {
-        { 2, 64, 4, 64, 256, 4, 1, 0, 0 }, { 2, 64, 4, 32, 128, 2, 2, 1, 1 }, { 3, 48, 6, 37, 101, 3, 1, 0, 0 },
+        { 2, 64, 4, 64, 256, 4, 1, 0, .tied = 0 }, { 2, 64, 4, 32, 128, 2, 2, 1, .tied = 1 }, { 3, 48, 6, 37, 101, 3, 1, 0, .tied = 0 },
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         test_against_cpu(shapes[i]);

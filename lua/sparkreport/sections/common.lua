@@ -67,11 +67,36 @@ local function fraction_text(results, head)
           .. "triad reaches %s of it."):format(row.name, fmt.rate(bw), row.sources or "catalog", fmt.pct(head.gbps_best / bw))
 end
 
+-- The model's sentence: its validation error here and one workload on the Spark beside the H100.
+local function model_text(results)
+  for _, e in ipairs(R.experiments(results, "model")) do
+    local info = e.info or {}
+    local v, names, recs = info.validation, {}, {}
+    for _, s in ipairs(info.systems or {}) do names[s.id] = s.name end
+    for _, r in ipairs(R.records(e, { series = "projection" })) do
+      if r.hours then recs[r.workload .. "|" .. r.system] = r end
+    end
+    local function hours(r)
+      return ("%s h (%s to %s h)"):format(fmt.rate(r.hours), fmt.rate(r.hours_low), fmt.rate(r.hours_high))
+    end
+    for _, w in ipairs(v and info.workloads or {}) do
+      local a, b = recs[w.id .. "|dgx-spark"], recs[w.id .. "|h100-sxm"]
+      if a and b then
+        return ("Projected by the training-time model, which predicted %d of this machine's own training "
+          .. "configurations with a mean error of %.2f %% (max %.2f %%): %s would take about %s on the %s and %s "
+          .. "on the %s."):format(v.n, 100 * v.mean_abs_error, 100 * v.max_abs_error, w.name, hours(a),
+          names["dgx-spark"] or "dgx-spark", hours(b), names["h100-sxm"] or "h100-sxm")
+      end
+    end
+  end
+end
+
 function S.summary(doc, results)
   doc:section("Summary")
   local head = R.headline(results)
   if not head then
     doc:paragraph("Not measured: no CPU bandwidth result validated in this run, so there is no headline figure.")
+    if model_text(results) then doc:paragraph(model_text(results)) end
     return
   end
   local exp = select(2, R.headline(results))
@@ -94,6 +119,7 @@ function S.summary(doc, results)
       row and row.mem_bw_gbs and ("; that is %s of its catalog memory bandwidth, %s GB/s (spec)")
         :format(fmt.pct(ghead.gbps_best / row.mem_bw_gbs), fmt.rate(row.mem_bw_gbs)) or ""))
   end
+  if model_text(results) then doc:paragraph(model_text(results)) end
   S.comparison(doc, results, head, ghead)
 end
 

@@ -179,18 +179,24 @@ local function bounds(doc, exp, bs, read, bwread)
         x(r.speedup_vs_fp32))
     end
   end
-  local four = {}
+  local four, slow, fast = {}, 0, 0
   for _, s in ipairs { "int4-g32", "int4-g128", "nvfp4", "mxfp4" } do
     local r = rec(exp, "gemv", s, b1)
     if r and r.valid and r.read_fraction_median then
       four[#four + 1] = ("%s %s GB/s (%s of the read, %.1f G weights/s)"):format(s, fmt.rate(r.gbps_median),
         fmt.pct(r.read_fraction_median), r.rows * r.cols / r.time_s.median / 1e9)
+      if r.read_fraction_median < 0.7 then slow = slow + 1 else fast = fast + 1 end
     end
   end
+  local threads = exp.info and exp.info.threads or 0
+  local why = slow == 0 and "At 0.7 of the read bandwidth or more, memory bounds them."
+    or fast == 0 and ("Below the read bandwidth, decoding two weights per byte on %d threads, not memory, bounds "
+                      .. "them on this machine."):format(threads)
+    or ("Those below 0.7 of the read bandwidth are bound by decoding two weights per byte on %d threads, the others "
+        .. "by memory."):format(threads)
   if #parts > 0 then doc:paragraph(("Batch %d: %s. A weight-streaming product is memory-bound when it reads its bytes near the "
     .. "read bandwidth (0.7 or more) and its speed-up follows the bytes ratio."):format(b1, table.concat(parts, "; "))) end
-  if #four > 0 then doc:paragraph(("4-bit, batch %d: %s. Below the read bandwidth, decoding two weights per byte on %d "
-    .. "threads, not memory, bounds them on this machine."):format(b1, table.concat(four, "; "), exp.info and exp.info.threads or 0)) end
+  if #four > 0 then doc:paragraph(("4-bit, batch %d: %s. %s"):format(b1, table.concat(four, "; "), why)) end
 end
 
 local function accuracy_table(doc, exp)

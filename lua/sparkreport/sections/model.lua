@@ -1,0 +1,414 @@
+-- sparkreport.sections.model: the training-time model's section: first how far it can be trusted
+-- (this machine's measured training steps predicted, then measured, against Calculon's published
+-- errors), then the calibration it used, the projection per workload and system (hours with band,
+-- fit, energy, price), time and memory-bound share per system, and a verdict per workload in
+-- plain words. Draws from the model records alone; the model itself lives in src/model.
+local fmt = require "sparkreport.format"
+local R = require "sparkreport.results"
+
+local S = {}
+
+local DEVICE = { cpu = "CPU", gpu = "GPU" }
+local BASIS = { measured = "measured here", catalog = "catalog spec", scenario = "scenario figures" }
+local SPARK, HBM = "dgx-spark", { "h100-sxm", "h200-sxm", "b200" }
+local TFLOPS = { fp32 = "fp32_tflops", tf32 = "tf32_tflops", bf16 = "bf16_tflops", fp16 = "fp16_tflops",
+                 fp8 = "fp8_tflops" }
+local CALCULON = { mean = 0.0365, max = 0.0887 }   -- Isaev et al., "Calculon", SC23
+
+local function m(text) return { text = text, kind = "measured" } end
+local function p(text) return { text = text, kind = "projected" } end
+local function s(text) return { text = text, kind = "spec" } end
+
+local function hours(h) return fmt.rate(h) .. " h" end
+local function band(r) return ("%s–%s h"):format(fmt.rate(r.hours_low), fmt.rate(r.hours_high)) end
+local function ratio(x) return ("%.1fx"):format(x) end
+local function factor(x) return ("x%.2f"):format(x) end             -- a change of time: x0.72
+local function pct2(x) return ("%.2f %%"):format(100 * x) end     -- beside Calculon's published 3.65 %
+local function signed_pct(x) return ("%+.1f %%"):format(100 * x) end
+
+-- 1.24e8 -> "124 M": counts of parameters and tokens.
+local function count(x)
+  for _, u in ipairs { { 1e12, "T" }, { 1e9, "B" }, { 1e6, "M" }, { 1e3, "k" } } do
+    if x >= u[1] then return fmt.rate(x / u[1]) .. " " .. u[2] end
+  end
+  return fmt.int(x)
+end
+
+-- "not measured: why", once (a reason may already say it).
+local function not_measured(why)
+  return why:find("^not measured") and why or ("not measured: " .. why)
+end
+
+local function by_id(list)
+  local out = {}
+  for _, x in ipairs(list or {}) do out[x.id] = x end
+  return out
+end
+
+-- The system as the report names it: its info.systems row, else its catalog row, else its id.
+local function system_name(ctx, id)
+  local row = ctx.systems[id] or ctx.catalog[id]
+  return row and row.name or id
+end
+
+-- A catalog figure of a system: its info.systems row first (scenario rows live only there).
+local function figure(ctx, id, field)
+  local a, b = ctx.systems[id], ctx.catalog[id]
+  local v = a and a[field]
+  if v == nil and b then v = b[field] end
+  return type(v) == "number" and v or nil
+end
+
+-- ---- validation ------------------------------------------------------------------------
+
+local function config_text(r)
+  return ("%d/%d/%d/%d/%d"):format(r.layers, r.hidden, r.heads, r.seq, r.batch)
+end
+
+local function validation_chart(doc, recs)
+  local xs, ys, lo, hi = {}, {}, math.huge, 0
+  for _, r in ipairs(recs) do
+    xs[#xs + 1], ys[#ys + 1] = r.measured_s, r.predicted_s
+    xs[#xs + 1], ys[#ys + 1] = false, false     -- a gap: points, not a line through them
+    lo = math.min(lo, r.measured_s, r.predicted_s)
+    hi = math.max(hi, r.measured_s, r.predicted_s)
+  end
+  doc:chart {
+    title = "Predicted against measured step time, this machine",
+    x = { label = "measured step time, s (median over steps)", log = 10 },
+    y = { label = "predicted step time, s", log = 10 },
+    series = { { name = "training configurations", x = xs, y = ys, points = true },
+               { name = "y = x (a perfect prediction)", x = { lo / 1.2, hi * 1.2 }, y = { lo / 1.2, hi * 1.2 }, dashed = true } },
+    caption = "Each point is one training configuration: its step time as the model predicted it before the run "
+      .. "(projected) against the median of its timed steps (measured). Points above the dashed line were predicted slow.",
+  }
+end
+
+local function validation_table(doc, recs)
+  local rows = {}
+  for _, r in ipairs(recs) do
+    rows[#rows + 1] = { r.config, config_text(r), r.precision, ("%d"):format(r.accum), r.checkpoint and "yes" or "no",
+                        p(fmt.seconds(r.predicted_s)), m(fmt.seconds(r.measured_s)), signed_pct(r.error) }
+  end
+  doc:table {
+    columns = { { title = "Config", width = 0.1 }, { title = "Layers/hidden/\nheads/seq/\nbatch", width = 0.19 },
+                { title = "Precision", width = 0.13 }, { title = "Accum", align = "right", width = 0.1 },
+                { title = "Check-\npointing", width = 0.12 }, { title = "Predicted", align = "right", width = 0.13 },
+                { title = "Measured\n(median)", align = "right", width = 0.13 }, { title = "Error", align = "right" } },
+    rows = rows,
+    caption = "Error = predicted / measured - 1. Accum: micro-batches per optimizer step (gradient accumulation); "
+      .. "checkpointing: activations recomputed in the backward pass.",
+  }
+end
+
+local function below(x, ref) return x <= ref and "below it" or "above it" end
+
+local function validation_text(doc, v)
+  local c = v.calculon or CALCULON
+  doc:paragraph(("Over %d configurations: mean |error| %s, max |error| %s, signed bias %.3f (geometric mean of "
+    .. "predicted/measured; above 1 the model predicts slow), spread %s (standard deviation of log(predicted/"
+    .. "measured)), Kendall tau %s (rank agreement of predicted and measured times). The best published analytical "
+    .. "model, Calculon (SC23), reports %s mean and %s max error against measured runs (published figures): this "
+    .. "model's mean is %s, its max %s."):format(v.n, pct2(v.mean_abs_error), pct2(v.max_abs_error), v.bias,
+    fmt.pct(v.spread), v.kendall_tau and ("%.2f"):format(v.kendall_tau) or "n/a", pct2(c.mean), pct2(c.max), below(v.mean_abs_error, c.mean),
+    below(v.max_abs_error, c.max)))
+end
+
+local function validation(doc, exp, cal, dev)
+  doc:section("Validation on this machine" .. (dev and (", " .. dev) or ""), 2)
+  local how = cal and cal.device == "gpu" and "kernel launch cost" or "OpenMP fork/join cost"
+  doc:paragraph("Before projecting anything, the model predicts this machine's own training steps, which are then "
+    .. "measured. Its calibration came from microbenchmarks only (op kernels timed on their own, the GEMM surface, the "
+    .. how .. ") and was never fitted on these runs.")
+  local recs = R.records(exp, { series = "validation" })
+  if #recs == 0 then
+    doc:paragraph("No training configuration was validated in this run.", "note")
+    return
+  end
+  validation_chart(doc, recs)
+  validation_table(doc, recs)
+  local v = exp.info and exp.info.validation
+  if v then validation_text(doc, v) end
+end
+
+-- ---- calibration -----------------------------------------------------------------------
+
+local function combine_text(c)
+  if c.rule == "q-norm" and c.q then return ("t = (tc^q + tm^q)^(1/q) with q = %.2f"):format(c.q) end
+  if c.rule == "max" then return "t = max(tc, tm)" end
+  if c.rule == "sum" then return "t = tc + tm" end
+  return c.rule .. (c.q and (" (q = %.2f)"):format(c.q) or "")
+end
+
+local function peaks_text(peaks)
+  local names, out = {}, {}
+  for k in pairs(peaks) do names[#names + 1] = k end
+  table.sort(names)
+  for _, k in ipairs(names) do out[#out + 1] = ("%s %s GFLOP/s"):format(k:upper(), fmt.rate(peaks[k] / 1e9)) end
+  return table.concat(out, ", ")
+end
+
+local function class_table(doc, classes)
+  local rows = {}
+  for _, c in ipairs(classes) do
+    local unit = c.basis == "flops" and "FLOP" or "B"
+    local a, b = c.points[1], c.points[#c.points]
+    rows[#rows + 1] = { c.class, c.dtype, c.basis == "flops" and "FLOP/s" or "bandwidth", ("%d"):format(#c.points),
+                        a and m(("%s at %.0e %s"):format(fmt.pct(a.eta), a.x, unit)) or "none",
+                        b and m(("%s at %.0e %s"):format(fmt.pct(b.eta), b.x, unit)) or "none" }
+  end
+  doc:table {
+    columns = { { title = "Op class", width = 0.16 }, { title = "Dtype", width = 0.1 }, { title = "Against", width = 0.13 },
+                { title = "Points", align = "right", width = 0.09 }, { title = "Efficiency, smallest", align = "right", width = 0.26 },
+                { title = "Efficiency, largest", align = "right" } },
+    rows = rows,
+    caption = "Efficiency: achieved rate over the sustained peak (matmuls: the matmul peak of their dtype; attention: "
+      .. "the FP32 matmul peak; memory-bound classes: the bandwidth above), as a function of the op's FLOPs or bytes; "
+      .. "between points the model interpolates in log size.",
+  }
+end
+
+local function calibration(doc, exp, cal)
+  doc:section("Calibration", 2)
+  local n = #R.records(exp, { series = "calibration" })
+  local cb = cal.combine
+  doc:paragraph(("Measured on this run (%s, %d threads): sustained matmul peaks %s; vector %s GFLOP/s; read bandwidth "
+    .. "%s GB/s; fixed cost per op %s. Compute and memory time combine as %s, chosen on %d intensity microbenchmarks "
+    .. "(mean error %s there). %d ops were timed on their own (%d records with their samples in results.json); "
+    .. "measured times spread %s around the efficiency curves.")
+    :format(DEVICE[cal.device] or cal.device, cal.threads, peaks_text(cal.peak_flops), fmt.rate(cal.vector_flops / 1e9),
+            fmt.rate(cal.bandwidth_Bps / 1e9), fmt.seconds(cal.op_overhead_s), combine_text(cb), cb.points,
+            fmt.pct(cb.mean_abs_error), cal.ops_measured, n, fmt.pct(cal.spread)))
+  class_table(doc, cal.classes)
+end
+
+-- ---- projection ------------------------------------------------------------------------
+
+-- Projection records of one workload, by system id.
+local function projections(exp, wid)
+  local out = {}
+  for _, r in ipairs(R.records(exp, { series = "projection", workload = wid })) do out[r.system] = r end
+  return out
+end
+
+local function workload_text(w)
+  return ("%s parameters, %s tokens, sequence %d, global batch %d, %s%s (source: %s).")
+    :format(count(w.params), count(w.tokens), w.seq, w.global_batch, w.precision:upper(),
+            w.note and ("; " .. w.note) or "", w.source or "none given")
+end
+
+local function projection_row(ctx, sys, r)
+  local hrs = r.hours and p(hours(r.hours)) or { text = "does not fit", tone = "bad" }
+  return { system_name(ctx, sys.id), BASIS[r.system_kind] or r.system_kind, hrs, r.hours and p(band(r)) or "",
+           { text = r.fit, tone = r.fits and "good" or "bad" },
+           r.energy_kwh and p(fmt.rate(r.energy_kwh)) or "n/a", r.price_usd and s(("$%s"):format(fmt.int(r.price_usd))) or "n/a" }
+end
+
+local function workload_table(doc, ctx, exp, w)
+  local recs, rows = projections(exp, w.id), {}
+  for _, sys in ipairs(ctx.system_list) do
+    local r = recs[sys.id]
+    if r then rows[#rows + 1] = projection_row(ctx, sys, r) end
+  end
+  doc:paragraph(w.name, "bold")
+  doc:paragraph(workload_text(w), "small")
+  doc:table {
+    columns = { { title = "System", width = 0.18 }, { title = "Basis", width = 0.12 },
+                { title = "Time", align = "right", width = 0.12 }, { title = "Band", align = "right", width = 0.17 },
+                { title = "Fits in memory", width = 0.23 }, { title = "kWh", align = "right", width = 0.08 },
+                { title = "Price", align = "right" } },
+    rows = rows,
+    caption = "kWh: energy at the catalog's power; n/a: no power figure, or no price in the catalog.",
+  }
+end
+
+local function projection_method(doc)
+  doc:paragraph("Every time below is projected: the op list of the workload, each op's time from the calibrated "
+    .. "efficiencies and the combine rule, summed over the steps its tokens need. The band is the calibration's and "
+    .. "the validation's spread carried through. Basis: \"measured here\" uses this run's measured peaks, bandwidth "
+    .. "and per-op cost; \"catalog spec\" uses the catalog's dense peaks and memory bandwidth (spec, sources in the "
+    .. "appendix) with the efficiencies measured here carried over; \"scenario figures\" uses the figures the "
+    .. "scenario gave for that system. Energy: time at the catalog's power (spec), not a measurement. Price: the "
+    .. "catalog's purchase price (spec), not a running cost. Fits: weights, gradients, optimizer state and "
+    .. "activations against the system's memory, and what it takes to fit.", "small")
+end
+
+local function time_chart(doc, ctx, exp)
+  local cats, series = {}, {}
+  for _, w in ipairs(ctx.workloads) do cats[#cats + 1] = w.id end
+  for _, sys in ipairs(ctx.system_list) do
+    local ys, any = {}, false
+    for i, w in ipairs(ctx.workloads) do
+      local r = projections(exp, w.id)[sys.id]
+      ys[i] = r and r.hours or false
+      any = any or ys[i] ~= false
+    end
+    if any and #series < 32 then series[#series + 1] = { name = system_name(ctx, sys.id), y = ys } end
+  end
+  doc:chart {
+    kind = "bar", title = "Projected training time per workload and system (log scale)",
+    categories = cats, x = { label = "workload" }, y = { label = "hours (projected)", log = 10 }, series = series,
+    caption = "Central projections; the bands are in the tables above. A missing bar: the workload does not fit on "
+      .. "that system.",
+  }
+end
+
+-- The systems the memory-bound comparison shows: the Spark and the HBM parts, those present.
+local function focus(ctx)
+  local out = {}
+  for _, id in ipairs { SPARK, HBM[1], HBM[2], HBM[3] } do
+    if ctx.systems[id] then out[#out + 1] = id end
+  end
+  if #out == 0 then for i = 1, math.min(4, #ctx.system_list) do out[i] = ctx.system_list[i].id end end
+  return out
+end
+
+local function memory_table(doc, ctx, exp)
+  local ids, rows = focus(ctx), {}
+  local cols = { { title = "Workload", width = 0.28 } }
+  for _, id in ipairs(ids) do cols[#cols + 1] = { title = system_name(ctx, id), align = "right", width = 0.72 / #ids } end
+  for _, w in ipairs(ctx.workloads) do
+    local recs, row = projections(exp, w.id), { w.id }
+    for _, id in ipairs(ids) do
+      local r = recs[id]
+      row[#row + 1] = r and r.memory_bound_share and p(fmt.pct(r.memory_bound_share)) or (r and "does not fit" or "")
+    end
+    rows[#rows + 1] = row
+  end
+  doc:section("Memory-bound share of step time", 2)
+  doc:table { columns = cols, rows = rows,
+    caption = "Share of the projected step time spent in ops whose memory time exceeds their compute time." }
+end
+
+-- ---- verdict ---------------------------------------------------------------------------
+
+local function memory_classes(r)
+  local cls = {}
+  for _, c in ipairs(r.by_class or {}) do
+    if c.bound == "memory" then cls[#cls + 1] = c end
+  end
+  table.sort(cls, function(a, b) return a.share > b.share end)
+  local out = {}
+  for _, c in ipairs(cls) do out[#out + 1] = ("%s %s"):format(c.class, fmt.pct(c.share)) end
+  return table.concat(out, ", ")
+end
+
+-- Why the subject is slower than the reference: bandwidth where ops are memory-bound, compute elsewhere.
+local function gap_text(ctx, w, a, b)
+  local bn = system_name(ctx, b.system)
+  local out = ("There %s of the step is in memory-bound ops (%s), against %s on the %s."):format(
+    fmt.pct(a.memory_bound_share), memory_classes(a), fmt.pct(b.memory_bound_share), bn)
+  local abw, bbw = figure(ctx, a.system, "mem_bw_gbs"), figure(ctx, b.system, "mem_bw_gbs")
+  if abw and bbw then
+    out = out .. (" In those ops the gap is memory bandwidth: %s against %s GB/s (spec, %s)."):format(fmt.rate(abw),
+      fmt.rate(bbw), ratio(bbw / abw))
+  end
+  local col = TFLOPS[w.precision]
+  local ac, bc = col and figure(ctx, a.system, col), col and figure(ctx, b.system, col)
+  if ac and bc then
+    out = out .. (" In the rest it is compute: %s against %s dense %s TFLOPS (spec, %s)."):format(fmt.rate(ac),
+      fmt.rate(bc), w.precision:upper(), ratio(bc / ac))
+  end
+  return out
+end
+
+-- Workloads that differ from w in precision only: the precision alternatives the results carry.
+local function alternatives(ctx, w)
+  local out = {}
+  for _, o in ipairs(ctx.workloads) do
+    if o ~= w and o.precision ~= w.precision and o.kind == w.kind and o.params == w.params and o.tokens == w.tokens
+       and o.seq == w.seq then out[#out + 1] = o end
+  end
+  return out
+end
+
+local function alternative_text(ctx, exp, w, a, b)
+  local out = {}
+  for _, o in ipairs(alternatives(ctx, w)) do
+    local recs = projections(exp, o.id)
+    local oa, ob = recs[a.system], b and recs[b.system]
+    if oa and oa.hours then
+      out[#out + 1] = ("In %s (workload %s) it would take %s on the %s (%s)%s."):format(o.precision:upper(),
+        o.id, hours(oa.hours), system_name(ctx, a.system), factor(oa.hours / a.hours),
+        ob and ob.hours and b.hours and (" and %s on the %s (%s)"):format(hours(ob.hours), system_name(ctx, b.system),
+          factor(ob.hours / b.hours)) or "")
+    end
+  end
+  return table.concat(out, " ")
+end
+
+local function verdict(doc, ctx, exp, w)
+  local recs = projections(exp, w.id)
+  local a = recs[SPARK] or recs.this
+  if not a then return end
+  local b
+  for _, id in ipairs(HBM) do b = b or (recs[id] and recs[id].hours and recs[id]) end
+  local where = a.system == "this" and "On this machine" or ("On the " .. system_name(ctx, a.system))
+  if not a.hours then
+    doc:paragraph(("%s, %s does not fit: %s."):format(where, w.name, (a.fit:gsub("^does not fit:%s*", ""))))
+    return
+  end
+  local text = ("%s, %s takes about %s (%s, projected)"):format(where, w.name, hours(a.hours), band(a))
+  if b then
+    local slower = a.hours >= b.hours
+    text = text .. ("; the %s would take %s (%s), %s %s."):format(system_name(ctx, b.system), hours(b.hours), band(b),
+      ratio(slower and a.hours / b.hours or b.hours / a.hours), slower and "less" or "more")
+    if slower and a.memory_bound_share and b.memory_bound_share then text = text .. " " .. gap_text(ctx, w, a, b) end
+  else
+    text = text .. "."
+  end
+  local alt = alternative_text(ctx, exp, w, a, b)
+  doc:paragraph(text .. (alt ~= "" and (" " .. alt) or ""))
+end
+
+-- ---- the section -----------------------------------------------------------------------
+
+local function context(results, exp)
+  local info = exp.info or {}
+  return { systems = by_id(info.systems), system_list = info.systems or {}, workloads = info.workloads or {},
+           catalog = by_id(results.catalog and results.catalog.rows) }
+end
+
+local function projection(doc, results, exp)
+  local ctx = context(results, exp)
+  if #ctx.workloads == 0 or #R.records(exp, { series = "projection" }) == 0 then return end
+  doc:section("Projected training time", 2)
+  projection_method(doc)
+  for _, w in ipairs(ctx.workloads) do workload_table(doc, ctx, exp, w) end
+  time_chart(doc, ctx, exp)
+  memory_table(doc, ctx, exp)
+  doc:section("Verdict", 2)
+  for _, w in ipairs(ctx.workloads) do verdict(doc, ctx, exp, w) end
+end
+
+local function skipped_table(doc, exps)
+  local rows = {}
+  for _, e in ipairs(exps) do
+    for _, k in ipairs(e.skipped or {}) do rows[#rows + 1] = { k.item, not_measured(k.reason) } end
+  end
+  if #rows == 0 then return end
+  doc:table { columns = { { title = "Not measured", width = 0.35 }, { title = "Why" } }, rows = rows }
+end
+
+function S.model(doc, results)
+  local exps = R.experiments(results, "model")
+  if #exps == 0 then return end             -- the scenario has no model: no section
+  doc:section("Training time on this and other systems")
+  for _, e in ipairs(exps) do
+    local dev = DEVICE[e.device] or e.device or "?"
+    if e.status == "complete" or e.status == "partial" then
+      if e.status == "partial" then
+        doc:paragraph(("Partial (%s): %s; what follows covers what it finished."):format(dev, e.note or "stopped early"), "note")
+      end
+      local cal = e.info and e.info.calibration
+      validation(doc, e, cal, #exps > 1 and dev)
+      if cal then calibration(doc, e, cal) end
+      projection(doc, results, e)
+    else
+      doc:paragraph(("Not measured (%s): %s."):format(dev, e.error or e.status or "?"))
+    end
+  end
+  skipped_table(doc, exps)
+end
+
+return S

@@ -1,0 +1,129 @@
+-- tests/e2e/model_render.lua: the training-time model's section and summary sentence, drawn from
+-- tests/fixtures/model/results.json (a quick run's context, scenario and catalog with a synthetic
+-- model experiment whose figures agree with each other: error = predicted/measured - 1, hours =
+-- tokens / tokens_per_s, kWh = hours x catalog power). Checks the validation figures against
+-- Calculon's, the calibration, the projection rows with their kinds, the memory-bound shares, the
+-- verdicts; byte-identical renders under SOURCE_DATE_EPOCH; a failed experiment, an absent one,
+-- and a damaged record refused with its path.
+local env = ...
+local json = require "json"
+local sh, q = env.sh, env.q
+local function fail(fmt, ...) error(fmt:format(...), 0) end
+local function read(path) local f = assert(io.open(path, "rb")); local s = f:read("a"); f:close(); return s end
+local function write(path, doc) local f = assert(io.open(path, "wb")); f:write(json.encode(doc)); f:close() end
+if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end
+
+local fixture = env.srcdir .. "/tests/fixtures/model/results.json"
+
+local function render(path, pdf, epoch)
+  local out, rc = sh(("%s%s render %s -o %s"):format(epoch and "SOURCE_DATE_EPOCH=1700000000 " or "", q(env.bin),
+                                                     q(path), q(pdf)))
+  return out, rc
+end
+local function text(pdf, layout)
+  local t = sh(("%s %s%s -"):format(q(env.pdftotext), layout and "-layout " or "", q(pdf)))
+  return layout and t or (t:gsub("%s+", " "))
+end
+local function has(t, want, what)
+  if not t:find(want, 1, true) then fail("%s lacks %q", what, want) end
+end
+
+-- the whole section, in plain text
+local pdf = env.out .. "/model.pdf"
+local msg, rc = render(fixture, pdf)
+if rc ~= 0 then fail("render: %s", msg) end
+local t, lay = text(pdf), text(pdf, true)
+for _, want in ipairs {
+  "Training time on this and other systems", "Validation on this machine",
+  "Its calibration came from microbenchmarks only (op kernels timed on their own, the GEMM surface, the OpenMP "
+    .. "fork/join cost) and was never fitted on these runs.",
+  "Predicted against measured step time, this machine", "y = x (a perfect prediction)",
+  "Over 10 configurations: mean |error| 3.35 %, max |error| 7.10 %, signed bias 1.011",
+  "spread 3.8 % (standard deviation of log(predicted/measured)), Kendall tau 1.00",
+  "Calculon (SC23), reports 3.65 % mean and 8.87 % max error against measured runs (published figures): this "
+    .. "model's mean is below it, its max below it.",
+  "sustained matmul peaks BF16 105 GFLOP/s, FP32 128 GFLOP/s; vector 32.0 GFLOP/s; read bandwidth 6.30 GB/s; fixed "
+    .. "cost per op 4.0 µs. Compute and memory time combine as t = (tc^q + tm^q)^(1/q) with q = 2.00, chosen on 14 "
+    .. "intensity microbenchmarks (mean error 4.1 % there). 123 ops were timed on their own (16 records",
+  "GPT-2 124M pre-training 124 M parameters, 10.0 B tokens, sequence 1024, global batch 512, BF16",
+  "Projected training time per workload and system (log scale)", "Memory-bound share of step time",
+  "p projected (model, with band)", "s spec (source given)",
+  -- verdicts: figures from the projection records only
+  "On the NVIDIA DGX Spark (GB10), GPT-2 124M pre-training takes about 95.8 h (84.3–110 h, projected); the NVIDIA "
+    .. "H100 SXM5 would take 8.96 h (7.89–10.3 h), 10.7x less. There 41.0 % of the step is in memory-bound ops "
+    .. "(elementwise 16.4 %, norm 10.2 %, optimizer 10.2 %, loss 4.1 %), against 22.0 % on the NVIDIA H100 SXM5. In "
+    .. "those ops the gap is memory bandwidth: 273 against 3350 GB/s (spec, 12.3x). In the rest it is compute: 62.0 "
+    .. "against 989 dense BF16 TFLOPS (spec, 16.0x).",
+  "In FP8 (workload llama-3.2-1b-ft-fp8) it would take 60.4 h on the NVIDIA DGX Spark (GB10) (x0.72) and 4.71 h on "
+    .. "the NVIDIA H100 SXM5 (x0.61).",
+  "On the NVIDIA DGX Spark (GB10), Llama-3.3 70B QLoRA takes about 154 h (136–177 h, projected); the NVIDIA H100 "
+    .. "SXM5 would take 14.6 h (12.9–16.8 h), 10.6x less.",
+  "GPU validation not measured: no CUDA device",
+  -- the summary
+  "Projected by the training-time model, which predicted 10 of this machine's own training configurations with a "
+    .. "mean error of 3.35 % (max 7.10 %): GPT-2 124M pre-training would take about 95.8 h (84.3 to 110 h) on the "
+    .. "NVIDIA DGX Spark (GB10) and 8.96 h (7.89 to 10.3 h) on the NVIDIA H100 SXM5.",
+} do has(t, want, "the report") end
+if t:find("dense NF4", 1, true) then fail("the QLoRA verdict invents an NF4 compute peak") end
+if t:find("In FP8 (workload llama-3.2-1b-ft-fp8) it would take 154", 1, true) then fail("a precision alternative was invented") end
+local section = lay:match("Training time on this and other systems(.-)Compression:") or fail("no model section")
+local C = "[^\n]-"                    -- the rest of a cell on the same line
+for _, p in ipairs {
+  "v8%s+6/384/6/256/4%s+bf16%s+1%s+no%s+1%.70 s p%s+1%.59 s m%s+%+7%.1 %%",           -- error 1.7004/1.5904 - 1
+  "v9%s+8/384/6/128/8%s+fp32%s+2%s+yes%s+2%.82 s p%s+2%.87 s m%s+%-1%.8 %%",
+  "matmul%s+fp32%s+FLOP/s%s+3%s+21%.0 %% at 1e%+06 FLOP%s+86%.0 %% at 1e%+10 FLOP",
+  "catalog%s+95%.8 h p%s+84%.3–110 h p%s+fits: 38 GB of 128 GB%s+13%.4 p%s+%$3999 s",         -- 95.8 h x 140 W
+  "catalog%s+8%.96 h p%s+7%.89–10%.3 h p%s+fits: 38 GB of 80 GB%s+6%.27 p%s+n/a",
+  "scenario%s+19%.8 h p%s+17%.5–22%.8 h p%s+fits: 38 GB of 96 GB%s+11%.9 p%s+n/a",
+  "measured" .. C .. "does not%s+" .. C .. "does not fit: needs",
+  "gpt2%-124m%s+41%.0 %%%s+22%.0 %%%s+17%.0 %%%s+24%.0 %%",
+} do
+  if not section:find(p) then fail("the section lacks %s", p) end
+end
+
+-- byte-identical under SOURCE_DATE_EPOCH
+local a, b = env.out .. "/a.pdf", env.out .. "/b.pdf"
+render(fixture, a, true)
+render(fixture, b, true)
+if read(a) ~= read(b) then fail("two renders with the same SOURCE_DATE_EPOCH differ") end
+
+-- a failed experiment says so with its reason; the summary says nothing of the model
+local doc = json.decode(read(fixture))
+local exp = doc.experiments[1]
+local reason = "calibration: the matmul kernel failed validation (relative error 0.31, tolerance 1e-05)"
+exp.status, exp.error, exp.results, exp.skipped, exp.info = "failed", reason, {}, {}, nil
+write(env.out .. "/failed.json", doc)
+msg, rc = render(env.out .. "/failed.json", env.out .. "/failed.pdf")
+if rc ~= 0 then fail("render of a failed model: %s", msg) end
+t = text(env.out .. "/failed.pdf")
+has(t, "Training time on this and other systems Not measured (CPU): " .. reason .. ".", "the failed report")
+if t:find("Validation on this machine", 1, true) or t:find("Projected by the training-time model", 1, true) then
+  fail("the failed report draws figures")
+end
+
+-- no model experiment: no section
+doc.experiments = {}
+write(env.out .. "/absent.json", doc)
+msg, rc = render(env.out .. "/absent.json", env.out .. "/absent.pdf")
+if rc ~= 0 then fail("render without a model: %s", msg) end
+if text(env.out .. "/absent.pdf"):find("Training time on this and other systems", 1, true) then
+  fail("a report without a model experiment has a model section")
+end
+
+-- damaged records are refused with the path of the value
+local function refused(edit, want)
+  local d = json.decode(read(fixture))
+  edit(d.experiments[1])
+  write(env.out .. "/bad.json", d)
+  local out, code = render(env.out .. "/bad.json", env.out .. "/bad.pdf")
+  if code ~= 4 or not out:find(want, 1, true) then fail("a damaged file: exit %s, %q (wanted 4 and %q)", code, out, want) end
+end
+refused(function(e)
+  for _, r in ipairs(e.results) do if r.series == "projection" then r.hours = "95.8"; break end end
+end, "hours must be a number")
+refused(function(e) e.info.calibration.peak_flops.bf16 = "fast" end,
+        "experiments[1].info.calibration.peak_flops.bf16 must be a number")
+refused(function(e)
+  for _, r in ipairs(e.results) do if r.series == "validation" then r.measured_s = nil; break end end
+end, "measured_s is missing")
+return "pass"

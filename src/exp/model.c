@@ -17,7 +17,6 @@
 #include "exp/bandwidth.h"
 #include "exp/train.h"
 #include "exp/train_data.h"
-#include "util/env.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "util/stats.h"
@@ -74,7 +73,7 @@ const struct param model_exp_params[] = {
 
 #define NCONFIGS 10
 #define WARMUP 1
-#define OP_ROUNDS 9             /* samples of each op timed on its own */
+#define OP_ROUNDS 11            /* samples of each op timed on its own */
 
 /* The validation configurations: a base and one change at a time, then two combined. */
 static void configs(const cJSON *params, struct train_config *out)
@@ -289,31 +288,24 @@ struct bench_cfg {
     struct train_ctx *c;
     struct model_op *plan;
     int nops;
-    unsigned char *scrub;       /* written between repetitions */
+    unsigned char *scrub;       /* read between repetitions */
     size_t nscrub;
 };
 
-#define SCRUB_MIN ((size_t)4 << 20)
-#define SCRUB_MAX ((size_t)64 << 20)
+static volatile unsigned long scrub_sink;
 
-/* Twice the aggregate L2 (4 MiB when the machine does not say; at most 64 MiB). */
-static size_t scrub_bytes(void)
-{
-    struct env_cpu cpu;
-    double lv[8] = { 0 };
-    env_cpu(&cpu);
-    int n = env_cache_levels(&cpu, lv);
-    double l2 = n >= 2 ? 2 * lv[1] : 0;
-    (void)l2; return SCRUB_MAX;
-}
+/* Read between repetitions: 64 MiB, more than the last-level cache of the machines we meet
+ * (2 x 32 MiB on this kind of server part, 16-24 MiB on a GB10). */
+#define SCRUB_BYTES ((size_t)64 << 20)
 
+/* Reads the scrub buffer: the caches then hold its clean lines, which leave without a write-back. */
 static void scrub_caches(struct bench_cfg *b)
 {
-    static unsigned char v;
-    v++;
-#pragma omp parallel for schedule(static)
+    unsigned long sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
     for (size_t i = 0; i < b->nscrub; i += 64)
-        b->scrub[i] = v;
+        sum += b->scrub[i];
+    scrub_sink += sum;
 }
 
 static int bench_open(struct bench_cfg *b, const struct train_ops *ops, const struct train_config *cfg,
@@ -322,7 +314,7 @@ static int bench_open(struct bench_cfg *b, const struct train_ops *ops, const st
     struct train_data data;
     memset(b, 0, sizeof *b);
     b->ops = ops;
-    b->nscrub = scrub_bytes();
+    b->nscrub = SCRUB_BYTES;
     b->scrub = xmalloc(b->nscrub);
     memset(b->scrub, 1, b->nscrub);
     if (train_data_init(&data, cfg->shape.vocab, cfg->order, cfg->branching, cfg->seed, err, errlen) != 0)
@@ -353,9 +345,9 @@ static void bench_close(struct bench_cfg *b)
     free(b->scrub);
 }
 
-/* Seconds of one run of op i. Before it a scrub buffer is written and the op before it in
- * the plan runs, untimed: the caches then hold what they hold in a step of a model larger than
- * them (the previous op's output), not op i's own last inputs. */
+/* Seconds of one run of op i. Before it a scrub buffer larger than the caches is read and the
+ * op before it in the plan runs, untimed: the caches then hold what they hold in a step (the
+ * previous op's output), not op i's own last inputs. */
 static double time_op(struct bench_cfg *b, int i)
 {
     double s;
@@ -392,39 +384,99 @@ static cJSON *timed_json(const struct model_op *op, const double *samples, int n
     return r;
 }
 
-/* Times every op of cfg's plan not yet in the calibration, in rounds (each round times each op
- * once, so a burst of load on a shared machine costs one sample of many ops, not all samples of
- * a few); returns how many it timed. */
+/* One training step: every op of the plan in order, a time mark between ops; op_s[nops]. */
+static double train_step(struct bench_cfg *b, double *op_s)
+{
+    double t = 0;
+    for (int i = 0; i < b->nops; i++) {
+        b->ops->mark(b->c, i);
+        b->ops->run(b->c, &b->plan[i]);
+    }
+    b->ops->mark(b->c, b->nops);
+    b->ops->elapsed(b->c, b->nops, op_s);
+    for (int i = 0; i < b->nops; i++)
+        t += op_s[i];
+    return t;
+}
+
+/* The measured side of a validation configuration as the record reads it: step samples, their
+ * median, and the median per op class. */
+static cJSON *steps_json(const struct bench_cfg *b, const double *step_s, const double *op_s, int n)
+{
+    cJSON *run = cJSON_CreateObject(), *ts = cJSON_AddObjectToObject(run, "time_s");
+    double *col = xmalloc((size_t)n * sizeof *col);
+    cJSON_AddItemToObject(run, "samples_s", cJSON_CreateDoubleArray(step_s, n));
+    memcpy(col, step_s, (size_t)n * sizeof *col);
+    cJSON_AddNumberToObject(ts, "median", median(col, n));
+    cJSON *bc = cJSON_AddObjectToObject(run, "time_by_class_s");
+    for (int c = 0; c < MODEL_NCLASSES; c++) {
+        for (int k = 0; k < n; k++) {
+            col[k] = 0;
+            for (int i = 0; i < b->nops; i++)
+                if ((int)model_kinds[b->plan[i].kind].cls == c)
+                    col[k] += op_s[(size_t)k * b->nops + i];
+        }
+        cJSON_AddNumberToObject(bc, model_class_names[c], median(col, n));
+    }
+    free(col);
+    return run;
+}
+
+/* Times every distinct op of cfg's plan on its own, and whole training steps, in rounds: each
+ * round times each op once, then trains one step (forward, backward, AdamW update). A burst of
+ * load on a shared machine then costs one sample of many ops and of the steps alike, not all
+ * samples of a few. The ops' medians go into c; *run gets the steps. Returns the ops timed. */
 static int calibrate_config(const struct train_ops *ops, const struct train_config *cfg, struct model_calib *c,
-                            cJSON *results, char *err, size_t errlen)
+                            cJSON *results, cJSON **run, char *err, size_t errlen)
 {
     struct bench_cfg b;
+    *run = NULL;
     if (bench_open(&b, ops, cfg, err, errlen) != 0) {
         bench_close(&b);
         return -1;
     }
-    for (int i = 0; i < b.nops; i++)   /* one pass so that every tensor holds real values */
-        ops->run(b.c, &b.plan[i]);
-    int *todo = xmalloc((size_t)b.nops * sizeof *todo), n = 0;
-    struct model_calib seen = { 0 };
-    for (int i = 0; i < b.nops; i++)
-        if (model_calib_lookup(c, &b.plan[i]) < 0 && model_calib_lookup(&seen, &b.plan[i]) < 0) {
-            model_calib_add(&seen, &b.plan[i], 1);
+    double *op_s = xmalloc((size_t)b.nops * (OP_ROUNDS + 1) * sizeof *op_s), step_s[OP_ROUNDS], pred_s[OP_ROUNDS];
+    train_step(&b, op_s);               /* a warm-up step: every tensor holds real values */
+    int *todo = xmalloc((size_t)b.nops * sizeof *todo), *of = xmalloc((size_t)b.nops * sizeof *of), n = 0;
+    struct model_calib seen = { .peak = 1, .bw = 1 };     /* "seconds": the op's place in todo */
+    for (int i = 0; i < b.nops; i++) {
+        double j = model_calib_lookup(&seen, &b.plan[i]);
+        if (j < 0 && model_calib_lookup(c, &b.plan[i]) < 0) {
+            model_calib_add(&seen, &b.plan[i], n);
+            j = n;
             todo[n++] = i;
         }
+        of[i] = (int)j;                 /* -1: timed for an earlier configuration */
+    }
     model_calib_free(&seen);
     double *samples = xmalloc((size_t)(n ? n : 1) * OP_ROUNDS * sizeof *samples);
     int rounds = 0;
-    for (; rounds < OP_ROUNDS && !progress_stopping(); rounds++)
+    for (; rounds < OP_ROUNDS && !progress_stopping(); rounds++) {
         for (int j = 0; j < n; j++)
             samples[(size_t)j * OP_ROUNDS + rounds] = time_op(&b, todo[j]);
+        step_s[rounds] = train_step(&b, op_s + (size_t)rounds * b.nops);
+        pred_s[rounds] = 0;             /* this round's ops, summed over the plan */
+        for (int i = 0; i < b.nops; i++)
+            pred_s[rounds] += of[i] >= 0 ? samples[(size_t)of[i] * OP_ROUNDS + rounds]
+                                         : model_calib_lookup(c, &b.plan[i]);
+    }
     for (int j = 0; j < n && rounds > 0; j++) {
         double *x = samples + (size_t)j * OP_ROUNDS, med = median(x, rounds);
         model_calib_add(c, &b.plan[todo[j]], med);
         cJSON_AddItemToArray(results, timed_json(&b.plan[todo[j]], x, rounds, med));
     }
+    if (rounds > 0) {
+        *run = steps_json(&b, step_s, op_s, rounds);
+        double ratio[OP_ROUNDS];
+        for (int r = 0; r < rounds; r++)
+            ratio[r] = pred_s[r] / step_s[r];
+        cJSON_AddItemToObject(*run, "predicted_rounds_s", cJSON_CreateDoubleArray(pred_s, rounds));
+        cJSON_AddNumberToObject(*run, "paired_ratio", median(ratio, rounds));
+    }
     free(samples);
     free(todo);
+    free(of);
+    free(op_s);
     bench_close(&b);
     return rounds > 0 ? n : 0;
 }
@@ -486,7 +538,9 @@ static cJSON *validation_json(const struct train_config *cfg, int idx, double pr
     cJSON_AddNumberToObject(r, "measured_s", ts->valuedouble);
     cJSON_AddItemToObject(r, "samples_s", cJSON_Duplicate(field(run, "samples_s"), 1));
     cJSON_AddItemToObject(r, "measured_by_class_s", cJSON_Duplicate(field(run, "time_by_class_s"), 1));
-    cJSON_AddNumberToObject(r, "error", pred / ts->valuedouble - 1);
+    cJSON_AddItemToObject(r, "predicted_rounds_s", cJSON_Duplicate(field(run, "predicted_rounds_s"), 1));
+    cJSON_AddNumberToObject(r, "error_of_medians", pred / ts->valuedouble - 1);
+    cJSON_AddNumberToObject(r, "error", field(run, "paired_ratio")->valuedouble - 1);
     cJSON_AddBoolToObject(r, "valid", 1);
     return r;
 }
@@ -504,7 +558,9 @@ static double kendall(const double *p, const double *m, int n)
     return n > 1 ? (double)(c - d) / (n * (n - 1) / 2) : NAN;
 }
 
-static void summary_json(cJSON *info, const double *pred, const double *meas, int n)
+/* Errors from pred (the paired predictions), rank agreement from rank_pred (the predictions
+ * from the ops' medians) against meas. */
+static void summary_json(cJSON *info, const double *pred, const double *rank_pred, const double *meas, int n)
 {
     double mean = 0, mx = 0, lg = 0, lg2 = 0;
     for (int i = 0; i < n; i++) {
@@ -523,7 +579,7 @@ static void summary_json(cJSON *info, const double *pred, const double *meas, in
     cJSON_AddNumberToObject(v, "bias", exp(lg / n));
     cJSON_AddNumberToObject(v, "spread", n > 1 ? sqrt(fmax(0, (lg2 - lg * lg / n) / (n - 1))) : 0);
     if (n > 1)
-        cJSON_AddNumberToObject(v, "kendall_tau", kendall(pred, meas, n));
+        cJSON_AddNumberToObject(v, "kendall_tau", kendall(rank_pred, meas, n));
     cJSON *cal = cJSON_AddObjectToObject(v, "calculon");
     cJSON_AddNumberToObject(cal, "mean", 0.0365);
     cJSON_AddNumberToObject(cal, "max", 0.0887);
@@ -595,7 +651,6 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
              "implemented in this version; the CPU calibration is the measured one");
         return out;
     }
-    double t0 = timing_now();
     progress_begin("model cpu", 2 * n + 2, budget_s);
     progress_step(0, "calibration: GEMM peak, DRAM read, intensity sweep, fork/join");
     cal.peak = gemm_peak();
@@ -618,12 +673,13 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     big.shape.layers = 1;
     config_name(&big, name, sizeof name);
     progress_step(0, name);
-    if (calibrate_config(&train_cpu_ops, &big, &cal, results, why, sizeof why) < 0)
+    cJSON *run;
+    if (calibrate_config(&train_cpu_ops, &big, &cal, results, &run, why, sizeof why) < 0)
         skip(skipped, name, why);
-    /* one configuration after another: time its ops not yet timed, predict its step from the
-     * calibration so far, then train it and measure (close in time, so a busy machine's load
-     * changes less between the two) */
-    double pred[NCONFIGS], by_class[MODEL_NCLASSES], p_ok[NCONFIGS], m_ok[NCONFIGS];
+    cJSON_Delete(run);
+    /* one configuration after another: its ops timed on their own and its training steps in
+     * alternation, then the step predicted from the ops' times and compared with the steps */
+    double pred[NCONFIGS], by_class[MODEL_NCLASSES], p_ok[NCONFIGS], p_rank[NCONFIGS], m_ok[NCONFIGS];
     int nv = 0;
     cJSON *vals = cJSON_CreateArray();
     for (int i = 0; i < n; i++) {
@@ -633,9 +689,9 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
             continue;
         }
         progress_step(1 + 2 * i, name);
-        /* every op of this configuration timed afresh, just before its training run */
+        /* every op of this configuration timed afresh, beside its training steps */
         struct model_calib fresh = { .peak = cal.peak, .bw = cal.bw, .q = cal.q, .overhead_s = cal.overhead_s };
-        if (calibrate_config(&train_cpu_ops, &cfg[i], &fresh, results, why, sizeof why) < 0) {
+        if (calibrate_config(&train_cpu_ops, &cfg[i], &fresh, results, &run, why, sizeof why) < 0) {
             skip(skipped, name, why);
             model_calib_free(&fresh);
             continue;
@@ -649,15 +705,11 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
                 model_calib_add(&cal, &op, t->seconds);
         }
         model_calib_free(&fresh);
-        progress_step(2 + 2 * i, name);
-        cfg[i].budget_s = fmax(5, (budget_s - (timing_now() - t0)) / (n - i) * 0.6);
-        cfg[i].progress = 2 + 2 * i;
-        struct train_reference ref = { 0 };
-        cJSON *run = train_config_run(&train_cpu_ops, &cfg[i], &ref);
         cJSON *v = validation_json(&cfg[i], i, pred[i], by_class, run);
         const cJSON *ms = field(v, "measured_s");
-        if (cJSON_IsNumber(ms)) {
-            p_ok[nv] = pred[i];
+        if (cJSON_IsNumber(ms)) {       /* the paired ratio, as predicted / measured */
+            p_ok[nv] = (1 + field(v, "error")->valuedouble) * ms->valuedouble;
+            p_rank[nv] = pred[i];
             m_ok[nv++] = ms->valuedouble;
         }
         cJSON_AddItemToArray(vals, v);
@@ -674,7 +726,7 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     while ((v = cJSON_DetachItemFromArray(vals, 0)))
         cJSON_AddItemToArray(results, v);
     cJSON_Delete(vals);
-    summary_json(info, p_ok, m_ok, nv);
+    summary_json(info, p_ok, p_rank, m_ok, nv);
     progress_step(2 * n + 1, "projection");
     model_project(params, &cal, device, results, info);
     progress_step(2 * n + 2, "done");

@@ -239,6 +239,12 @@ static cJSON *projection_json(const struct model_calib *c, const struct model_ca
                             : f.offload == MODEL_OFFLOAD_OPTIMIZER ? "optimizer" : "optimizer and gradients");
     if (!f.fits)
         return r;
+    if (!(sys->peak[MODEL_DT_F32] + sys->peak[MODEL_DT_BF16] > 0)) {
+        char fit[sizeof f.reason + 96];
+        snprintf(fit, sizeof fit, "%s; not projected: the catalog gives no dense FP32 or BF16 peak", f.reason);
+        cJSON_ReplaceItemInObject(r, "fit", cJSON_CreateString(fit));
+        return r;
+    }
     struct model_shape s = w->shape;
     s.batch = f.micro_batch;
     s.accum = f.accum;
@@ -351,8 +357,7 @@ void model_project(const cJSON *params, const struct model_calib *c, const char 
     system_measured(c, &sys[0]);
     nsys = 1;
     cJSON_ArrayForEach(row, catalog_rows) {
-        if (listed(sl, str(row, "id")) && num(row, "mem_bw_gbs") > 0 && num(row, "memory_gb") > 0
-            && num(row, "fp32_tflops") + num(row, "bf16_tflops") > 0)
+        if (listed(sl, str(row, "id")) && num(row, "mem_bw_gbs") > 0 && num(row, "memory_gb") > 0)
             system_from_row(row, &sys[nsys++]);
     }
     if (named(params, "system_name"))

@@ -96,7 +96,9 @@ local function validation_table(doc, recs)
                 { title = "Check-\npointing", width = 0.12 }, { title = "Predicted", align = "right", width = 0.13 },
                 { title = "Measured\n(median)", align = "right", width = 0.13 }, { title = "Error", align = "right" } },
     rows = rows,
-    caption = "Error = predicted / measured - 1. Accum: micro-batches per optimizer step (gradient accumulation); "
+    caption = "Predicted: the sum of the configuration's ops, each its median time on its own; measured: the median "
+      .. "training step. Error: the median over rounds of predicted / measured - 1, where each round times every op "
+      .. "on its own and then one training step, so that both see the same load on a shared machine. Accum: micro-batches per optimizer step (gradient accumulation); "
       .. "checkpointing: activations recomputed in the backward pass.",
   }
 end
@@ -198,7 +200,8 @@ local function workload_text(w)
 end
 
 local function projection_row(ctx, sys, r)
-  local hrs = r.hours and p(hours(r.hours)) or { text = "does not fit", tone = "bad" }
+  local hrs = r.hours and p(hours(r.hours))
+    or r.fits and { text = "not projected" } or { text = "does not fit", tone = "bad" }
   return { system_name(ctx, sys.id), BASIS[r.system_kind] or r.system_kind, hrs, r.hours and p(band(r)) or "",
            { text = r.fit, tone = r.fits and "good" or "bad" },
            r.energy_kwh and p(fmt.rate(r.energy_kwh)) or "n/a", r.price_usd and s(("$%s"):format(fmt.int(r.price_usd))) or "n/a" }

@@ -54,6 +54,9 @@ const struct param model_exp_params[] = {
     { "workload_base", PARAM_ENUM, 0, NULL, "bf16|nf4", "bf16", 0, 0,
       "LoRA: the frozen base weights' format (nf4: QLoRA's 4-bit NormalFloat)" },
     { "workload_precision", PARAM_ENUM, 0, NULL, "fp32|bf16|fp8", "bf16", 0, 0, "training recipe" },
+    { "workload_sparsity", PARAM_ENUM, 0, NULL, "dense|2:4", "dense", 0, 0,
+      "2:4: the blocks' linear weights 2:4 sparse (forward matmuls on sparse matrix units: half the products, "
+      "half the values plus 2-bit indices); backward and memory stay dense" },
     /* a system of the scenario's own, beside the catalog's */
     { "system_name", PARAM_STR, 0, "none", NULL, "none", 0, 0,
       "name of the scenario's own system (none: no such system); the system_* fields give its figures" },

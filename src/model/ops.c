@@ -167,6 +167,8 @@ const char *model_shape_extension(const struct model_shape *s)
         return "fused (flash) attention";
     if (s->lora_rank > 0)
         return "LoRA adapters on a frozen base";
+    if (s->sparse24)
+        return "2:4 sparse weights";
     return NULL;
 }
 
@@ -539,7 +541,12 @@ static void c_matmul(const struct model_shape *s, enum model_prec p, const struc
     op->dtype = fwd_dtype(s, p, op->which);
     x = model_dtype_bytes[op->dtype];
     double T = (double)s->batch * s->seq;
-    set(op, T, out, in, 2 * T * out * in, x * (T * in + out * in) + (bias ? 4 * out : 0), 4 * T * out);
+    /* 2:4: half the products; per weight half a value and a quarter of a byte of index (NVIDIA's
+     * sparse tensor-core format: 2 bits per kept value) */
+    int sparse = s->sparse24 && op->which != MODEL_LIN_LMHEAD;
+    double w = sparse ? 0.5 * x + 0.125 : x;
+    set(op, T, out, in, (sparse ? 1 : 2) * T * out * in, x * T * in + w * out * in + (bias ? 4 * out : 0),
+        4 * T * out);
 }
 
 static void c_dgrad(const struct model_shape *s, enum model_prec p, const struct dims *d, struct model_op *op)

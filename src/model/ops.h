@@ -55,6 +55,9 @@ struct model_shape {
     int lora_rank;      /* r > 0: base weights frozen, LoRA adapters on the blocks' linears */
     int base_dtype;     /* LoRA: enum model_dtype of the frozen block linears; 0: the recipe's
                            matmul dtype (BF16 under the BF16 and FP8 recipes) */
+    int sparse24;       /* the blocks' linear weights 2:4 sparse: their forward matmuls run on
+                           sparse matrix units (half the products executed) and read half the
+                           values plus a 2-bit index each; backward and memory stay dense */
 };
 
 /* Why a shape cannot be built (heads do not divide hidden...): NULL when it can. */

@@ -69,7 +69,8 @@ static void custom_workload(const cJSON *params, struct model_workload *w)
         .ffn = (int)param_num(params, "workload_ffn"), .mlp = llama ? MODEL_MLP_SWIGLU : MODEL_MLP_GELU,
         .norm = llama ? MODEL_NORM_RMS : MODEL_NORM_LAYER, .nobias = llama, .rope = llama,
         .attention = MODEL_ATT_FLASH, .lora_rank = lora,
-        .base_dtype = lora && strcmp(param_str(params, "workload_base"), "nf4") == 0 ? MODEL_DT_NF4 : 0 };
+        .base_dtype = lora && strcmp(param_str(params, "workload_base"), "nf4") == 0 ? MODEL_DT_NF4 : 0,
+        .sparse24 = strcmp(param_str(params, "workload_sparsity"), "2:4") == 0 };
     w->prec = strcmp(prec, "fp32") == 0 ? MODEL_FP32 : strcmp(prec, "fp8") == 0 ? MODEL_FP8 : MODEL_BF16;
     w->tokens = param_num(params, "workload_tokens");
     w->basis = "the scenario's own workload: its figures as the scenario gives them";

@@ -226,6 +226,35 @@ static void scenario_rows(void)
     cJSON_Delete(p);
 }
 
+/* 2:4 weights: the blocks' forward matmuls execute half the products and read 0.5 x + 1/8 bytes
+ * per weight; the LM head and the backward stay dense. */
+static void sparsity(void)
+{
+    struct model_shape d = { .layers = 2, .hidden = 64, .heads = 4, .seq = 32, .vocab = 100, .batch = 2, .accum = 1 };
+    struct model_shape sp = d;
+    sp.sparse24 = 1;
+    EXPECT_STR(model_shape_extension(&sp), "2:4 sparse weights");
+    int n = model_plan(&d, MODEL_BF16, NULL, 0);
+    EXPECT(n == model_plan(&sp, MODEL_BF16, NULL, 0));
+    struct model_op *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+    model_plan(&d, MODEL_BF16, a, n);
+    model_plan(&sp, MODEL_BF16, b, n);
+    int seen = 0;
+    for (int i = 0; i < n; i++) {
+        if (a[i].kind != MODEL_OP_MATMUL || a[i].which == MODEL_LIN_LMHEAD) {
+            EXPECT(a[i].flops == b[i].flops && a[i].bytes_read == b[i].bytes_read);
+            continue;
+        }
+        double w = a[i].n * a[i].k;             /* out x in weights at 2 bytes */
+        EXPECT_NEAR(b[i].flops, a[i].flops / 2, 0);
+        EXPECT_NEAR(a[i].bytes_read - b[i].bytes_read, w * (2 - (0.5 * 2 + 0.125)), 1e-12);
+        seen++;
+    }
+    EXPECT(seen == 2 * 4);                      /* qkv, attproj, fc, fcproj in each block */
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     curves();
@@ -234,5 +263,6 @@ int main(void)
     projection();
     messages();
     scenario_rows();
+    sparsity();
     return CHECK_DONE();
 }

@@ -79,8 +79,8 @@ local function validation_chart(doc, recs)
     y = { label = "predicted step time, s", log = 10 },
     series = { { name = "training configurations", x = xs, y = ys, points = true },
                { name = "y = x (a perfect prediction)", x = { lo / 1.2, hi * 1.2 }, y = { lo / 1.2, hi * 1.2 }, dashed = true } },
-    caption = "Each point is one training configuration: its step time as the model predicted it before the run "
-      .. "(projected) against the median of its timed steps (measured). Points above the dashed line were predicted slow.",
+    caption = "Each point is one training configuration: its step time as the model predicts it from the "
+      .. "configuration's ops timed on their own (projected) against the median of its training steps (measured). Points above the dashed line were predicted slow.",
   }
 end
 
@@ -119,8 +119,9 @@ end
 local function validation(doc, exp, cal, dev)
   doc:section("Validation on this machine" .. (dev and (", " .. dev) or ""), 2)
   local how = cal and cal.device == "gpu" and "kernel launch cost" or "OpenMP fork/join cost"
-  doc:paragraph("Before projecting anything, the model predicts this machine's own training steps, which are then "
-    .. "measured. Its calibration came from microbenchmarks only (op kernels timed on their own, the GEMM surface, the "
+  doc:paragraph("Before projecting anything, the model predicts this machine's own training steps and they are "
+    .. "measured: each configuration's ops are timed on their own, in rounds that alternate with its training steps. "
+    .. "Its calibration came from microbenchmarks only (op kernels timed on their own, the GEMM surface, the "
     .. how .. ") and was never fitted on these runs.")
   local recs = R.records(exp, { series = "validation" })
   if #recs == 0 then

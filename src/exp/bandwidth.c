@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cuda/cuda.h"
+#include "exp/experiment.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -86,10 +87,7 @@ double bw_tolerance(enum bw_prec p) { return p == BW_FP64 ? 1e-12 : 1e-5; }
 
 void bw_skip(struct bw_plan *pl, const char *item, const char *reason)
 {
-    cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "item", item);
-    cJSON_AddStringToObject(s, "reason", reason);
-    cJSON_AddItemToArray(pl->skipped, s);
+    experiment_skip(pl->skipped, item, reason);
 }
 
 static int index_of(const char *name, const char *const *names, int n)
@@ -270,17 +268,7 @@ int bw_precheck(const cJSON *params, char *err, size_t errlen)
 
 static void add_stats(cJSON *rec, const double *x, int n)
 {
-    struct stats s;
-    stats_compute(x, n, &s);
-    cJSON *t = cJSON_AddObjectToObject(rec, "time_s");
-    cJSON_AddNumberToObject(t, "min", s.min);
-    cJSON_AddNumberToObject(t, "median", s.median);
-    cJSON_AddNumberToObject(t, "max", s.max);
-    cJSON_AddNumberToObject(t, "mean", s.mean);
-    cJSON_AddNumberToObject(t, "sd", s.sd);
-    cJSON_AddNumberToObject(t, "cv", s.cv);
-    cJSON_AddNumberToObject(t, "ci95_lo", s.ci_lo);
-    cJSON_AddNumberToObject(t, "ci95_hi", s.ci_hi);
+    cJSON_AddItemToObject(rec, "time_s", experiment_stats(x, n));
 }
 
 void bw_add_rates(cJSON *rec, double bytes, double bytes_wa)

@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "cuda/cuda.h"
+#include "exp/experiment.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -144,14 +145,6 @@ struct plan {
     cJSON *skipped;                 /* [{item, reason}] */
 };
 
-static void skip(cJSON *skipped, const char *item, const char *reason)
-{
-    cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "item", item);
-    cJSON_AddStringToObject(s, "reason", reason);
-    cJSON_AddItemToArray(skipped, s);
-}
-
 /* The FP32 matrix's bytes: as asked, or auto (floor x the cache figure, at least floor_bytes)
  * within MEM_SHARE of `room` (skipped says so when it limits). */
 static double plan_bytes(struct plan *pl, const cJSON *params, double factor, double floor_bytes, double room)
@@ -164,7 +157,7 @@ static double plan_bytes(struct plan *pl, const cJSON *params, double factor, do
         double capped = MEM_SHARE * room;
         snprintf(msg, sizeof msg, "the FP32 matrix would need %s; limited to %s by free memory",
                  units_format_bytes(want, a, sizeof a), units_format_bytes(capped, b, sizeof b));
-        skip(pl->skipped, "largest weight matrix", msg);
+        experiment_skip(pl->skipped, "largest weight matrix", msg);
         want = capped;
     }
     return want;
@@ -219,22 +212,6 @@ int compress_precheck(const cJSON *params, char *err, size_t errlen)
 }
 
 /* ---- measuring ---- */
-
-static cJSON *stats_json(const double *x, int n)
-{
-    struct stats s;
-    stats_compute(x, n, &s);
-    cJSON *t = cJSON_CreateObject();
-    cJSON_AddNumberToObject(t, "min", s.min);
-    cJSON_AddNumberToObject(t, "median", s.median);
-    cJSON_AddNumberToObject(t, "max", s.max);
-    cJSON_AddNumberToObject(t, "mean", s.mean);
-    cJSON_AddNumberToObject(t, "sd", s.sd);
-    cJSON_AddNumberToObject(t, "cv", s.cv);
-    cJSON_AddNumberToObject(t, "ci95_lo", s.ci_lo);
-    cJSON_AddNumberToObject(t, "ci95_hi", s.ci_hi);
-    return t;
-}
 
 struct timed {                      /* what one repetition runs */
     const struct quant_ops *ops;
@@ -291,7 +268,7 @@ static double repeat(cJSON *rec, const struct plan *pl, struct timed *t, double 
     cJSON_AddNumberToObject(rec, "warmup", pl->warmup);
     cJSON_AddStringToObject(rec, "stop", stats_stop_name(stop));
     cJSON_AddItemToObject(rec, "samples_s", cJSON_CreateDoubleArray(x, n));
-    cJSON_AddItemToObject(rec, "time_s", stats_json(x, n));
+    cJSON_AddItemToObject(rec, "time_s", experiment_stats(x, n));
     free(x);
     return failed ? -1 : json_num(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), "median", NAN);
 }
@@ -407,7 +384,7 @@ static void skip_variant(struct stream *st, const struct compress_variant *v, co
 {
     char item[96];
     snprintf(item, sizeof item, "%s products on the %s", v->name, st->device);
-    skip(st->pl->skipped, item, why);
+    experiment_skip(st->pl->skipped, item, why);
     st->done += st->pl->nb + (v->id == QUANT_FP32);
 }
 
@@ -597,7 +574,7 @@ static cJSON *gpu_run(const cJSON *params, double budget_s)
         for (int i = 0; i < pl.nv; i++) {
             char item[96];
             snprintf(item, sizeof item, "%s products on the gpu", pl.v[i].name);
-            skip(pl.skipped, item, ci.reason);
+            experiment_skip(pl.skipped, item, ci.reason);
         }
         cJSON *info = info_json(&pl, "gpu", "the L2 cache", "cudaGetDeviceProperties");
         cJSON_AddStringToObject(info, "reason", ci.reason);

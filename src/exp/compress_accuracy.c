@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exp/experiment.h"
 #include "exp/train.h"
 #include "exp/train_data.h"
 #include "util/error.h"
@@ -23,14 +24,6 @@
 #define HELDOUT_BATCHES 4           /* micro-batch sets the held-out loss averages */
 #define TRAIN_SHARE 0.8             /* of the time left that training may use */
 #define MIN_TRAIN_S 3.0             /* less left than this: no model (its loss would mean little) */
-
-static void skip(cJSON *skipped, const char *item, const char *reason)
-{
-    cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "item", item);
-    cJSON_AddStringToObject(s, "reason", reason);
-    cJSON_AddItemToArray(skipped, s);
-}
 
 /* ---- a layer's outputs ---- */
 
@@ -70,7 +63,7 @@ static void layer_variant(const struct compress_variant *v, const float *w, cons
     struct quant_matrix *m = quant_new(v->id, rows, cols, v->sparsity, err, sizeof err);
     void *h = m ? quant_cpu_ops.open(m, omp_get_max_threads(), err, sizeof err) : NULL;
     if (!h) {
-        skip(skipped, item, err);
+        experiment_skip(skipped, item, err);
         quant_free(m);
         return;
     }
@@ -306,17 +299,17 @@ void compress_model_losses(const cJSON *params, const struct compress_variant *v
     if (budget_s < MIN_TRAIN_S) {
         snprintf(err, sizeof err, "the experiment's time share was spent before the model could train "
                  "(%.1f s left, %.0f s at least)", budget_s, MIN_TRAIN_S);
-        skip(skipped, "held-out loss of the trained model", err);
+        experiment_skip(skipped, "held-out loss of the trained model", err);
         return;
     }
     if (model_open(&mr, params, err, sizeof err) != 0) {
-        skip(skipped, "held-out loss of the trained model", err);
+        experiment_skip(skipped, "held-out loss of the trained model", err);
         model_close(&mr);
         return;
     }
     train(&mr, TRAIN_SHARE * budget_s);
     if (mr.steps_done == 0) {
-        skip(skipped, "held-out loss of the trained model", "no training step fitted in the time left");
+        experiment_skip(skipped, "held-out loss of the trained model", "no training step fitted in the time left");
         model_close(&mr);
         return;
     }
@@ -329,7 +322,7 @@ void compress_model_losses(const cJSON *params, const struct compress_variant *v
         char item[96];
         if (apply_variant(&mr, &v[i], trained, &bits, &count, err, sizeof err) != 0) {
             snprintf(item, sizeof item, "%s held-out loss", v[i].name);
-            skip(skipped, item, err);
+            experiment_skip(skipped, item, err);
             continue;
         }
         cJSON_AddItemToArray(results, loss_record(&mr, &v[i], heldout_loss(&mr), base, bits, count));

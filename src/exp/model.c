@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "exp/bandwidth.h"
+#include "exp/experiment.h"
 #include "exp/train.h"
 #include "exp/train_data.h"
 #include "util/error.h"
@@ -627,14 +628,6 @@ static cJSON *calib_json(const struct model_calib *c, double region_s, int threa
     return o;
 }
 
-static void skip(cJSON *skipped, const char *item, const char *reason)
-{
-    cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "item", item);
-    cJSON_AddStringToObject(s, "reason", reason);
-    cJSON_AddItemToArray(skipped, s);
-}
-
 cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
 {
     struct train_config cfg[NCONFIGS];
@@ -650,7 +643,7 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     if (strcmp(device, "cpu") != 0) {
         /* the GPU backend's ops can be timed the same way; the calibration of its peak and
          * bandwidth is not written yet */
-        skip(skipped, "model gpu", "calibration and validation of the training-time model on a GPU are not "
+        experiment_skip(skipped, "model gpu", "calibration and validation of the training-time model on a GPU are not "
              "implemented in this version; the CPU calibration is the measured one");
         return out;
     }
@@ -678,7 +671,7 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     progress_step(0, name);
     cJSON *run;
     if (calibrate_config(&train_cpu_ops, &big, &cal, results, &run, why, sizeof why) < 0)
-        skip(skipped, name, why);
+        experiment_skip(skipped, name, why);
     cJSON_Delete(run);
     /* one configuration after another: its ops timed on their own and its training steps in
      * alternation, then the step predicted from the ops' times and compared with the steps */
@@ -688,14 +681,14 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     for (int i = 0; i < n; i++) {
         config_name(&cfg[i], name, sizeof name);
         if (progress_stopping()) {
-            skip(skipped, name, "the run was interrupted");
+            experiment_skip(skipped, name, "the run was interrupted");
             continue;
         }
         progress_step(1 + 2 * i, name);
         /* every op of this configuration timed afresh, beside its training steps */
         struct model_calib fresh = { .peak = cal.peak, .bw = cal.bw, .q = cal.q, .overhead_s = cal.overhead_s };
         if (calibrate_config(&train_cpu_ops, &cfg[i], &fresh, results, &run, why, sizeof why) < 0) {
-            skip(skipped, name, why);
+            experiment_skip(skipped, name, why);
             model_calib_free(&fresh);
             continue;
         }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cuda/cuda.h"
+#include "exp/experiment.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/progress.h"
@@ -180,17 +181,7 @@ static double one_sample(struct prec_op *op) { return op->run(op->ud, op->iters)
 
 static void add_stats(cJSON *rec, const double *x, int n)
 {
-    struct stats s;
-    stats_compute(x, n, &s);
-    cJSON *t = cJSON_AddObjectToObject(rec, "time_s");
-    cJSON_AddNumberToObject(t, "min", s.min);
-    cJSON_AddNumberToObject(t, "median", s.median);
-    cJSON_AddNumberToObject(t, "max", s.max);
-    cJSON_AddNumberToObject(t, "mean", s.mean);
-    cJSON_AddNumberToObject(t, "sd", s.sd);
-    cJSON_AddNumberToObject(t, "cv", s.cv);
-    cJSON_AddNumberToObject(t, "ci95_lo", s.ci_lo);
-    cJSON_AddNumberToObject(t, "ci95_hi", s.ci_hi);
+    cJSON_AddItemToObject(rec, "time_s", experiment_stats(x, n));
 }
 
 /* Warm-up, then samples until the CV rule or the budget stops them; writes samples_s and

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "cuda/cuda.h"
+#include "exp/experiment.h"
 #include "exp/train_data.h"
 #include "util/env.h"
 #include "util/error.h"
@@ -233,14 +234,6 @@ int train_precheck(const cJSON *params, char *err, size_t errlen)
 
 /* ---- the run ---- */
 
-static void skip(cJSON *skipped, const char *item, const char *reason)
-{
-    cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "item", item);
-    cJSON_AddStringToObject(s, "reason", reason);
-    cJSON_AddItemToArray(skipped, s);
-}
-
 /* The backend for a device, or NULL with the reason there is none (cuda_probe's words). */
 static const struct train_ops *backend(const char *device, char *why, size_t n)
 {
@@ -358,15 +351,15 @@ cJSON *train_run(const cJSON *params, double budget_s, char *err, size_t errlen)
         config_text(&cfg[i], device, item, sizeof item);
         progress_step(i, item);
         if (!ops || progress_stopping()) {
-            skip(skipped, item, ops ? "the run was interrupted" : why);
+            experiment_skip(skipped, item, ops ? "the run was interrupted" : why);
             continue;
         }
         if (!ops->supports(&cfg[i].shape, cfg[i].prec, why, sizeof why)) {
-            skip(skipped, item, why);
+            experiment_skip(skipped, item, why);
             continue;
         }
         if (!fits(&cfg[i], ops->impl, avail, why, sizeof why)) {
-            skip(skipped, item, why + strlen("train: "));
+            experiment_skip(skipped, item, why + strlen("train: "));
             continue;
         }
         cfg[i].budget_s = (budget_s - (timing_now() - t0)) / (n - i);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exp/experiment.h"
 #include "exp/train_data.h"
 #include "util/error.h"
 #include "util/progress.h"
@@ -178,22 +179,6 @@ static void reference_checks(const struct train_config *cfg, const double *loss,
 }
 
 /* ---- the record ---- */
-
-static cJSON *stats_json(const double *x, int n)
-{
-    struct stats s;
-    stats_compute(x, n, &s);
-    cJSON *t = cJSON_CreateObject();
-    cJSON_AddNumberToObject(t, "min", s.min);
-    cJSON_AddNumberToObject(t, "median", s.median);
-    cJSON_AddNumberToObject(t, "max", s.max);
-    cJSON_AddNumberToObject(t, "mean", s.mean);
-    cJSON_AddNumberToObject(t, "sd", s.sd);
-    cJSON_AddNumberToObject(t, "cv", s.cv);
-    cJSON_AddNumberToObject(t, "ci95_lo", s.ci_lo);
-    cJSON_AddNumberToObject(t, "ci95_hi", s.ci_hi);
-    return t;
-}
 
 static double median_of(double *x, int n)
 {
@@ -410,7 +395,7 @@ static void outcome_json(cJSON *rec, struct runner *r, struct outcome *o)
     loss_json(rec, r, o->loss, o->gnorm, o->done);
     if (o->timed > 0) {
         double med = median_of(o->step_s, o->timed);
-        cJSON_AddItemToObject(rec, "time_s", stats_json(o->step_s, o->timed));
+        cJSON_AddItemToObject(rec, "time_s", experiment_stats(o->step_s, o->timed));
         cJSON_AddItemToObject(rec, "samples_s", cJSON_CreateDoubleArray(o->step_s, o->timed));
         cJSON_AddNumberToObject(rec, "tokens_per_s", tokens / med);
         cJSON_AddNumberToObject(rec, "achieved_flops", model / med);

@@ -13,8 +13,11 @@ end
 local root = env.out .. "/reports"
 
 -- Starts the slow scenario in the background, waits until it measures (its log exists, then
--- a little more), sends the signals, and returns the exit code, stdout and stderr.
-local function interrupted(signals, gap)
+-- a little more), sends the signals, and returns the exit code, stdout and stderr. After each
+-- signal it waits until the handler has said it took it (a second signal sent a fixed time
+-- later could find the run already finished, or be merged with the first if the process had
+-- not run in between).
+local function interrupted(signals)
   local script = ([[
 cd %s || exit 99
 %s run tests/scenarios/slow.lua -o %s > %s/stdout 2> %s/stderr &
@@ -24,10 +27,16 @@ while ! ls %s/.tmp-*/run.log > /dev/null 2>&1; do
   i=$((i + 1)); [ $i -gt 300 ] && { kill -KILL $pid; exit 98; }; sleep 0.05
 done
 sleep 0.5
-for s in %s; do kill -$s $pid; sleep %s; done
+for s in %s; do
+  kill -$s $pid
+  i=0
+  while kill -0 $pid 2> /dev/null && ! grep -q 'SIG[A-Z]*: stop' %s/stderr && [ $i -lt 5000 ]; do
+    i=$((i + 1)); sleep 0.001
+  done
+done
 wait $pid
 echo "exit $?"
-]]):format(q(env.srcdir), q(env.bin), q(root), q(env.out), q(env.out), q(root), signals, gap)
+]]):format(q(env.srcdir), q(env.bin), q(root), q(env.out), q(env.out), q(root), signals, q(env.out))
   local out = sh(script)
   local code = tonumber(out:match("exit (%d+)"))
   if not code then fail("could not run the scenario in the background: %s", out) end
@@ -39,7 +48,7 @@ local function leftovers()
 end
 
 -- SIGINT: partial results, a PDF that says so, exit 130
-local code, out, err = interrupted("INT", 0)
+local code, out, err = interrupted("INT")
 if code ~= 130 then fail("SIGINT: exit %d, expected 130\nstderr: %s", code, err) end
 if not err:find("sparkreport: SIGINT: stopping after the current measurement; the report will say the run is partial "
                 .. "(a second signal stops at once)", 1, true) then fail("SIGINT: stderr %s", err) end
@@ -68,7 +77,7 @@ end
 local before = sh("cd " .. q(dir) .. " && sha256sum *")
 
 -- SIGTERM: the same, exit 143
-code, out, err = interrupted("TERM", 0)
+code, out, err = interrupted("TERM")
 if code ~= 143 then fail("SIGTERM: exit %d, expected 143\nstderr: %s", code, err) end
 local dir2 = out:match("^(.-)/report%.pdf\n$")
 local r2 = dir2 and json.decode(read(dir2 .. "/results.json"))
@@ -77,7 +86,7 @@ if not r2 or r2.status ~= "partial" or not r2.status_reason:find("^stopped by SI
 end
 
 -- a second signal: out at once, nothing of this run left, earlier runs untouched
-code, out, err = interrupted("INT INT", 0.05)
+code, out, err = interrupted("INT INT")
 if code ~= 130 then fail("second SIGINT: exit %d, expected 130\nstderr: %s", code, err) end
 if out ~= "" then fail("second SIGINT: stdout %q", out) end
 if not err:find("sparkreport: SIGINT: stopped at once; the unfinished run was removed", 1, true) then
@@ -89,7 +98,7 @@ if listing ~= expect then fail("after a second signal the reports folder holds:\
 if sh("cd " .. q(dir) .. " && sha256sum *") ~= before then fail("the interrupted run changed an earlier one") end
 
 -- SIGKILL leaves the temporary folder; a later run removes it once stale (FS_STALE_S = 60 s)
-code = interrupted("KILL", 0)
+code = interrupted("KILL")
 if code ~= 137 then fail("SIGKILL: exit %d", code) end
 local stale = sh("cd " .. q(root) .. " && ls -d .tmp-*"):gsub("%s+$", "")
 if not stale:match("^%.tmp%-%w+$") then fail("SIGKILL left %q, expected one .tmp- folder", stale) end

@@ -46,33 +46,7 @@ function M.decode(s)
     elseif c == '"' then return str()
     elseif s:sub(pos, pos + 3) == "true" then pos = pos + 4; return true
     elseif s:sub(pos, pos + 4) == "false" then pos = pos + 5; return false
-    elseif s:sub(pos, pos + 3) == "null" then pos = pos + 4; -- Encodes tables with keys 1..n as arrays, others as objects (keys sorted); NaN as null.
-function M.encode(v)
-  local t = type(v)
-  if v == M.null or v == nil then return "null" end
-  if t == "boolean" then return tostring(v) end
-  if t == "number" then
-    if v ~= v then return "null" end
-    return math.type(v) == "integer" and tostring(v) or ("%.17g"):format(v)
-  end
-  if t == "string" then
-    return '"' .. v:gsub('[%c"\\]', function(c) return ("\\u%04x"):format(c:byte()) end) .. '"'
-  end
-  local n, count = #v, 0
-  for _ in pairs(v) do count = count + 1 end
-  local out = {}
-  if count == n then
-    for i = 1, n do out[i] = M.encode(v[i]) end
-    return "[" .. table.concat(out, ",") .. "]"
-  end
-  local keys = {}
-  for k in pairs(v) do keys[#keys + 1] = tostring(k) end
-  table.sort(keys)
-  for _, k in ipairs(keys) do out[#out + 1] = M.encode(k) .. ":" .. M.encode(v[k]) end
-  return "{" .. table.concat(out, ",") .. "}"
-end
-
-return M.null
+    elseif s:sub(pos, pos + 3) == "null" then pos = pos + 4; return M.null
     else
       local num = s:match("^-?%d+%.?%d*[eE]?[-+]?%d*", pos)
       assert(num and #num > 0, "bad JSON at " .. pos)

@@ -59,7 +59,16 @@ for file in list:gmatch("[^\n]+") do
   end
 end
 
--- End to end.
+-- End to end. Each test gets the runner's helpers: sh and q, fail (an error without a position),
+-- read (a whole file) and rate (the report's rule for rates, lua/sparkreport/format.lua).
+local function fail(fmt, ...) error(fmt:format(...), 0) end
+local function read(path)
+  local f = assert(io.open(path, "rb")); local s = f:read("a"); f:close(); return s
+end
+local function rate(x)
+  if x >= 100 then return ("%.0f"):format(x) elseif x >= 10 then return ("%.1f"):format(x) end
+  return ("%.2f"):format(x)
+end
 local e2e = sh("ls " .. q(srcdir .. "/tests/e2e") .. "/*.lua")
 for file in e2e:gmatch("[^\n]+") do
   local name = "e2e/" .. file:match("([^/]+)%.lua$")
@@ -67,7 +76,8 @@ for file in e2e:gmatch("[^\n]+") do
     local out = tempdir()
     local chunk = assert(loadfile(file))
     local ok, status, detail = pcall(chunk, { bin = bin, srcdir = srcdir, builddir = builddir, out = out, sh = sh,
-                                              q = q, pdftotext = os.getenv("PDFTOTEXT") })
+                                              q = q, pdftotext = os.getenv("PDFTOTEXT"), fail = fail,
+                                              read = read, rate = rate })
     sh("rm -rf " .. q(out))
     if not ok then report(name, "fail", tostring(status)) else report(name, status, detail) end
   end

@@ -9,20 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/cuda_try.h"
 #include "exp/bandwidth.h"
 
 #define BLOCK 256                   /* threads per block */
-
-/* Records the first failing call's file, line, expression and CUDA's words into err. */
-#define CUDA_TRY(expr, err, errlen)                                                          \
-    do {                                                                                     \
-        cudaError_t e_ = (expr);                                                             \
-        if (e_ != cudaSuccess) {                                                             \
-            snprintf((err), (errlen), "%s:%d: %s: %s", __FILE__, __LINE__, #expr,            \
-                     cudaGetErrorString(e_));                                                \
-            goto fail;                                                                       \
-        }                                                                                    \
-    } while (0)
 
 template <typename T> struct vec16;
 template <> struct vec16<double> { typedef double2 type; enum { width = 2 }; };

@@ -17,21 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/cuda_try.h"
 #include "exp/quant.h"
 
 #define BLOCK 256                   /* threads per block: eight warps, eight rows at a time */
 #define WARPS (BLOCK / 32)
-
-/* Records the first failing call's file, line, expression and CUDA's words into err. */
-#define CUDA_TRY(expr, err, errlen)                                                          \
-    do {                                                                                     \
-        cudaError_t e_ = (expr);                                                             \
-        if (e_ != cudaSuccess) {                                                             \
-            snprintf((err), (errlen), "%s:%d: %s: %s", __FILE__, __LINE__, #expr,            \
-                     cudaGetErrorString(e_));                                                \
-            goto fail;                                                                       \
-        }                                                                                    \
-    } while (0)
 
 /* ---- decoders: eight weights of row r from column c (c a multiple of 8) ---- */
 

@@ -7,10 +7,8 @@ local env = ...
 local json = require "json"
 local sh, q = env.sh, env.q
 
-local function fail(fmt, ...) error(fmt:format(...), 0) end
-local function read(path)
-  local f = assert(io.open(path, "rb")); local s = f:read("a"); f:close(); return s
-end
+local fail = env.fail
+local read = env.read
 local root = env.out .. "/reports"
 local run = ("cd %s && %s run scenarios/driver-update.lua -o %s --set budget_s=6 --set bandwidth.min_reps=3 "
              .. "--set bandwidth.max_reps=4 --set bandwidth.max_size=1MiB --set bandwidth.sample_s=0.0005")

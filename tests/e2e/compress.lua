@@ -7,10 +7,8 @@ local env = ...
 local json = require "json"
 local sh, q = env.sh, env.q
 
-local function fail(fmt, ...) error(fmt:format(...), 0) end
-local function read(path)
-  local f = assert(io.open(path, "rb")); local s = f:read("a"); f:close(); return s
-end
+local fail = env.fail
+local read = env.read
 local function near(a, b) return math.abs(a - b) <= 1e-9 * math.max(math.abs(b), 1e-300) end
 
 local out, code = sh(("cd %s && %s run tests/scenarios/compress.lua -o %s -q"):format(q(env.srcdir), q(env.bin), q(env.out)))

@@ -4,7 +4,7 @@
 -- leaves an existing PDF as it was.
 local env = ...
 local sh, q = env.sh, env.q
-local function fail(fmt, ...) error(fmt:format(...), 0) end
+local fail = env.fail
 local root = env.out .. "/reports"
 local run = ("cd %s && %s run tests/scenarios/tiny.lua -q -o %s"):format(q(env.srcdir), q(env.bin), q(root))
 

@@ -4,7 +4,7 @@
 -- no run folder or temporary, and the earlier run on the same disk is untouched.
 local env = ...
 local sh, q = env.sh, env.q
-local function fail(fmt, ...) error(fmt:format(...), 0) end
+local fail = env.fail
 
 local probe, pc = sh("unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs " .. q(env.out) .. " && echo mounted'")
 if pc ~= 0 or not probe:find("mounted") then

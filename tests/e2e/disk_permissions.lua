@@ -5,7 +5,7 @@
 -- and leave the earlier run as it was.
 local env = ...
 local sh, q = env.sh, env.q
-local function fail(fmt, ...) error(fmt:format(...), 0) end
+local fail = env.fail
 local root = env.out .. "/reports"
 
 local first, code = sh(("cd %s && %s run tests/scenarios/tiny.lua -q -o %s"):format(q(env.srcdir), q(env.bin), q(root)))

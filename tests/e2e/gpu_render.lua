@@ -5,8 +5,8 @@
 local env = ...
 local json = require "json"
 local sh, q = env.sh, env.q
-local function fail(fmt, ...) error(fmt:format(...), 0) end
-local function read(path) local f = assert(io.open(path, "rb")); local s = f:read("a"); f:close(); return s end
+local fail = env.fail
+local read = env.read
 if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end
 
 local out, code = sh(("cd %s && %s run tests/scenarios/tiny.lua -q -o %s"):format(q(env.srcdir), q(env.bin), q(env.out .. "/r")))

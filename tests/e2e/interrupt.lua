@@ -6,10 +6,8 @@
 local env = ...
 local json = require "json"
 local sh, q = env.sh, env.q
-local function fail(fmt, ...) error(fmt:format(...), 0) end
-local function read(path)
-  local f = assert(io.open(path, "rb")); local s = f:read("a"); f:close(); return s
-end
+local fail = env.fail
+local read = env.read
 local root = env.out .. "/reports"
 
 -- Starts the slow scenario in the background, waits until it measures (its log exists, then

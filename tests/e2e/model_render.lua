@@ -8,8 +8,8 @@
 local env = ...
 local json = require "json"
 local sh, q = env.sh, env.q
-local function fail(fmt, ...) error(fmt:format(...), 0) end
-local function read(path) local f = assert(io.open(path, "rb")); local s = f:read("a"); f:close(); return s end
+local fail = env.fail
+local read = env.read
 local function write(path, doc) local f = assert(io.open(path, "wb")); f:write(json.encode(doc)); f:close() end
 if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end
 

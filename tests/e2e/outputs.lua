@@ -3,7 +3,7 @@
 -- path and leaves nothing; render refuses to overwrite through a missing folder.
 local env = ...
 local sh, q = env.sh, env.q
-local function fail(fmt, ...) error(fmt:format(...), 0) end
+local fail = env.fail
 local run = ("cd %s && %s run tests/scenarios/tiny.lua -q -o %%s"):format(q(env.srcdir), q(env.bin))
 local root = env.out .. "/reports"
 

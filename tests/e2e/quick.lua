@@ -5,14 +5,9 @@ local env = ...
 local json = require "json"
 local sh, q = env.sh, env.q
 
-local function fail(fmt, ...) error(fmt:format(...), 0) end
-local function read(path)
-  local f = assert(io.open(path, "rb")); local s = f:read("a"); f:close(); return s
-end
-local function rate(x)                 -- the report's rule (lua/sparkreport/format.lua)
-  if x >= 100 then return ("%.0f"):format(x) elseif x >= 10 then return ("%.1f"):format(x) end
-  return ("%.2f"):format(x)
-end
+local fail = env.fail
+local read = env.read
+local rate = env.rate
 
 local out, code = sh(("cd %s && %s run scenarios/quick.lua -o %s -q"):format(q(env.srcdir), q(env.bin), q(env.out .. "/reports")))
 if code ~= 0 then fail("run exited %d: %s", code, out) end

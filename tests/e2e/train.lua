@@ -6,14 +6,9 @@ local env = ...
 local json = require "json"
 local sh, q = env.sh, env.q
 
-local function fail(fmt, ...) error(fmt:format(...), 0) end
-local function read(path)
-  local f = assert(io.open(path, "rb")); local s = f:read("a"); f:close(); return s
-end
-local function rate(x)                 -- the report's rule (lua/sparkreport/format.lua)
-  if x >= 100 then return ("%.0f"):format(x) elseif x >= 10 then return ("%.1f"):format(x) end
-  return ("%.2f"):format(x)
-end
+local fail = env.fail
+local read = env.read
+local rate = env.rate
 local function near(a, b, rel) return math.abs(a - b) <= rel * math.abs(b) end
 local function median(xs)
   local s = {}

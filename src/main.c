@@ -1,4 +1,4 @@
-/* main.c: the command line: parses arguments and hands each command to its owner (run.c for
+/* main.c: the command line: parses arguments and hands each command to its owner (cmd/run.c for
  * run and render; env.c for info; the registries for list). Exit codes are documented here,
  * in --help, and in sparkreport.1. */
 #include <signal.h>
@@ -8,13 +8,13 @@
 
 #include <lauxlib.h>
 
-#include "compare.h"
+#include "cmd/compare.h"
 #include "config.h"
 #include "exp/experiment.h"
 #include "gitrev.h"
 #include "lua/embedded.h"
 #include "lua/state.h"
-#include "run.h"
+#include "cmd/run.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/json.h"

@@ -133,7 +133,7 @@ local function weight_formats(results)
     for _, s in ipairs(#(e.results or {}) > 0 and e.info and e.info.schemes or {}) do
       local f = { device = dev, scheme = s.scheme, bits_per_weight = s.bits_per_weight, density = s.density,
                   block = s.block, value_format = s.value_format, scale_format = s.scale_format, kind = "spec",
-                  source = "the format's definition (quant_schemes[], src/exp/quant.c)" }
+                  source = "the format's definition (quant_schemes[], src/exp/compress/quant.c)" }
       for _, r in ipairs(e.results or {}) do
         if r.scheme == s.scheme and valid(r) then
           if r.series == "gemv" and r.batch == 1 then

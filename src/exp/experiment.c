@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "exp/bandwidth.h"
-#include "exp/compress.h"
-#include "exp/model.h"
-#include "exp/precision.h"
-#include "exp/train.h"
+#include "exp/bandwidth/bandwidth.h"
+#include "exp/compress/compress.h"
+#include "exp/validate/validate.h"
+#include "exp/precision/precision.h"
+#include "exp/train/train.h"
 #include "util/stats.h"
 
 const struct experiment experiments[] = {
@@ -23,7 +23,7 @@ const struct experiment experiments[] = {
       0.25, compress_precheck, compress_run },
     { "model", "the training-time model: calibrated on microbenchmarks (ops timed on their own, GEMM peak, DRAM "
       "read, intensity sweep), validated by predicting then measuring training steps, projected onto the catalog",
-      model_exp_params, 0.2, model_precheck, model_run },
+      validate_params, 0.2, validate_precheck, validate_run },
     { NULL, NULL, NULL, 0, NULL, NULL },
 };
 

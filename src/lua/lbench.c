@@ -9,7 +9,8 @@
 #include <lauxlib.h>
 
 #include "exp/experiment.h"
-#include "exp/model.h"
+#include "exp/validate/validate.h"
+#include "predict/project.h"
 #include "lua/convert.h"
 #include "lua/embedded.h"
 #include "lua/modules.h"
@@ -104,7 +105,7 @@ static int l_set_catalog(lua_State *L)
     cJSON *rows = lua_to_json(L, 1, "catalog", err, sizeof err);
     if (!rows)
         return luaL_error(L, "%s", err);
-    model_set_catalog(rows);
+    predict_set_catalog(rows);
     cJSON_Delete(rows);
     return 0;
 }

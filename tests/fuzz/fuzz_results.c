@@ -14,7 +14,7 @@
 
 #include "lua/convert.h"
 #include "lua/state.h"
-#include "run.h"
+#include "cmd/run.h"
 #include "util/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

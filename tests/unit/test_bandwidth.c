@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "exp/bandwidth.h"
+#include "exp/bandwidth/bandwidth.h"
 #include "util/progress.h"
 
 static void test_kernels(size_t n, int threads)

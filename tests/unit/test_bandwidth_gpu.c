@@ -7,7 +7,7 @@
 #include "check.h"
 #include "config.h"
 #include "cuda/cuda.h"
-#include "exp/bandwidth.h"
+#include "exp/bandwidth/bandwidth.h"
 
 #ifdef HAVE_CUDA
 static void test_paths(void)

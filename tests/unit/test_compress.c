@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "exp/compress.h"
+#include "exp/compress/compress.h"
 #include "util/json.h"
 #include "util/progress.h"
 

@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "cuda/cuda.h"
-#include "exp/compress.h"
+#include "exp/compress/compress.h"
 #include "util/json.h"
 #include "util/progress.h"
 

@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "lua/convert.h"
-#include "run.h"
+#include "cmd/run.h"
 #include "util/fsutil.h"
 #include "util/json.h"
 

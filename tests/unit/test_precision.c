@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "cuda/cuda.h"
-#include "exp/precision.h"
+#include "exp/precision/precision.h"
 #include "util/param.h"
 #include "util/progress.h"
 

@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "cuda/cuda.h"
-#include "exp/precision.h"
+#include "exp/precision/precision.h"
 
 #ifdef HAVE_CUDA
 /* Largest error per element relative to |A||B| over all of D, and the Frobenius error against

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "exp/precision_math.h"
-#include "exp/quant.h"
+#include "exp/precision/precision_math.h"
+#include "exp/compress/quant.h"
 
 #define EXPECT_BITS(got, want) \
     do { unsigned g_ = (unsigned)(got), w_ = (unsigned)(want); \

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "exp/train.h"
-#include "exp/train_cpu.h"
-#include "exp/train_data.h"
-#include "exp/train_math.h"
+#include "exp/train/train.h"
+#include "exp/train/train_cpu.h"
+#include "exp/train/train_data.h"
+#include "exp/train/train_math.h"
 #include "util/progress.h"
 
 /* ---- BF16 and E4M3 against brute force ---- */
@@ -154,12 +154,12 @@ static void test_data(void)
 
 struct bench {
     struct train_ctx *c;
-    struct model_op *plan;
+    struct net_op *plan;
     int n;
-    struct model_shape s;
+    struct net_shape s;
 };
 
-static void bench_open(struct bench *b, const struct model_shape *s, enum model_prec p, uint64_t seed,
+static void bench_open(struct bench *b, const struct net_shape *s, enum net_prec p, uint64_t seed,
                        const int32_t *tok, const int32_t *tgt)
 {
     char err[256];
@@ -168,9 +168,9 @@ static void bench_open(struct bench *b, const struct model_shape *s, enum model_
     if (!b->c)
         printf("open: %s\n", err);
     EXPECT(b->c != NULL);
-    b->n = model_plan(s, p, NULL, 0);
+    b->n = net_plan(s, p, NULL, 0);
     b->plan = malloc((size_t)b->n * sizeof *b->plan);
-    model_plan(s, p, b->plan, b->n);
+    net_plan(s, p, b->plan, b->n);
     train_cpu_ops.load(b->c, tok, tgt);
     struct train_adam a = { 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, 0.1f, 0.05f, 1 };
     train_cpu_ops.set_step(b->c, &a, 0);
@@ -186,15 +186,15 @@ static void bench_close(struct bench *b)
 static double bench_run(struct bench *b, int backward)
 {
     for (int i = 0; i < b->n; i++) {
-        const struct model_op *op = &b->plan[i];
-        if (op->kind == MODEL_OP_ADAMW || (!backward && op->phase != MODEL_FWD))
+        const struct net_op *op = &b->plan[i];
+        if (op->kind == NET_OP_ADAMW || (!backward && op->phase != NET_FWD))
             continue;
         train_cpu_ops.run(b->c, op);
     }
     return train_cpu_ops.loss(b->c);
 }
 
-static void make_batch(const struct model_shape *s, uint64_t seed, int32_t **tok, int32_t **tgt)
+static void make_batch(const struct net_shape *s, uint64_t seed, int32_t **tok, int32_t **tgt)
 {
     struct train_data d;
     char err[256];
@@ -210,11 +210,11 @@ static void make_batch(const struct model_shape *s, uint64_t seed, int32_t **tok
 #define FD_TOL 1e-2             /* max |fd - g| over six elements of a tensor / max |g| over it;
                                    fd: the five-point central difference */
 
-static double check_tensor(struct bench *b, const float *g, enum model_param p, int layer)
+static double check_tensor(struct bench *b, const float *g, enum net_param p, int layer)
 {
     size_t r, c, picks[6];
-    model_param_dims(&b->s, p, &r, &c);
-    size_t n = r * c, off = model_param_offset(&b->s, p, layer);
+    net_param_dims(&b->s, p, &r, &c);
+    size_t n = r * c, off = net_param_offset(&b->s, p, layer);
     float *w = train_cpu_params(b->c);
     double worst = 0, gmax = 0;
     for (int k = 0; k < 6; k++)
@@ -237,23 +237,23 @@ static double check_tensor(struct bench *b, const float *g, enum model_param p, 
     return worst / fmax(gmax, 1e-7);
 }
 
-static void test_gradcheck(const struct model_shape *s)
+static void test_gradcheck(const struct net_shape *s)
 {
     int32_t *tok, *tgt;
     struct bench b;
     make_batch(s, 5, &tok, &tgt);
-    bench_open(&b, s, MODEL_FP32, 3, tok, tgt);
+    bench_open(&b, s, NET_FP32, 3, tok, tgt);
     bench_run(&b, 1);
-    size_t N = model_param_count(s);
+    size_t N = net_param_count(s);
     float *g = malloc(N * sizeof *g);
     memcpy(g, train_cpu_grads(b.c), N * sizeof *g);
-    for (int p = 0; p < MODEL_NPARAMS; p++) {
+    for (int p = 0; p < NET_NPARAMS; p++) {
         size_t r, c;
-        model_param_dims(s, p, &r, &c);
-        for (int l = 0; r * c > 0 && l < (model_params[p].per_block ? s->layers : 1); l++) {
+        net_param_dims(s, p, &r, &c);
+        for (int l = 0; r * c > 0 && l < (net_params[p].per_block ? s->layers : 1); l++) {
             double e = check_tensor(&b, g, p, l);
             if (getenv("TRAIN_VERBOSE") || !(e <= FD_TOL))
-                printf("  gradient of %s (block %d): relative error %.3g\n", model_params[p].name, l, e);
+                printf("  gradient of %s (block %d): relative error %.3g\n", net_params[p].name, l, e);
             EXPECT(e <= FD_TOL);
         }
     }
@@ -264,12 +264,12 @@ static void test_gradcheck(const struct model_shape *s)
 }
 
 /* Gradients of one batch, by the CPU backend. */
-static float *grads(const struct model_shape *s, enum model_prec p, const int32_t *tok, const int32_t *tgt, double *loss)
+static float *grads(const struct net_shape *s, enum net_prec p, const int32_t *tok, const int32_t *tgt, double *loss)
 {
     struct bench b;
     bench_open(&b, s, p, 9, tok, tgt);
     *loss = bench_run(&b, 1);
-    size_t N = model_param_count(s);
+    size_t N = net_param_count(s);
     float *g = malloc(N * sizeof *g);
     memcpy(g, train_cpu_grads(b.c), N * sizeof *g);
     bench_close(&b);
@@ -278,17 +278,17 @@ static float *grads(const struct model_shape *s, enum model_prec p, const int32_
 
 static void test_checkpoint_and_accum(void)
 {
-    struct model_shape s = { 3, 32, 4, 16, 50, 4, 1, 0, .tied = 0 };
+    struct net_shape s = { 3, 32, 4, 16, 50, 4, 1, 0, .tied = 0 };
     int32_t *tok, *tgt;
     double l1, l2, l3;
-    size_t N = model_param_count(&s);
+    size_t N = net_param_count(&s);
     make_batch(&s, 6, &tok, &tgt);
-    for (int p = MODEL_FP32; p <= MODEL_BF16; p++) {
-        struct model_shape ck = s;
+    for (int p = NET_FP32; p <= NET_BF16; p++) {
+        struct net_shape ck = s;
         ck.checkpoint = 1;
         float *g1 = grads(&s, p, tok, tgt, &l1), *g2 = grads(&ck, p, tok, tgt, &l2);
         EXPECT(memcmp(g1, g2, N * sizeof *g1) == 0 && l1 == l2);   /* recomputation is bitwise */
-        struct model_shape acc = s;
+        struct net_shape acc = s;
         acc.batch = 2;
         acc.accum = 2;                 /* the same four sequences as two micro-batches */
         float *g3 = grads(&acc, p, tok, tgt, &l3);
@@ -297,7 +297,7 @@ static void test_checkpoint_and_accum(void)
             num += (double)(g3[i] - g1[i]) * (g3[i] - g1[i]);
             den += (double)g1[i] * g1[i];
         }
-        EXPECT(sqrt(num / den) <= (p == MODEL_FP32 ? 1e-5 : 1e-2));
+        EXPECT(sqrt(num / den) <= (p == NET_FP32 ? 1e-5 : 1e-2));
         EXPECT_NEAR(l3, l1, 1e-6);
         free(g1); free(g2); free(g3);
     }
@@ -307,7 +307,7 @@ static void test_checkpoint_and_accum(void)
 
 /* ---- training ---- */
 
-static struct train_config small_config(enum model_prec p, int steps)
+static struct train_config small_config(enum net_prec p, int steps)
 {
     struct train_config c = { "test", { 2, 32, 4, 32, 64, 8, 1, 0, .tied = 0 }, p, steps, 2, 1e-2, 1e-3, steps / 10,
                               0.1, 1.0, 1, 1, 4, 1, INFINITY, 0 };
@@ -318,7 +318,7 @@ static void test_determinism(void)
 {
     double a[6], b[6];
     char err[256];
-    struct train_config c = small_config(MODEL_FP32, 6);
+    struct train_config c = small_config(NET_FP32, 6);
     c.shape.accum = 2;
     c.shape.checkpoint = 1;
     EXPECT(train_losses(&train_cpu_ops, &c, 6, a, err, sizeof err) == 0);
@@ -342,10 +342,10 @@ static void test_learning(void)
     static double f32[STEPS], b16[STEPS];
     char err[256];
     struct train_data d;
-    struct train_config c = small_config(MODEL_FP32, STEPS);
+    struct train_config c = small_config(NET_FP32, STEPS);
     EXPECT(train_data_init(&d, c.shape.vocab, c.order, c.branching, c.seed, err, sizeof err) == 0);
     EXPECT(train_losses(&train_cpu_ops, &c, STEPS, f32, err, sizeof err) == 0);
-    c.prec = MODEL_BF16;
+    c.prec = NET_BF16;
     EXPECT(train_losses(&train_cpu_ops, &c, STEPS, b16, err, sizeof err) == 0);
     double closed = (f32[0] - final_loss(f32)) / (f32[0] - d.entropy), worst = 0;
     printf("  fp32: first %.3f final %.3f bound %.3f (gap closed %.1f %%); bf16 final %.3f\n", f32[0],
@@ -361,20 +361,20 @@ static void test_learning(void)
 
 static void test_record(void)
 {
-    struct train_config c = small_config(MODEL_FP32, 6);
+    struct train_config c = small_config(NET_FP32, 6);
     struct train_reference ref = { 0 };
     cJSON *rec = train_config_run(&train_cpu_ops, &c, &ref);
     EXPECT(cJSON_IsTrue(cJSON_GetObjectItem(rec, "valid")));
     EXPECT(ref.have && ref.loss[0] > 0);
     const cJSON *ops = cJSON_GetObjectItem(rec, "ops");
-    EXPECT(cJSON_GetArraySize(ops) == model_plan(&c.shape, c.prec, NULL, 0));
-    EXPECT_NEAR(cJSON_GetObjectItem(rec, "model_flops_per_step")->valuedouble, model_megatron_flops(&c.shape, 0), 1e-12);
+    EXPECT(cJSON_GetArraySize(ops) == net_plan(&c.shape, c.prec, NULL, 0));
+    EXPECT_NEAR(cJSON_GetObjectItem(rec, "model_flops_per_step")->valuedouble, net_megatron_flops(&c.shape, 0), 1e-12);
     double sum = 0;
     for (const cJSON *o = ops->child; o; o = o->next)
         if (!strcmp(cJSON_GetObjectItem(o, "class")->valuestring, "matmul")
             || !strcmp(cJSON_GetObjectItem(o, "class")->valuestring, "attention"))
             sum += cJSON_GetObjectItem(o, "flops")->valuedouble;
-    EXPECT_NEAR(sum, model_megatron_flops(&c.shape, 0), 1e-12);
+    EXPECT_NEAR(sum, net_megatron_flops(&c.shape, 0), 1e-12);
     EXPECT(cJSON_GetArraySize(cJSON_GetObjectItem(rec, "loss")) == 6);
     EXPECT(cJSON_GetArraySize(cJSON_GetObjectItem(rec, "samples_s")) == 4);     /* 6 steps, 2 warm-up */
     const cJSON *mem = cJSON_GetObjectItem(rec, "memory");
@@ -385,7 +385,7 @@ static void test_record(void)
     double med = cJSON_GetObjectItem(cJSON_GetObjectItem(rec, "time_s"), "median")->valuedouble;
     EXPECT_NEAR(cJSON_GetObjectItem(rec, "tokens_per_s")->valuedouble, 8 * 32 / med, 1e-12);
     cJSON_Delete(rec);
-    c.prec = MODEL_BF16;                       /* checked against the reference just made */
+    c.prec = NET_BF16;                       /* checked against the reference just made */
     rec = train_config_run(&train_cpu_ops, &c, &ref);
     chk = cJSON_GetObjectItem(rec, "checks");
     EXPECT(cJSON_IsTrue(cJSON_GetObjectItem(rec, "valid")) && cJSON_GetArraySize(chk) == 2);
@@ -419,7 +419,7 @@ static void test_refusals(void)
 
 static void test_lr(void)
 {
-    struct train_config c = small_config(MODEL_FP32, 100);
+    struct train_config c = small_config(NET_FP32, 100);
     c.lr_warmup = 10;
     EXPECT_NEAR(train_lr(&c, 0), c.lr / 10, 1e-15);
     EXPECT_NEAR(train_lr(&c, 9), c.lr, 1e-15);
@@ -441,7 +441,7 @@ int main(void)
     test_gelu();
     test_data();
     test_lr();
-    struct model_shape a = { 2, 16, 2, 16, 23, 8, 1, 0, .tied = 0 }, b = { 2, 16, 4, 16, 19, 4, 2, 1, .tied = 1 };
+    struct net_shape a = { 2, 16, 2, 16, 23, 8, 1, 0, .tied = 0 }, b = { 2, 16, 4, 16, 19, 4, 2, 1, .tied = 1 };
     test_gradcheck(&a);
     test_gradcheck(&b);
     test_checkpoint_and_accum();

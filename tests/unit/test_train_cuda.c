@@ -7,14 +7,14 @@
 #include "check.h"
 #include "config.h"
 #include "cuda/cuda.h"
-#include "exp/train.h"
+#include "exp/train/train.h"
 #include "util/progress.h"
 
 #ifdef HAVE_CUDA
 
 #define STEPS 3
 
-static struct train_config config(struct model_shape s, enum model_prec p, int steps)
+static struct train_config config(struct net_shape s, enum net_prec p, int steps)
 {
     struct train_config c = { "test", s, p, steps, 1, 3e-3, 3e-4, 1, 0.1, 1.0, 1, 1, 8, 1, INFINITY, 0 };
     return c;
@@ -25,7 +25,7 @@ static void losses(const struct train_ops *ops, struct train_config c, double *o
     char err[256];
     int rc = train_losses(ops, &c, steps, out, err, sizeof err);
     if (rc != 0)
-        printf("  %s %s: %s\n", ops->device, model_prec_names[c.prec], err);
+        printf("  %s %s: %s\n", ops->device, net_prec_names[c.prec], err);
     EXPECT(rc == 0);
 }
 
@@ -41,48 +41,48 @@ static void compare(const char *what, const double *a, const double *b, int n, d
     }
 }
 
-static void test_against_cpu(struct model_shape s)
+static void test_against_cpu(struct net_shape s)
 {
     double cpu32[STEPS], cpu16[STEPS], gpu32[STEPS], gpu16[STEPS], again[STEPS];
-    losses(&train_cpu_ops, config(s, MODEL_FP32, STEPS), cpu32, STEPS);
-    losses(&train_cuda_ops, config(s, MODEL_FP32, STEPS), gpu32, STEPS);
+    losses(&train_cpu_ops, config(s, NET_FP32, STEPS), cpu32, STEPS);
+    losses(&train_cuda_ops, config(s, NET_FP32, STEPS), gpu32, STEPS);
     compare("gpu fp32 vs cpu fp32", gpu32, cpu32, STEPS, 1e-5, 1e-3);
-    losses(&train_cpu_ops, config(s, MODEL_BF16, STEPS), cpu16, STEPS);
-    losses(&train_cuda_ops, config(s, MODEL_BF16, STEPS), gpu16, STEPS);
+    losses(&train_cpu_ops, config(s, NET_BF16, STEPS), cpu16, STEPS);
+    losses(&train_cuda_ops, config(s, NET_BF16, STEPS), gpu16, STEPS);
     compare("gpu bf16 vs cpu bf16", gpu16, cpu16, STEPS, 1e-3, 5e-3);
     compare("gpu bf16 vs cpu fp32", gpu16, cpu32, STEPS, 1e-2, 2e-2);
-    losses(&train_cuda_ops, config(s, MODEL_BF16, STEPS), again, STEPS);
+    losses(&train_cuda_ops, config(s, NET_BF16, STEPS), again, STEPS);
     EXPECT(memcmp(again, gpu16, sizeof again) == 0);
     char why[256];
-    if (!train_cuda_ops.supports(&s, MODEL_FP8, why, sizeof why)) {
+    if (!train_cuda_ops.supports(&s, NET_FP8, why, sizeof why)) {
         printf("  fp8 not tested: %s\n", why);
         return;
     }
     double f8[STEPS];
-    losses(&train_cuda_ops, config(s, MODEL_FP8, STEPS), f8, STEPS);
+    losses(&train_cuda_ops, config(s, NET_FP8, STEPS), f8, STEPS);
     compare("gpu fp8 vs cpu fp32", f8, cpu32, STEPS, 5e-2, 1e-1);
 }
 
 static void test_learning(void)
 {
-    struct model_shape s = { 2, 64, 4, 64, 256, 8, 1, 0, .tied = 0 };
+    struct net_shape s = { 2, 64, 4, 64, 256, 8, 1, 0, .tied = 0 };
     double l[60];
-    losses(&train_cuda_ops, config(s, MODEL_BF16, 60), l, 60);
+    losses(&train_cuda_ops, config(s, NET_BF16, 60), l, 60);
     EXPECT(l[59] < l[0] - 1.0);
 }
 
 static void test_record(void)
 {
-    struct model_shape s = { 2, 64, 4, 32, 128, 4, 1, 0, .tied = 0 };
+    struct net_shape s = { 2, 64, 4, 32, 128, 4, 1, 0, .tied = 0 };
     struct train_reference ref = { 0 };
-    struct train_config c = config(s, MODEL_BF16, 5);
+    struct train_config c = config(s, NET_BF16, 5);
     cJSON *rec = train_config_run(&train_cuda_ops, &c, &ref);
     const cJSON *chk = cJSON_GetObjectItem(rec, "checks");
     EXPECT(cJSON_IsTrue(cJSON_GetObjectItem(rec, "valid")) && cJSON_GetArraySize(chk) == 2);
     EXPECT(ref.have);
     const cJSON *mem = cJSON_GetObjectItem(rec, "memory");
     EXPECT(cJSON_GetObjectItem(mem, "allocated_bytes")->valuedouble >= cJSON_GetObjectItem(mem, "planned_bytes")->valuedouble);
-    EXPECT(cJSON_GetArraySize(cJSON_GetObjectItem(rec, "ops")) == model_plan(&s, MODEL_BF16, NULL, 0));
+    EXPECT(cJSON_GetArraySize(cJSON_GetObjectItem(rec, "ops")) == net_plan(&s, NET_BF16, NULL, 0));
     cJSON_Delete(rec);
 }
 
@@ -95,7 +95,7 @@ int main(void)
         return 77;
     }
     progress_quiet(1);
-    struct model_shape shapes[] = {
+    struct net_shape shapes[] = {
         { 2, 64, 4, 64, 256, 4, 1, 0, .tied = 0 }, { 2, 64, 4, 32, 128, 2, 2, 1, .tied = 1 }, { 3, 48, 6, 37, 101, 3, 1, 0, .tied = 0 },
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)

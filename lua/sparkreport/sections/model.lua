@@ -2,7 +2,7 @@
 -- (this machine's measured training steps predicted, then measured, against Calculon's published
 -- errors), then the calibration it used, the projection per workload and system (hours with band,
 -- fit, energy, price), time and memory-bound share per system, and a verdict per workload in
--- plain words. Draws from the model records alone; the model itself lives in src/model.
+-- plain words. Draws from the model records alone; the time predictor lives in src/predict.
 local fmt = require "sparkreport.format"
 local R = require "sparkreport.results"
 

@@ -1,0 +1,587 @@
+/* bandwidth.c: the bandwidth experiment, device-independent: which sizes, kernels,
+ * precisions and thread counts to measure, validation before timing, repetitions until the
+ * times settle, and the results records. Bytes per kernel are computed here, in one place,
+ * from the kernel table. The kernels themselves are the backends' (bandwidth_cpu.c). */
+#include "exp/bandwidth/bandwidth.h"
+#include "exp/bandwidth/bandwidth_int.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/cuda.h"
+#include "exp/experiment.h"
+#include "util/env.h"
+#include "util/error.h"
+#include "util/json.h"
+#include "util/progress.h"
+#include "util/stats.h"
+#include "util/timing.h"
+#include "util/units.h"
+
+const struct bw_kernel_info bw_kernels[BW_NKERNELS] = {
+    [BW_COPY] = { "copy", "c[i] = a[i]", 1, 1, 0 },
+    [BW_SCALE] = { "scale", "c[i] = s*a[i]", 1, 1, 1 },
+    [BW_ADD] = { "add", "c[i] = a[i] + b[i]", 2, 1, 1 },
+    [BW_TRIAD] = { "triad", "c[i] = a[i] + s*b[i]", 2, 1, 2 },
+    [BW_READ] = { "read", "sum += a[i]", 1, 0, 1 },
+    [BW_FILL] = { "fill", "c[i] = s", 0, 1, 0 },
+};
+const char *const bw_prec_names[BW_NPREC] = { "fp64", "fp32" };
+const size_t bw_prec_size[BW_NPREC] = { 8, 4 };
+
+#define KiB 1024.0
+#define TiB (1024.0 * 1024 * 1024 * 1024)
+#define DRAM_FLOOR (256.0 * 1024 * 1024)    /* the largest working set is never below this */
+
+const struct param bw_params[] = {
+    { "device", PARAM_ENUM, PARAM_NOT_KEY, NULL, "cpu|gpu", "cpu", 0, 0,
+      "what streams the arrays: the CPU cores (OpenMP) or the first CUDA device" },
+    { "kernels", PARAM_ENUM, PARAM_LIST | PARAM_NOT_KEY, "all", "copy|scale|add|triad|read|fill", "all", 0, 0,
+      "kernels to run" },
+    { "precisions", PARAM_ENUM, PARAM_LIST | PARAM_NOT_KEY, "all", "fp64|fp32", "all", 0, 0,
+      "element types" },
+    { "sizes", PARAM_SIZE, PARAM_LIST | PARAM_NOT_KEY, "sweep", NULL, "sweep", 3 * KiB, TiB,
+      "working sets (the three arrays together), or a sweep from min_size to max_size" },
+    { "min_size", PARAM_SIZE, PARAM_NOT_KEY, NULL, NULL, "16KiB", 3 * KiB, TiB,
+      "smallest working set of the sweep (inside L1)" },
+    { "max_size", PARAM_SIZE, PARAM_NOT_KEY, "auto", NULL, "auto", 3 * KiB, TiB,
+      "largest working set; auto: each array 4x all caches, and 256 MiB at least" },
+    { "points_per_octave", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "2", 1, 8,
+      "sweep points per doubling of size" },
+    { "threads", PARAM_INT, PARAM_LIST | PARAM_NOT_KEY, "sweep|max", NULL, "sweep", 1, 4096,
+      "thread counts of the scaling run at the largest size; sweep: 1, 2, 4, ... and all" },
+    { "clusters", PARAM_BOOL, PARAM_NOT_KEY, NULL, NULL, "true", 0, 0,
+      "also scale threads pinned inside each CPU cluster sysfs reports" },
+    { "first_touch", PARAM_BOOL, 0, NULL, NULL, "true", 0, 0,
+      "the timing threads initialise the arrays (NUMA placement); false: the main thread" },
+    { "cv", PARAM_NUM, PARAM_NOT_KEY, NULL, NULL, "0.025", 0.001, 0.5,
+      "repeat until the coefficient of variation of the times is below this" },
+    { "min_reps", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "5", 2, 1000, "repetitions at least (after warm-up)" },
+    { "max_reps", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "100", 2, 100000, "repetitions at most" },
+    { "warmup", PARAM_INT, 0, NULL, NULL, "1", 0, 100, "repetitions run first and dropped" },
+    { "sample_s", PARAM_NUM, 0, NULL, NULL, "0.002", 1e-5, 10,
+      "shortest timed sample; small sizes repeat the kernel inside one sample" },
+    { "budget_s", PARAM_NUM, PARAM_NOT_KEY, "auto", NULL, "auto", 0.1, 86400,
+      "seconds for this experiment; auto: its share of the scenario budget" },
+    { "alloc", PARAM_ENUM, PARAM_LIST | PARAM_NOT_KEY, "all", "device|managed|managed-prefetch|pinned|malloc", "all", 0, 0,
+      "gpu: allocation paths; the size sweep runs on device memory, the others at the largest size" },
+    { "transfers", PARAM_BOOL, PARAM_NOT_KEY, NULL, NULL, "true", 0, 0,
+      "gpu: host<->device copies through copy engines and SM kernels, pinned and pageable" },
+    { "transfer_size", PARAM_SIZE, PARAM_NOT_KEY, NULL, NULL, "256MiB", 1024 * KiB, TiB, "gpu: bytes per copy" },
+    { "contention", PARAM_BOOL, PARAM_NOT_KEY, NULL, NULL, "true", 0, 0,
+      "gpu: CPU triad and GPU triad alone and at the same time" },
+    { "contention_s", PARAM_NUM, 0, NULL, NULL, "2", 0.2, 600, "gpu: seconds each side streams in the contention test" },
+    { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+const char *const bw_path_names[BW_NPATHS] = { "host", "device", "managed", "managed-prefetch", "pinned", "malloc" };
+const char *const bw_dir_names[BW_NDIRS] = { "h2d", "d2h", "bidirectional" };
+const char *const bw_engine_names[BW_NENGINES] = { "copy engine", "SM kernel" };
+
+double bw_tolerance(enum bw_prec p) { return p == BW_FP64 ? 1e-12 : 1e-5; }
+
+/* ---- the plan: what to measure ---- */
+
+void bw_skip(struct bw_plan *pl, const char *item, const char *reason)
+{
+    experiment_skip(pl->skipped, item, reason);
+}
+
+static int index_of(const char *name, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+void bw_plan_kernels(struct bw_plan *pl, const cJSON *params)
+{
+    const char *knames[BW_NKERNELS];
+    for (int k = 0; k < BW_NKERNELS; k++)
+        knames[k] = bw_kernels[k].name;
+    const cJSON *ks = param_get(params, "kernels"), *ps = param_get(params, "precisions");
+    pl->nk = pl->np = 0;
+    if (cJSON_IsString(ks))         /* "all" */
+        for (int k = 0; k < BW_NKERNELS; k++)
+            pl->kernels[pl->nk++] = k;
+    for (const cJSON *e = cJSON_IsArray(ks) ? ks->child : NULL; e; e = e->next) {
+        int k = index_of(e->valuestring, knames, BW_NKERNELS);
+        if (k >= 0 && pl->nk < BW_NKERNELS)
+            pl->kernels[pl->nk++] = k;
+    }
+    if (cJSON_IsString(ps))
+        for (int p = 0; p < BW_NPREC; p++)
+            pl->precs[pl->np++] = p;
+    for (const cJSON *e = cJSON_IsArray(ps) ? ps->child : NULL; e; e = e->next) {
+        int p = index_of(e->valuestring, bw_prec_names, BW_NPREC);
+        if (p >= 0 && pl->np < BW_NPREC)
+            pl->precs[pl->np++] = p;
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void bw_plan_sizes(struct bw_plan *pl, const cJSON *params, double max_size)
+{
+    const cJSON *sz = param_get(params, "sizes");
+    pl->ns = 0;
+    if (cJSON_IsArray(sz)) {
+        for (const cJSON *e = sz->child; e && pl->ns < BW_MAX_SIZES; e = e->next)
+            pl->sizes[pl->ns++] = e->valuedouble;
+        qsort(pl->sizes, (size_t)pl->ns, sizeof pl->sizes[0], cmp_double);
+        return;
+    }
+    double lo = param_num(params, "min_size"), step = pow(2.0, 1.0 / param_num(params, "points_per_octave"));
+    for (double s = lo; s < max_size * 0.999 && pl->ns < BW_MAX_SIZES - 1; s *= step)
+        pl->sizes[pl->ns++] = s;
+    pl->sizes[pl->ns++] = max_size;
+}
+
+/* "0-3,8" -> {0,1,2,3,8}; returns the count (at most max). */
+static int expand_cpulist(const char *s, int *out, int max)
+{
+    int n = 0;
+    while (*s && n < max) {
+        char *end;
+        long a = strtol(s, &end, 10), b = a;
+        if (end == s)
+            break;
+        if (*end == '-')
+            b = strtol(end + 1, &end, 10);
+        for (long i = a; i <= b && n < max; i++)
+            out[n++] = (int)i;
+        s = *end == ',' ? end + 1 : end;
+        if (*end != ',')
+            break;
+    }
+    return n;
+}
+
+/* 1, 2, 4, ... below max, then max. */
+static int doubling(int max, int *out)
+{
+    int n = 0;
+    for (int t = 1; t < max && n < BW_MAX_THREADS - 1; t *= 2)
+        out[n++] = t;
+    out[n++] = max;
+    return n;
+}
+
+static void plan_threads(struct bw_plan *pl, const cJSON *params, const struct env_cpu *cpu)
+{
+    const cJSON *th = param_get(params, "threads");
+    struct bw_scaling *s = &pl->scale[0];
+    pl->nscale = 0;
+    memset(s, 0, sizeof *s);
+    s->series = "threads";
+    if (cJSON_IsArray(th)) {
+        for (const cJSON *e = th->child; e && s->ncounts < BW_MAX_THREADS; e = e->next)
+            s->counts[s->ncounts++] = (int)e->valuedouble;
+        pl->nscale = 1;
+    } else if (strcmp(th->valuestring, "sweep") == 0) {
+        s->ncounts = doubling(pl->tmax, s->counts);
+        pl->nscale = 1;
+    }
+    if (!param_bool(params, "clusters"))
+        return;
+    int multi = 0;
+    for (int i = 0; i < cpu->nclusters; i++)
+        multi += env_cpulist_count(cpu->clusters[i]) >= 2;
+    if (cpu->nclusters < 2 || multi < 2) {
+        bw_skip(pl, "per-cluster thread scaling",
+             cpu->nclusters == 0 ? "sysfs reports no CPU clusters"
+                                 : "sysfs reports no two clusters of several CPUs (nothing to compare)");
+        return;
+    }
+    for (int i = 0; i < cpu->nclusters && pl->nscale < 1 + BW_MAX_CLUSTERS; i++) {
+        struct bw_scaling *c = &pl->scale[pl->nscale];
+        memset(c, 0, sizeof *c);
+        int n = expand_cpulist(cpu->clusters[i], c->cpus, BW_MAX_THREADS);
+        if (n < 2)
+            continue;
+        c->series = "cluster";
+        snprintf(c->cpulist, sizeof c->cpulist, "%s", cpu->clusters[i]);
+        c->ncounts = doubling(n, c->counts);
+        pl->nscale++;
+    }
+}
+
+static double auto_max_size(double cache_total)
+{
+    double s = 3.0 * 4.0 * cache_total;      /* each of the three arrays 4x all caches */
+    return s > DRAM_FLOOR ? s : DRAM_FLOOR;
+}
+
+static double largest_size(const cJSON *params, double auto_max)
+{
+    const cJSON *sz = param_get(params, "sizes");
+    double m = 0;
+    if (cJSON_IsArray(sz)) {
+        for (const cJSON *e = sz->child; e; e = e->next)
+            m = fmax(m, e->valuedouble);
+        return m;
+    }
+    return cJSON_IsNumber(param_get(params, "max_size")) ? param_num(params, "max_size") : auto_max;
+}
+
+int bw_precheck(const cJSON *params, char *err, size_t errlen)
+{
+    char want[32], have[32];
+    const cJSON *sz = param_get(params, "sizes");
+    double top = largest_size(params, 0);
+    double avail = env_mem_available();
+    const char *where = "(MemAvailable)";
+    if (strcmp(param_str(params, "device"), "gpu") == 0) {
+        struct cuda_info ci;
+        cuda_probe(&ci);
+        if (ci.ndev == 0)
+            return 0;           /* the run records every GPU item as not measured, with the reason */
+        avail = ci.dev[0].mem_free_bytes;
+        where = "(free device memory)";
+    }
+    if (!cJSON_IsArray(sz) && cJSON_IsNumber(param_get(params, "max_size"))
+        && param_num(params, "min_size") > param_num(params, "max_size")) {
+        snprintf(err, errlen, "bandwidth: min_size (%s) is larger than max_size (%s)",
+                 units_format_bytes(param_num(params, "min_size"), want, sizeof want),
+                 units_format_bytes(param_num(params, "max_size"), have, sizeof have));
+        return -1;
+    }
+    if (top > 0 && isfinite(avail) && top > BW_MEM_SHARE * avail) {
+        snprintf(err, errlen, "bandwidth: a working set of %s does not fit in memory: %s available "
+                 "%s, of which the arrays may use %.0f %%",
+                 units_format_bytes(top, want, sizeof want), units_format_bytes(avail, have, sizeof have),
+                 where, BW_MEM_SHARE * 100);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- measuring ---- */
+
+static void add_stats(cJSON *rec, const double *x, int n)
+{
+    cJSON_AddItemToObject(rec, "time_s", experiment_stats(x, n));
+}
+
+void bw_add_rates(cJSON *rec, double bytes, double bytes_wa)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "time_s");
+    double tmin = json_num(t, "min", NAN), tmed = json_num(t, "median", NAN);
+    cJSON_AddNumberToObject(rec, "gbps_best", bytes / tmin / 1e9);
+    cJSON_AddNumberToObject(rec, "gbps_median", bytes / tmed / 1e9);
+    if (bytes_wa > 0)
+        cJSON_AddNumberToObject(rec, "gbps_best_wa", bytes_wa / tmin / 1e9);
+}
+
+int bw_repeat(cJSON *rec, const struct bw_plan *pl, double budget_s, double (*fn)(void *), void *ud)
+{
+    for (int w = 0; w < pl->warmup; w++)
+        fn(ud);
+    struct stats_rule rule = pl->rule;
+    rule.budget_s = budget_s;
+    double *samples = xmalloc((size_t)rule.max_reps * sizeof *samples), t0 = timing_now();
+    int n = 0;
+    enum stats_stop stop;
+    do {
+        samples[n++] = fn(ud);
+    } while ((stop = stats_should_stop(&rule, samples, n, timing_now() - t0)) == STATS_GO_ON);
+    cJSON_AddNumberToObject(rec, "warmup", pl->warmup);
+    cJSON_AddStringToObject(rec, "stop", stats_stop_name(stop));
+    cJSON_AddItemToObject(rec, "samples_s", cJSON_CreateDoubleArray(samples, n));
+    add_stats(rec, samples, n);
+    free(samples);
+    return n;
+}
+
+static cJSON *new_record(const struct bw_arrays *x, enum bw_kernel k, const char *series)
+{
+    const struct bw_kernel_info *ki = &bw_kernels[k];
+    double es = (double)bw_prec_size[x->prec], n = (double)x->n;
+    cJSON *rec = cJSON_CreateObject();
+    cJSON_AddStringToObject(rec, "kernel", ki->name);
+    cJSON_AddStringToObject(rec, "alloc", bw_path_names[x->path]);
+    cJSON_AddStringToObject(rec, "precision", bw_prec_names[x->prec]);
+    cJSON_AddStringToObject(rec, "series", series);
+    cJSON_AddNumberToObject(rec, "threads", x->threads);
+    cJSON_AddNumberToObject(rec, "n", n);
+    cJSON_AddNumberToObject(rec, "array_bytes", n * es);
+    cJSON_AddNumberToObject(rec, "working_set_bytes", (ki->reads + ki->writes) * n * es);
+    cJSON_AddNumberToObject(rec, "bytes_per_pass", (ki->reads + ki->writes) * n * es);
+    cJSON_AddNumberToObject(rec, "bytes_per_pass_wa", (ki->reads + 2 * ki->writes) * n * es);
+    cJSON_AddNumberToObject(rec, "flops_per_pass", ki->flops * n);
+    return rec;
+}
+
+/* Passes per sample so that one sample lasts at least sample_s. The pass time is the fastest
+ * of a few tries, so one preempted try on a busy machine does not fix the count at 1; a first
+ * pass already many times longer than a sample settles it at once (DRAM-sized arrays). */
+static long calibrate(const struct bw_ops *ops, struct bw_arrays *x, enum bw_kernel k, double sample_s,
+                      double first)
+{
+    long iters = 1;
+    if (first >= 4.0 * sample_s)
+        return 1;
+    for (int round = 0; round < 30; round++) {
+        double t = INFINITY;
+        for (int tries = 0; tries < 3; tries++)
+            t = fmin(t, ops->run(x, k, iters));
+        if (t >= sample_s)
+            break;
+        double grow = t > 0 ? 1.2 * sample_s / t : 10.0;
+        iters = (long)ceil((double)iters * fmin(fmax(grow, 1.5), 1000.0));
+        if (iters > 1000000000L)
+            break;
+    }
+    return iters;
+}
+
+struct pass {
+    const struct bw_ops *ops;
+    struct bw_arrays *x;
+    enum bw_kernel k;
+    long iters;
+};
+
+/* Seconds of one pass, from a sample of `iters` passes. */
+static double timed_pass(void *ud)
+{
+    struct pass *p = ud;
+    return p->ops->run(p->x, p->k, p->iters) / (double)p->iters;
+}
+
+static cJSON *measure(const struct bw_ops *ops, struct bw_arrays *x, enum bw_kernel k,
+                      const struct bw_plan *pl, double budget_s, const char *series)
+{
+    cJSON *rec = new_record(x, k, series);
+    double first = ops->run(x, k, 1);
+    double err = ops->check(x, k), tol = bw_tolerance(x->prec);
+    cJSON_AddNumberToObject(rec, "max_rel_error", isfinite(err) ? err : 1e308);
+    cJSON_AddNumberToObject(rec, "tolerance", tol);
+    cJSON_AddBoolToObject(rec, "valid", err <= tol);
+    if (!(err <= tol)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "validation failed: relative error %.3g exceeds %.0e; not timed", err, tol);
+        cJSON_AddStringToObject(rec, "error", msg);
+        return rec;
+    }
+    long iters = calibrate(ops, x, k, pl->sample_s, first);
+    struct pass p = { ops, x, k, iters };
+    cJSON_AddNumberToObject(rec, "first_pass_s", first);
+    cJSON_AddNumberToObject(rec, "iters_per_sample", (double)iters);
+    bw_repeat(rec, pl, budget_s, timed_pass, &p);
+    bw_add_rates(rec, json_num(rec, "bytes_per_pass", NAN), json_num(rec, "bytes_per_pass_wa", NAN));
+    return rec;
+}
+
+/* ---- the run ---- */
+
+void bw_measure_config(struct bw_run_state *rs, enum bw_prec p, double size, enum bw_path path,
+                       int threads, const int *cpus, const char *series, const char *cpulist,
+                       double mem_limit)
+{
+    struct bw_plan *pl = rs->pl;
+    struct bw_arrays x;
+    char err[256], item[160], sz[32], avail[32];
+    double es = (double)bw_prec_size[p];
+    size_t n = (size_t)(size / (3.0 * es)) / 16 * 16;
+    if (n < 16)
+        n = 16;
+    units_format_bytes(3.0 * (double)n * es, sz, sizeof sz);
+    if (path == BW_PATH_HOST)
+        snprintf(item, sizeof item, "%s %s, %d threads%s%s", bw_prec_names[p], sz, threads,
+                 cpulist ? " on CPUs " : "", cpulist ? cpulist : "");
+    else
+        snprintf(item, sizeof item, "%s %s, %s memory", bw_prec_names[p], sz, bw_path_names[path]);
+    if (isfinite(mem_limit) && 3.0 * (double)n * es > mem_limit) {
+        snprintf(err, sizeof err, "needs %s of arrays; only %s may be used now", sz,
+                 units_format_bytes(mem_limit, avail, sizeof avail));
+        bw_skip(pl, item, err);
+        rs->done += pl->nk;
+        return;
+    }
+    struct bw_layout l = { n, p, path, threads, cpus, pl->first_touch };
+    if (rs->ops->alloc(&x, &l, err, sizeof err) != 0) {
+        bw_skip(pl, item, err);
+        rs->done += pl->nk;
+        return;
+    }
+    for (int i = 0; i < pl->nk && !progress_stopping(); i++) {    /* a signal: keep what we have */
+        enum bw_kernel k = pl->kernels[i];
+        char step[200];
+        snprintf(step, sizeof step, "%s %s", bw_kernels[k].name, item);
+        progress_step(rs->done, step);
+        cJSON *rec = measure(rs->ops, &x, k, pl, rs->per_point, series);
+        if (cpulist)
+            cJSON_AddStringToObject(rec, "cpus", cpulist);
+        cJSON_AddItemToArray(rs->results, rec);
+        rs->done++;
+    }
+    rs->ops->release(&x);
+}
+
+static cJSON *info_json(const struct bw_plan *pl, const struct env_cpu *cpu, double max_size)
+{
+    double levels[8];
+    int top = env_cache_levels(cpu, levels);
+    cJSON *info = cJSON_CreateObject();
+    cJSON_AddStringToObject(info, "device", "cpu");
+    cJSON_AddNumberToObject(info, "threads_max", pl->tmax);
+    cJSON_AddNumberToObject(info, "timer_tick_s", pl->tick);
+    cJSON_AddNumberToObject(info, "sample_s", pl->sample_s);
+    cJSON_AddNumberToObject(info, "caches_total_bytes", pl->cache_total);
+    cJSON_AddStringToObject(info, "caches_source", cpu->cache_source);
+    cJSON_AddItemToObject(info, "cache_levels_bytes", cJSON_CreateDoubleArray(levels, top));
+    cJSON_AddNumberToObject(info, "dram_threshold_bytes", pl->auto_max);
+    cJSON_AddNumberToObject(info, "largest_bytes", max_size);
+    cJSON_AddStringToObject(info, "byte_convention",
+        "bytes = arrays the kernel names x n x element size, as STREAM counts; the write-allocate "
+        "view adds one read of each written array");
+    cJSON *ks = cJSON_AddArrayToObject(info, "kernels");
+    for (int k = 0; k < BW_NKERNELS; k++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", bw_kernels[k].name);
+        cJSON_AddStringToObject(o, "formula", bw_kernels[k].formula);
+        cJSON_AddNumberToObject(o, "arrays_read", bw_kernels[k].reads);
+        cJSON_AddNumberToObject(o, "arrays_written", bw_kernels[k].writes);
+        cJSON_AddNumberToObject(o, "flops_per_element", bw_kernels[k].flops);
+        cJSON_AddItemToArray(ks, o);
+    }
+    return info;
+}
+
+static double plan_max_size(struct bw_plan *pl, const cJSON *params)
+{
+    double max_size = largest_size(params, pl->auto_max), avail = env_mem_available();
+    if (!cJSON_IsString(param_get(params, "max_size")) || cJSON_IsArray(param_get(params, "sizes")))
+        return max_size;
+    if (isfinite(avail) && max_size > BW_MEM_SHARE * avail) {
+        char a[32], b[32], c[32], msg[256];
+        double capped = pow(2.0, floor(log2(BW_MEM_SHARE * avail)));
+        snprintf(msg, sizeof msg, "4x all caches per array needs %s; limited to %s by available memory (%s)",
+                 units_format_bytes(max_size, a, sizeof a), units_format_bytes(capped, b, sizeof b),
+                 units_format_bytes(avail, c, sizeof c));
+        bw_skip(pl, "largest working set", msg);
+        max_size = capped;
+    }
+    return max_size;
+}
+
+void bw_plan_common(struct bw_plan *pl, const cJSON *params)
+{
+    pl->skipped = cJSON_CreateArray();
+    pl->tick = timing_tick();
+    pl->sample_s = fmax(param_num(params, "sample_s"), 20.0 * pl->tick);
+    pl->warmup = (int)param_num(params, "warmup");
+    pl->first_touch = param_bool(params, "first_touch");
+    pl->rule = (struct stats_rule){ (int)param_num(params, "min_reps"), (int)param_num(params, "max_reps"),
+                                    param_num(params, "cv"), 0 };
+    if (pl->rule.max_reps < pl->rule.min_reps)
+        pl->rule.max_reps = pl->rule.min_reps;
+    bw_plan_kernels(pl, params);
+}
+
+/* The thread-scaling point at all threads is the sweep's largest point: its records again,
+ * marked as the same measurement, rather than a second allocation and timing. */
+static void reuse_top(struct bw_run_state *rs, int first, int end)
+{
+    for (int i = first; i < end; i++) {
+        cJSON *dup = cJSON_Duplicate(cJSON_GetArrayItem(rs->results, i), 1);
+        cJSON_ReplaceItemInObjectCaseSensitive(dup, "series", cJSON_CreateString("threads"));
+        cJSON_AddStringToObject(dup, "same_as", "size");
+        cJSON_AddItemToArray(rs->results, dup);
+    }
+    rs->done += rs->pl->nk;
+}
+
+/* The largest working set at all threads, then the thread-scaling runs at that size. */
+static void measure_top(struct bw_run_state *rs, enum bw_prec p)
+{
+    struct bw_plan *pl = rs->pl;
+    int top_first = cJSON_GetArraySize(rs->results);
+    bw_measure_config(rs, p, pl->sizes[pl->ns - 1], BW_PATH_HOST, pl->tmax, NULL, "size", NULL,
+                      BW_MEM_SHARE * env_mem_available());
+    int top_end = cJSON_GetArraySize(rs->results);
+    for (int s = 0; s < pl->nscale; s++) {
+        const struct bw_scaling *sc = &pl->scale[s];
+        for (int t = 0; t < sc->ncounts && !progress_stopping(); t++) {
+            if (!sc->cpulist[0] && sc->counts[t] == pl->tmax)
+                reuse_top(rs, top_first, top_end);     /* the sweep's largest point is this one */
+            else
+                bw_measure_config(rs, p, pl->sizes[pl->ns - 1], BW_PATH_HOST, sc->counts[t],
+                                  sc->cpulist[0] ? sc->cpus : NULL, sc->series,
+                                  sc->cpulist[0] ? sc->cpulist : NULL, BW_MEM_SHARE * env_mem_available());
+        }
+    }
+}
+
+/* The sweep points from index `from` (below the largest) that the time budget left out. */
+static void skip_rest(struct bw_run_state *rs, enum bw_prec p, int from, double spent, double budget)
+{
+    struct bw_plan *pl = rs->pl;
+    char item[128], why[128], lo[32], hi[32];
+    snprintf(item, sizeof item, "%s sweep, working sets %s .. %s (%d points)", bw_prec_names[p],
+             units_format_bytes(pl->sizes[from], lo, sizeof lo), units_format_bytes(pl->sizes[pl->ns - 2], hi, sizeof hi),
+             pl->ns - 1 - from);
+    snprintf(why, sizeof why, "the time budget was spent: %.0f s of %.0f s", spent, budget);
+    bw_skip(pl, item, why);
+    rs->done += (pl->ns - 1 - from) * pl->nk;
+}
+
+cJSON *bw_run(const cJSON *params, double budget_s, char *err, size_t errlen)
+{
+    struct env_cpu cpu;
+    if (cJSON_IsNumber(param_get(params, "budget_s")))
+        budget_s = param_num(params, "budget_s");
+    if (strcmp(param_str(params, "device"), "gpu") == 0)
+        return bw_gpu_run(params, budget_s, err, errlen);
+    struct bw_plan *pl = xcalloc(1, sizeof *pl);
+    env_cpu(&cpu);
+    bw_plan_common(pl, params);
+    pl->tmax = omp_get_max_threads();
+    pl->cache_total = env_cache_total(&cpu);
+    pl->auto_max = auto_max_size(pl->cache_total);
+    double max_size = plan_max_size(pl, params);
+    bw_plan_sizes(pl, params, max_size);
+    plan_threads(pl, params, &cpu);
+
+    int per_prec = pl->ns;
+    for (int s = 0; s < pl->nscale; s++)
+        per_prec += pl->scale[s].ncounts;
+    struct bw_run_state rs = { &bw_cpu_ops, pl, cJSON_CreateArray(), 0, per_prec * pl->np * pl->nk, 0 };
+    rs.per_point = 0.7 * budget_s / (rs.total > 0 ? rs.total : 1);
+    progress_begin("bandwidth cpu", rs.total, budget_s);
+    double t0 = timing_now();
+    /* The DRAM-sized point and thread scaling of every precision first: they are what the
+     * report is for, so when time runs short it is the sweep below them that gets thinner. */
+    for (int i = 0; i < pl->np && !progress_stopping(); i++)
+        measure_top(&rs, pl->precs[i]);
+    double left = budget_s - (timing_now() - t0);
+    for (int i = 0; i < pl->np && !progress_stopping(); i++) {
+        double until = budget_s - left + left * (i + 1) / pl->np;     /* this precision's share */
+        for (int s = 0; s < pl->ns - 1 && !progress_stopping(); s++) {
+            if (timing_now() - t0 > until) {
+                skip_rest(&rs, pl->precs[i], s, timing_now() - t0, budget_s);
+                break;
+            }
+            bw_measure_config(&rs, pl->precs[i], pl->sizes[s], BW_PATH_HOST, pl->tmax, NULL, "size", NULL,
+                              BW_MEM_SHARE * env_mem_available());
+        }
+    }
+    progress_step(rs.done, "done");
+    progress_end();
+
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddItemToObject(out, "results", rs.results);
+    cJSON_AddItemToObject(out, "skipped", pl->skipped);
+    cJSON_AddItemToObject(out, "info", info_json(pl, &cpu, pl->sizes[pl->ns - 1]));
+    free(pl);
+    return out;
+}

@@ -1,0 +1,541 @@
+/* bandwidth_cuda.cu: the CUDA backend of the bandwidth family (bw_cuda_ops) and host<->device
+ * transfers (bw_cuda_xfer). Kernels use 16-byte vector loads over a grid sized by the
+ * occupancy API and repeat passes inside one launch for cache-sized arrays; times come from
+ * CUDA events; outputs are checked on the device against bandwidth_ref.h, the same plain
+ * twin the CPU uses. Sweeps, statistics and records are bandwidth.c's and bandwidth_gpu.c's. */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/cuda_try.h"
+#include "exp/bandwidth/bandwidth.h"
+
+#define BLOCK 256                   /* threads per block */
+
+template <typename T> struct vec16;
+template <> struct vec16<double> { typedef double2 type; enum { width = 2 }; };
+template <> struct vec16<float> { typedef float4 type; enum { width = 4 }; };
+
+__device__ inline double2 vop(int k, double2 a, double2 b, double s)
+{
+    switch (k) {
+    case BW_COPY: return a;
+    case BW_SCALE: return make_double2(s * a.x, s * a.y);
+    case BW_ADD: return make_double2(a.x + b.x, a.y + b.y);
+    case BW_TRIAD: return make_double2(a.x + s * b.x, a.y + s * b.y);
+    default: return make_double2(s, s);             /* fill */
+    }
+}
+
+__device__ inline float4 vop(int k, float4 a, float4 b, float s)
+{
+    switch (k) {
+    case BW_COPY: return a;
+    case BW_SCALE: return make_float4(s * a.x, s * a.y, s * a.z, s * a.w);
+    case BW_ADD: return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+    case BW_TRIAD: return make_float4(a.x + s * b.x, a.y + s * b.y, a.z + s * b.z, a.w + s * b.w);
+    default: return make_float4(s, s, s, s);        /* fill */
+    }
+}
+
+template <typename T> __device__ inline T sop(int k, T a, T b, T s)
+{
+    return k == BW_COPY ? a : k == BW_SCALE ? s * a : k == BW_ADD ? a + b : k == BW_TRIAD ? a + s * b : s;
+}
+
+/* `passes` passes of kernel K over n elements. Each thread touches the same elements on every
+ * pass and no element is read by another thread than the one writing it, so passes need no
+ * grid-wide barrier. */
+template <typename T, int K>
+__global__ void stream(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ c, size_t n,
+                       int passes)
+{
+    typedef typename vec16<T>::type V;
+    const int W = vec16<T>::width;
+    const size_t nv = n / W, stride = (size_t)gridDim.x * blockDim.x;
+    const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const T s = (T)BW_SCALAR;
+    const V *av = (const V *)a, *bv = (const V *)b;
+    V *cv = (V *)c;
+    for (int p = 0; p < passes; p++) {
+        for (size_t i = first; i < nv; i += stride) {
+            V x = K == BW_FILL ? V() : av[i];
+            V y = (K == BW_ADD || K == BW_TRIAD) ? bv[i] : V();
+            cv[i] = vop(K, x, y, s);
+        }
+        for (size_t i = nv * W + first; i < n; i += stride)
+            c[i] = sop<T>(K, K == BW_FILL ? s : a[i], (K == BW_ADD || K == BW_TRIAD) ? b[i] : s, s);
+    }
+}
+
+/* The read kernel: each thread sums its elements in T (exact for the reference values, see
+ * bandwidth_ref.h), the block adds the thread sums in FP64, one partial sum per block. */
+template <typename T>
+__global__ void read_sum(const T *__restrict__ a, size_t n, int passes, double *partial)
+{
+    typedef typename vec16<T>::type V;
+    const int W = vec16<T>::width;
+    __shared__ double sums[BLOCK];
+    const size_t nv = n / W, stride = (size_t)gridDim.x * blockDim.x;
+    const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const V *av = (const V *)a;
+    T t = 0;
+    for (int p = 0; p < passes; p++) {
+        t = 0;
+        for (size_t i = first; i < nv; i += stride) {
+            V x = av[i];
+            const T *e = (const T *)&x;
+            for (int j = 0; j < W; j++)
+                t += e[j];
+        }
+        for (size_t i = nv * W + first; i < n; i += stride)
+            t += a[i];
+    }
+    sums[threadIdx.x] = (double)t;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+        if ((int)threadIdx.x < w)
+            sums[threadIdx.x] += sums[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        partial[blockIdx.x] = sums[0];
+}
+
+template <typename T> __global__ void init_arrays(T *a, T *b, T *c, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        a[i] = (T)bw_init_a(i);
+        b[i] = (T)bw_init_b(i);
+        c[i] = 0;
+    }
+}
+
+/* Largest relative error of c against the reference; one maximum per block. */
+template <typename T> __global__ void check_output(const T *c, size_t n, int k, double *worst)
+{
+    __shared__ double m[BLOCK];
+    double e = 0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        double want = bw_expected((enum bw_kernel)k, i), d = fabs((double)c[i] - want) / fabs(want);
+        e = d > e || d != d ? (d != d ? INFINITY : d) : e;
+    }
+    m[threadIdx.x] = e;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+        if ((int)threadIdx.x < w)
+            m[threadIdx.x] = fmax(m[threadIdx.x], m[threadIdx.x + w]);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        worst[blockIdx.x] = m[0];
+}
+
+/* ---- the ops ---- */
+
+struct gpu {
+    cudaEvent_t start, stop;
+    double *partial;                /* device: one sum or error per block */
+    double *partial_h;              /* host copy */
+    int grid;                       /* blocks of the stream kernels */
+    void *ha, *hb, *hc;             /* host allocations behind pinned / malloc paths */
+};
+
+/* The stream kernels of one element type, indexed by enum bw_kernel (read has its own). */
+template <typename T> struct stream_table {
+    typedef void (*fn)(const T *, const T *, T *, size_t, int);
+    static fn at(int k)
+    {
+        static const fn table[BW_NKERNELS] = { stream<T, BW_COPY>, stream<T, BW_SCALE>, stream<T, BW_ADD>,
+                                               stream<T, BW_TRIAD>, NULL, stream<T, BW_FILL> };
+        return table[k];
+    }
+};
+
+static int grid_for(const void *kernel, size_t n, int width)
+{
+    int dev = 0, sms = 1, per_sm = 1;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0);
+    size_t need = (n / width + BLOCK - 1) / BLOCK;
+    size_t full = (size_t)sms * (per_sm > 0 ? per_sm : 1);
+    return (int)(need < full ? (need > 0 ? need : 1) : full);
+}
+
+template <typename T> static void launch(struct bw_arrays *x, struct gpu *g, enum bw_kernel k, int passes)
+{
+    if (k == BW_READ) {
+        read_sum<T><<<g->grid, BLOCK>>>((const T *)x->a, x->n, passes, g->partial);
+    } else {
+        typename stream_table<T>::fn f = stream_table<T>::at(k);
+        f<<<g->grid, BLOCK>>>((const T *)x->a, (const T *)x->b, (T *)x->c, x->n, passes);
+    }
+}
+
+extern "C" {
+
+static int cuda_supports(enum bw_path path, char *why, size_t whylen)
+{
+    int dev = 0, v = 0;
+    cudaGetDevice(&dev);
+    switch (path) {
+    case BW_PATH_DEVICE:
+    case BW_PATH_PINNED:
+        return 0;
+    case BW_PATH_MANAGED:
+    case BW_PATH_MANAGED_PREFETCH:
+        cudaDeviceGetAttribute(&v, cudaDevAttrManagedMemory, dev);
+        if (v)
+            return 0;
+        snprintf(why, whylen, "the device reports no managed memory (cudaDevAttrManagedMemory = 0)");
+        return -1;
+    case BW_PATH_MALLOC:
+        cudaDeviceGetAttribute(&v, cudaDevAttrPageableMemoryAccess, dev);
+        if (v)
+            return 0;
+        snprintf(why, whylen, "the device reports no pageable memory access (cudaDevAttrPageableMemoryAccess = 0): "
+                 "kernels cannot use malloc'ed memory (no HMM/ATS)");
+        return -1;
+    default:
+        snprintf(why, whylen, "not a GPU allocation path");
+        return -1;
+    }
+}
+
+static void cuda_release(struct bw_arrays *x)
+{
+    struct gpu *g = (struct gpu *)x->backend;
+    if (g) {
+        if (x->path == BW_PATH_DEVICE || x->path == BW_PATH_MANAGED || x->path == BW_PATH_MANAGED_PREFETCH) {
+            cudaFree(x->a);
+            cudaFree(x->b);
+            cudaFree(x->c);
+        } else if (x->path == BW_PATH_PINNED) {
+            cudaFreeHost(g->ha);
+            cudaFreeHost(g->hb);
+            cudaFreeHost(g->hc);
+        } else {
+            free(g->ha);
+            free(g->hb);
+            free(g->hc);
+        }
+        cudaFree(g->partial);
+        free(g->partial_h);
+        cudaEventDestroy(g->start);
+        cudaEventDestroy(g->stop);
+        free(g);
+    }
+    cudaGetLastError();
+    memset(x, 0, sizeof *x);
+}
+
+/* Host-side initial values, for paths the host writes first. */
+static void init_host(struct bw_arrays *x)
+{
+    for (size_t i = 0; i < x->n; i++) {
+        if (x->prec == BW_FP64) {
+            ((double *)x->a)[i] = bw_init_a(i);
+            ((double *)x->b)[i] = bw_init_b(i);
+            ((double *)x->c)[i] = 0;
+        } else {
+            ((float *)x->a)[i] = (float)bw_init_a(i);
+            ((float *)x->b)[i] = (float)bw_init_b(i);
+            ((float *)x->c)[i] = 0;
+        }
+    }
+}
+
+static int place(struct bw_arrays *x, struct gpu *g, size_t bytes, char *err, size_t errlen)
+{
+    void **arr[3] = { &x->a, &x->b, &x->c }, **host[3] = { &g->ha, &g->hb, &g->hc };
+    for (int i = 0; i < 3; i++) {
+        switch (x->path) {
+        case BW_PATH_DEVICE:
+            CUDA_TRY(cudaMalloc(arr[i], bytes), err, errlen);
+            break;
+        case BW_PATH_MANAGED:
+        case BW_PATH_MANAGED_PREFETCH:
+            CUDA_TRY(cudaMallocManaged(arr[i], bytes, cudaMemAttachGlobal), err, errlen);
+            break;
+        case BW_PATH_PINNED:
+            CUDA_TRY(cudaHostAlloc(host[i], bytes, cudaHostAllocMapped), err, errlen);
+            CUDA_TRY(cudaHostGetDevicePointer(arr[i], *host[i], 0), err, errlen);
+            break;
+        default:
+            if (posix_memalign(host[i], (size_t)2 << 20, bytes) != 0) {
+                snprintf(err, errlen, "cannot allocate %zu bytes of host memory", bytes);
+                return -1;
+            }
+            *arr[i] = *host[i];
+        }
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+static int cuda_alloc(struct bw_arrays *x, const struct bw_layout *l, char *err, size_t errlen)
+{
+    struct gpu *g = (struct gpu *)calloc(1, sizeof *g);
+    size_t bytes = l->n * bw_prec_size[l->prec];
+    memset(x, 0, sizeof *x);
+    x->n = l->n;
+    x->prec = l->prec;
+    x->path = l->path;
+    x->backend = g;
+    if (!g) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    CUDA_TRY(cudaEventCreate(&g->start), err, errlen);
+    CUDA_TRY(cudaEventCreate(&g->stop), err, errlen);
+    if (place(x, g, bytes, err, errlen) != 0)
+        goto fail;
+    g->grid = l->prec == BW_FP64 ? grid_for((const void *)stream_table<double>::at(BW_TRIAD), l->n, 2)
+                                  : grid_for((const void *)stream_table<float>::at(BW_TRIAD), l->n, 4);
+    CUDA_TRY(cudaMalloc(&g->partial, (size_t)g->grid * sizeof(double)), err, errlen);
+    g->partial_h = (double *)calloc((size_t)g->grid, sizeof(double));
+    if (x->path == BW_PATH_DEVICE) {
+        if (l->prec == BW_FP64)
+            init_arrays<double><<<g->grid, BLOCK>>>((double *)x->a, (double *)x->b, (double *)x->c, x->n);
+        else
+            init_arrays<float><<<g->grid, BLOCK>>>((float *)x->a, (float *)x->b, (float *)x->c, x->n);
+        CUDA_TRY(cudaGetLastError(), err, errlen);
+    } else {
+        init_host(x);                   /* the host writes first: pages start on its side */
+    }
+    if (x->path == BW_PATH_MANAGED_PREFETCH) {
+        int dev = 0;
+        cudaGetDevice(&dev);
+        struct cudaMemLocation loc = { cudaMemLocationTypeDevice, dev };
+        CUDA_TRY(cudaMemPrefetchAsync(x->a, bytes, loc, 0, 0), err, errlen);
+        CUDA_TRY(cudaMemPrefetchAsync(x->b, bytes, loc, 0, 0), err, errlen);
+        CUDA_TRY(cudaMemPrefetchAsync(x->c, bytes, loc, 0, 0), err, errlen);
+    }
+    CUDA_TRY(cudaDeviceSynchronize(), err, errlen);
+    return 0;
+fail:
+    cuda_release(x);
+    return -1;
+}
+
+static double cuda_run(struct bw_arrays *x, enum bw_kernel k, long iters)
+{
+    struct gpu *g = (struct gpu *)x->backend;
+    float ms = 0;
+    cudaEventRecord(g->start, 0);
+    for (long done = 0; done < iters;) {            /* passes per launch fit an int */
+        int passes = iters - done > (1 << 30) ? (1 << 30) : (int)(iters - done);
+        if (x->prec == BW_FP64)
+            launch<double>(x, g, k, passes);
+        else
+            launch<float>(x, g, k, passes);
+        done += passes;
+    }
+    cudaEventRecord(g->stop, 0);
+    if (cudaGetLastError() != cudaSuccess || cudaEventSynchronize(g->stop) != cudaSuccess
+        || cudaEventElapsedTime(&ms, g->start, g->stop) != cudaSuccess)
+        return -1.0;
+    if (k == BW_READ) {
+        x->sum = 0;
+        if (cudaMemcpy(g->partial_h, g->partial, (size_t)g->grid * sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess)
+            return -1.0;
+        for (int i = 0; i < g->grid; i++)
+            x->sum += g->partial_h[i];
+    }
+    return ms * 1e-3;
+}
+
+static double cuda_check(struct bw_arrays *x, enum bw_kernel k)
+{
+    struct gpu *g = (struct gpu *)x->backend;
+    if (k == BW_READ) {
+        double want = bw_expected_sum(x->n);
+        return fabs(x->sum - want) / want;
+    }
+    if (x->prec == BW_FP64)
+        check_output<double><<<g->grid, BLOCK>>>((const double *)x->c, x->n, k, g->partial);
+    else
+        check_output<float><<<g->grid, BLOCK>>>((const float *)x->c, x->n, k, g->partial);
+    if (cudaGetLastError() != cudaSuccess
+        || cudaMemcpy(g->partial_h, g->partial, (size_t)g->grid * sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess)
+        return INFINITY;
+    double worst = 0;
+    for (int i = 0; i < g->grid; i++)
+        worst = fmax(worst, g->partial_h[i]);
+    return worst;
+}
+
+const struct bw_ops bw_cuda_ops = { "gpu", cuda_supports, cuda_alloc, cuda_run, cuda_check, cuda_release };
+
+} /* extern "C" */
+
+/* ---- host<->device transfers ---- */
+
+/* The byte a transfer buffer holds at offset i: sources differ by direction, so a copy that
+ * went the wrong way or not at all is caught. */
+__host__ __device__ inline unsigned char pattern(size_t i, int dir) { return (unsigned char)(i * 131u + 7u + 64u * dir); }
+
+__global__ void fill_pattern(unsigned char *p, size_t n, int dir)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        p[i] = pattern(i, dir);
+}
+
+/* An SM copy: 16-byte words, the grid covering the device. */
+__global__ void sm_copy(const uint4 *__restrict__ src, uint4 *__restrict__ dst, size_t words)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = src[i];
+}
+
+struct bw_xfer {
+    size_t bytes;
+    int pinned, pageable_access;
+    unsigned char *h_src, *h_dst;       /* host: source of H2D, destination of D2H */
+    unsigned char *hd_src, *hd_dst;     /* the same as the device sees them (mapped or HMM) */
+    unsigned char *d_src, *d_dst;       /* device: source of D2H, destination of H2D */
+    cudaStream_t s[2];
+    cudaEvent_t e[4];
+    int grid;
+};
+
+extern "C" {
+
+static void xfer_close(struct bw_xfer *t)
+{
+    if (!t)
+        return;
+    if (t->pinned) {
+        cudaFreeHost(t->h_src);
+        cudaFreeHost(t->h_dst);
+    } else {
+        free(t->h_src);
+        free(t->h_dst);
+    }
+    cudaFree(t->d_src);
+    cudaFree(t->d_dst);
+    for (int i = 0; i < 2; i++)
+        if (t->s[i])
+            cudaStreamDestroy(t->s[i]);
+    for (int i = 0; i < 4; i++)
+        if (t->e[i])
+            cudaEventDestroy(t->e[i]);
+    cudaGetLastError();
+    free(t);
+}
+
+static struct bw_xfer *xfer_open(size_t bytes, int pinned, char *err, size_t errlen)
+{
+    struct bw_xfer *t = (struct bw_xfer *)calloc(1, sizeof *t);
+    int dev = 0;
+    if (!t) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    t->bytes = bytes;
+    t->pinned = pinned;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&t->pageable_access, cudaDevAttrPageableMemoryAccess, dev);
+    if (pinned) {
+        CUDA_TRY(cudaHostAlloc(&t->h_src, bytes, cudaHostAllocMapped), err, errlen);
+        CUDA_TRY(cudaHostAlloc(&t->h_dst, bytes, cudaHostAllocMapped), err, errlen);
+        CUDA_TRY(cudaHostGetDevicePointer(&t->hd_src, t->h_src, 0), err, errlen);
+        CUDA_TRY(cudaHostGetDevicePointer(&t->hd_dst, t->h_dst, 0), err, errlen);
+    } else {
+        if (posix_memalign((void **)&t->h_src, 4096, bytes) != 0 || posix_memalign((void **)&t->h_dst, 4096, bytes) != 0) {
+            snprintf(err, errlen, "cannot allocate %zu bytes of pageable host memory", bytes);
+            goto fail;
+        }
+        t->hd_src = t->h_src;
+        t->hd_dst = t->h_dst;
+    }
+    CUDA_TRY(cudaMalloc(&t->d_src, bytes), err, errlen);
+    CUDA_TRY(cudaMalloc(&t->d_dst, bytes), err, errlen);
+    for (int i = 0; i < 2; i++)
+        CUDA_TRY(cudaStreamCreateWithFlags(&t->s[i], cudaStreamNonBlocking), err, errlen);
+    for (int i = 0; i < 4; i++)
+        CUDA_TRY(cudaEventCreate(&t->e[i]), err, errlen);
+    for (size_t i = 0; i < bytes; i++)
+        t->h_src[i] = pattern(i, BW_H2D);
+    t->grid = grid_for((const void *)sm_copy, bytes / 16, 1);
+    fill_pattern<<<t->grid, BLOCK>>>(t->d_src, bytes, BW_D2H);
+    CUDA_TRY(cudaGetLastError(), err, errlen);
+    CUDA_TRY(cudaDeviceSynchronize(), err, errlen);
+    return t;
+fail:
+    xfer_close(t);
+    return NULL;
+}
+
+static int xfer_supports(struct bw_xfer *t, enum bw_engine e, char *why, size_t whylen)
+{
+    if (e == BW_CE || t->pinned || t->pageable_access)
+        return 0;
+    snprintf(why, whylen, "the device reports no pageable memory access (cudaDevAttrPageableMemoryAccess = 0): "
+             "an SM kernel cannot reach pageable host memory");
+    return -1;
+}
+
+/* One direction on stream s. */
+static void xfer_one(struct bw_xfer *t, int h2d, enum bw_engine e, cudaStream_t s)
+{
+    if (e == BW_CE) {
+        if (h2d)
+            cudaMemcpyAsync(t->d_dst, t->h_src, t->bytes, cudaMemcpyHostToDevice, s);
+        else
+            cudaMemcpyAsync(t->h_dst, t->d_src, t->bytes, cudaMemcpyDeviceToHost, s);
+    } else if (h2d) {
+        sm_copy<<<t->grid, BLOCK, 0, s>>>((const uint4 *)t->hd_src, (uint4 *)t->d_dst, t->bytes / 16);
+    } else {
+        sm_copy<<<t->grid, BLOCK, 0, s>>>((const uint4 *)t->d_src, (uint4 *)t->hd_dst, t->bytes / 16);
+    }
+}
+
+static double xfer_run(struct bw_xfer *t, enum bw_dir d, enum bw_engine e)
+{
+    float ms = 0;
+    cudaEventRecord(t->e[0], t->s[0]);
+    if (d == BW_BIDIR) {
+        cudaStreamWaitEvent(t->s[1], t->e[0], 0);   /* both directions start together */
+        xfer_one(t, 1, e, t->s[0]);
+        xfer_one(t, 0, e, t->s[1]);
+        cudaEventRecord(t->e[2], t->s[1]);
+        cudaStreamWaitEvent(t->s[0], t->e[2], 0);   /* the time ends when both have */
+    } else {
+        xfer_one(t, d == BW_H2D, e, t->s[0]);
+    }
+    cudaEventRecord(t->e[1], t->s[0]);
+    if (cudaGetLastError() != cudaSuccess || cudaEventSynchronize(t->e[1]) != cudaSuccess
+        || cudaEventElapsedTime(&ms, t->e[0], t->e[1]) != cudaSuccess)
+        return -1.0;
+    return ms * 1e-3;
+}
+
+static int xfer_check(struct bw_xfer *t, enum bw_dir d)
+{
+    int bad = 0;
+    if (d == BW_H2D || d == BW_BIDIR) {
+        unsigned char *back = (unsigned char *)malloc(t->bytes);
+        if (!back || cudaMemcpy(back, t->d_dst, t->bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
+            bad = 1;
+        for (size_t i = 0; !bad && i < t->bytes; i++)
+            bad = back[i] != pattern(i, BW_H2D);
+        free(back);
+        cudaMemset(t->d_dst, 0, t->bytes);          /* the next check sees only the next copy */
+    }
+    if (d == BW_D2H || d == BW_BIDIR) {
+        for (size_t i = 0; !bad && i < t->bytes; i++)
+            bad = t->h_dst[i] != pattern(i, BW_D2H);
+        memset(t->h_dst, 0, t->bytes);
+    }
+    cudaDeviceSynchronize();
+    return bad ? -1 : 0;
+}
+
+const struct bw_xfer_ops bw_cuda_xfer = { xfer_open, xfer_supports, xfer_run, xfer_check, xfer_close };
+
+} /* extern "C" */

@@ -1,0 +1,351 @@
+/* bandwidth_gpu.c: the GPU half of the bandwidth experiment: the size sweep in device memory
+ * (inside L2 to many times L2), every allocation path at the largest size, host<->device
+ * transfers, and CPU/GPU contention. Plain C over bw_cuda_ops and bw_cuda_xfer (the kernels
+ * are in src/exp/bandwidth/bandwidth_cuda.cu); without CUDA in the build or without a device, every item
+ * is recorded as not measured with the exact reason. */
+#include <math.h>
+#include <omp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "cuda/cuda.h"
+#include "exp/bandwidth/bandwidth.h"
+#include "exp/bandwidth/bandwidth_int.h"
+#include "util/env.h"
+#include "util/error.h"
+#include "util/json.h"
+#include "util/progress.h"
+#include "util/timing.h"
+#include "util/units.h"
+
+#define GPU_FLOOR (1024.0 * 1024 * 1024)    /* each array at least 1 GiB at the largest size */
+#define L2_FACTOR 8.0                       /* ... and at least 8x the L2 */
+
+static int path_wanted(const cJSON *params, enum bw_path p)
+{
+    const cJSON *a = param_get(params, "alloc");
+    if (cJSON_IsString(a))
+        return 1;                           /* "all" */
+    for (const cJSON *e = a->child; e; e = e->next)
+        if (strcmp(e->valuestring, bw_path_names[p]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Every item this run would have measured, as not measured, with one reason. */
+static void skip_all(struct bw_plan *pl, const cJSON *params, const char *reason)
+{
+    char item[128];
+    for (int p = BW_PATH_DEVICE; p < BW_NPATHS; p++) {
+        if (!path_wanted(params, p))
+            continue;
+        snprintf(item, sizeof item, "GPU bandwidth, %s memory%s", bw_path_names[p],
+                 p == BW_PATH_DEVICE ? " (working-set sweep)" : "");
+        bw_skip(pl, item, reason);
+    }
+    if (param_bool(params, "transfers"))
+        bw_skip(pl, "host<->device transfers (copy engines and SM kernels, pinned and pageable)", reason);
+    if (param_bool(params, "contention"))
+        bw_skip(pl, "CPU/GPU contention (triad on both at once)", reason);
+}
+
+static cJSON *gpu_info(const struct cuda_info *ci, double largest)
+{
+    cJSON *info = cJSON_CreateObject();
+    cJSON_AddStringToObject(info, "device", "gpu");
+    cJSON_AddStringToObject(info, "transfer_byte_convention",
+        "a transfer of N bytes counts N bytes once per direction (nvbandwidth's convention); "
+        "bidirectional counts both directions; kernels count the arrays they name, as STREAM");
+    if (ci->ndev > 0) {
+        cJSON_AddStringToObject(info, "gpu_name", ci->dev[0].name);
+        cJSON_AddNumberToObject(info, "l2_bytes", ci->dev[0].l2_bytes);
+        cJSON_AddNumberToObject(info, "largest_bytes", largest);
+    } else {
+        cJSON_AddStringToObject(info, "reason", ci->reason);
+    }
+    return info;
+}
+
+#ifdef HAVE_CUDA
+
+struct xfer_call {
+    struct bw_xfer *t;
+    enum bw_dir d;
+    enum bw_engine e;
+};
+
+static double one_transfer(void *ud)
+{
+    struct xfer_call *c = ud;
+    return bw_cuda_xfer.run(c->t, c->d, c->e);
+}
+
+static void transfer_rec(struct bw_run_state *rs, struct xfer_call *c, size_t bytes, int pinned)
+{
+    cJSON *rec = cJSON_CreateObject();
+    char step[128];
+    const char *host = pinned ? "pinned" : "pageable";
+    snprintf(step, sizeof step, "%s via %s, %s host memory", bw_dir_names[c->d], bw_engine_names[c->e], host);
+    progress_step(rs->done++, step);
+    cJSON_AddStringToObject(rec, "series", "transfer");
+    cJSON_AddStringToObject(rec, "direction", bw_dir_names[c->d]);
+    cJSON_AddStringToObject(rec, "engine", bw_engine_names[c->e]);
+    cJSON_AddStringToObject(rec, "host_memory", host);
+    cJSON_AddNumberToObject(rec, "bytes", (double)bytes);
+    double first = one_transfer(c);
+    int ok = first >= 0 && bw_cuda_xfer.check(c->t, c->d) == 0;
+    cJSON_AddBoolToObject(rec, "valid", ok);
+    if (!ok) {
+        cJSON_AddStringToObject(rec, "error", first < 0 ? "the copy failed" : "copied data differs from the source");
+    } else {
+        cJSON_AddNumberToObject(rec, "first_pass_s", first);
+        bw_repeat(rec, rs->pl, rs->per_point, one_transfer, c);
+        bw_add_rates(rec, (double)bytes * (c->d == BW_BIDIR ? 2 : 1), 0);
+    }
+    cJSON_AddItemToArray(rs->results, rec);
+}
+
+static void transfers(struct bw_run_state *rs, const cJSON *params)
+{
+    size_t bytes = (size_t)param_num(params, "transfer_size") / 16 * 16;
+    char err[256], item[160];
+    for (int pinned = 1; pinned >= 0; pinned--) {
+        struct bw_xfer *t = bw_cuda_xfer.open(bytes, pinned, err, sizeof err);
+        if (!t) {
+            snprintf(item, sizeof item, "transfers with %s host memory", pinned ? "pinned" : "pageable");
+            bw_skip(rs->pl, item, err);
+            rs->done += BW_NENGINES * BW_NDIRS;
+            continue;
+        }
+        for (int e = 0; e < BW_NENGINES; e++) {
+            if (bw_cuda_xfer.supports(t, e, err, sizeof err) != 0) {
+                snprintf(item, sizeof item, "transfers via %s, %s host memory", bw_engine_names[e],
+                         pinned ? "pinned" : "pageable");
+                bw_skip(rs->pl, item, err);
+                rs->done += BW_NDIRS;
+                continue;
+            }
+            for (int d = 0; d < BW_NDIRS && !progress_stopping(); d++) {
+                struct xfer_call c = { t, d, e };
+                transfer_rec(rs, &c, bytes, pinned);
+            }
+        }
+        bw_cuda_xfer.close(t);
+    }
+}
+
+/* ---- contention: CPU triad and GPU triad alone and at the same time ---- */
+
+struct side {
+    const struct bw_ops *ops;
+    struct bw_arrays x;
+    long iters;                     /* passes per call */
+    double window;                  /* seconds to stream */
+    double bytes_per_pass;
+    double passes, seconds;         /* what the last window did */
+};
+
+static void *stream_window(void *ud)
+{
+    struct side *s = ud;
+    double t0 = timing_now();
+    s->passes = 0;
+    while (timing_now() - t0 < s->window) {
+        if (s->ops->run(&s->x, BW_TRIAD, s->iters) < 0)
+            break;
+        s->passes += (double)s->iters;
+    }
+    s->seconds = timing_now() - t0;
+    return NULL;
+}
+
+static double side_gbps(const struct side *s) { return s->bytes_per_pass * s->passes / s->seconds / 1e9; }
+
+static int side_open(struct side *s, const struct bw_ops *ops, const struct bw_layout *l, double window,
+                     char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->ops = ops;
+    s->window = window;
+    s->iters = 1;
+    s->bytes_per_pass = 3.0 * (double)l->n * (double)bw_prec_size[l->prec];
+    if (ops->alloc(&s->x, l, err, errlen) != 0)
+        return -1;
+    double t = ops->run(&s->x, BW_TRIAD, 1);
+    if (t < 0 || !(ops->check(&s->x, BW_TRIAD) <= bw_tolerance(l->prec))) {
+        snprintf(err, errlen, "the %s triad failed validation", ops->device);
+        ops->release(&s->x);
+        return -1;
+    }
+    while (t > 0 && t * (double)s->iters < 0.01)    /* calls of 10 ms at least */
+        s->iters *= 2;
+    return 0;
+}
+
+static void contention(struct bw_run_state *rs, double gpu_size, double window)
+{
+    struct env_cpu cpu;
+    char err[256];
+    struct side c, g;
+    env_cpu(&cpu);
+    int threads = omp_get_max_threads() > 1 ? omp_get_max_threads() - 1 : 1;   /* one core feeds the GPU */
+    double cpu_size = fmax(3.0 * 4.0 * env_cache_total(&cpu), 256.0 * 1024 * 1024);
+    struct bw_layout lc = { (size_t)(cpu_size / 24) / 16 * 16, BW_FP64, BW_PATH_HOST, threads, NULL, 1 };
+    struct bw_layout lg = { (size_t)(gpu_size / 24) / 16 * 16, BW_FP64, BW_PATH_DEVICE, 0, NULL, 0 };
+    progress_step(rs->done++, "contention: CPU and GPU triad");
+    if (cpu_size > BW_MEM_SHARE * env_mem_available()) {
+        bw_skip(rs->pl, "CPU/GPU contention", "the CPU arrays do not fit in available memory next to the GPU's");
+        return;
+    }
+    if (side_open(&c, &bw_cpu_ops, &lc, window, err, sizeof err) != 0) {
+        bw_skip(rs->pl, "CPU/GPU contention", err);
+        return;
+    }
+    if (side_open(&g, &bw_cuda_ops, &lg, c.window, err, sizeof err) != 0) {
+        bw_skip(rs->pl, "CPU/GPU contention", err);
+        bw_cpu_ops.release(&c.x);
+        return;
+    }
+    cJSON *rec = cJSON_CreateObject();
+    cJSON_AddStringToObject(rec, "series", "contention");
+    cJSON_AddStringToObject(rec, "kernel", "triad");
+    cJSON_AddStringToObject(rec, "precision", "fp64");
+    cJSON_AddNumberToObject(rec, "cpu_threads", threads);
+    cJSON_AddNumberToObject(rec, "cpu_working_set_bytes", c.bytes_per_pass);
+    cJSON_AddNumberToObject(rec, "gpu_working_set_bytes", g.bytes_per_pass);
+    cJSON_AddNumberToObject(rec, "window_s", c.window);
+    stream_window(&c);
+    cJSON_AddNumberToObject(rec, "cpu_alone_gbps", side_gbps(&c));
+    stream_window(&g);
+    cJSON_AddNumberToObject(rec, "gpu_alone_gbps", side_gbps(&g));
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, stream_window, &g) == 0;
+    stream_window(&c);
+    if (threaded)
+        pthread_join(th, NULL);
+    cJSON_AddBoolToObject(rec, "valid", threaded);
+    if (threaded) {
+        cJSON_AddNumberToObject(rec, "cpu_together_gbps", side_gbps(&c));
+        cJSON_AddNumberToObject(rec, "gpu_together_gbps", side_gbps(&g));
+        cJSON_AddNumberToObject(rec, "sum_together_gbps", side_gbps(&c) + side_gbps(&g));
+    } else {
+        cJSON_AddStringToObject(rec, "error", "cannot start the GPU thread");
+    }
+    cJSON_AddItemToArray(rs->results, rec);
+    bw_cpu_ops.release(&c.x);
+    bw_cuda_ops.release(&g.x);
+}
+
+/* ---- the GPU flow ---- */
+
+static double gpu_max_size(struct bw_plan *pl, const cJSON *params, const struct cuda_device *d)
+{
+    double want = 3.0 * fmax(L2_FACTOR * d->l2_bytes, GPU_FLOOR);
+    const cJSON *sz = param_get(params, "sizes");
+    if (cJSON_IsArray(sz)) {
+        double m = 0;
+        for (const cJSON *e = sz->child; e; e = e->next)
+            m = fmax(m, e->valuedouble);
+        return m;
+    }
+    if (cJSON_IsNumber(param_get(params, "max_size")))
+        return param_num(params, "max_size");
+    double room = BW_MEM_SHARE * d->mem_free_bytes;
+    if (isfinite(room) && want > room) {
+        char a[32], b[32], msg[160];
+        snprintf(msg, sizeof msg, "8x L2 and 1 GiB per array needs %s; limited to %s of free device memory",
+                 units_format_bytes(want, a, sizeof a), units_format_bytes(room, b, sizeof b));
+        bw_skip(pl, "largest GPU working set", msg);
+        want = room;
+    }
+    return want;
+}
+
+static void measure_paths(struct bw_run_state *rs, const cJSON *params, const struct cuda_device *d)
+{
+    struct bw_plan *pl = rs->pl;
+    double top = pl->sizes[pl->ns - 1];
+    char why[256], item[96];
+    for (int i = 0; i < pl->np && !progress_stopping(); i++)
+        for (int s = 0; s < pl->ns && !progress_stopping(); s++)
+            bw_measure_config(rs, pl->precs[i], pl->sizes[s], BW_PATH_DEVICE, 0, NULL, "size", NULL,
+                              BW_MEM_SHARE * d->mem_free_bytes);
+    for (int p = BW_PATH_MANAGED; p < BW_NPATHS; p++) {
+        if (!path_wanted(params, p))
+            continue;
+        if (bw_cuda_ops.supports(p, why, sizeof why) != 0) {
+            snprintf(item, sizeof item, "GPU bandwidth, %s memory", bw_path_names[p]);
+            bw_skip(pl, item, why);
+            rs->done += pl->np * pl->nk;
+            continue;
+        }
+        double room = p == BW_PATH_PINNED || p == BW_PATH_MALLOC ? env_mem_available() : d->mem_free_bytes;
+        for (int i = 0; i < pl->np && !progress_stopping(); i++)
+            bw_measure_config(rs, pl->precs[i], top, p, 0, NULL, "alloc", NULL, BW_MEM_SHARE * room);
+    }
+}
+
+cJSON *bw_gpu_run(const cJSON *params, double budget_s, char *err, size_t errlen)
+{
+    struct cuda_info ci;
+    struct bw_plan *pl = xcalloc(1, sizeof *pl);
+    cJSON *out = cJSON_CreateObject(), *results = cJSON_CreateArray();
+    (void)err;
+    (void)errlen;
+    bw_plan_common(pl, params);
+    cuda_probe(&ci);
+    double top = 0;
+    if (ci.ndev == 0) {
+        skip_all(pl, params, ci.reason);
+    } else {
+        const struct cuda_device *d = &ci.dev[0];
+        top = gpu_max_size(pl, params, d);
+        bw_plan_sizes(pl, params, top);
+        int paths = 0;
+        for (int p = BW_PATH_MANAGED; p < BW_NPATHS; p++)
+            paths += path_wanted(params, p);
+        int total = (pl->ns + paths) * pl->np * pl->nk + (param_bool(params, "transfers") ? 2 * BW_NENGINES * BW_NDIRS : 0)
+                    + param_bool(params, "contention");
+        struct bw_run_state rs = { &bw_cuda_ops, pl, results, 0, total, 0 };
+        rs.per_point = 0.7 * budget_s / total;
+        progress_begin("bandwidth gpu", total, budget_s);
+        if (path_wanted(params, BW_PATH_DEVICE) || paths > 0)
+            measure_paths(&rs, params, d);
+        if (param_bool(params, "transfers") && !progress_stopping())
+            transfers(&rs, params);
+        if (param_bool(params, "contention") && !progress_stopping())
+            contention(&rs, top, param_num(params, "contention_s"));
+        progress_step(rs.done, "done");
+        progress_end();
+    }
+    cJSON_AddItemToObject(out, "results", results);
+    cJSON_AddItemToObject(out, "skipped", pl->skipped);
+    cJSON_AddItemToObject(out, "info", gpu_info(&ci, top));
+    free(pl);
+    return out;
+}
+
+#else /* no CUDA in this build */
+
+cJSON *bw_gpu_run(const cJSON *params, double budget_s, char *err, size_t errlen)
+{
+    struct cuda_info ci;
+    struct bw_plan *pl = xcalloc(1, sizeof *pl);
+    cJSON *out = cJSON_CreateObject();
+    (void)budget_s;
+    (void)err;
+    (void)errlen;
+    bw_plan_common(pl, params);
+    cuda_probe(&ci);
+    skip_all(pl, params, ci.reason);
+    cJSON_AddItemToObject(out, "results", cJSON_CreateArray());
+    cJSON_AddItemToObject(out, "skipped", pl->skipped);
+    cJSON_AddItemToObject(out, "info", gpu_info(&ci, 0));
+    free(pl);
+    return out;
+}
+
+#endif

@@ -1,0 +1,610 @@
+/* compress.c: the compression experiment, device-independent: which schemes, batches and size,
+ * packing each matrix, checking every kernel against the plain twin before any time counts,
+ * repetitions until the times settle, and the records: time, physical bytes (values + scales +
+ * indices + row pointers), GB/s, and speed-ups over the dense FP32 and BF16 kernels and the
+ * fraction of a plain read of the same FP32 matrix, all from this run. Errors are
+ * compress_accuracy.c's; the kernels are the backends'. */
+#include "exp/compress/compress.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "cuda/cuda.h"
+#include "exp/experiment.h"
+#include "util/env.h"
+#include "util/error.h"
+#include "util/json.h"
+#include "util/progress.h"
+#include "util/stats.h"
+#include "util/timing.h"
+#include "util/units.h"
+
+#define MiB (1024.0 * 1024)
+#define GiB (1024.0 * MiB)
+#define MEM_SHARE 0.6               /* of the free memory the largest (FP32) matrix may take */
+#define DRAM_FLOOR (256.0 * MiB)    /* the FP32 matrix is never below this */
+#define GPU_FLOOR (2.0 * GiB)       /* ... on a GPU, nor below 2 GiB and 16x its L2 */
+#define CHECK_ROWS 64               /* rows of a product checked against the twin */
+#define STREAM_SHARE 0.7            /* of the budget for the products; the rest: packing, errors */
+#define SEED_W 0x5eedull            /* the streamed weights */
+#define SEED_X 0x5eed2ull           /* the input vectors */
+
+const struct param compress_params[] = {
+    { "device", PARAM_ENUM, PARAM_NOT_KEY, NULL, "cpu|gpu", "cpu", 0, 0,
+      "what runs the products: the CPU cores (OpenMP) or the first CUDA device" },
+    { "schemes", PARAM_ENUM, PARAM_LIST | PARAM_NOT_KEY, "all",
+      "int8|fp8|int4-g32|int4-g128|nvfp4|mxfp4|prune|2:4", "all", 0, 0,
+      "compressed formats; dense FP32 and BF16 (the speed-ups' baselines) and a plain read always run" },
+    { "sparsities", PARAM_NUM, PARAM_LIST | PARAM_NOT_KEY, NULL, NULL, "0.5,0.75,0.9", 0.01, 0.99,
+      "prune: fractions of each row's weights removed by magnitude (CSR)" },
+    { "batches", PARAM_INT, PARAM_LIST | PARAM_NOT_KEY, NULL, NULL, "1,8", 1, QUANT_MAX_BATCH,
+      "vectors per product: 1 is a matrix-vector product, more a small-batch matrix product" },
+    { "weights_size", PARAM_SIZE, PARAM_NOT_KEY, "auto", NULL, "auto", MiB, 1024 * GiB,
+      "bytes of the FP32 weight matrix; auto: 4x all caches and 256 MiB at least (a GPU: 16x L2 and "
+      "2 GiB at least), within 60 % of free memory" },
+    { "cols", PARAM_INT, 0, NULL, NULL, "4096", 128, 65536,
+      "columns of the weight matrix (the input width); a multiple of 128" },
+    { "layer_rows", PARAM_INT, 0, NULL, NULL, "256", 8, 65536,
+      "rows of the layer whose output error is measured (columns as above)" },
+    { "model", PARAM_ENUM, 0, "none", "tiny|small", "tiny", 0, 0,
+      "training shape whose held-out loss is measured with each scheme applied; none: skip" },
+    { "model_steps", PARAM_INT, 0, NULL, NULL, "120", 1, 1000000, "training steps of that model" },
+    { "cv", PARAM_NUM, PARAM_NOT_KEY, NULL, NULL, "0.025", 0.001, 0.5,
+      "repeat until the coefficient of variation of the times is below this" },
+    { "min_reps", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "3", 2, 1000, "repetitions at least (after warm-up)" },
+    { "max_reps", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "20", 2, 100000, "repetitions at most" },
+    { "warmup", PARAM_INT, 0, NULL, NULL, "0", 0, 100,
+      "repetitions run first and dropped, besides the validated first product, which is never timed" },
+    { "sample_s", PARAM_NUM, 0, NULL, NULL, "0.01", 1e-5, 10,
+      "shortest timed sample; small matrices repeat the product inside one sample" },
+    { "budget_s", PARAM_NUM, PARAM_NOT_KEY, "auto", NULL, "auto", 0.1, 86400,
+      "seconds for this experiment; auto: its share of the scenario budget" },
+    { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+/* ---- what to measure ---- */
+
+static void add_variant(struct compress_variant *out, int *n, int max, enum quant_id id, double sparsity)
+{
+    if (*n >= max)
+        return;
+    struct compress_variant *v = &out[(*n)++];
+    v->id = id;
+    v->sparsity = id == QUANT_CSR ? sparsity : id == QUANT_24 ? 0.5 : 0;
+    if (id == QUANT_CSR)
+        snprintf(v->name, sizeof v->name, "prune-%g", 100 * sparsity);
+    else
+        snprintf(v->name, sizeof v->name, "%s", quant_schemes[id].name);
+}
+
+static int wanted(const cJSON *schemes, const char *name)
+{
+    if (cJSON_IsString(schemes))            /* "all" */
+        return 1;
+    for (const cJSON *e = schemes->child; e; e = e->next)
+        if (strcmp(e->valuestring, name) == 0)
+            return 1;
+    return 0;
+}
+
+int compress_variants(const cJSON *params, struct compress_variant *out, int max)
+{
+    const cJSON *schemes = param_get(params, "schemes"), *sp = param_get(params, "sparsities");
+    int n = 0;
+    add_variant(out, &n, max, QUANT_FP32, 0);
+    add_variant(out, &n, max, QUANT_BF16, 0);
+    for (int id = QUANT_INT8; id < QUANT_N; id++) {
+        if (!wanted(schemes, quant_schemes[id].name))
+            continue;
+        if (id != QUANT_CSR)
+            add_variant(out, &n, max, id, 0);
+        for (const cJSON *e = id == QUANT_CSR ? sp->child : NULL; e; e = e->next)
+            add_variant(out, &n, max, id, e->valuedouble);
+    }
+    return n;
+}
+
+/* Fraction of a standard normal's energy below |x| < t where t removes a fraction s of the
+ * values: (2 Phi(t) - 1) - 2 t phi(t), t from bisection on erf. */
+static double pruned_energy(double s)
+{
+    double lo = 0, hi = 10;
+    for (int i = 0; i < 100; i++) {
+        double t = 0.5 * (lo + hi);
+        if (erf(t / sqrt(2.0)) < s)
+            lo = t;
+        else
+            hi = t;
+    }
+    double t = 0.5 * (lo + hi);
+    return s - 2 * t * exp(-0.5 * t * t) / sqrt(2 * M_PI);
+}
+
+double compress_error_bound(const struct compress_variant *v)
+{
+    if (v->id == QUANT_CSR)
+        return 1.3 * sqrt(pruned_energy(v->sparsity));
+    return quant_schemes[v->id].error_bound;
+}
+
+struct plan {
+    struct compress_variant v[COMPRESS_MAX_VARIANTS];
+    int nv;
+    int batches[QUANT_MAX_BATCH];
+    int nb, bmax;
+    size_t rows, cols;
+    double cache_total;             /* bytes; CPU: all caches; GPU: L2 */
+    double fp32_bytes;              /* of the FP32 matrix */
+    struct stats_rule rule;
+    int warmup;
+    double sample_s;
+    cJSON *skipped;                 /* [{item, reason}] */
+};
+
+/* The FP32 matrix's bytes: as asked, or auto (floor x the cache figure, at least floor_bytes)
+ * within MEM_SHARE of `room` (skipped says so when it limits). */
+static double plan_bytes(struct plan *pl, const cJSON *params, double factor, double floor_bytes, double room)
+{
+    if (cJSON_IsNumber(param_get(params, "weights_size")))
+        return param_num(params, "weights_size");
+    double want = fmax(factor * pl->cache_total, floor_bytes);
+    if (isfinite(room) && want > MEM_SHARE * room) {
+        char a[32], b[32], msg[200];
+        double capped = MEM_SHARE * room;
+        snprintf(msg, sizeof msg, "the FP32 matrix would need %s; limited to %s by free memory",
+                 units_format_bytes(want, a, sizeof a), units_format_bytes(capped, b, sizeof b));
+        experiment_skip(pl->skipped, "largest weight matrix", msg);
+        want = capped;
+    }
+    return want;
+}
+
+static void plan_common(struct plan *pl, const cJSON *params)
+{
+    const cJSON *b = param_get(params, "batches");
+    memset(pl, 0, sizeof *pl);
+    pl->skipped = cJSON_CreateArray();
+    pl->nv = compress_variants(params, pl->v, COMPRESS_MAX_VARIANTS);
+    for (const cJSON *e = b->child; e && pl->nb < QUANT_MAX_BATCH; e = e->next) {
+        pl->batches[pl->nb++] = (int)e->valuedouble;
+        pl->bmax = pl->bmax > (int)e->valuedouble ? pl->bmax : (int)e->valuedouble;
+    }
+    pl->cols = (size_t)param_num(params, "cols") / 128 * 128;
+    pl->warmup = (int)param_num(params, "warmup");
+    pl->sample_s = fmax(param_num(params, "sample_s"), 20.0 * timing_tick());
+    pl->rule = (struct stats_rule){ (int)param_num(params, "min_reps"), (int)param_num(params, "max_reps"),
+                                    param_num(params, "cv"), 0 };
+    if (pl->rule.max_reps < pl->rule.min_reps)
+        pl->rule.max_reps = pl->rule.min_reps;
+}
+
+static void plan_rows(struct plan *pl)
+{
+    pl->rows = (size_t)(pl->fp32_bytes / (4.0 * (double)pl->cols));
+    if (pl->rows < 8)
+        pl->rows = 8;
+    pl->fp32_bytes = 4.0 * (double)pl->rows * (double)pl->cols;
+}
+
+int compress_precheck(const cJSON *params, char *err, size_t errlen)
+{
+    char want[32], have[32];
+    double avail = env_mem_available();
+    if ((int)param_num(params, "cols") % 128 != 0) {
+        snprintf(err, errlen, "compress: cols = %d is not a multiple of 128 (the largest block)",
+                 (int)param_num(params, "cols"));
+        return -1;
+    }
+    if (!cJSON_IsNumber(param_get(params, "weights_size")) || !isfinite(avail))
+        return 0;
+    double bytes = param_num(params, "weights_size");
+    if (bytes > MEM_SHARE * avail) {
+        snprintf(err, errlen, "compress: an FP32 weight matrix of %s does not fit in memory: %s available "
+                 "(MemAvailable), of which it may use %.0f %%", units_format_bytes(bytes, want, sizeof want),
+                 units_format_bytes(avail, have, sizeof have), MEM_SHARE * 100);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- measuring ---- */
+
+struct timed {                      /* what one repetition runs */
+    const struct quant_ops *ops;
+    void *h;
+    const float *x;
+    float *y;
+    int batch;                      /* 0: the read kernel */
+    long iters;
+    double sum;
+};
+
+static double run_once(struct timed *t)
+{
+    if (t->batch == 0)
+        return t->ops->read(t->h, t->iters, &t->sum);
+    return t->ops->gemv(t->h, t->x, t->y, t->batch, t->iters);
+}
+
+/* Products per sample so that one sample lasts sample_s (the fastest of three tries; none when
+ * the first product, `first` seconds, already lasted that long). */
+static long calibrate(struct timed *t, double sample_s, double first)
+{
+    t->iters = 1;
+    for (int round = 0; round < 30 && !(first >= sample_s); round++) {
+        double s = INFINITY;
+        for (int k = 0; k < 3; k++)
+            s = fmin(s, run_once(t));
+        if (!(s < sample_s) || s < 0)
+            break;
+        double grow = s > 0 ? 1.2 * sample_s / s : 10.0;
+        t->iters = (long)ceil((double)t->iters * fmin(fmax(grow, 1.5), 1000.0));
+    }
+    return t->iters;
+}
+
+/* Warm-up, then samples until the CV settles or the budget is spent; adds samples_s, time_s
+ * (seconds per product), stop; returns the median, or -1 when a run failed. */
+static double repeat(cJSON *rec, const struct plan *pl, struct timed *t, double budget_s, double first)
+{
+    struct stats_rule rule = pl->rule;
+    rule.budget_s = budget_s;
+    calibrate(t, pl->sample_s, first);
+    for (int w = 0; w < pl->warmup; w++)
+        run_once(t);
+    double *x = xmalloc((size_t)rule.max_reps * sizeof *x), t0 = timing_now();
+    int n = 0, failed = 0;
+    enum stats_stop stop;
+    do {
+        double s = run_once(t);
+        failed |= s < 0;
+        x[n++] = s / (double)t->iters;
+    } while ((stop = stats_should_stop(&rule, x, n, timing_now() - t0)) == STATS_GO_ON);
+    cJSON_AddNumberToObject(rec, "iters_per_sample", (double)t->iters);
+    cJSON_AddNumberToObject(rec, "warmup", pl->warmup);
+    cJSON_AddStringToObject(rec, "stop", stats_stop_name(stop));
+    cJSON_AddItemToObject(rec, "samples_s", cJSON_CreateDoubleArray(x, n));
+    cJSON_AddItemToObject(rec, "time_s", experiment_stats(x, n));
+    free(x);
+    return failed ? -1 : json_num(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), "median", NAN);
+}
+
+static void add_rates(cJSON *rec, double bytes, double fp32_bytes)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "time_s");
+    double tmin = json_num(t, "min", NAN), tmed = json_num(t, "median", NAN);
+    cJSON_AddNumberToObject(rec, "gbps_best", bytes / tmin / 1e9);
+    cJSON_AddNumberToObject(rec, "gbps_median", bytes / tmed / 1e9);
+    cJSON_AddNumberToObject(rec, "gbps_dense_fp32_median", fp32_bytes / tmed / 1e9);
+}
+
+double compress_check(const struct quant_matrix *m, const float *x, const float *y, int batch, size_t sample)
+{
+    size_t n = sample == 0 || sample >= m->rows ? m->rows : sample;
+    float *scratch = xmalloc(m->cols * sizeof *scratch);
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = n == m->rows ? i : (i * (m->rows - 1)) / (n - 1 ? n - 1 : 1);
+        for (int b = 0; b < batch; b++) {
+            double a, ref = quant_ref_dot(m, r, x + (size_t)b * m->cols, scratch, &a);
+            double e = fabs((double)y[(size_t)b * m->rows + r] - ref) / (a > 0 ? a : 1);
+            if (!(e <= worst))              /* NaN counts as the worst error */
+                worst = isnan(e) ? INFINITY : e;
+        }
+    }
+    free(scratch);
+    return worst;
+}
+
+/* The plain twin of the read kernel: the sum in FP64, and the sum of magnitudes. */
+static double read_reference(const struct quant_matrix *m, double *abs_sum)
+{
+    const float *v = m->vals;
+    double s = 0, a = 0;
+    size_t n = m->rows * m->cols;
+#pragma omp parallel for schedule(static) reduction(+:s, a)
+    for (size_t i = 0; i < n; i++) {
+        s += v[i];
+        a += fabs((double)v[i]);
+    }
+    *abs_sum = a;
+    return s;
+}
+
+/* ---- the streamed products ---- */
+
+struct stream {
+    const struct quant_ops *ops;
+    struct plan *pl;
+    const char *device;
+    float *x, *y;                   /* bmax x cols inputs; bmax x rows outputs */
+    cJSON *results;
+    int done, total;
+    double per_point, t0, deadline; /* seconds of repetitions of the next measurement; the end */
+};
+
+static cJSON *new_record(const struct stream *st, const struct compress_variant *v, const struct quant_matrix *m,
+                         const char *series, int batch, const char *isa)
+{
+    const struct quant_scheme *s = &quant_schemes[v->id];
+    cJSON *rec = cJSON_CreateObject();
+    cJSON_AddStringToObject(rec, "series", series);
+    cJSON_AddStringToObject(rec, "scheme", v->name);
+    cJSON_AddStringToObject(rec, "format", s->label);
+    cJSON_AddStringToObject(rec, "device", st->device);
+    cJSON_AddStringToObject(rec, "isa", isa);
+    cJSON_AddNumberToObject(rec, "batch", batch);
+    cJSON_AddNumberToObject(rec, "rows", (double)m->rows);
+    cJSON_AddNumberToObject(rec, "cols", (double)m->cols);
+    cJSON_AddNumberToObject(rec, "sparsity", m->sparsity);
+    cJSON_AddNumberToObject(rec, "bytes_values", (double)m->bytes[0]);
+    cJSON_AddNumberToObject(rec, "bytes_scales", (double)m->bytes[1]);
+    cJSON_AddNumberToObject(rec, "bytes_indices", (double)m->bytes[2] + (double)m->bytes[3]);
+    cJSON_AddNumberToObject(rec, "bytes", quant_bytes(m));
+    cJSON_AddNumberToObject(rec, "bits_per_weight", quant_bits_per_weight(m));
+    cJSON_AddNumberToObject(rec, "ideal_speedup_vs_fp32", st->pl->fp32_bytes / quant_bytes(m));
+    cJSON_AddNumberToObject(rec, "bytes_io", 4.0 * batch * (double)(m->rows + m->cols));
+    return rec;
+}
+
+/* Validates one product (or the read), then times it; appends the record. */
+static void measure(struct stream *st, void *h, const struct compress_variant *v, const struct quant_matrix *m,
+                    int batch, double pack_s)
+{
+    struct timed t = { st->ops, h, st->x, st->y, batch, 1, 0 };
+    cJSON *rec = new_record(st, v, m, batch ? "gemv" : "read", batch, st->ops->isa(h));
+    double first = run_once(&t), err, tol = quant_schemes[v->id].tolerance;
+    if (batch) {
+        err = first < 0 ? INFINITY : compress_check(m, st->x, st->y, batch, CHECK_ROWS);
+    } else {
+        double a, ref = read_reference(m, &a);
+        err = first < 0 ? INFINITY : fabs(t.sum - ref) / (a > 0 ? a : 1);
+    }
+    cJSON_AddNumberToObject(rec, "pack_s", pack_s);
+    cJSON_AddNumberToObject(rec, "first_pass_s", first);
+    cJSON_AddNumberToObject(rec, "max_rel_error", isfinite(err) ? err : 1e308);
+    cJSON_AddNumberToObject(rec, "tolerance", tol);
+    cJSON_AddBoolToObject(rec, "valid", err <= tol);
+    if (!(err <= tol)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, first < 0 ? "the kernel failed; not timed"
+                 : "validation failed: relative error %.3g exceeds %.0e; not timed", err, tol);
+        cJSON_AddStringToObject(rec, "error", msg);
+    } else if (repeat(rec, st->pl, &t, st->per_point, first) > 0) {
+        add_rates(rec, quant_bytes(m), st->pl->fp32_bytes);
+    }
+    cJSON_AddItemToArray(st->results, rec);
+}
+
+static void skip_variant(struct stream *st, const struct compress_variant *v, const char *why)
+{
+    char item[96];
+    snprintf(item, sizeof item, "%s products on the %s", v->name, st->device);
+    experiment_skip(st->pl->skipped, item, why);
+    st->done += st->pl->nb + (v->id == QUANT_FP32);
+}
+
+static void stream_variant(struct stream *st, const struct compress_variant *v)
+{
+    char err[256], step[128];
+    struct plan *pl = st->pl;
+    if (timing_now() > st->deadline) {
+        skip_variant(st, v, "the experiment's time share was spent before it");
+        return;
+    }
+    snprintf(step, sizeof step, "pack %s", v->name);
+    progress_step(st->done, step);
+    struct quant_matrix *m = quant_new(v->id, pl->rows, pl->cols, v->sparsity, err, sizeof err);
+    if (!m) {
+        skip_variant(st, v, err);
+        return;
+    }
+    double t0 = timing_now();
+    quant_pack_gen(m, SEED_W, omp_get_max_threads());
+    double pack_s = timing_now() - t0;
+    void *h = st->ops->open(m, omp_get_max_threads(), err, sizeof err);
+    if (!h) {
+        skip_variant(st, v, err);
+        quant_free(m);
+        return;
+    }
+    for (int i = v->id == QUANT_FP32 ? -1 : 0; i < pl->nb && !progress_stopping(); i++) {
+        int batch = i < 0 ? 0 : pl->batches[i];     /* 0: the read */
+        snprintf(step, sizeof step, batch ? "%s, batch %d" : "read %s", v->name, batch);
+        progress_step(st->done++, step);
+        /* what is left, shared by what is left; 60 % of it for packing and checking */
+        st->per_point = fmax(0.0, 0.4 * (st->deadline - timing_now()) / (st->total - st->done + 1));
+        measure(st, h, v, m, batch, pack_s);
+    }
+    st->ops->close(h);
+    quant_free(m);
+}
+
+/* ---- speed-ups, from this run's medians ---- */
+
+static const cJSON *find_rec(const cJSON *results, const char *series, const char *scheme, int batch)
+{
+    for (const cJSON *r = results->child; r; r = r->next)
+        if (strcmp(json_str(r, "series", ""), series) == 0 && strcmp(json_str(r, "scheme", ""), scheme) == 0
+            && (int)json_num(r, "batch", -1) == batch && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "valid")))
+            return r;
+    return NULL;
+}
+
+static double median_of(const cJSON *rec) { return json_num(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), "median", NAN); }
+
+static void add_speedups(cJSON *results)
+{
+    const cJSON *rd = find_rec(results, "read", "fp32", 0);
+    for (cJSON *r = results->child; r; r = r->next) {
+        if (strcmp(json_str(r, "series", ""), "gemv") != 0 || !cJSON_GetObjectItemCaseSensitive(r, "time_s"))
+            continue;
+        int b = (int)json_num(r, "batch", 0);
+        const cJSON *f32 = find_rec(results, "gemv", "fp32", b), *b16 = find_rec(results, "gemv", "bf16", b);
+        if (f32)
+            cJSON_AddNumberToObject(r, "speedup_vs_fp32", median_of(f32) / median_of(r));
+        if (b16)
+            cJSON_AddNumberToObject(r, "speedup_vs_bf16", median_of(b16) / median_of(r));
+        if (rd) {
+            cJSON_AddNumberToObject(r, "read_fraction_median", json_num(r, "gbps_median", NAN) / json_num(rd, "gbps_median", NAN));
+            cJSON_AddNumberToObject(r, "read_fraction_best", json_num(r, "gbps_best", NAN) / json_num(rd, "gbps_best", NAN));
+        }
+    }
+}
+
+/* ---- info ---- */
+
+static cJSON *schemes_json(const struct plan *pl)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < pl->nv; i++) {
+        const struct compress_variant *v = &pl->v[i];
+        const struct quant_scheme *s = &quant_schemes[v->id];
+        double density = s->density > 0 ? s->density : 1 - v->sparsity;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "scheme", v->name);
+        cJSON_AddStringToObject(o, "label", s->label);
+        cJSON_AddStringToObject(o, "value_format", s->value_format);
+        cJSON_AddNumberToObject(o, "value_bits", s->value_bits);
+        cJSON_AddNumberToObject(o, "index_bits", s->index_bits);
+        cJSON_AddNumberToObject(o, "block", s->block);
+        cJSON_AddStringToObject(o, "scale_format", s->scale_format);
+        cJSON_AddNumberToObject(o, "scale_bits", s->scale_bits);
+        cJSON_AddNumberToObject(o, "density", density);
+        cJSON_AddNumberToObject(o, "bits_per_weight", s->density > 0 ? s->bits_per_weight : density * s->bits_per_weight);
+        cJSON_AddNumberToObject(o, "tolerance", s->tolerance);
+        cJSON_AddNumberToObject(o, "error_bound", compress_error_bound(v));
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+static cJSON *info_json(const struct plan *pl, const char *device, const char *cache_what, const char *cache_source)
+{
+    cJSON *info = cJSON_CreateObject();
+    cJSON_AddStringToObject(info, "device", device);
+    cJSON_AddNumberToObject(info, "threads", omp_get_max_threads());
+    cJSON_AddNumberToObject(info, "rows", (double)pl->rows);
+    cJSON_AddNumberToObject(info, "cols", (double)pl->cols);
+    cJSON_AddNumberToObject(info, "fp32_bytes", pl->fp32_bytes);
+    cJSON_AddNumberToObject(info, "caches_total_bytes", pl->cache_total);
+    cJSON_AddStringToObject(info, "caches_what", cache_what);
+    cJSON_AddStringToObject(info, "caches_source", cache_source);
+    cJSON_AddStringToObject(info, "byte_convention",
+        "what one product reads of the compressed matrix, values + scales + indices (CSR also its row "
+        "pointers); the input and output vectors (bytes_io) stay in cache and are not counted");
+    cJSON_AddStringToObject(info, "read_convention",
+        "a plain sum of the same FP32 matrix (the bandwidth experiment's read kernel), measured in the same run");
+    cJSON_AddStringToObject(info, "rounding",
+        "round to nearest, ties to even; saturation to the largest finite code; scales from the largest finite "
+        "magnitude; a NaN makes its row's or block's scale NaN (E4M3 keeps it in its own code)");
+    cJSON_AddStringToObject(info, "weights", "streamed: Irwin-Hall(4) values with standard deviation 0.02; "
+        "layer errors: N(0, 0.02) weights and N(0, 1) inputs");
+    cJSON_AddItemToObject(info, "schemes", schemes_json(pl));
+    return info;
+}
+
+/* ---- the run ---- */
+
+static void stream_all(struct stream *st, double budget_s)
+{
+    struct plan *pl = st->pl;
+    st->total = pl->nv * pl->nb + 1;
+    st->t0 = timing_now();
+    st->deadline = st->t0 + STREAM_SHARE * budget_s;
+    st->x = xmalloc((size_t)pl->bmax * pl->cols * sizeof *st->x);
+    st->y = xcalloc((size_t)pl->bmax * pl->rows, sizeof *st->y);
+    for (size_t i = 0; i < (size_t)pl->bmax * pl->cols; i++)
+        st->x[i] = (float)quant_gauss(SEED_X, i);
+    for (int i = 0; i < pl->nv && !progress_stopping(); i++)
+        stream_variant(st, &pl->v[i]);
+    add_speedups(st->results);
+    free(st->x);
+    free(st->y);
+}
+
+static cJSON *finish(struct plan *pl, cJSON *results, cJSON *info)
+{
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddItemToObject(out, "results", results);
+    cJSON_AddItemToObject(out, "skipped", pl->skipped);
+    cJSON_AddItemToObject(out, "info", info);
+    return out;
+}
+
+static cJSON *cpu_run(const cJSON *params, double budget_s)
+{
+    struct env_cpu cpu;
+    struct plan pl;
+    env_cpu(&cpu);
+    plan_common(&pl, params);
+    pl.cache_total = env_cache_total(&cpu);
+    pl.fp32_bytes = plan_bytes(&pl, params, 4.0, DRAM_FLOOR, env_mem_available());
+    plan_rows(&pl);
+    struct stream st = { &quant_cpu_ops, &pl, "cpu", NULL, NULL, cJSON_CreateArray(), 0, 0, 0, 0, 0 };
+    double t0 = timing_now();
+    progress_begin("compress cpu", pl.nv * pl.nb + 3, budget_s);
+    stream_all(&st, budget_s);
+    if (!progress_stopping()) {
+        progress_step(st.done++, "layer errors");
+        compress_layer_errors(pl.v, pl.nv, (size_t)param_num(params, "layer_rows"), pl.cols, pl.bmax, st.results,
+                              pl.skipped);
+    }
+    if (!progress_stopping()) {
+        progress_step(st.done++, "trained model with each scheme");
+        compress_model_losses(params, pl.v, pl.nv, budget_s - (timing_now() - t0), st.results, pl.skipped);
+    }
+    progress_step(st.done, "done");
+    progress_end();
+    return finish(&pl, st.results, info_json(&pl, "cpu", "all caches", cpu.cache_source));
+}
+
+/* Without a device (or without CUDA in this build) every GPU item is skipped with the reason. */
+static cJSON *gpu_run(const cJSON *params, double budget_s)
+{
+    struct cuda_info ci;
+    struct plan pl;
+    plan_common(&pl, params);
+    cuda_probe(&ci);
+    if (ci.ndev == 0) {
+        for (int i = 0; i < pl.nv; i++) {
+            char item[96];
+            snprintf(item, sizeof item, "%s products on the gpu", pl.v[i].name);
+            experiment_skip(pl.skipped, item, ci.reason);
+        }
+        cJSON *info = info_json(&pl, "gpu", "the L2 cache", "cudaGetDeviceProperties");
+        cJSON_AddStringToObject(info, "reason", ci.reason);
+        return finish(&pl, cJSON_CreateArray(), info);
+    }
+#ifdef HAVE_CUDA
+    const struct cuda_device *d = &ci.dev[0];
+    pl.cache_total = d->l2_bytes;
+    pl.fp32_bytes = plan_bytes(&pl, params, 16.0, GPU_FLOOR, fmin(d->mem_free_bytes, env_mem_available()));
+    plan_rows(&pl);
+    struct stream st = { &quant_cuda_ops, &pl, "gpu", NULL, NULL, cJSON_CreateArray(), 0, 0, 0, 0, 0 };
+    progress_begin("compress gpu", pl.nv * pl.nb + 1, budget_s);
+    stream_all(&st, budget_s / STREAM_SHARE);
+    progress_step(st.done, "done");
+    progress_end();
+    cJSON *info = info_json(&pl, "gpu", "the L2 cache", "cudaGetDeviceProperties");
+    cJSON_AddStringToObject(info, "gpu_name", d->name);
+    return finish(&pl, st.results, info);
+#else
+    (void)budget_s;
+    return NULL;                    /* unreachable: a build without CUDA reports no device */
+#endif
+}
+
+cJSON *compress_run(const cJSON *params, double budget_s, char *err, size_t errlen)
+{
+    if (cJSON_IsNumber(param_get(params, "budget_s")))
+        budget_s = param_num(params, "budget_s");
+    cJSON *out = strcmp(param_str(params, "device"), "gpu") == 0 ? gpu_run(params, budget_s) : cpu_run(params, budget_s);
+    if (!out)
+        snprintf(err, errlen, "compress: no result");
+    return out;
+}

@@ -1,0 +1,55 @@
+/* compress.h: the compression family: quantization and pruning schemes (quant.h) measured
+ * three ways: the speed of the weight-streaming products they serve at sizes far beyond the
+ * caches (time, physical bytes, GB/s, speed-up over dense FP32 and BF16 in the same run), the
+ * error they add to a layer's outputs against FP64, and the held-out loss of a trained model
+ * with each scheme applied to its weights. compress.c plans, validates, times and writes the
+ * records; compress_accuracy.c measures the errors; the kernels are compress_cpu.c's and
+ * src/exp/compress/compress_cuda.cu's. */
+#ifndef SR_COMPRESS_H
+#define SR_COMPRESS_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "exp/compress/quant.h"
+#include "util/param.h"
+
+/* One scheme as measured: a quant_id and, for CSR, its sparsity; name "int8", "prune-50". */
+struct compress_variant {
+    enum quant_id id;
+    double sparsity;
+    char name[24];
+};
+
+#define COMPRESS_MAX_VARIANTS 32
+
+/* The variants a parameter set asks for, dense FP32 and BF16 first (the baselines every
+ * speed-up is taken from); returns the count. */
+int compress_variants(const cJSON *params, struct compress_variant *out, int max);
+
+/* The error bound of a variant's layer outputs (quant_schemes[].error_bound; CSR from its
+ * sparsity: the share of a normal's energy below the pruning threshold, plus 30 %). */
+double compress_error_bound(const struct compress_variant *v);
+
+extern const struct param compress_params[];
+int compress_precheck(const cJSON *params, char *err, size_t errlen);
+cJSON *compress_run(const cJSON *params, double budget_s, char *err, size_t errlen);
+
+/* Checks a product of ops against the plain twin on `sample` rows spread over m (all rows when
+ * sample is 0): the largest |y - y_ref| / sum |w x| over those rows and the batch. */
+double compress_check(const struct quant_matrix *m, const float *x, const float *y, int batch, size_t sample);
+
+/* compress_accuracy.c. The error each variant adds to a layer's outputs: W[rows][cols] of
+ * N(0, 0.02), `batch` inputs of N(0, 1), y through the CPU kernel against y = W x in FP64 on
+ * the unquantized W; one record per variant (series "layer_error"). */
+void compress_layer_errors(const struct compress_variant *v, int nv, size_t rows, size_t cols, int batch,
+                           cJSON *results, cJSON *skipped);
+
+/* Held-out loss of a model trained here (the training experiment's CPU backend, FP32) with
+ * each variant applied to the weights of its blocks' linears after training; one record per
+ * variant (series "model_loss"), or the reason in skipped. */
+void compress_model_losses(const cJSON *params, const struct compress_variant *v, int nv, double budget_s,
+                           cJSON *results, cJSON *skipped);
+
+#endif

@@ -1,0 +1,558 @@
+/* precision.c: the precision experiment, device-independent: which formats, shapes and parts
+ * to measure, validation before timing, repetitions until the times settle, the roofline knee,
+ * the numerics against an FP64 reference, and the records. FLOPs and bytes are counted here,
+ * from the format table and precision_math.h. Kernels are the backends' (precision_cpu.c,
+ * src/exp/precision/precision_cuda.cu); this file never asks which one it holds beyond choosing them. */
+#include "config.h"
+
+#include "exp/precision/precision.h"
+#include "exp/precision/precision_int.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/cuda.h"
+#include "exp/experiment.h"
+#include "util/env.h"
+#include "util/error.h"
+#include "util/progress.h"
+#include "util/stats.h"
+#include "util/timing.h"
+#include "util/units.h"
+
+/* Tolerances: STYLE.md's per precision for validation (error per element relative to
+ * (|A||B|)_ij, against the values the kernel was given); FP8 and FP4 stated here. The error
+ * bounds of the numerics (Frobenius, against FP64 on the unquantized inputs) are what the
+ * formats' rounding allows with margin: about 2^-p x 2 for p significand bits. */
+const struct prec_fmt_info prec_fmts[PREC_NFMT] = {
+    [PREC_FP64] = { "fp64", "FP64", "fp64_tflops", 8, 8, 1e-12, 1e-12, "none" },
+    [PREC_FP32] = { "fp32", "FP32", "fp32_tflops", 4, 4, 1e-5, 1e-5, "none" },
+    [PREC_TF32] = { "tf32", "TF32 (FP32 in and out, TF32 products)", "tf32_tflops", 4, 4, 1e-2, 1e-2, "none" },
+    [PREC_BF16] = { "bf16", "BF16 in, FP32 accumulate, BF16 out", "bf16_tflops", 2, 2, 1e-2, 1e-2, "none" },
+    [PREC_FP16] = { "fp16", "FP16 in, FP32 accumulate, FP16 out", "fp16_tflops", 2, 2, 1e-2, 1e-2, "none" },
+    [PREC_FP16_ACC16] = { "fp16_acc16", "FP16 in, FP16 accumulate, FP16 out", NULL, 2, 2, 1e-2, 1e-2, "none" },
+    [PREC_FP8] = { "fp8", "FP8 E4M3 in, FP32 accumulate, BF16 out", "fp8_tflops", 1, 2, 1e-2, 0.1,
+                   "per tensor: inputs x 448 (amax < 1 to E4M3's 448), 1/448 as cuBLASLt A/B scale" },
+    [PREC_NVFP4] = { "nvfp4", "NVFP4: E2M1 in, UE4M3 scale per 16, FP32 accumulate, BF16 out", "fp4_tflops",
+                     0.5 + 1.0 / 16, 2, 1e-2, 0.25,
+                     "inputs x 2688 (448 x 6), one UE4M3 scale per 16 along K (block amax / 6), "
+                     "alpha = 1/2688^2" },
+    [PREC_MXFP4] = { "mxfp4", "MXFP4: E2M1 in, UE8M0 scale per 32, FP32 accumulate, BF16 out", "fp4_tflops",
+                     0.5 + 1.0 / 32, 2, 1e-2, 0.3,
+                     "one UE8M0 (power of two) scale per 32 along K: 2^(floor(log2 block amax) - 2), OCP MX" },
+};
+
+static const char *const part_names[NPARTS] = { "overhead", "peak", "gemm", "sweep", "numerics" };
+static const double part_weight[NPARTS] = { 0.02, 0.08, 0.55, 0.29, 0.06 };
+
+#define MiB (1024.0 * 1024)
+#define TiB (1024.0 * 1024 * 1024 * 1024)
+#define MEM_SHARE 0.5                   /* of MemAvailable one sweep array may take */
+
+const struct param prec_params[] = {
+    { "device", PARAM_ENUM, PARAM_NOT_KEY, NULL, "all|cpu|gpu", "all", 0, 0,
+      "which devices to measure (GPU items say why when there is no device)" },
+    { "formats", PARAM_ENUM, PARAM_LIST | PARAM_NOT_KEY, "all", "fp64|fp32|tf32|bf16|fp16|fp16_acc16|fp8|nvfp4|mxfp4", "all", 0, 0,
+      "number formats; each device measures those it has" },
+    { "parts", PARAM_ENUM, PARAM_LIST | PARAM_NOT_KEY, "all", "overhead|peak|gemm|sweep|numerics", "all", 0, 0,
+      "what to measure: OpenMP/launch overheads, FMA peaks, GEMM sweep, intensity sweep, numerics" },
+    { "square", PARAM_INT, PARAM_LIST | PARAM_NOT_KEY, "sweep", NULL, "sweep", 16, 65536,
+      "square GEMM sizes n (n x n x n); sweep: doubling from 64 (CPU) or 256 (GPU) to the max below" },
+    { "cpu_max_square", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "4096", 64, 65536, "largest square GEMM of the CPU sweep" },
+    { "gpu_max_square", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "8192", 256, 65536, "largest square GEMM of the GPU sweep" },
+    { "model_shapes", PARAM_BOOL, PARAM_NOT_KEY, NULL, NULL, "true", 0, 0,
+      "also the GEMMs of a training step: tokens x hidden x {hidden, 4 hidden, vocab}" },
+    { "tokens", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "1024", 16, 1048576, "tokens per step (batch x sequence)" },
+    { "hidden", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "768", 32, 65536, "model width (GPT-2 small: 768)" },
+    { "vocab", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "50257", 32, 1048576, "vocabulary (GPT-2: 50257)" },
+    { "sweep_size", PARAM_SIZE, 0, "auto", NULL, "auto", 1 * MiB, TiB,
+      "array the CPU intensity sweep reads; auto: 4x all caches, 256 MiB at least, 1 GiB at most (time)" },
+    { "gpu_sweep_size", PARAM_SIZE, 0, "auto", NULL, "auto", 1 * MiB, TiB,
+      "array the GPU intensity sweep reads; auto: 8x the L2, 1 GiB at least" },
+    { "sweep_max_k", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "512", 1, 1048576,
+      "longest FMA chain per element read (intensity (2k+1)/element size FLOP/byte)" },
+    { "gpu_sweep_max_k", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "4096", 1, 1048576,
+      "longest FMA chain per element of the GPU sweep (GPU knees lie at higher intensity)" },
+    { "sweep_gemm_mn", PARAM_INT, 0, NULL, NULL, "8192", 256, 65536,
+      "GPU tensor-core sweep: m = n of the GEMMs whose k (16 .. m) sets the intensity" },
+    { "numerics_shape", PARAM_INT, PARAM_LIST, NULL, NULL, "256,256,1024", 16, 8192,
+      "m, n, k of the GEMM whose error against FP64 is measured (k a multiple of 32)" },
+    { "seed", PARAM_INT, 0, NULL, NULL, "1", 0, 2147483647, "seed of the random inputs" },
+    { "cv", PARAM_NUM, PARAM_NOT_KEY, NULL, NULL, "0.02", 0.001, 0.5,
+      "repeat until the coefficient of variation of the times is below this" },
+    { "min_reps", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "3", 2, 1000, "repetitions at least (after warm-up)" },
+    { "max_reps", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "20", 2, 100000, "repetitions at most" },
+    { "warmup", PARAM_INT, 0, NULL, NULL, "1", 0, 100, "repetitions run first and dropped" },
+    { "sample_s", PARAM_NUM, 0, NULL, NULL, "0.05", 1e-4, 10,
+      "shortest timed sample; short kernels repeat inside one sample" },
+    { "budget_s", PARAM_NUM, PARAM_NOT_KEY, "auto", NULL, "auto", 0.1, 86400,
+      "seconds for each device measured (CPU; GPU when there is one); auto: the scenario's share" },
+    { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+/* ---- helpers the parts share (precision_int.h) ------------------------------------------ */
+
+void prec_skip(struct prec_run *r, const char *item, const char *reason)
+{
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "item", item);
+    cJSON_AddStringToObject(s, "reason", reason);
+    cJSON_AddItemToArray(r->skipped, s);
+}
+
+int prec_out_of_time(struct prec_run *r, const char *item)
+{
+    if (progress_stopping()) {
+        prec_skip(r, item, "the run was asked to stop");
+        return 1;
+    }
+    if (timing_now() < r->deadline)
+        return 0;
+    prec_skip(r, item, "the experiment's time budget was spent");
+    return 1;
+}
+
+double prec_share(struct prec_run *r, double until, double weight, double total)
+{
+    double now = timing_now();
+    until = fmin(until, r->end);
+    r->deadline = now + (until > now && total > 0 ? (until - now) * weight / total : 0);
+    return r->deadline;
+}
+
+static int word_index(const char *w, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(w, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* "all" or a list of words -> on[] flags. */
+static void choose(const cJSON *v, const char *const *names, int n, int *on)
+{
+    for (int i = 0; i < n; i++)
+        on[i] = cJSON_IsString(v);
+    for (const cJSON *e = cJSON_IsArray(v) ? v->child : NULL; e; e = e->next) {
+        int i = word_index(e->valuestring, names, n);
+        if (i >= 0)
+            on[i] = 1;
+    }
+}
+
+cJSON *prec_record(const char *series, const char *device, enum prec_fmt f)
+{
+    cJSON *rec = cJSON_CreateObject();
+    cJSON_AddStringToObject(rec, "series", series);
+    cJSON_AddStringToObject(rec, "device", device);
+    cJSON_AddStringToObject(rec, "precision", prec_fmts[f].name);
+    return rec;
+}
+
+/* ---- timing: calibrate the repetitions of a sample, repeat until the times settle --------- */
+
+/* Iterations per sample: enough that a sample lasts sample_s and that the time grows in
+ * proportion to the work. A fixed cost per sample (waking a team on a busy machine can take
+ * milliseconds) would otherwise set the rate; so after reaching sample_s, the count doubles
+ * until the time per iteration stops falling. The fastest of two tries counts each round. */
+void prec_calibrate(struct prec_op *op, double sample_s)
+{
+    double prev = INFINITY;
+    op->iters = 1;
+    if (op->first >= 4 * sample_s)          /* long enough that a fixed cost hardly matters */
+        return;
+    double spent = 0;
+    for (int round = 0; round < 60 && op->iters < 1000000000L && spent < 40 * sample_s; round++) {
+        double t1 = op->run(op->ud, op->iters), t2 = op->run(op->ud, op->iters), t = fmin(t1, t2);
+        double per = t / (double)op->iters;
+        spent += t1 + t2;
+        if (t >= sample_s && (op->plain || per > 0.9 * prev || t >= 20 * sample_s))
+            break;
+        prev = t >= sample_s ? per : INFINITY;
+        double grow = t >= sample_s ? 2.0 : t > 0 ? 1.2 * sample_s / t : 10.0;
+        op->iters = (long)ceil((double)op->iters * fmin(fmax(grow, 1.5), 1000.0));
+    }
+}
+
+static double one_sample(struct prec_op *op) { return op->run(op->ud, op->iters) / (double)op->iters; }
+
+static void add_stats(cJSON *rec, const double *x, int n)
+{
+    cJSON_AddItemToObject(rec, "time_s", experiment_stats(x, n));
+}
+
+/* Warm-up, then samples until the CV rule or the budget stops them; writes samples_s and
+ * time_s into rec and returns the median time of one iteration. */
+double prec_repeat(struct prec_run *r, struct prec_op *op, double budget_s, cJSON *rec)
+{
+    struct stats_rule rule = r->rule;
+    rule.budget_s = budget_s;
+    for (int i = op->first >= r->sample_s ? 1 : 0; i < r->warmup; i++)
+        one_sample(op);
+    double *x = xmalloc((size_t)rule.max_reps * sizeof *x), t0 = timing_now();
+    int n = 0;
+    enum stats_stop stop;
+    do {
+        x[n++] = one_sample(op);
+    } while ((stop = stats_should_stop(&rule, x, n, timing_now() - t0)) == STATS_GO_ON);
+    cJSON_AddNumberToObject(rec, "iters_per_sample", (double)op->iters);
+    cJSON_AddNumberToObject(rec, "warmup", r->warmup);
+    cJSON_AddStringToObject(rec, "stop", stats_stop_name(stop));
+    cJSON_AddItemToObject(rec, "samples_s", cJSON_CreateDoubleArray(x, n));
+    add_stats(rec, x, n);
+    struct stats s;
+    stats_compute(x, n, &s);
+    free(x);
+    return s.median;
+}
+
+/* Rates from the record's time_s: GFLOPS (and GB/s when bytes > 0), best and median. */
+void prec_add_rates(cJSON *rec, double flops, double bytes)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "time_s");
+    double tmin = cJSON_GetObjectItemCaseSensitive(t, "min")->valuedouble;
+    double tmed = cJSON_GetObjectItemCaseSensitive(t, "median")->valuedouble;
+    cJSON_AddNumberToObject(rec, "flops", flops);
+    cJSON_AddNumberToObject(rec, "gflops_best", flops / tmin / 1e9);
+    cJSON_AddNumberToObject(rec, "gflops_median", flops / tmed / 1e9);
+    if (bytes > 0) {
+        cJSON_AddNumberToObject(rec, "bytes", bytes);
+        cJSON_AddNumberToObject(rec, "flops_per_byte", flops / bytes);
+        cJSON_AddNumberToObject(rec, "gbps_best", bytes / tmin / 1e9);
+        cJSON_AddNumberToObject(rec, "gbps_median", bytes / tmed / 1e9);
+    }
+}
+
+void prec_add_validation(cJSON *rec, double err, double tol)
+{
+    cJSON_AddNumberToObject(rec, "max_rel_error", isfinite(err) ? err : 1e308);
+    cJSON_AddNumberToObject(rec, "tolerance", tol);
+    cJSON_AddBoolToObject(rec, "valid", err <= tol);
+}
+
+/* ---- the knee -------------------------------------------------------------------------------- */
+
+int prec_knee(const double *flops_per_byte, const double *gflops, int n, struct prec_knee *out)
+{
+    out->gbps = out->gflops = out->flops_per_byte = NAN;
+    out->lower_bound = 0;
+    int used = 0;
+    double top = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(flops_per_byte[i] > 0) || !(gflops[i] > 0))
+            continue;
+        double bw = gflops[i] / flops_per_byte[i];
+        out->gbps = used ? fmax(out->gbps, bw) : bw;
+        out->gflops = used ? fmax(out->gflops, gflops[i]) : gflops[i];
+        top = fmax(top, flops_per_byte[i]);
+        used++;
+    }
+    if (used < 2)
+        return -1;
+    out->flops_per_byte = out->gflops / out->gbps;
+    out->lower_bound = top < 2 * out->flops_per_byte;
+    return 0;
+}
+
+void prec_knee_record(struct prec_run *r, const char *device, enum prec_fmt f, const char *method,
+                        const double *fpb, const double *gf, int n)
+{
+    struct prec_knee k;
+    if (prec_knee(fpb, gf, n, &k) != 0)
+        return;
+    cJSON *rec = prec_record("knee", device, f);
+    cJSON_AddStringToObject(rec, "method", method);
+    cJSON_AddNumberToObject(rec, "points_done", n);       /* validated sweep points it rests on */
+    cJSON_AddNumberToObject(rec, "ceiling_gbps", k.gbps);
+    cJSON_AddNumberToObject(rec, "ceiling_gflops", k.gflops);
+    cJSON_AddNumberToObject(rec, "knee_flops_per_byte", k.flops_per_byte);
+    cJSON_AddBoolToObject(rec, "knee_is_lower_bound", k.lower_bound);
+    cJSON_AddItemToArray(r->results, rec);
+}
+
+
+/* ---- the plan ------------------------------------------------------------------------------- */
+
+int prec_precheck(const cJSON *params, char *err, size_t errlen)
+{
+    const cJSON *ns = param_get(params, "numerics_shape");
+    char want[32], have[32];
+    if (cJSON_GetArraySize(ns) != 3) {
+        snprintf(err, errlen, "precision: parameter 'numerics_shape' must be three integers m, n, k, got %d",
+                 cJSON_GetArraySize(ns));
+        return -1;
+    }
+    if ((int)cJSON_GetArrayItem(ns, 2)->valuedouble % 32 != 0) {
+        snprintf(err, errlen, "precision: the k of 'numerics_shape' must be a multiple of 32 (the FP4 "
+                 "blocks), got %.0f", cJSON_GetArrayItem(ns, 2)->valuedouble);
+        return -1;
+    }
+    const cJSON *sz = param_get(params, "sweep_size");
+    double avail = env_mem_available();
+    if (cJSON_IsNumber(sz) && isfinite(avail) && sz->valuedouble > MEM_SHARE * avail) {
+        snprintf(err, errlen, "precision: a sweep array of %s does not fit in memory: %s available "
+                 "(MemAvailable), of which it may use %.0f %%", units_format_bytes(sz->valuedouble, want, sizeof want),
+                 units_format_bytes(avail, have, sizeof have), MEM_SHARE * 100);
+        return -1;
+    }
+    return 0;
+}
+
+/* Square sizes: the list given, or doubling from lo to hi. */
+static int squares(const cJSON *params, int lo, int hi, struct prec_shape *out, int max)
+{
+    const cJSON *sq = param_get(params, "square");
+    int n = 0;
+    if (cJSON_IsArray(sq)) {
+        for (const cJSON *e = sq->child; e && n < max; e = e->next, n++)
+            out[n] = (struct prec_shape){ "square", (int)e->valuedouble, (int)e->valuedouble, (int)e->valuedouble };
+        return n;
+    }
+    for (int s = lo; s <= hi && n < max; s *= 2, n++)
+        out[n] = (struct prec_shape){ "square", s, s, s };
+    return n;
+}
+
+/* The GEMMs of a GPT-style training step: m = tokens, k = hidden, n = output features. */
+static int plan_shapes(const cJSON *params, int gpu, struct prec_shape *out, int max)
+{
+    int n = 0;
+    if (param_bool(params, "model_shapes")) {       /* first: what a training step runs */
+        int t = (int)param_num(params, "tokens"), h = (int)param_num(params, "hidden"), v = (int)param_num(params, "vocab");
+        out[n++] = (struct prec_shape){ "attn-proj", t, h, h };
+        out[n++] = (struct prec_shape){ "mlp-up", t, 4 * h, h };
+        out[n++] = (struct prec_shape){ "lm-head", t, v, h };
+    }
+    return n + squares(params, gpu ? 256 : 64, (int)param_num(params, gpu ? "gpu_max_square" : "cpu_max_square"),
+                       out + n, max - n);
+}
+
+/* One sweep array: the size given, or 4x all caches and 256 MiB at least, within memory. */
+static double cpu_sweep_bytes(struct prec_run *r)
+{
+    const cJSON *sz = param_get(r->params, "sweep_size");
+    if (cJSON_IsNumber(sz))
+        return sz->valuedouble;
+    struct env_cpu cpu;
+    env_cpu(&cpu);
+    double want = fmin(fmax(256 * MiB, 4.0 * env_cache_total(&cpu)), 1024 * MiB), avail = env_mem_available();
+    if (isfinite(avail) && want > MEM_SHARE * avail) {
+        char a[32], b[32], msg[256];
+        double capped = pow(2.0, floor(log2(MEM_SHARE * avail)));
+        snprintf(msg, sizeof msg, "4x all caches needs %s; limited to %s by available memory",
+                 units_format_bytes(want, a, sizeof a), units_format_bytes(capped, b, sizeof b));
+        prec_skip(r, "CPU sweep array of 4x all caches", msg);
+        want = capped;
+    }
+    return want;
+}
+
+static void setup_run(struct prec_run *r, const cJSON *params, double budget_s)
+{
+    memset(r, 0, sizeof *r);
+    r->params = params;
+    r->results = cJSON_CreateArray();
+    r->skipped = cJSON_CreateArray();
+    r->info = cJSON_CreateObject();
+    const char *fnames[PREC_NFMT];
+    for (int f = 0; f < PREC_NFMT; f++)
+        fnames[f] = prec_fmts[f].name;
+    choose(param_get(params, "formats"), fnames, PREC_NFMT, r->fmt_on);
+    choose(param_get(params, "parts"), part_names, NPARTS, r->part_on);
+    r->rule = (struct stats_rule){ (int)param_num(params, "min_reps"), (int)param_num(params, "max_reps"),
+                                   param_num(params, "cv"), 0 };
+    if (r->rule.max_reps < r->rule.min_reps)
+        r->rule.max_reps = r->rule.min_reps;
+    r->warmup = (int)param_num(params, "warmup");
+    r->sample_s = param_num(params, "sample_s");
+    r->seed = (uint64_t)param_num(params, "seed");
+    r->tmax = omp_get_max_threads();
+    if (cJSON_IsNumber(param_get(params, "budget_s")))
+        budget_s = param_num(params, "budget_s");
+    r->t0 = timing_now();
+    r->end = r->deadline = r->t0 + budget_s;
+    cJSON_AddNumberToObject(r->info, "budget_s", budget_s);
+}
+
+/* ---- info: how the numbers were made, for the report's method text --------------------- */
+
+static void info_formats(cJSON *info)
+{
+    cJSON *fs = cJSON_AddArrayToObject(info, "formats");
+    for (int f = 0; f < PREC_NFMT; f++) {
+        const struct prec_fmt_info *fi = &prec_fmts[f];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", fi->name);
+        cJSON_AddStringToObject(o, "label", fi->label);
+        if (fi->catalog)
+            cJSON_AddStringToObject(o, "catalog_column", fi->catalog);
+        cJSON_AddNumberToObject(o, "input_bytes", fi->in_bytes);
+        cJSON_AddNumberToObject(o, "output_bytes", fi->out_bytes);
+        cJSON_AddNumberToObject(o, "tolerance", fi->tolerance);
+        cJSON_AddNumberToObject(o, "error_bound", fi->error_bound);
+        cJSON_AddStringToObject(o, "scaling", fi->scaling);
+        cJSON_AddItemToArray(fs, o);
+    }
+}
+
+static void info_cpu(struct prec_run *r, double sweep_bytes)
+{
+    cJSON *c = cJSON_AddObjectToObject(r->info, "cpu");
+    char why[256] = "";
+    cJSON_AddNumberToObject(c, "threads", r->tmax);
+    cJSON_AddNumberToObject(c, "sweep_array_bytes", sweep_bytes);
+    cJSON *ks = cJSON_AddArrayToObject(c, "kernels");
+    for (int f = PREC_FP64; f <= PREC_FP32; f++) {
+        const struct prec_kernel *pk = prec_kernel_find(f);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "precision", prec_fmts[f].name);
+        cJSON_AddStringToObject(o, "isa", pk->isa);
+        cJSON_AddNumberToObject(o, "vector_bytes", pk->vector_bytes);
+        cJSON_AddNumberToObject(o, "chains", pk->chains);
+        cJSON_AddItemToArray(ks, o);
+    }
+    cJSON_AddBoolToObject(c, "sbgemm", prec_cpu_has_sbgemm(why, sizeof why));
+    if (why[0])
+        cJSON_AddStringToObject(c, "sbgemm_reason", why);
+}
+
+static void info_conventions(struct prec_run *r)
+{
+    cJSON *i = r->info;
+    cJSON_AddStringToObject(i, "flop_convention",
+        "GEMM: 2 m n k; FMA kernels: 2 per lane and round; sweep: 2k + 1 per element (k FMAs and the sum)");
+    cJSON_AddStringToObject(i, "byte_convention",
+        "GEMM: A and B once (block scales included) and D once, C not read (beta = 0); "
+        "sweep: each element read once");
+    cJSON_AddStringToObject(i, "gemm_layout", "D = A^T B, A stored k x m, B stored k x n (TN), column-major");
+    cJSON_AddStringToObject(i, "inputs", "uniform in (-1, 1), never zero, from a counter-based generator "
+                            "(splitmix64), the same values on every device");
+    cJSON_AddStringToObject(i, "model", "GPT-2 small: m = tokens, k = hidden, n = hidden (attn-proj), "
+                            "4 hidden (mlp-up), vocab (lm-head)");
+    cJSON_AddNumberToObject(i, "tokens", param_num(r->params, "tokens"));
+    cJSON_AddNumberToObject(i, "hidden", param_num(r->params, "hidden"));
+    cJSON_AddNumberToObject(i, "vocab", param_num(r->params, "vocab"));
+    info_formats(i);
+}
+
+/* ---- the run ---------------------------------------------------------------------------------- */
+
+/* Without a device, every GPU item this run would have measured, with the one reason. */
+static void skip_gpu(struct prec_run *r, const char *reason)
+{
+    char item[96];
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(r->info, "gpu"), "reason", reason);
+    if (r->part_on[PART_OVERHEAD])
+        prec_skip(r, "GPU kernel launch cost", reason);
+    for (int f = 0; f < PREC_NFMT; f++) {
+        if (!r->fmt_on[f])
+            continue;
+        snprintf(item, sizeof item, "GPU GEMM %s", prec_fmts[f].name);
+        if (r->part_on[PART_GEMM])
+            prec_skip(r, item, reason);
+        snprintf(item, sizeof item, "GPU numerics %s", prec_fmts[f].name);
+        if (r->part_on[PART_NUMERICS])
+            prec_skip(r, item, reason);
+    }
+    if (r->part_on[PART_SWEEP])
+        prec_skip(r, "GPU intensity sweep", reason);
+}
+
+/* The parts in order, each with its share of the device's time plus what earlier ones left. */
+static void device_parts(struct prec_run *r, const struct prec_ops *ops, double seconds, double sweep_bytes)
+{
+    struct prec_shape shapes[40];
+    int gpu = strcmp(ops->device, "gpu") == 0;
+    int ns = plan_shapes(r->params, gpu, shapes, 40);
+    double until = fmin(timing_now() + seconds, r->end), weights = 0;
+    char step[64];
+    cJSON *took = cJSON_GetObjectItemCaseSensitive(r->info, "elapsed_s");
+    if (!took)
+        took = cJSON_AddObjectToObject(r->info, "elapsed_s");
+    took = cJSON_AddObjectToObject(took, ops->device);      /* seconds per part, for the budget */
+    for (int p = 0; p < NPARTS; p++)
+        weights += r->part_on[p] && (p != PART_PEAK || !gpu) ? part_weight[p] : 0;
+    for (int p = 0; p < NPARTS; p++) {
+        if (!r->part_on[p] || (p == PART_PEAK && gpu))
+            continue;
+        double now = timing_now(), left = until - now;
+        r->deadline = fmin(until, now + (left > 0 ? left : 0) * part_weight[p] / weights);
+        weights -= part_weight[p];
+        snprintf(step, sizeof step, "%s %s", ops->device, part_names[p]);
+        progress_step(p + (gpu ? NPARTS : 0), step);
+        switch (p) {
+        case PART_OVERHEAD: prec_overheads(r, ops); break;
+        case PART_PEAK: prec_peaks(r); break;
+        case PART_GEMM: prec_gemms(r, ops, shapes, ns); break;
+        case PART_SWEEP: prec_sweeps(r, ops, sweep_bytes); break;
+        case PART_NUMERICS: prec_numerics(r, ops); break;
+        }
+        cJSON_AddNumberToObject(took, part_names[p], timing_now() - now);
+    }
+    r->deadline = r->end;
+}
+
+static void gpu_run(struct prec_run *r, double seconds)
+{
+    struct cuda_info ci;
+    cuda_probe(&ci);
+    if (ci.ndev == 0) {
+        skip_gpu(r, ci.reason);
+        return;
+    }
+#ifdef HAVE_CUDA
+    char why[256];
+    cJSON *g = cJSON_AddObjectToObject(r->info, "gpu");
+    cJSON_AddStringToObject(g, "name", ci.dev[0].name);
+    cJSON_AddNumberToObject(g, "compute_capability", ci.dev[0].major + ci.dev[0].minor / 10.0);
+    cJSON_AddNumberToObject(g, "l2_bytes", ci.dev[0].l2_bytes);
+    if (prec_gpu_select(0, why, sizeof why) != 0) {
+        skip_gpu(r, why);
+        return;
+    }
+    const cJSON *sz = param_get(r->params, "gpu_sweep_size");
+    double bytes = cJSON_IsNumber(sz) ? sz->valuedouble : fmax(1024 * MiB, 8.0 * ci.dev[0].l2_bytes);
+    if (isfinite(ci.dev[0].mem_free_bytes))
+        bytes = fmin(bytes, pow(2.0, floor(log2(0.5 * ci.dev[0].mem_free_bytes))));
+    cJSON_AddNumberToObject(g, "sweep_array_bytes", bytes);
+    device_parts(r, &prec_gpu_ops, seconds, bytes);
+#else
+    (void)seconds;
+#endif
+}
+
+cJSON *prec_run(const cJSON *params, double budget_s, char *err, size_t errlen)
+{
+    struct prec_run r;
+    (void)err;
+    (void)errlen;
+    setup_run(&r, params, budget_s);
+    const char *dev = param_str(params, "device");
+    int cpu = strcmp(dev, "gpu") != 0, gpu = strcmp(dev, "cpu") != 0;
+    struct cuda_info ci;
+    if (gpu)
+        cuda_probe(&ci);
+    double per_device = r.end - r.t0;         /* the budget is per device measured */
+    if (cpu && gpu && ci.ndev > 0)
+        r.end += per_device;
+    info_conventions(&r);
+    progress_begin("precision", 2 * NPARTS, r.end - r.t0);
+    if (cpu) {
+        double bytes = cpu_sweep_bytes(&r);
+        info_cpu(&r, bytes);
+        device_parts(&r, &prec_cpu_ops, per_device, bytes);
+    }
+    if (gpu)
+        gpu_run(&r, r.end - timing_now());
+    progress_step(2 * NPARTS, "done");
+    progress_end();
+    prec_free_reference(&r);
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddItemToObject(out, "results", r.results);
+    cJSON_AddItemToObject(out, "skipped", r.skipped);
+    cJSON_AddItemToObject(out, "info", r.info);
+    return out;
+}

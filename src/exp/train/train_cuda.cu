@@ -1,0 +1,754 @@
+/* train_cuda.cu: the CUDA backend of the training experiment: the tensors net_act_tensor() lists
+ * in device memory, the op kinds of the plan as table entries, matmuls (the linears and the
+ * attention products) through cuBLASLt with their descriptors and algorithms cached, the rest
+ * through train_cuda_kernels.cu, time marks as CUDA events. FP32 matmuls compute in FP32 (no
+ * TF32); BF16 matmuls read BF16 operands and accumulate and write FP32; FP8 forward matmuls
+ * read E4M3 operands with one dequantisation scale per tensor. Initial weights come from
+ * train_init_params(), the CPU backend's, so both devices start from the same bits. */
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exp/train/train_cuda.h"
+extern "C" {
+#include "exp/train/train.h"
+#include "util/units.h"
+}
+
+#define GEMM_CACHE 512             /* matmul shapes x alignments of one step */
+
+enum { S_NORM = 0, S_XAMAX, S_XINV, S_WAMAX, S_WINV };     /* device scalars; S_WINV + 4 l + layer */
+
+struct gemm_key {
+    int ta, tb, batch, scaled;
+    uint64_t M, N, K;
+    int64_t lda, ldb, ldc, sa, sb, sc;
+    cudaDataType at, bt;
+    uint32_t aa, ab, ac;            /* byte alignment of A, B and C (and of each batch's), <= 256 */
+};
+
+struct gemm_plan {
+    struct gemm_key key;
+    cublasLtMatmulDesc_t desc;
+    cublasLtMatrixLayout_t la, lb, lc;
+    cublasLtMatmulAlgo_t algo;
+    int ok;
+};
+
+struct train_ctx {
+    struct net_shape s;
+    enum net_prec p;
+    uint64_t seed;
+    size_t N, T;
+    cudaStream_t st;
+    cublasLtHandle_t lt;
+    float *w, *g, *m, *v;           /* [N] FP32 master weights, gradients, AdamW moments */
+    uint16_t *w16;                  /* [net_low_count] BF16 copies of the linears' weights */
+    uint8_t *w8;                    /* [net_fp8_count] E4M3 copies of the blocks' linears */
+    float *scal;                    /* S_NORM, S_XAMAX, S_XINV, S_WAMAX, then 4L weight scales */
+    float *amax_part;               /* partial maxima of the FP8 absolute-maximum passes */
+    double *norm_part;              /* partial sums of the gradient norm */
+    char *act[NET_NACTS];
+    struct net_tensor t[NET_NACTS];
+    struct gemm_plan cache[GEMM_CACHE];
+    int ncache;
+    struct train_adam adam;
+    float clip;
+    cudaEvent_t *ev;                /* [nops + 1] time marks of one step */
+    int nev;
+    float *h_w, *h_losses;          /* host: initial weights [N], losses [T accum] */
+    double bytes;                   /* device bytes open() allocated */
+};
+
+/* ---- memory ---- */
+
+static int dalloc(struct train_ctx *c, void **p, double bytes)
+{
+    *p = NULL;
+    if (bytes <= 0)
+        return 0;
+    if (cudaMalloc(p, (size_t)bytes) != cudaSuccess) {
+        cudaGetLastError();
+        *p = NULL;
+        return -1;
+    }
+    c->bytes += bytes;
+    return cudaMemset(*p, 0, (size_t)bytes) == cudaSuccess ? 0 : -1;
+}
+
+static void *act(struct train_ctx *c, enum net_act a, int copy)
+{
+    return c->act[a] + (size_t)copy * (size_t)c->t[a].elems * (size_t)net_dtype_bytes[c->t[a].dtype];
+}
+
+static int slot(const struct train_ctx *c, int layer) { return c->s.checkpoint ? 0 : layer; }
+static float *W(struct train_ctx *c, enum net_param p, int layer) { return c->w + net_param_offset(&c->s, p, layer); }
+static float *G(struct train_ctx *c, enum net_param p, int layer) { return c->g + net_param_offset(&c->s, p, layer); }
+
+/* ---- matmuls: row-major C = alpha op(A) op(B) + beta C through column-major cuBLASLt ----
+ * Row-major C[M,N] is column-major C^T[N,M] = op(B)^T op(A)^T: cuBLASLt's first operand is
+ * our B, its second our A. FP8 needs cuBLASLt's "TN" form: ta = 0, tb = 1 (Y = X W^T). */
+
+static int same_key(const struct gemm_key *a, const struct gemm_key *b) { return memcmp(a, b, sizeof *a) == 0; }
+
+static cublasStatus_t make_plan(struct train_ctx *c, struct gemm_plan *pl)
+{
+    const struct gemm_key *k = &pl->key;
+    cublasOperation_t opa = k->tb ? CUBLAS_OP_T : CUBLAS_OP_N, opb = k->ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasStatus_t s = cublasLtMatmulDescCreate(&pl->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+    if (s != CUBLAS_STATUS_SUCCESS)
+        return s;
+    cublasLtMatmulDescSetAttribute(pl->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa);
+    cublasLtMatmulDescSetAttribute(pl->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb);
+    cublasLtMatrixLayoutCreate(&pl->la, k->bt, k->tb ? k->K : k->N, k->tb ? k->N : k->K, k->ldb);
+    cublasLtMatrixLayoutCreate(&pl->lb, k->at, k->ta ? k->M : k->K, k->ta ? k->K : k->M, k->lda);
+    cublasLtMatrixLayoutCreate(&pl->lc, CUDA_R_32F, k->N, k->M, k->ldc);
+    if (k->batch > 1) {
+        cublasLtMatrixLayout_t ls[3] = { pl->la, pl->lb, pl->lc };
+        int64_t strides[3] = { k->sb, k->sa, k->sc };
+        for (int i = 0; i < 3; i++) {
+            cublasLtMatrixLayoutSetAttribute(ls[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &k->batch, sizeof k->batch);
+            cublasLtMatrixLayoutSetAttribute(ls[i], CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strides[i], sizeof strides[i]);
+        }
+    }
+    if (k->scaled) {                    /* any device pointer, so the heuristic sees a scaled matmul */
+        const float *sp = c->scal + S_XINV;
+        cublasLtMatmulDescSetAttribute(pl->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sp, sizeof sp);
+        cublasLtMatmulDescSetAttribute(pl->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sp, sizeof sp);
+    }
+    cublasLtMatmulPreference_t pref;
+    uint64_t ws = (uint64_t)(c->t[NET_A_GEMM_WS].elems * 4);
+    cublasLtMatmulPreferenceCreate(&pref);
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+    /* cuBLASLt assumes 256-byte aligned matrices unless told; ours start wherever a tensor of a
+     * block does in the flat arrays. Its A is our B. */
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &k->ab, sizeof k->ab);
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &k->aa, sizeof k->aa);
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &k->ac, sizeof k->ac);
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &k->ac, sizeof k->ac);
+    cublasLtMatmulHeuristicResult_t res;
+    int found = 0;
+    s = cublasLtMatmulAlgoGetHeuristic(c->lt, pl->desc, pl->la, pl->lb, pl->lc, pl->lc, pref, 1, &res, &found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (s == CUBLAS_STATUS_SUCCESS && found == 0)
+        s = CUBLAS_STATUS_NOT_SUPPORTED;
+    if (s == CUBLAS_STATUS_SUCCESS) {
+        pl->algo = res.algo;
+        pl->ok = 1;
+    }
+    return s;
+}
+
+static struct gemm_plan *plan_for(struct train_ctx *c, const struct gemm_key *k, cublasStatus_t *status)
+{
+    for (int i = 0; i < c->ncache; i++)
+        if (same_key(&c->cache[i].key, k))
+            return &c->cache[i];
+    if (c->ncache == GEMM_CACHE)
+        sr_die(__FILE__, __LINE__, "more than %d matmul shapes in one training step", GEMM_CACHE);
+    struct gemm_plan *pl = &c->cache[c->ncache++];
+    memset(pl, 0, sizeof *pl);
+    pl->key = *k;
+    *status = make_plan(c, pl);
+    return pl;
+}
+
+struct mm {
+    int ta, tb;
+    uint64_t M, N, K;
+    const void *A, *B;
+    cudaDataType at, bt;
+    int64_t lda, ldb;
+    float alpha, beta;
+    float *C;
+    int64_t ldc;
+    int batch;
+    int64_t sa, sb, sc;
+    const float *scale_a, *scale_b;     /* FP8: dequantisation factors of A and B (device) */
+};
+
+static int64_t dt_bytes(cudaDataType t) { return t == CUDA_R_32F ? 4 : t == CUDA_R_16BF ? 2 : 1; }
+
+/* The largest power of two (up to 256) dividing the address and, when batched, the stride. */
+static uint32_t align_of(const void *p, int64_t stride_bytes, int batch)
+{
+    uintptr_t a = (uintptr_t)p | (uintptr_t)256 | (batch > 1 ? (uintptr_t)stride_bytes : 0);
+    return (uint32_t)(a & (~a + 1));
+}
+
+static struct gemm_key key_of(const struct mm *x)
+{
+    struct gemm_key k;
+    memset(&k, 0, sizeof k);            /* padding too: keys are compared bytewise */
+    k.ta = x->ta; k.tb = x->tb; k.batch = x->batch > 1 ? x->batch : 1; k.scaled = x->scale_a != NULL;
+    k.M = x->M; k.N = x->N; k.K = x->K; k.lda = x->lda; k.ldb = x->ldb; k.ldc = x->ldc;
+    k.sa = x->sa; k.sb = x->sb; k.sc = x->sc; k.at = x->at; k.bt = x->bt;
+    k.aa = align_of(x->A, x->sa * dt_bytes(x->at), k.batch);
+    k.ab = align_of(x->B, x->sb * dt_bytes(x->bt), k.batch);
+    k.ac = align_of(x->C, x->sc * 4, k.batch);
+    return k;
+}
+
+static void gemm(struct train_ctx *c, const struct mm *x)
+{
+    struct gemm_key k = key_of(x);
+    cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+    struct gemm_plan *pl = plan_for(c, &k, &s);
+    if (!pl->ok)
+        sr_die(__FILE__, __LINE__, "cuBLASLt has no algorithm for a %llux%llux%llu matmul (status %d)",
+               (unsigned long long)x->M, (unsigned long long)x->N, (unsigned long long)x->K, (int)s);
+    if (x->scale_a) {
+        cublasLtMatmulDescSetAttribute(pl->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &x->scale_b, sizeof x->scale_b);
+        cublasLtMatmulDescSetAttribute(pl->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &x->scale_a, sizeof x->scale_a);
+    }
+    s = cublasLtMatmul(c->lt, pl->desc, &x->alpha, x->B, pl->la, x->A, pl->lb, &x->beta, x->C, pl->lc, x->C, pl->lc,
+                       &pl->algo, act(c, NET_A_GEMM_WS, 0), (size_t)(c->t[NET_A_GEMM_WS].elems * 4), c->st);
+    if (s != CUBLAS_STATUS_SUCCESS)
+        sr_die(__FILE__, __LINE__, "cublasLtMatmul failed (status %d)", (int)s);
+}
+
+/* ---- the linears ---- */
+
+struct lin {
+    size_t in, out;
+    void *x;                        /* [T,in], BF16 unless FP32 */
+    float *y, *w, *b, *dw, *db, *dy, *dx;
+    uint16_t *w16;
+    uint8_t *w8;
+    float *winv;                    /* FP8: the weight's dequantisation factor */
+};
+
+static void lin_of(struct train_ctx *c, int l, int layer, struct lin *o)
+{
+    struct net_linear_io io;
+    enum net_param wp, bp;
+    int k = l == NET_LIN_LMHEAD ? 0 : slot(c, layer), pl = l == NET_LIN_LMHEAD ? 0 : layer;
+    net_linear_io((enum net_linear)l, &io);
+    net_linear_params(&c->s, (enum net_linear)l, &wp, &bp, &o->in, &o->out);
+    o->x = act(c, io.x, k);
+    o->y = (float *)act(c, io.y, l == NET_LIN_FCPROJ ? layer + 1 : k);
+    o->w = W(c, wp, pl);
+    o->dw = G(c, wp, pl);
+    o->b = bp == NET_NPARAMS ? NULL : W(c, bp, pl);
+    o->db = bp == NET_NPARAMS ? NULL : G(c, bp, pl);
+    size_t lo = net_low_offset(&c->s, (enum net_linear)l, pl);
+    o->w16 = c->w16 ? c->w16 + lo : NULL;
+    o->w8 = c->w8 && l != NET_LIN_LMHEAD ? c->w8 + lo : NULL;
+    o->winv = l != NET_LIN_LMHEAD ? c->scal + S_WINV + 4 * layer + l : NULL;
+    o->dy = (float *)act(c, io.dy, 0);
+    o->dx = (float *)act(c, io.dx, 0);
+}
+
+/* The forward matmul of linear l in block `layer`: Y = X W^T. */
+static void fwd_mm(struct train_ctx *c, int l, int layer, struct lin *L, struct mm *x)
+{
+    lin_of(c, l, layer, L);
+    struct mm m = { 0, 1, c->T, L->out, L->in, L->x, L->w, CUDA_R_32F, CUDA_R_32F, (int64_t)L->in, (int64_t)L->in,
+                    1.0f, 0.0f, L->y, (int64_t)L->out, 1, 0, 0, 0, NULL, NULL };
+    if (c->p != NET_FP32) {
+        m.at = m.bt = CUDA_R_16BF;
+        m.B = L->w16;
+    }
+    if (c->p == NET_FP8 && l != NET_LIN_LMHEAD) {
+        m.at = m.bt = CUDA_R_8F_E4M3;
+        m.A = act(c, NET_A_XQ, 0);
+        m.B = L->w8;
+        m.scale_a = c->scal + S_XINV;
+        m.scale_b = L->winv;
+    }
+    *x = m;
+}
+
+static void ex_matmul(struct train_ctx *c, const struct net_op *op)
+{
+    struct lin L;
+    struct mm x;
+    fwd_mm(c, op->which, op->layer, &L, &x);
+    gemm(c, &x);
+    if (L.b)
+        train_gpu_add_bias(c->st, L.y, L.b, c->T, L.out);
+}
+
+static void ex_quantize(struct train_ctx *c, const struct net_op *op)
+{
+    struct lin L;
+    lin_of(c, op->which, op->layer, &L);
+    size_t n = c->T * L.in;
+    train_gpu_absmax(c->st, c->scal + S_XAMAX, c->amax_part, (const uint16_t *)L.x, n);
+    train_gpu_quantize(c->st, (uint8_t *)act(c, NET_A_XQ, 0), c->scal + S_XINV, (const uint16_t *)L.x, n, c->scal + S_XAMAX);
+}
+
+static void ex_cast_grad(struct train_ctx *c, const struct net_op *op)
+{
+    struct lin L;
+    lin_of(c, op->which, op->layer, &L);
+    train_gpu_bf16(c->st, (uint16_t *)act(c, NET_A_DLOW, 0), L.dy, c->T * L.out);
+}
+
+static void ex_dgrad(struct train_ctx *c, const struct net_op *op)
+{
+    struct lin L;
+    int low = c->p != NET_FP32;
+    lin_of(c, op->which, op->layer, &L);
+    struct mm x = { 0, 0, c->T, L.in, L.out, low ? act(c, NET_A_DLOW, 0) : (void *)L.dy,
+                    low ? (const void *)L.w16 : (const void *)L.w, low ? CUDA_R_16BF : CUDA_R_32F,
+                    low ? CUDA_R_16BF : CUDA_R_32F, (int64_t)L.out, (int64_t)L.in, 1.0f, 0.0f, L.dx, (int64_t)L.in,
+                    1, 0, 0, 0, NULL, NULL };
+    gemm(c, &x);
+}
+
+static void ex_wgrad(struct train_ctx *c, const struct net_op *op)
+{
+    struct lin L;
+    int low = c->p != NET_FP32;
+    lin_of(c, op->which, op->layer, &L);
+    struct mm x = { 1, 0, L.out, L.in, c->T, low ? act(c, NET_A_DLOW, 0) : (void *)L.dy, L.x,
+                    low ? CUDA_R_16BF : CUDA_R_32F, low ? CUDA_R_16BF : CUDA_R_32F, (int64_t)L.out, (int64_t)L.in,
+                    1.0f, 1.0f, L.dw, (int64_t)L.in, 1, 0, 0, 0, NULL, NULL };
+    gemm(c, &x);
+    if (L.db)
+        train_gpu_colsum(c->st, L.db, L.dy, c->T, L.out);
+}
+
+/* ---- attention: per (sequence, head) matrices [S,d] and [S,S], batched over B a ---- */
+
+static void heads(struct train_ctx *c, enum net_act a, float **q, float **k, float **v, float **y)
+{
+    float *base = (float *)act(c, a, 0);
+    size_t n = c->T * (size_t)c->s.hidden;
+    *q = base; *k = base + n; *v = base + 2 * n; *y = base + 3 * n;
+}
+
+/* C = alpha op(A) op(B) for each of the B a (sequence, head) pairs. */
+static void batched(struct train_ctx *c, int ta, int tb, uint64_t M, uint64_t N, uint64_t K, const float *A,
+                    int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb, float alpha, float *C,
+                    int64_t ldc, int64_t sc)
+{
+    struct mm x = { ta, tb, M, N, K, A, B, CUDA_R_32F, CUDA_R_32F, lda, ldb, alpha, 0.0f, C, ldc,
+                    c->s.batch * c->s.heads, sa, sb, sc, NULL, NULL };
+    gemm(c, &x);
+}
+
+static void ex_attention(struct train_ctx *c, const struct net_op *op)
+{
+    int S = c->s.seq, h = c->s.hidden, a = c->s.heads, d = h / a, k = slot(c, op->layer);
+    float *q, *kk, *v, *y, *att = (float *)act(c, NET_A_ATT, k);
+    int64_t sd = (int64_t)S * d, ss = (int64_t)S * S;
+    heads(c, NET_A_HEADS, &q, &kk, &v, &y);
+    train_gpu_split_qkv(c->st, q, kk, v, (const float *)act(c, NET_A_QKV, k), c->s.batch, S, h, a);
+    batched(c, 0, 1, S, S, d, q, d, sd, kk, d, sd, 1.0f / sqrtf((float)d), att, S, ss);
+    train_gpu_softmax_causal(c->st, att, (size_t)c->s.batch * a * S, S);
+    batched(c, 0, 0, S, d, S, att, S, ss, v, d, sd, 1.0f, y, d, sd);
+    train_gpu_merge_heads(c->st, act(c, NET_A_ATTY, k), c->p != NET_FP32, y, c->s.batch, S, h, a);
+}
+
+static void ex_attention_bwd(struct train_ctx *c, const struct net_op *op)
+{
+    int S = c->s.seq, h = c->s.hidden, a = c->s.heads, d = h / a, k = slot(c, op->layer);
+    float *q, *kk, *v, *y, *dq, *dk, *dv, *dy, *att = (float *)act(c, NET_A_ATT, k);
+    float *datt = (float *)act(c, NET_A_DATT, 0);
+    int64_t sd = (int64_t)S * d, ss = (int64_t)S * S;
+    heads(c, NET_A_HEADS, &q, &kk, &v, &y);
+    heads(c, NET_A_DHEADS, &dq, &dk, &dv, &dy);
+    train_gpu_split_qkv(c->st, q, kk, v, (const float *)act(c, NET_A_QKV, k), c->s.batch, S, h, a);
+    train_gpu_split_heads(c->st, dy, (const float *)act(c, NET_A_DATTY, 0), c->s.batch, S, h, a);
+    batched(c, 0, 1, S, S, d, dy, d, sd, v, d, sd, 1.0f, datt, S, ss);        /* dP = dY V^T */
+    batched(c, 1, 0, S, d, S, att, S, ss, dy, d, sd, 1.0f, dv, d, sd);        /* dV = P^T dY */
+    train_gpu_softmax_causal_bwd(c->st, datt, att, (size_t)c->s.batch * a * S, S, 1.0f / sqrtf((float)d));
+    batched(c, 0, 0, S, d, S, datt, S, ss, kk, d, sd, 1.0f, dq, d, sd);       /* dQ = dS K */
+    batched(c, 1, 0, S, d, S, datt, S, ss, q, d, sd, 1.0f, dk, d, sd);        /* dK = dS^T Q */
+    train_gpu_merge_qkv(c->st, (float *)act(c, NET_A_DQKV, 0), dq, dk, dv, c->s.batch, S, h, a);
+}
+
+/* ---- the other op kinds ---- */
+
+struct norm_io {
+    const float *x;
+    void *out;
+    float *stats, *w, *b, *dw, *db;
+};
+
+static void norm_of(struct train_ctx *c, const struct net_op *op, struct norm_io *n)
+{
+    int k = slot(c, op->layer), l = op->layer;
+    if (op->which == NET_LNF) {
+        n->x = (const float *)act(c, NET_A_RES, c->s.layers); n->out = act(c, NET_A_LNF, 0);
+        n->stats = (float *)act(c, NET_A_LNF_STATS, 0);
+        n->w = W(c, NET_P_LNFW, 0); n->b = W(c, NET_P_LNFB, 0); n->dw = G(c, NET_P_LNFW, 0); n->db = G(c, NET_P_LNFB, 0);
+    } else if (op->which == NET_LN1) {
+        n->x = (const float *)act(c, NET_A_RES, l); n->out = act(c, NET_A_LN1, k);
+        n->stats = (float *)act(c, NET_A_LN1_STATS, k);
+        n->w = W(c, NET_P_LN1W, l); n->b = W(c, NET_P_LN1B, l); n->dw = G(c, NET_P_LN1W, l); n->db = G(c, NET_P_LN1B, l);
+    } else {
+        n->x = (const float *)act(c, NET_A_RES2, k); n->out = act(c, NET_A_LN2, k);
+        n->stats = (float *)act(c, NET_A_LN2_STATS, k);
+        n->w = W(c, NET_P_LN2W, l); n->b = W(c, NET_P_LN2B, l); n->dw = G(c, NET_P_LN2W, l); n->db = G(c, NET_P_LN2B, l);
+    }
+}
+
+static void ex_layernorm(struct train_ctx *c, const struct net_op *op)
+{
+    struct norm_io n;
+    norm_of(c, op, &n);
+    train_gpu_layernorm(c->st, n.out, c->p != NET_FP32, n.stats, n.x, n.w, n.b, c->T, c->s.hidden);
+}
+
+static void ex_layernorm_bwd(struct train_ctx *c, const struct net_op *op)
+{
+    struct norm_io n;
+    norm_of(c, op, &n);
+    train_gpu_layernorm_bwd(c->st, (float *)act(c, NET_A_DRES, 0), op->which == NET_LNF, n.dw, n.db,
+                     (const float *)act(c, NET_A_DLN, 0), n.x, n.stats, n.w, c->T, c->s.hidden);
+}
+
+static void ex_residual(struct train_ctx *c, const struct net_op *op)
+{
+    int k = slot(c, op->layer);
+    size_t n = c->T * (size_t)c->s.hidden;
+    if (op->which == 0)
+        train_gpu_add(c->st, (float *)act(c, NET_A_RES2, k), (const float *)act(c, NET_A_RES, op->layer), n);
+    else
+        train_gpu_add(c->st, (float *)act(c, NET_A_RES, op->layer + 1), (const float *)act(c, NET_A_RES2, k), n);
+}
+
+static void ex_gelu(struct train_ctx *c, const struct net_op *op)
+{
+    int k = slot(c, op->layer);
+    train_gpu_gelu(c->st, act(c, NET_A_GELU, k), c->p != NET_FP32, (const float *)act(c, NET_A_FC, k),
+            4 * c->T * (size_t)c->s.hidden);
+}
+
+static void ex_gelu_bwd(struct train_ctx *c, const struct net_op *op)
+{
+    train_gpu_gelu_bwd(c->st, (float *)act(c, NET_A_DFC, 0), (const float *)act(c, NET_A_FC, slot(c, op->layer)),
+                4 * c->T * (size_t)c->s.hidden);
+}
+
+static const int32_t *ids(struct train_ctx *c, enum net_act a, int mb)
+{
+    return (const int32_t *)act(c, a, 0) + (size_t)mb * c->T;
+}
+
+static void ex_embed(struct train_ctx *c, const struct net_op *op)
+{
+    train_gpu_embed(c->st, (float *)act(c, NET_A_RES, 0), ids(c, NET_A_TOKENS, op->micro), W(c, NET_P_WTE, 0),
+             W(c, NET_P_WPE, 0), c->s.batch, c->s.seq, c->s.hidden);
+}
+
+static void ex_embed_bwd(struct train_ctx *c, const struct net_op *op)
+{
+    train_gpu_embed_bwd(c->st, G(c, NET_P_WTE, 0), G(c, NET_P_WPE, 0), (const float *)act(c, NET_A_DRES, 0),
+                 ids(c, NET_A_TOKENS, op->micro), c->s.batch, c->s.seq, c->s.hidden);
+}
+
+static void ex_xent(struct train_ctx *c, const struct net_op *op)
+{
+    train_gpu_xent(c->st, (float *)act(c, NET_A_LOSSES, 0) + (size_t)op->micro * c->T, (float *)act(c, NET_A_LOGITS, 0),
+            ids(c, NET_A_TARGETS, op->micro), c->T, c->s.vocab);
+}
+
+static void ex_xent_bwd(struct train_ctx *c, const struct net_op *op)
+{
+    train_gpu_xent_bwd(c->st, (float *)act(c, NET_A_LOGITS, 0), ids(c, NET_A_TARGETS, op->micro), c->T, c->s.vocab,
+                (float)(1.0 / ((double)c->T * c->s.accum)));
+}
+
+static void ex_zero_grad(struct train_ctx *c, const struct net_op *op)
+{
+    (void)op;
+    CUDA_CHECK(cudaMemsetAsync(c->g, 0, c->N * sizeof *c->g, c->st));
+}
+
+static void ex_grad_norm(struct train_ctx *c, const struct net_op *op)
+{
+    (void)op;
+    train_gpu_norm(c->st, c->scal + S_NORM, c->norm_part, c->g, c->N);
+}
+
+/* BF16 copies of the linears' weights from the master weights. */
+static void refresh(struct train_ctx *c)
+{
+    if (!c->w16)
+        return;
+    for (int l = 0; l < NET_NLINEARS; l++)
+        for (int layer = 0; layer < (l == NET_LIN_LMHEAD ? 1 : c->s.layers); layer++) {
+            struct lin L;
+            lin_of(c, l, layer, &L);
+            train_gpu_bf16(c->st, L.w16, L.w, L.in * L.out);
+        }
+}
+
+static void ex_quantize_weights(struct train_ctx *c, const struct net_op *op)
+{
+    (void)op;
+    for (int l = 0; l < NET_LIN_LMHEAD; l++)
+        for (int layer = 0; layer < c->s.layers; layer++) {
+            struct lin L;
+            lin_of(c, l, layer, &L);
+            train_gpu_absmax(c->st, c->scal + S_WAMAX, c->amax_part, L.w16, L.in * L.out);
+            train_gpu_quantize(c->st, L.w8, L.winv, L.w16, L.in * L.out, c->scal + S_WAMAX);
+        }
+}
+
+static void ex_adamw(struct train_ctx *c, const struct net_op *op)
+{
+    (void)op;
+    for (int p = 0; p < NET_NPARAMS; p++) {
+        size_t r, cols;
+        net_param_dims(&c->s, (enum net_param)p, &r, &cols);
+        size_t n = r * cols * (net_params[p].per_block ? (size_t)c->s.layers : 1);
+        train_gpu_adamw(c->st, W(c, (enum net_param)p, 0), c->m + net_param_offset(&c->s, (enum net_param)p, 0),
+                 c->v + net_param_offset(&c->s, (enum net_param)p, 0), G(c, (enum net_param)p, 0), n, c->adam,
+                 c->clip, c->scal + S_NORM, net_params[p].decay);
+    }
+    refresh(c);
+}
+
+typedef void (*exec_fn)(struct train_ctx *, const struct net_op *);
+
+static exec_fn exec_of(enum net_kind k)
+{
+    static exec_fn table[NET_NKINDS];
+    if (!table[NET_OP_MATMUL]) {
+        table[NET_OP_ZERO_GRAD] = ex_zero_grad; table[NET_OP_EMBED] = ex_embed;
+        table[NET_OP_LAYERNORM] = ex_layernorm; table[NET_OP_QUANTIZE] = ex_quantize;
+        table[NET_OP_ATTENTION] = ex_attention; table[NET_OP_RESIDUAL] = ex_residual;
+        table[NET_OP_GELU] = ex_gelu; table[NET_OP_XENT] = ex_xent; table[NET_OP_XENT_BWD] = ex_xent_bwd;
+        table[NET_OP_CAST_GRAD] = ex_cast_grad; table[NET_OP_MATMUL_DGRAD] = ex_dgrad;
+        table[NET_OP_MATMUL_WGRAD] = ex_wgrad; table[NET_OP_GELU_BWD] = ex_gelu_bwd;
+        table[NET_OP_ATTENTION_BWD] = ex_attention_bwd; table[NET_OP_LAYERNORM_BWD] = ex_layernorm_bwd;
+        table[NET_OP_EMBED_BWD] = ex_embed_bwd; table[NET_OP_GRAD_NORM] = ex_grad_norm;
+        table[NET_OP_ADAMW] = ex_adamw; table[NET_OP_QUANTIZE_WEIGHTS] = ex_quantize_weights;
+        table[NET_OP_MATMUL] = ex_matmul;
+    }
+    return table[k];
+}
+
+static void gpu_run(struct train_ctx *c, const struct net_op *op)
+{
+    exec_fn f = exec_of(op->kind);
+    if (!f)
+        sr_die(__FILE__, __LINE__, "no CUDA kernel for op kind %d", (int)op->kind);
+    f(c, op);
+}
+
+/* ---- life cycle ---- */
+
+static int gpu_supports(const struct net_shape *s, enum net_prec p, char *why, size_t n)
+{
+    cudaDeviceProp prop;
+    const char *x = net_shape_extension(s);
+    if (x) {
+        snprintf(why, n, "the CUDA training backend runs GPT-2 blocks only; this shape asks for %s", x);
+        return 0;
+    }
+    if (p != NET_FP8)
+        return 1;
+    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(why, n, "the CUDA runtime gives no properties for device 0");
+        return 0;
+    }
+    if (prop.major * 10 + prop.minor < 89) {
+        snprintf(why, n, "FP8 matmuls need compute capability 8.9 or later; %s is %d.%d", prop.name, prop.major, prop.minor);
+        return 0;
+    }
+    if ((s->batch * s->seq) % 16 != 0 || s->hidden % 16 != 0) {
+        snprintf(why, n, "cuBLASLt's FP8 matmuls need tokens per micro-batch (%d) and hidden (%d) to be multiples of 16",
+                 s->batch * s->seq, s->hidden);
+        return 0;
+    }
+    return 1;
+}
+
+static void gpu_reset(struct train_ctx *c)
+{
+    train_init_params(&c->s, c->seed, c->h_w);
+    CUDA_CHECK(cudaMemcpy(c->w, c->h_w, c->N * sizeof *c->w, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(c->m, 0, c->N * sizeof *c->m));
+    CUDA_CHECK(cudaMemset(c->v, 0, c->N * sizeof *c->v));
+    refresh(c);
+    if (c->w8)
+        ex_quantize_weights(c, NULL);
+    CUDA_CHECK(cudaStreamSynchronize(c->st));
+}
+
+static void gpu_close(struct train_ctx *c)
+{
+    if (!c)
+        return;
+    if (c->st)
+        cudaStreamSynchronize(c->st);
+    for (int i = 0; i < c->ncache; i++) {
+        cublasLtMatrixLayoutDestroy(c->cache[i].la);
+        cublasLtMatrixLayoutDestroy(c->cache[i].lb);
+        cublasLtMatrixLayoutDestroy(c->cache[i].lc);
+        cublasLtMatmulDescDestroy(c->cache[i].desc);
+    }
+    for (int i = 0; i < c->nev; i++)
+        cudaEventDestroy(c->ev[i]);
+    void *dev[] = { c->w, c->g, c->m, c->v, c->w16, c->w8, c->scal, c->amax_part, c->norm_part };
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+        cudaFree(dev[i]);
+    for (int a = 0; a < NET_NACTS; a++)
+        cudaFree(c->act[a]);
+    if (c->lt)
+        cublasLtDestroy(c->lt);
+    if (c->st)
+        cudaStreamDestroy(c->st);
+    cudaGetLastError();
+    free(c->ev);
+    free(c->h_w);
+    free(c->h_losses);
+    free(c);
+}
+
+static int gpu_alloc(struct train_ctx *c)
+{
+    double N = (double)c->N, nb = N / TRAIN_SUMSQ_BLOCK + 2;
+    int bad = dalloc(c, (void **)&c->w, 4 * N) | dalloc(c, (void **)&c->g, 4 * N) | dalloc(c, (void **)&c->m, 4 * N)
+            | dalloc(c, (void **)&c->v, 4 * N) | dalloc(c, (void **)&c->scal, 4.0 * (S_WINV + 4 * c->s.layers))
+            | dalloc(c, (void **)&c->norm_part, 8 * nb);
+    if (c->p != NET_FP32)
+        bad |= dalloc(c, (void **)&c->w16, 2 * (double)net_low_count(&c->s));
+    if (c->p == NET_FP8) {
+        double most = (double)net_fp8_count(&c->s) > 4.0 * c->T * c->s.hidden ? (double)net_fp8_count(&c->s)
+                                                                              : 4.0 * c->T * c->s.hidden;
+        bad |= dalloc(c, (void **)&c->w8, (double)net_fp8_count(&c->s));
+        bad |= dalloc(c, (void **)&c->amax_part, 4 * (most / TRAIN_AMAX_BLOCK + 2));
+    }
+    for (int a = 0; a < NET_NACTS && !bad; a++) {
+        net_act_tensor(&c->s, c->p, NET_IMPL_GPU, (enum net_act)a, &c->t[a]);
+        bad |= dalloc(c, (void **)&c->act[a], c->t[a].elems * c->t[a].copies * net_dtype_bytes[c->t[a].dtype]);
+    }
+    return bad ? -1 : 0;
+}
+
+/* FP8: does cuBLASLt have an algorithm for each forward matmul of the blocks, with the
+ * alignment each one's arrays have? */
+static int fp8_available(struct train_ctx *c, char *err, size_t errlen)
+{
+    for (int layer = 0; layer < c->s.layers; layer++)
+        for (int l = 0; l < NET_LIN_LMHEAD; l++) {
+            struct lin L;
+            struct mm x;
+            fwd_mm(c, l, layer, &L, &x);
+            struct gemm_key k = key_of(&x);
+            cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+            if (!plan_for(c, &k, &s)->ok) {
+                snprintf(err, errlen, "cuBLASLt offers no FP8 E4M3 matmul for %zu x %zu x %zu here (status %d)",
+                         c->T, L.out, L.in, (int)s);
+                return 0;
+            }
+        }
+    return 1;
+}
+
+static struct train_ctx *gpu_open(const struct net_shape *s, enum net_prec p, uint64_t seed, char *err, size_t errlen)
+{
+    const char *why = net_shape_problem(s);
+    if (why) {
+        snprintf(err, errlen, "%s", why);
+        return NULL;
+    }
+    if (!gpu_supports(s, p, err, errlen))
+        return NULL;
+    struct train_ctx *c = (struct train_ctx *)xcalloc(1, sizeof *c);
+    c->s = *s;
+    c->p = p;
+    c->seed = seed;
+    c->N = net_param_count(s);
+    c->T = (size_t)s->batch * s->seq;
+    c->h_w = (float *)xmalloc(c->N * sizeof *c->h_w);
+    c->h_losses = (float *)xmalloc(c->T * s->accum * sizeof *c->h_losses);
+    cudaError_t e = cudaSetDevice(0);
+    if (e == cudaSuccess)
+        e = cudaStreamCreate(&c->st);
+    if (e != cudaSuccess || cublasLtCreate(&c->lt) != CUBLAS_STATUS_SUCCESS) {
+        snprintf(err, errlen, "cannot start CUDA and cuBLASLt: %s", cudaGetErrorString(e));
+        gpu_close(c);
+        return NULL;
+    }
+    if (gpu_alloc(c) != 0) {
+        struct net_memory mm;
+        char need[32];
+        net_memory(s, p, NET_IMPL_GPU, &mm);
+        snprintf(err, errlen, "cannot allocate the %s of device memory the shape needs",
+                 units_format_bytes(mm.total, need, sizeof need));
+        gpu_close(c);
+        return NULL;
+    }
+    if (p == NET_FP8 && !fp8_available(c, err, errlen)) {
+        gpu_close(c);
+        return NULL;
+    }
+    c->nev = net_plan(s, p, NULL, 0) + 1;
+    c->ev = (cudaEvent_t *)xcalloc((size_t)c->nev, sizeof *c->ev);
+    for (int i = 0; i < c->nev; i++)
+        CUDA_CHECK(cudaEventCreate(&c->ev[i]));
+    gpu_reset(c);
+    return c;
+}
+
+static void gpu_load(struct train_ctx *c, const int32_t *tokens, const int32_t *targets)
+{
+    size_t n = c->T * (size_t)c->s.accum * sizeof(int32_t);
+    CUDA_CHECK(cudaStreamSynchronize(c->st));
+    CUDA_CHECK(cudaMemcpy(act(c, NET_A_TOKENS, 0), tokens, n, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(act(c, NET_A_TARGETS, 0), targets, n, cudaMemcpyHostToDevice));
+}
+
+static void gpu_set_step(struct train_ctx *c, const struct train_adam *a, float clip)
+{
+    c->adam = *a;
+    c->clip = clip;
+}
+
+static void gpu_mark(struct train_ctx *c, int i) { CUDA_CHECK(cudaEventRecord(c->ev[i], c->st)); }
+
+static void gpu_elapsed(struct train_ctx *c, int n, double *s)
+{
+    CUDA_CHECK(cudaEventSynchronize(c->ev[n]));
+    for (int i = 0; i < n; i++) {
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, c->ev[i], c->ev[i + 1]));
+        s[i] = ms * 1e-3;
+    }
+}
+
+static double gpu_loss(struct train_ctx *c)
+{
+    size_t n = c->T * (size_t)c->s.accum;
+    double sum = 0;
+    CUDA_CHECK(cudaStreamSynchronize(c->st));
+    CUDA_CHECK(cudaMemcpy(c->h_losses, act(c, NET_A_LOSSES, 0), n * sizeof *c->h_losses, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++)
+        sum += c->h_losses[i];
+    return sum / (double)n;
+}
+
+static double gpu_grad_norm(struct train_ctx *c)
+{
+    float norm = 0;
+    CUDA_CHECK(cudaStreamSynchronize(c->st));
+    CUDA_CHECK(cudaMemcpy(&norm, c->scal + S_NORM, sizeof norm, cudaMemcpyDeviceToHost));
+    return norm;
+}
+
+static void gpu_perturb(struct train_ctx *c, double eps)
+{
+    train_gpu_perturb(c->st, c->w, c->g, c->N, (float)eps, c->scal + S_NORM);
+    refresh(c);
+    if (c->w8)
+        ex_quantize_weights(c, NULL);
+}
+
+static double gpu_allocated(struct train_ctx *c) { return c->bytes; }
+
+extern "C" const struct train_ops train_cuda_ops = {
+    "gpu", NET_IMPL_GPU, gpu_open, gpu_load, gpu_set_step, gpu_run, gpu_mark, gpu_elapsed, gpu_loss,
+    gpu_grad_norm, gpu_perturb, gpu_reset, gpu_allocated, gpu_close, gpu_supports,
+};

@@ -1,0 +1,732 @@
+/* validate.c: the training-time model experiment. Calibration first, from microbenchmarks only:
+ * a large GEMM (the sustained matmul peak), a DRAM-sized read (the bandwidth), an intensity
+ * sweep (which rule combines compute and memory time), an empty parallel region (the fixed
+ * cost of an op), and every distinct op of the validation configurations timed on its own
+ * (the GEMM surface and the op-class kernels at the sizes the models use). Then each
+ * configuration's step time is predicted from the calibration and the op plan, and only then
+ * measured by training it. The projection onto other systems is project.c's. */
+#include "exp/validate/validate.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exp/bandwidth/bandwidth.h"
+#include "exp/experiment.h"
+#include "exp/train/train.h"
+#include "exp/train/train_data.h"
+#include "util/error.h"
+#include "util/progress.h"
+#include "util/stats.h"
+#include "util/timing.h"
+
+const struct param validate_params[] = {
+    { "device", PARAM_ENUM, 0, NULL, "cpu|gpu", "cpu", 0, 0,
+      "where the calibration and validation run: CPU (OpenMP, CBLAS) or the first CUDA device" },
+    { "configs", PARAM_INT, 0, NULL, NULL, "10", 1, 10,
+      "validation configurations to predict and then measure (the first N of the built-in ten)" },
+    { "base_hidden", PARAM_INT, 0, NULL, NULL, "128", 16, 4096,
+      "hidden size of the base validation configuration (the others vary it and the rest)" },
+    { "base_seq", PARAM_INT, 0, NULL, NULL, "64", 8, 4096, "sequence length of the base validation configuration" },
+    { "steps", PARAM_INT, 0, NULL, NULL, "9", 2, 1000, "timed training steps per validation configuration" },
+    { "workloads", PARAM_STR, PARAM_LIST, "all|none", NULL, "all", 0, 0,
+      "reference workloads to project (ids from `sparkreport list`), all, or none" },
+    { "systems", PARAM_STR, PARAM_LIST, "all", NULL, "all", 0, 0,
+      "catalog systems to project onto (ids), or all; the measured machine is always one" },
+    /* a workload of the scenario's own, projected beside the reference ones */
+    { "workload_name", PARAM_STR, 0, "none", NULL, "none", 0, 0,
+      "name of the scenario's own workload (none: no such workload); the workload_* fields shape it" },
+    { "workload_arch", PARAM_ENUM, 0, NULL, "gpt2|llama", "llama", 0, 0,
+      "gpt2: LayerNorm, GELU MLP, learned positions, biases; llama: RMSNorm, SwiGLU, RoPE, no biases" },
+    { "workload_layers", PARAM_INT, 0, NULL, NULL, "32", 1, 1024, "transformer blocks" },
+    { "workload_hidden", PARAM_INT, 0, NULL, NULL, "4096", 1, 65536, "hidden size" },
+    { "workload_heads", PARAM_INT, 0, NULL, NULL, "32", 1, 1024, "attention heads; must divide hidden" },
+    { "workload_kv_heads", PARAM_INT, 0, NULL, NULL, "8", 1, 1024, "key/value heads (GQA); must divide heads" },
+    { "workload_ffn", PARAM_INT, 0, NULL, NULL, "14336", 1, 1048576, "MLP inner size" },
+    { "workload_vocab", PARAM_INT, 0, NULL, NULL, "128256", 2, 4194304, "vocabulary size" },
+    { "workload_seq", PARAM_INT, 0, NULL, NULL, "4096", 2, 1048576, "sequence length" },
+    { "workload_batch", PARAM_INT, 0, NULL, NULL, "32", 1, 1048576,
+      "global batch, sequences per optimizer step (the fit chooses micro-batch and accumulation)" },
+    { "workload_tokens", PARAM_NUM, 0, NULL, NULL, "1e8", 1, 1e15, "tokens to train" },
+    { "workload_lora_rank", PARAM_INT, 0, NULL, NULL, "0", 0, 65536, "LoRA rank; 0: full training" },
+    { "workload_base", PARAM_ENUM, 0, NULL, "bf16|nf4", "bf16", 0, 0,
+      "LoRA: the frozen base weights' format (nf4: QLoRA's 4-bit NormalFloat)" },
+    { "workload_precision", PARAM_ENUM, 0, NULL, "fp32|bf16|fp8", "bf16", 0, 0, "training recipe" },
+    { "workload_sparsity", PARAM_ENUM, 0, NULL, "dense|2:4", "dense", 0, 0,
+      "2:4: the blocks' linear weights 2:4 sparse (forward matmuls on sparse matrix units: half the products, "
+      "half the values plus 2-bit indices); backward and memory stay dense" },
+    /* a system of the scenario's own, beside the catalog's */
+    { "system_name", PARAM_STR, 0, "none", NULL, "none", 0, 0,
+      "name of the scenario's own system (none: no such system); the system_* fields give its figures" },
+    { "system_bw_gbs", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e6, "its memory bandwidth, GB/s" },
+    { "system_memory_gb", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e6, "its memory, GB" },
+    { "system_fp32_tflops", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e6, "its dense FP32 peak, TFLOPS" },
+    { "system_bf16_tflops", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e6, "its dense BF16 peak, TFLOPS" },
+    { "system_fp8_tflops", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e6, "its dense FP8 peak, TFLOPS (0: none)" },
+    { "system_unified", PARAM_BOOL, 0, NULL, NULL, "false", 0, 0,
+      "CPU and accelerator share its memory (offload then buys no capacity)" },
+    { "system_power_w", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e6, "its power, W (0: unknown)" },
+    { "system_price_usd", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e9, "its price, USD (0: unknown)" },
+    { "budget_s", PARAM_NUM, 0, "auto", NULL, "auto", 0.1, 86400,
+      "seconds for this experiment; auto: its share of the scenario budget" },
+    { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+#define NCONFIGS 10
+#define WARMUP 1
+#define OP_ROUNDS 11            /* samples of each op timed on its own */
+
+/* The validation configurations: a base and one change at a time, then two combined. */
+static void configs(const cJSON *params, struct train_config *out)
+{
+    int h = (int)param_num(params, "base_hidden"), s = (int)param_num(params, "base_seq");
+    int a = h % 4 == 0 ? 4 : 1;
+    struct net_shape base = { .layers = 2, .hidden = h, .heads = a, .seq = s, .vocab = 512, .batch = 8,
+                                .accum = 1 };
+    for (int i = 0; i < NCONFIGS; i++) {
+        struct train_config *c = &out[i];
+        *c = (struct train_config){ .shape_name = "custom", .shape = base, .prec = NET_FP32,
+                                    .steps = (int)param_num(params, "steps") + WARMUP, .warmup = WARMUP,
+                                    .lr = 3e-3, .lr_min = 3e-4, .lr_warmup = 1, .weight_decay = 0.1,
+                                    .clip = 1, .seed = 1, .order = 1, .branching = 8, .validate = 0 };
+        struct net_shape *sh = &c->shape;
+        switch (i) {
+        case 1: sh->layers = 4; break;
+        case 2: sh->hidden = 2 * h; sh->heads = 2 * a; break;
+        case 3: sh->seq = 2 * s; sh->batch = 4; break;
+        case 4: sh->batch = 16; break;
+        case 5: c->prec = NET_BF16; break;
+        case 6: sh->accum = 2; break;
+        case 7: sh->checkpoint = 1; break;
+        case 8: sh->hidden = h + h / 2; sh->heads = h % 8 == 0 ? 6 : 1; c->prec = NET_BF16; sh->accum = 2;
+                sh->checkpoint = 1; break;
+        case 9: sh->vocab = 2048; break;
+        default: break;
+        }
+    }
+}
+
+static char *config_name(const struct train_config *c, char *buf, size_t n)
+{
+    const struct net_shape *s = &c->shape;
+    snprintf(buf, n, "L%d h%d a%d s%d b%d V%d %s%s%s", s->layers, s->hidden, s->heads, s->seq, s->batch,
+             s->vocab, net_prec_names[c->prec], s->accum > 1 ? " accum 2" : "", s->checkpoint ? " ckpt" : "");
+    return buf;
+}
+
+int validate_precheck(const cJSON *params, char *err, size_t errlen)
+{
+    struct train_config cfg[NCONFIGS];
+    configs(params, cfg);
+    for (int i = 0; i < (int)param_num(params, "configs"); i++) {
+        const char *why = net_shape_problem(&cfg[i].shape);
+        if (why) {
+            char name[96];
+            snprintf(err, errlen, "model: validation configuration %s: %s", config_name(&cfg[i], name, sizeof name),
+                     why);
+            return -1;
+        }
+    }
+    return predict_check(params, err, errlen);
+}
+
+/* ---- calibration microbenchmarks ---- */
+
+static double median(double *x, int n)
+{
+    struct stats s;
+    stats_compute(x, n, &s);
+    return s.median;
+}
+
+/* Sustained FP32 matmul FLOP/s: a 1024^3 GEMM, best of 3 after one warm-up. */
+static double gemm_peak(void)
+{
+    const int n = 1024;
+    float *a = xmalloc((size_t)n * n * sizeof *a), *b = xmalloc((size_t)n * n * sizeof *b);
+    float *c = xmalloc((size_t)n * n * sizeof *c);
+    for (size_t i = 0; i < (size_t)n * n; i++) {
+        a[i] = (float)((i % 13) - 6) / 8;
+        b[i] = (float)((i % 7) - 3) / 4;
+    }
+    double best = 0;
+    for (int r = 0; r < 4; r++) {
+        double t0 = timing_now();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, 1, a, n, b, n, 0, c, n);
+        double t = timing_now() - t0;
+        if (r > 0)
+            best = fmax(best, 2.0 * n * n * n / t);
+    }
+    free(a);
+    free(b);
+    free(c);
+    return best;
+}
+
+/* Read bandwidth at a DRAM-sized working set (256 MiB of FP64), best of 3 passes. */
+static double dram_read(char *err, size_t errlen)
+{
+    struct bw_arrays x;
+    struct bw_layout l = { .n = (size_t)32 << 20, .prec = BW_FP64, .path = BW_PATH_HOST,
+                           .threads = omp_get_max_threads(), .first_touch = 1 };
+    if (bw_cpu_ops.alloc(&x, &l, err, errlen) != 0)
+        return NAN;
+    double best = 0;
+    for (int r = 0; r < 4; r++) {
+        double t = bw_cpu_ops.run(&x, BW_READ, 1);
+        if (r > 0 && t > 0)
+            best = fmax(best, (double)l.n * sizeof(double) / t);
+    }
+    bw_cpu_ops.release(&x);
+    return best;
+}
+
+/* Seconds of `regions` empty OpenMP parallel regions, per region: the fork/join every op pays. */
+static volatile int region_sink[64];
+
+static double region_cost(void)
+{
+    double t[5];
+    for (int r = 0; r < 5; r++) {
+        double t0 = timing_now();
+        for (int i = 0; i < 200; i++) {
+#pragma omp parallel
+            region_sink[omp_get_thread_num() & 63] = i;
+        }
+        t[r] = (timing_now() - t0) / 200;
+    }
+    return median(t, 5);
+}
+
+/* The intensity sweep: n floats streamed once with k dependent FMAs each (2k FLOPs per 4
+ * bytes), 64 independent chains at a time so that the FMAs vectorise and pipeline. Seconds, best of 3. */
+#define LANES 64
+static double sweep_point(const float *x, size_t n, int k, float *sink)
+{
+    double best = INFINITY;
+    for (int r = 0; r < 3; r++) {
+        float total = 0;
+        double t0 = timing_now();
+#pragma omp parallel for reduction(+ : total) schedule(static)
+        for (size_t i = 0; i < n; i += LANES) {
+            float y[LANES];
+#pragma omp simd
+            for (int l = 0; l < LANES; l++)
+                y[l] = x[i + l];
+            for (int j = 0; j < k; j++)
+#pragma omp simd
+                for (int l = 0; l < LANES; l++)
+                    y[l] = y[l] * 0.999f + 0.001f;
+            for (int l = 0; l < LANES; l++)
+                total += y[l];
+        }
+        best = fmin(best, timing_now() - t0);
+        *sink += total;
+    }
+    return best;
+}
+
+#define NSWEEP 9
+static const double Q_CHOICES[] = { 1, 1.5, 2, 3, 4, 6, 64 };
+#define NQ ((int)(sizeof Q_CHOICES / sizeof Q_CHOICES[0]))
+
+/* Chooses q on the sweep: the ceilings are the sweep's own ends (k = 0: memory; the largest k:
+ * compute), the q whose combine rule predicts the points between best (mean |log error|). */
+static void combine_rule(cJSON *info, struct predict_calib *c)
+{
+    static const int ks[NSWEEP] = { 0, 1, 2, 4, 8, 16, 32, 64, 256 };
+    size_t n = (size_t)16 << 20;        /* 64 MiB of FP32: beyond the caches */
+    float *x = xmalloc(n * sizeof *x), sink = 0;
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)(i % 17) / 17;
+    double t[NSWEEP];
+    for (int i = 0; i < NSWEEP; i++)
+        t[i] = sweep_point(x, n, ks[i], &sink);
+    free(x);
+    double bw = 4.0 * n / t[0], fl = 2.0 * ks[NSWEEP - 1] * n / t[NSWEEP - 1];
+    double best = INFINITY, err[NQ];
+    for (int qi = 0; qi < NQ; qi++) {
+        err[qi] = 0;
+        for (int i = 1; i < NSWEEP - 1; i++) {
+            double pred = predict_combine(2.0 * ks[i] * n / fl, 4.0 * n / bw, Q_CHOICES[qi]);
+            err[qi] += fabs(log(pred / t[i])) / (NSWEEP - 2);
+        }
+        if (err[qi] < best) {
+            best = err[qi];
+            c->q = Q_CHOICES[qi];
+        }
+    }
+    cJSON_AddNumberToObject(info, "vector_flops", fl);
+    cJSON *o = cJSON_AddObjectToObject(info, "combine");
+    cJSON_AddStringToObject(o, "rule", "t = (tc^q + tm^q)^(1/q); q = 1: sum (no overlap), q >= 64: max (perfect overlap)");
+    cJSON_AddNumberToObject(o, "q", c->q);
+    cJSON_AddNumberToObject(o, "mean_abs_error", best);
+    cJSON_AddNumberToObject(o, "points", NSWEEP - 2);
+    cJSON_AddStringToObject(o, "microbenchmark",
+        "64 MiB of FP32 streamed once with k dependent FMAs per element, k = 0 .. 256; ceilings from its two "
+        "ends; q chosen from 1, 1.5, 2, 3, 4, 6, max on the points between");
+    cJSON *pts = cJSON_AddArrayToObject(o, "sweep");
+    for (int i = 0; i < NSWEEP; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddNumberToObject(p, "flops_per_byte", ks[i] * 2.0 / 4);
+        cJSON_AddNumberToObject(p, "seconds", t[i]);
+        cJSON_AddItemToArray(pts, p);
+    }
+    cJSON *qs = cJSON_AddArrayToObject(o, "errors");
+    for (int qi = 0; qi < NQ; qi++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddNumberToObject(p, "q", Q_CHOICES[qi]);
+        cJSON_AddNumberToObject(p, "mean_abs_error", err[qi]);
+        cJSON_AddItemToArray(qs, p);
+    }
+}
+
+/* ---- the ops of one configuration, each timed on its own ---- */
+
+struct bench_cfg {
+    const struct train_ops *ops;
+    struct train_ctx *c;
+    struct net_op *plan;
+    int nops;
+    unsigned char *scrub;       /* read between repetitions */
+    size_t nscrub;
+};
+
+static volatile unsigned long scrub_sink;
+
+/* Read between repetitions: 64 MiB, more than the last-level cache of the machines we meet
+ * (2 x 32 MiB on this kind of server part, 16-24 MiB on a GB10). */
+#define SCRUB_BYTES ((size_t)64 << 20)
+
+/* Reads the scrub buffer: the caches then hold its clean lines, which leave without a write-back. */
+static void scrub_caches(struct bench_cfg *b)
+{
+    unsigned long sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+    for (size_t i = 0; i < b->nscrub; i += 64)
+        sum += b->scrub[i];
+    scrub_sink += sum;
+}
+
+static int bench_open(struct bench_cfg *b, const struct train_ops *ops, const struct train_config *cfg,
+                      char *err, size_t errlen)
+{
+    struct train_data data;
+    memset(b, 0, sizeof *b);
+    b->ops = ops;
+    b->nscrub = SCRUB_BYTES;
+    b->scrub = xmalloc(b->nscrub);
+    memset(b->scrub, 1, b->nscrub);
+    if (train_data_init(&data, cfg->shape.vocab, cfg->order, cfg->branching, cfg->seed, err, errlen) != 0)
+        return -1;
+    if (!(b->c = ops->open(&cfg->shape, cfg->prec, cfg->seed, err, errlen)))
+        return -1;
+    b->nops = net_plan(&cfg->shape, cfg->prec, NULL, 0);
+    b->plan = xmalloc((size_t)b->nops * sizeof *b->plan);
+    net_plan(&cfg->shape, cfg->prec, b->plan, b->nops);
+    const struct net_shape *s = &cfg->shape;
+    size_t T = (size_t)s->batch * s->seq, n = T * s->accum;
+    int32_t *tok = xmalloc(n * sizeof *tok), *tgt = xmalloc(n * sizeof *tgt);
+    for (int mb = 0; mb < s->accum; mb++)
+        train_data_batch(&data, 0, mb, s->batch, s->seq, tok + mb * T, tgt + mb * T);
+    ops->load(b->c, tok, tgt);
+    struct train_adam a = { 1e-4f, (float)TRAIN_BETA1, (float)TRAIN_BETA2, (float)TRAIN_EPS, 0.1f, 0.1f, 0.05f, 1.0f };
+    ops->set_step(b->c, &a, 1.0f);
+    free(tok);
+    free(tgt);
+    return 0;
+}
+
+static void bench_close(struct bench_cfg *b)
+{
+    if (b->c)
+        b->ops->close(b->c);
+    free(b->plan);
+    free(b->scrub);
+}
+
+/* Seconds of one run of op i. Before it a scrub buffer larger than the caches is read and the
+ * op before it in the plan runs, untimed: the caches then hold what they hold in a step (the
+ * previous op's output), not op i's own last inputs. */
+static double time_op(struct bench_cfg *b, int i)
+{
+    double s;
+    scrub_caches(b);
+    if (i > 0)
+        b->ops->run(b->c, &b->plan[i - 1]);
+    b->ops->mark(b->c, 0);
+    b->ops->run(b->c, &b->plan[i]);
+    b->ops->mark(b->c, 1);
+    b->ops->elapsed(b->c, 1, &s);
+    return s;
+}
+
+static cJSON *timed_json(const struct net_op *op, const double *samples, int n, double med)
+{
+    int compute;
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "series", "calibration");
+    cJSON_AddStringToObject(r, "class", net_class_names[net_kinds[op->kind].cls]);
+    cJSON_AddStringToObject(r, "kind", net_kinds[op->kind].name);
+    cJSON_AddStringToObject(r, "dtype", net_dtype_names[op->dtype]);
+    cJSON_AddStringToObject(r, "dtype_out", net_dtype_names[op->dtype_out]);
+    cJSON_AddNumberToObject(r, "m", op->m);
+    cJSON_AddNumberToObject(r, "n", op->n);
+    cJSON_AddNumberToObject(r, "k", op->k);
+    cJSON_AddNumberToObject(r, "flops", op->flops);
+    cJSON_AddNumberToObject(r, "bytes", op->bytes_read + op->bytes_written);
+    cJSON_AddItemToObject(r, "samples_s", cJSON_CreateDoubleArray(samples, n));
+    cJSON_AddNumberToObject(r, "median_s", med);
+    double x = predict_op_size(op, &compute);
+    cJSON_AddStringToObject(r, "basis", compute ? "flops" : "bytes");
+    cJSON_AddNumberToObject(r, "rate", x / med);
+    cJSON_AddBoolToObject(r, "valid", 1);
+    return r;
+}
+
+/* One training step: every op of the plan in order, a time mark between ops; op_s[nops]. */
+static double train_step(struct bench_cfg *b, double *op_s)
+{
+    double t = 0;
+    for (int i = 0; i < b->nops; i++) {
+        b->ops->mark(b->c, i);
+        b->ops->run(b->c, &b->plan[i]);
+    }
+    b->ops->mark(b->c, b->nops);
+    b->ops->elapsed(b->c, b->nops, op_s);
+    for (int i = 0; i < b->nops; i++)
+        t += op_s[i];
+    return t;
+}
+
+/* The measured side of a validation configuration as the record reads it: step samples, their
+ * median, and the median per op class. */
+static cJSON *steps_json(const struct bench_cfg *b, const double *step_s, const double *op_s, int n)
+{
+    cJSON *run = cJSON_CreateObject(), *ts = cJSON_AddObjectToObject(run, "time_s");
+    double *col = xmalloc((size_t)n * sizeof *col);
+    cJSON_AddItemToObject(run, "samples_s", cJSON_CreateDoubleArray(step_s, n));
+    memcpy(col, step_s, (size_t)n * sizeof *col);
+    cJSON_AddNumberToObject(ts, "median", median(col, n));
+    cJSON *bc = cJSON_AddObjectToObject(run, "time_by_class_s");
+    for (int c = 0; c < NET_NCLASSES; c++) {
+        for (int k = 0; k < n; k++) {
+            col[k] = 0;
+            for (int i = 0; i < b->nops; i++)
+                if ((int)net_kinds[b->plan[i].kind].cls == c)
+                    col[k] += op_s[(size_t)k * b->nops + i];
+        }
+        cJSON_AddNumberToObject(bc, net_class_names[c], median(col, n));
+    }
+    free(col);
+    return run;
+}
+
+/* Times every distinct op of cfg's plan on its own, and whole training steps, in rounds: each
+ * round times each op once, then trains one step (forward, backward, AdamW update). A burst of
+ * load on a shared machine then costs one sample of many ops and of the steps alike, not all
+ * samples of a few. The ops' medians go into c; *run gets the steps. Returns the ops timed. */
+static int calibrate_config(const struct train_ops *ops, const struct train_config *cfg, struct predict_calib *c,
+                            cJSON *results, cJSON **run, char *err, size_t errlen)
+{
+    struct bench_cfg b;
+    *run = NULL;
+    if (bench_open(&b, ops, cfg, err, errlen) != 0) {
+        bench_close(&b);
+        return -1;
+    }
+    double *op_s = xmalloc((size_t)b.nops * (OP_ROUNDS + 1) * sizeof *op_s), step_s[OP_ROUNDS], pred_s[OP_ROUNDS];
+    train_step(&b, op_s);               /* a warm-up step: every tensor holds real values */
+    int *todo = xmalloc((size_t)b.nops * sizeof *todo), *of = xmalloc((size_t)b.nops * sizeof *of), n = 0;
+    struct predict_calib seen = { .peak = 1, .bw = 1 };     /* "seconds": the op's place in todo */
+    for (int i = 0; i < b.nops; i++) {
+        double j = predict_calib_lookup(&seen, &b.plan[i]);
+        if (j < 0 && predict_calib_lookup(c, &b.plan[i]) < 0) {
+            predict_calib_add(&seen, &b.plan[i], n);
+            j = n;
+            todo[n++] = i;
+        }
+        of[i] = (int)j;                 /* -1: timed for an earlier configuration */
+    }
+    predict_calib_free(&seen);
+    double *samples = xmalloc((size_t)(n ? n : 1) * OP_ROUNDS * sizeof *samples);
+    int rounds = 0;
+    for (; rounds < OP_ROUNDS && !progress_stopping(); rounds++) {
+        for (int j = 0; j < n; j++)
+            samples[(size_t)j * OP_ROUNDS + rounds] = time_op(&b, todo[j]);
+        step_s[rounds] = train_step(&b, op_s + (size_t)rounds * b.nops);
+        pred_s[rounds] = 0;             /* this round's ops, summed over the plan */
+        for (int i = 0; i < b.nops; i++)
+            pred_s[rounds] += of[i] >= 0 ? samples[(size_t)of[i] * OP_ROUNDS + rounds]
+                                         : predict_calib_lookup(c, &b.plan[i]);
+    }
+    for (int j = 0; j < n && rounds > 0; j++) {
+        double *x = samples + (size_t)j * OP_ROUNDS, med = median(x, rounds);
+        predict_calib_add(c, &b.plan[todo[j]], med);
+        cJSON_AddItemToArray(results, timed_json(&b.plan[todo[j]], x, rounds, med));
+    }
+    if (rounds > 0) {
+        *run = steps_json(&b, step_s, op_s, rounds);
+        double ratio[OP_ROUNDS];
+        for (int r = 0; r < rounds; r++)
+            ratio[r] = pred_s[r] / step_s[r];
+        cJSON_AddItemToObject(*run, "predicted_rounds_s", cJSON_CreateDoubleArray(pred_s, rounds));
+        cJSON_AddNumberToObject(*run, "paired_ratio", median(ratio, rounds));
+    }
+    free(samples);
+    free(todo);
+    free(of);
+    free(op_s);
+    bench_close(&b);
+    return rounds > 0 ? n : 0;
+}
+
+/* ---- prediction and validation ---- */
+
+static double predict(const struct predict_calib *c, const struct train_config *cfg, double *by_class)
+{
+    int nops = net_plan(&cfg->shape, cfg->prec, NULL, 0);
+    struct net_op *plan = xmalloc((size_t)nops * sizeof *plan);
+    net_plan(&cfg->shape, cfg->prec, plan, nops);
+    double t = 0;
+    for (int k = 0; k < NET_NCLASSES; k++)
+        by_class[k] = 0;
+    for (int i = 0; i < nops; i++) {
+        double s = predict_op_seconds(c, NULL, NULL, 1, cfg->prec, &plan[i], NULL);
+        by_class[net_kinds[plan[i].kind].cls] += s;
+        t += s;
+    }
+    free(plan);
+    return t;
+}
+
+static const cJSON *field(const cJSON *o, const char *name) { return cJSON_GetObjectItemCaseSensitive(o, name); }
+
+static cJSON *validation_json(const struct train_config *cfg, int idx, double pred, const double *by_class,
+                              const cJSON *run)
+{
+    char name[96];
+    const struct net_shape *s = &cfg->shape;
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "series", "validation");
+    char id[16];
+    snprintf(id, sizeof id, "v%d", idx + 1);
+    cJSON_AddStringToObject(r, "config", id);
+    cJSON_AddStringToObject(r, "label", config_name(cfg, name, sizeof name));
+    cJSON_AddNumberToObject(r, "layers", s->layers);
+    cJSON_AddNumberToObject(r, "hidden", s->hidden);
+    cJSON_AddNumberToObject(r, "heads", s->heads);
+    cJSON_AddNumberToObject(r, "seq", s->seq);
+    cJSON_AddNumberToObject(r, "vocab", s->vocab);
+    cJSON_AddNumberToObject(r, "batch", s->batch);
+    cJSON_AddNumberToObject(r, "accum", s->accum);
+    cJSON_AddBoolToObject(r, "checkpoint", s->checkpoint);
+    cJSON_AddStringToObject(r, "precision", net_prec_names[cfg->prec]);
+    cJSON_AddNumberToObject(r, "tokens_per_step", (double)s->batch * s->seq * s->accum);
+    cJSON_AddNumberToObject(r, "predicted_s", pred);
+    cJSON *pc = cJSON_AddObjectToObject(r, "predicted_by_class_s");
+    for (int k = 0; k < NET_NCLASSES; k++)
+        cJSON_AddNumberToObject(pc, net_class_names[k], by_class[k]);
+    const cJSON *ts = run ? field(field(run, "time_s"), "median") : NULL;
+    if (!cJSON_IsNumber(ts)) {
+        const cJSON *e = run ? field(run, "error") : NULL;
+        cJSON_AddBoolToObject(r, "valid", 0);
+        cJSON_AddStringToObject(r, "failure", cJSON_IsString(e) ? e->valuestring
+                                : "no step was timed within the budget");
+        return r;
+    }
+    cJSON_AddNumberToObject(r, "measured_s", ts->valuedouble);
+    cJSON_AddItemToObject(r, "samples_s", cJSON_Duplicate(field(run, "samples_s"), 1));
+    cJSON_AddItemToObject(r, "measured_by_class_s", cJSON_Duplicate(field(run, "time_by_class_s"), 1));
+    cJSON_AddItemToObject(r, "predicted_rounds_s", cJSON_Duplicate(field(run, "predicted_rounds_s"), 1));
+    cJSON_AddNumberToObject(r, "error_of_medians", pred / ts->valuedouble - 1);
+    cJSON_AddNumberToObject(r, "error", field(run, "paired_ratio")->valuedouble - 1);
+    cJSON_AddBoolToObject(r, "valid", 1);
+    return r;
+}
+
+/* Kendall's tau-a between predicted and measured over n configurations. */
+static double kendall(const double *p, const double *m, int n)
+{
+    int c = 0, d = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            double s = (p[i] - p[j]) * (m[i] - m[j]);
+            c += s > 0;
+            d += s < 0;
+        }
+    return n > 1 ? (double)(c - d) / (n * (n - 1) / 2) : NAN;
+}
+
+/* Errors from pred (the paired predictions), rank agreement from rank_pred (the predictions
+ * from the ops' medians) against meas. */
+static void summary_json(cJSON *info, const double *pred, const double *rank_pred, const double *meas, int n)
+{
+    double mean = 0, mx = 0, lg = 0, lg2 = 0;
+    for (int i = 0; i < n; i++) {
+        double e = fabs(pred[i] / meas[i] - 1), l = log(pred[i] / meas[i]);
+        mean += e / n;
+        mx = fmax(mx, e);
+        lg += l;
+        lg2 += l * l;
+    }
+    if (n == 0)
+        return;
+    cJSON *v = cJSON_AddObjectToObject(info, "validation");
+    cJSON_AddNumberToObject(v, "n", n);
+    cJSON_AddNumberToObject(v, "mean_abs_error", mean);
+    cJSON_AddNumberToObject(v, "max_abs_error", mx);
+    cJSON_AddNumberToObject(v, "bias", exp(lg / n));
+    cJSON_AddNumberToObject(v, "spread", n > 1 ? sqrt(fmax(0, (lg2 - lg * lg / n) / (n - 1))) : 0);
+    if (n > 1)
+        cJSON_AddNumberToObject(v, "kendall_tau", kendall(rank_pred, meas, n));
+    cJSON *cal = cJSON_AddObjectToObject(v, "calculon");
+    cJSON_AddNumberToObject(cal, "mean", 0.0365);
+    cJSON_AddNumberToObject(cal, "max", 0.0887);
+    cJSON_AddStringToObject(cal, "source", "Calculon (Isaev et al., SC23): 8 Megatron step times on A100, re-run");
+}
+
+static cJSON *calib_json(const struct predict_calib *c, double region_s, int threads)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "device", "cpu");
+    cJSON_AddNumberToObject(o, "threads", threads);
+    cJSON *pk = cJSON_AddObjectToObject(o, "peak_flops");
+    cJSON_AddNumberToObject(pk, "fp32", c->peak);
+    cJSON_AddStringToObject(o, "peak_what", "cblas_sgemm 1024 x 1024 x 1024, best of 3 after a warm-up; the CPU "
+        "BF16 recipe widens BF16 operands to FP32 before cblas_sgemm, so it has the same peak");
+    cJSON_AddNumberToObject(o, "bandwidth_Bps", c->bw);
+    cJSON_AddStringToObject(o, "bandwidth_what", "read kernel over 256 MiB of FP64, all threads, best of 3");
+    cJSON_AddNumberToObject(o, "op_overhead_s", region_s);
+    cJSON_AddStringToObject(o, "op_overhead_what", "an empty OpenMP parallel region (fork, join), median of 5 x 200");
+    cJSON_AddNumberToObject(o, "spread", c->spread);
+    cJSON_AddNumberToObject(o, "ops_measured", c->ntimed);
+    cJSON *cls = cJSON_AddArrayToObject(o, "classes");
+    for (int k = 0; k < NET_NCLASSES; k++) {
+        const struct predict_curve *cv = &c->curve[k];
+        if (cv->n == 0)
+            continue;
+        cJSON *e = cJSON_CreateObject();
+        int compute = k == NET_MATMUL || k == NET_ATTENTION;
+        cJSON_AddStringToObject(e, "class", net_class_names[k]);
+        cJSON_AddStringToObject(e, "dtype", "all");
+        cJSON_AddStringToObject(e, "basis", compute ? "flops" : "bytes");
+        cJSON_AddStringToObject(e, "against", compute ? "peak_flops.fp32" : "bandwidth_Bps");
+        cJSON *pts = cJSON_AddArrayToObject(e, "points");
+        for (int i = 0; i < cv->n; i++) {
+            cJSON *p = cJSON_CreateObject();
+            cJSON_AddNumberToObject(p, "x", cv->x[i]);
+            cJSON_AddNumberToObject(p, "eta", cv->eta[i]);
+            cJSON_AddItemToArray(pts, p);
+        }
+        cJSON_AddItemToArray(cls, e);
+    }
+    return o;
+}
+
+cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errlen)
+{
+    struct train_config cfg[NCONFIGS];
+    struct predict_calib cal = { 0 };
+    const char *device = param_str(params, "device");
+    int n = (int)param_num(params, "configs");
+    char name[96], why[300];
+    if (cJSON_IsNumber(param_get(params, "budget_s")))
+        budget_s = param_num(params, "budget_s");
+    configs(params, cfg);
+    cJSON *out = cJSON_CreateObject(), *results = cJSON_AddArrayToObject(out, "results");
+    cJSON *skipped = cJSON_AddArrayToObject(out, "skipped"), *info = cJSON_AddObjectToObject(out, "info");
+    if (strcmp(device, "cpu") != 0) {
+        /* the GPU backend's ops can be timed the same way; the calibration of its peak and
+         * bandwidth is not written yet */
+        experiment_skip(skipped, "model gpu", "calibration and validation of the training-time model on a GPU are not "
+             "implemented in this version; the CPU calibration is the measured one");
+        return out;
+    }
+    progress_begin("model cpu", 2 * n + 2, budget_s);
+    progress_step(0, "calibration: GEMM peak, DRAM read, intensity sweep, fork/join");
+    cal.peak = gemm_peak();
+    cal.bw = dram_read(why, sizeof why);
+    if (!isfinite(cal.bw)) {
+        snprintf(err, errlen, "model: the bandwidth microbenchmark could not run: %s", why);
+        cJSON_Delete(out);
+        return NULL;
+    }
+    /* the matmul curve ends at the sustained peak; larger GEMMs reach it */
+    predict_curve_add(&cal.curve[NET_MATMUL], 2.0 * 1024 * 1024 * 1024, 1.0);
+    double region_s = region_cost();
+    cal.overhead_s = region_s;
+    combine_rule(info, &cal);
+    /* one larger shape, timed op by op but never trained: the curves reach beyond the caches */
+    struct train_config big = cfg[0];
+    big.shape.hidden *= 4;
+    big.shape.heads *= 4;
+    big.shape.seq *= 4;
+    big.shape.layers = 1;
+    config_name(&big, name, sizeof name);
+    progress_step(0, name);
+    cJSON *run;
+    if (calibrate_config(&train_cpu_ops, &big, &cal, results, &run, why, sizeof why) < 0)
+        experiment_skip(skipped, name, why);
+    cJSON_Delete(run);
+    /* one configuration after another: its ops timed on their own and its training steps in
+     * alternation, then the step predicted from the ops' times and compared with the steps */
+    double pred[NCONFIGS], by_class[NET_NCLASSES], p_ok[NCONFIGS], p_rank[NCONFIGS], m_ok[NCONFIGS];
+    int nv = 0;
+    cJSON *vals = cJSON_CreateArray();
+    for (int i = 0; i < n; i++) {
+        config_name(&cfg[i], name, sizeof name);
+        if (progress_stopping()) {
+            experiment_skip(skipped, name, "the run was interrupted");
+            continue;
+        }
+        progress_step(1 + 2 * i, name);
+        /* every op of this configuration timed afresh, beside its training steps */
+        struct predict_calib fresh = { .peak = cal.peak, .bw = cal.bw, .q = cal.q, .overhead_s = cal.overhead_s };
+        if (calibrate_config(&train_cpu_ops, &cfg[i], &fresh, results, &run, why, sizeof why) < 0) {
+            experiment_skip(skipped, name, why);
+            predict_calib_free(&fresh);
+            continue;
+        }
+        pred[i] = predict(&fresh, &cfg[i], by_class);
+        for (int j = 0; j < fresh.ntimed; j++) {    /* the calibration keeps the first time of each op */
+            const struct predict_timed *t = &fresh.timed[j];
+            struct net_op op = { .kind = t->kind, .which = t->which, .dtype = t->dtype, .dtype_out = t->dtype_out,
+                                   .m = t->m, .n = t->n, .k = t->k, .flops = t->flops, .bytes_read = t->bytes };
+            if (predict_calib_lookup(&cal, &op) < 0)
+                predict_calib_add(&cal, &op, t->seconds);
+        }
+        predict_calib_free(&fresh);
+        cJSON *v = validation_json(&cfg[i], i, pred[i], by_class, run);
+        const cJSON *ms = field(v, "measured_s");
+        if (cJSON_IsNumber(ms)) {       /* the paired ratio, as predicted / measured */
+            p_ok[nv] = (1 + field(v, "error")->valuedouble) * ms->valuedouble;
+            p_rank[nv] = pred[i];
+            m_ok[nv++] = ms->valuedouble;
+        }
+        cJSON_AddItemToArray(vals, v);
+        cJSON_Delete(run);
+    }
+    predict_calib_finish(&cal);
+    cJSON *ci = calib_json(&cal, region_s, omp_get_max_threads());
+    cJSON_AddItemToObject(ci, "combine", cJSON_DetachItemFromObject(info, "combine"));
+    cJSON_AddItemToObject(ci, "vector_flops", cJSON_DetachItemFromObject(info, "vector_flops"));
+    cJSON_AddStringToObject(ci, "vector_what", "the intensity sweep's compute end: 256 dependent FP32 FMAs per element, "
+                            "vectorised across elements, all threads");
+    cJSON_AddItemToObject(info, "calibration", ci);
+    cJSON *v;
+    while ((v = cJSON_DetachItemFromArray(vals, 0)))
+        cJSON_AddItemToArray(results, v);
+    cJSON_Delete(vals);
+    summary_json(info, p_ok, p_rank, m_ok, nv);
+    progress_step(2 * n + 1, "projection");
+    predict_project(params, &cal, device, results, info);
+    progress_step(2 * n + 2, "done");
+    progress_end();
+    predict_calib_free(&cal);
+    return out;
+}

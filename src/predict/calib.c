@@ -1,0 +1,203 @@
+/* calib.c: efficiency curves, the timed ops of the measured machine, and the seconds of one op
+ * on the measured machine or on a system projected from its ceilings. */
+#include "predict/calib.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+double predict_curve_eval(const struct predict_curve *c, double x)
+{
+    if (c->n == 0)
+        return NAN;
+    if (x <= c->x[0])
+        return c->eta[0];
+    if (x >= c->x[c->n - 1])
+        return c->eta[c->n - 1];
+    int i = 1;
+    while (c->x[i] < x)
+        i++;
+    double f = log(x / c->x[i - 1]) / log(c->x[i] / c->x[i - 1]);
+    return exp(log(c->eta[i - 1]) + f * (log(c->eta[i]) - log(c->eta[i - 1])));
+}
+
+/* Points closer than this ratio in x are one point (their geometric mean). */
+#define SAME_X 1.02
+
+void predict_curve_add(struct predict_curve *c, double x, double eta)
+{
+    if (!(x > 0) || !(eta > 0))
+        return;
+    int i = 0;
+    while (i < c->n && c->x[i] * SAME_X < x)
+        i++;
+    if (i < c->n && c->x[i] <= x * SAME_X) {
+        c->eta[i] = sqrt(c->eta[i] * eta);
+        return;
+    }
+    if (c->n == PREDICT_CURVE_MAX) {      /* full: merge into the nearest point instead */
+        int j = i == c->n ? c->n - 1 : i;
+        c->eta[j] = sqrt(c->eta[j] * eta);
+        return;
+    }
+    memmove(&c->x[i + 1], &c->x[i], (size_t)(c->n - i) * sizeof c->x[0]);
+    memmove(&c->eta[i + 1], &c->eta[i], (size_t)(c->n - i) * sizeof c->eta[0]);
+    c->x[i] = x;
+    c->eta[i] = eta;
+    c->n++;
+}
+
+double predict_op_size(const struct net_op *op, int *compute)
+{
+    enum net_class cls = net_kinds[op->kind].cls;
+    *compute = cls == NET_MATMUL || cls == NET_ATTENTION;
+    return *compute ? op->flops : op->bytes_read + op->bytes_written;
+}
+
+static double ceiling(const struct predict_calib *c, int compute) { return compute ? c->peak : c->bw; }
+
+void predict_calib_add(struct predict_calib *c, const struct net_op *op, double seconds)
+{
+    if (c->ntimed == c->captimed) {
+        c->captimed = c->captimed ? 2 * c->captimed : 64;
+        c->timed = xrealloc(c->timed, (size_t)c->captimed * sizeof *c->timed);
+    }
+    int compute;
+    double x = predict_op_size(op, &compute);
+    c->timed[c->ntimed++] = (struct predict_timed){ op->kind, op->which, op->dtype, op->dtype_out, op->m, op->n, op->k, op->flops,
+                                                  op->bytes_read + op->bytes_written, seconds, x };
+    predict_curve_add(&c->curve[net_kinds[op->kind].cls], x, x / seconds / ceiling(c, compute));
+}
+
+double predict_calib_lookup(const struct predict_calib *c, const struct net_op *op)
+{
+    for (int i = 0; i < c->ntimed; i++) {
+        const struct predict_timed *t = &c->timed[i];
+        if (t->kind == op->kind && t->which == op->which && t->dtype == op->dtype && t->dtype_out == op->dtype_out && t->m == op->m
+            && t->n == op->n && t->k == op->k && t->flops == op->flops && t->bytes == op->bytes_read + op->bytes_written)
+            return t->seconds;
+    }
+    return -1;
+}
+
+static double curve_seconds(const struct predict_calib *c, const struct net_op *op)
+{
+    int compute;
+    double x = predict_op_size(op, &compute);
+    double eta = predict_curve_eval(&c->curve[net_kinds[op->kind].cls], x);
+    if (!(x > 0))
+        return c->overhead_s;
+    if (!isfinite(eta))         /* a class the calibration never timed: its ceiling, and the other */
+        return predict_combine(op->flops / c->peak, (op->bytes_read + op->bytes_written) / c->bw, c->q)
+               + c->overhead_s;
+    return x / (eta * ceiling(c, compute));
+}
+
+void predict_calib_finish(struct predict_calib *c)
+{
+    double s = 0, s2 = 0;
+    int n = 0;
+    for (int i = 0; i < c->ntimed; i++) {
+        const struct predict_timed *t = &c->timed[i];
+        enum net_class cls = net_kinds[t->kind].cls;
+        int compute = cls == NET_MATMUL || cls == NET_ATTENTION;
+        double eta = predict_curve_eval(&c->curve[cls], t->x);
+        if (!(t->x > 0) || !(eta > 0) || !(t->seconds > 0))
+            continue;
+        double r = log(t->seconds / (t->x / (eta * ceiling(c, compute))));
+        s += r;
+        s2 += r * r;
+        n++;
+    }
+    c->spread = n > 1 ? sqrt(fmax(0, (s2 - s * s / n) / (n - 1))) : 0;
+}
+
+void predict_calib_free(struct predict_calib *c)
+{
+    free(c->timed);
+    c->timed = NULL;
+    c->ntimed = c->captimed = 0;
+}
+
+double predict_combine(double tc, double tm, double q)
+{
+    if (q >= 64)
+        return fmax(tc, tm);
+    double hi = fmax(tc, tm);
+    if (!(hi > 0))
+        return 0;
+    return hi * pow(pow(tc / hi, q) + pow(tm / hi, q), 1 / q);
+}
+
+/* ---- systems that were not measured ---- */
+
+/* Bands, low / central / high efficiency (research note, training-model.md 4.1 and 4.5):
+ * large GEMMs sustain 85-97 % of the clock ceiling, and boost-clock spec peaks are above the
+ * sustained clock, so 0.70-0.90 of the catalog dense peak; memory-bound ops 0.70-0.90 of the
+ * catalog bandwidth ("0.8-0.9 on HBM parts"; large copies 88-94 % of the HBM roof); fused
+ * attention 0.40-0.80 of the dense peak by our FLOP count (FlashAttention-2 reaches 50-73 %
+ * forward, less backward, and skips the masked half that Megatron's count includes); kernel
+ * launch 2-6 us. The matmul band is scaled by the measured machine's curve: an op gets the
+ * efficiency the calibration measured at the same time-at-peak. */
+void predict_carry_from(const struct predict_calib *c, struct predict_carry *k)
+{
+    (void)c;
+    *k = (struct predict_carry){
+        .mm_eta = { 0.70, 0.80, 0.90 },
+        .att_eta = { 0.40, 0.60, 0.80 },
+        .mem_eta = { 0.70, 0.80, 0.90 },
+        .overhead_s = { 2e-6, 4e-6, 6e-6 },
+    };
+}
+
+static double sys_peak(const struct predict_system *s, enum net_dtype d)
+{
+    const enum net_dtype order[] = { d, NET_DT_BF16, NET_DT_F32, NET_DT_E4M3 };
+    for (int i = 0; i < 4; i++)
+        if (s->peak[order[i]] > 0)
+            return s->peak[order[i]];
+    return NAN;
+}
+
+/* The measured machine's matmul efficiency at the op's time-at-peak, relative to its best. */
+static double size_factor(const struct predict_calib *c, const struct net_op *op, double peak)
+{
+    const struct predict_curve *mm = &c->curve[NET_MATMUL];
+    if (mm->n == 0 || !(c->peak > 0))
+        return 1;
+    double best = 0;
+    for (int i = 0; i < mm->n; i++)
+        best = fmax(best, mm->eta[i]);
+    double f = predict_curve_eval(mm, op->flops * c->peak / peak) / best;
+    return fmin(1, fmax(f, 0.05));
+}
+
+double predict_op_seconds(const struct predict_calib *c, const struct predict_carry *k,
+                        const struct predict_system *sys, int b, enum net_prec p, const struct net_op *op,
+                        int *mem_bound)
+{
+    double bytes = op->bytes_read + op->bytes_written;
+    if (!sys) {
+        double t = predict_calib_lookup(c, op);
+        if (!(t >= 0))
+            t = curve_seconds(c, op);
+        if (mem_bound)
+            *mem_bound = bytes / c->bw > op->flops / c->peak;
+        return t;
+    }
+    int e = 2 - b;                      /* low time: high efficiency */
+    enum net_class cls = net_kinds[op->kind].cls;
+    double peak = sys_peak(sys, op->dtype), tc;
+    if (cls == NET_MATMUL)
+        tc = op->flops / (k->mm_eta[e] * size_factor(c, op, peak) * peak);
+    else if (cls == NET_ATTENTION)
+        tc = op->flops / (k->att_eta[e] * sys_peak(sys, p == NET_FP32 ? NET_DT_F32 : NET_DT_BF16));
+    else
+        tc = op->flops / sys_peak(sys, NET_DT_F32);
+    double tm = bytes / (k->mem_eta[e] * sys->bw);
+    if (mem_bound)
+        *mem_bound = tm > tc;
+    return fmax(predict_combine(tc, tm, c->q), k->overhead_s[b]);
+}

@@ -1,0 +1,268 @@
+/* test_predict_calib.c: the training-time model's arithmetic: efficiency curves, the combine
+ * rule, one op's seconds on a system, and projections checked against closed forms (6ND at
+ * a compute ceiling, bytes at a memory ceiling, hours from steps, energy), fit verdicts, and
+ * the exact messages for unknown workloads. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "exp/validate/validate.h"
+#include "predict/fit.h"
+#include "predict/workloads.h"
+
+static void curves(void)
+{
+    struct predict_curve c = { 0 };
+    EXPECT(isnan(predict_curve_eval(&c, 10)));
+    predict_curve_add(&c, 100, 1.0);
+    predict_curve_add(&c, 1, 0.5);
+    EXPECT(c.n == 2 && c.x[0] == 1 && c.x[1] == 100);
+    EXPECT_NEAR(predict_curve_eval(&c, 10), sqrt(0.5), 1e-12);       /* halfway in log x and log eta */
+    EXPECT_NEAR(predict_curve_eval(&c, 0.01), 0.5, 0);                /* flat beyond the ends */
+    EXPECT_NEAR(predict_curve_eval(&c, 1e6), 1.0, 0);
+    predict_curve_add(&c, 100.5, 0.25);                               /* same x within 2 %: geometric mean */
+    EXPECT(c.n == 2);
+    EXPECT_NEAR(c.eta[1], 0.5, 1e-12);
+}
+
+static void combine(void)
+{
+    EXPECT_NEAR(predict_combine(3, 4, 1), 7, 1e-12);
+    EXPECT_NEAR(predict_combine(3, 4, 2), 5, 1e-12);
+    EXPECT_NEAR(predict_combine(3, 4, 64), 4, 0);
+    EXPECT_NEAR(predict_combine(0, 4, 2), 4, 1e-12);
+    EXPECT(predict_combine(0, 0, 2) == 0);
+}
+
+static struct predict_system sys_of(double peak, double bw, double mem)
+{
+    struct predict_system s;
+    memset(&s, 0, sizeof s);
+    snprintf(s.id, sizeof s.id, "test");
+    snprintf(s.kind, sizeof s.kind, "catalog");
+    s.peak[NET_DT_F32] = s.peak[NET_DT_BF16] = peak;
+    s.bw = bw;
+    s.memory = mem;
+    return s;
+}
+
+static void one_op(void)
+{
+    struct predict_calib c = { .peak = 1e11, .bw = 1e10, .q = 64 };
+    struct predict_carry k;
+    predict_carry_from(&c, &k);
+    struct predict_system s = sys_of(1e15, 1e12, 80e9);
+    struct net_op mm = { .kind = NET_OP_MATMUL, .dtype = NET_DT_BF16, .m = 4096, .n = 4096, .k = 4096,
+                           .flops = 2.0 * 4096 * 4096 * 4096, .bytes_read = 2 * 2.0 * 4096 * 4096,
+                           .bytes_written = 2.0 * 4096 * 4096 };
+    int mb = -1;
+    /* no matmul curve measured: the central efficiency 0.80 of the peak; compute-bound */
+    EXPECT_NEAR(predict_op_seconds(&c, &k, &s, 1, NET_BF16, &mm, &mb), mm.flops / (0.80 * 1e15), 1e-12);
+    EXPECT(mb == 0);
+    EXPECT_NEAR(predict_op_seconds(&c, &k, &s, 0, NET_BF16, &mm, NULL), mm.flops / (0.90 * 1e15), 1e-12);
+    EXPECT_NEAR(predict_op_seconds(&c, &k, &s, 2, NET_BF16, &mm, NULL), mm.flops / (0.70 * 1e15), 1e-12);
+    struct net_op ew = { .kind = NET_OP_GELU, .dtype = NET_DT_F32, .m = 1 << 20, .n = 64, .k = 1,
+                           .flops = 8.0 * (1 << 26), .bytes_read = 4.0 * (1 << 26), .bytes_written = 4.0 * (1 << 26) };
+    EXPECT_NEAR(predict_op_seconds(&c, &k, &s, 1, NET_BF16, &ew, &mb), 8.0 * (1 << 26) / (0.80 * 1e12), 1e-12);
+    EXPECT(mb == 1);
+    struct net_op tiny = { .kind = NET_OP_RESIDUAL, .dtype = NET_DT_F32, .m = 4, .n = 4, .k = 1,
+                             .flops = 16, .bytes_read = 128, .bytes_written = 64 };
+    EXPECT_NEAR(predict_op_seconds(&c, &k, &s, 1, NET_BF16, &tiny, NULL), 4e-6, 0);   /* one kernel launch at least */
+    /* the measured machine: a timed op is its own time; others from the curves */
+    predict_calib_add(&c, &mm, 2.0);
+    EXPECT_NEAR(predict_op_seconds(&c, &k, NULL, 1, NET_BF16, &mm, NULL), 2.0, 0);
+    struct net_op mm2 = mm;
+    mm2.m = 2048;
+    mm2.flops /= 2;
+    EXPECT_NEAR(predict_op_seconds(&c, &k, NULL, 1, NET_BF16, &mm2, NULL), 1.0, 1e-12);   /* the curve's efficiency */
+    predict_calib_finish(&c);
+    EXPECT_NEAR(c.spread, 0, 0);
+    predict_calib_free(&c);
+}
+
+static cJSON *params(const char *json)
+{
+    char err[512];
+    cJSON *given = cJSON_Parse(json);
+    cJSON *p = param_check("model", validate_params, given, err, sizeof err);
+    cJSON_Delete(given);
+    if (!p)
+        printf("param_check: %s\n", err);
+    return p;
+}
+
+static const cJSON *record(const cJSON *results, const char *workload, const char *system)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, results) {
+        const cJSON *w = cJSON_GetObjectItem(r, "workload"), *s = cJSON_GetObjectItem(r, "system");
+        if (cJSON_IsString(w) && cJSON_IsString(s) && strcmp(w->valuestring, workload) == 0
+            && strcmp(s->valuestring, system) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+static double num(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, name);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Two synthetic catalog rows: one so fast in memory that only compute counts, one so fast in
+ * compute that only bytes count. GPT-2 1.5B's step on the first is 6ND-style FLOPs (matmuls and
+ * attention) over 0.8 of the peak; its hours are steps x step. */
+static void projection(void)
+{
+    cJSON *rows = cJSON_Parse(
+        "[{\"id\":\"compute\",\"name\":\"compute-bound box\",\"memory\":\"HBM\",\"memory_gb\":10000,"
+        "\"mem_bw_gbs\":1e12,\"fp32_tflops\":1e6,\"bf16_tflops\":1000,\"power_w\":1000,\"price_usd\":100},"
+        "{\"id\":\"memory\",\"name\":\"memory-bound box\",\"memory\":\"LPDDR5X unified\",\"memory_gb\":10000,"
+        "\"mem_bw_gbs\":100,\"fp32_tflops\":1e9,\"bf16_tflops\":1e9},"
+        "{\"id\":\"small\",\"name\":\"small box\",\"memory\":\"LPDDR5X unified\",\"memory_gb\":8,"
+        "\"mem_bw_gbs\":100,\"fp32_tflops\":10,\"bf16_tflops\":20}]");
+    predict_set_catalog(rows);
+    cJSON_Delete(rows);
+    struct predict_calib c = { .peak = 1e11, .bw = 1e10, .q = 64 };
+    cJSON *p = params("{\"workloads\":[\"gpt2-1.5b\",\"llama-3.1-8b\"],\"systems\":[\"compute\",\"memory\",\"small\"]}");
+    cJSON *results = cJSON_CreateArray(), *info = cJSON_CreateObject();
+    predict_project(p, &c, "cpu", results, info);
+    EXPECT(cJSON_GetArraySize(results) == 2 * 4);       /* this machine and three rows, two workloads */
+
+    const struct predict_workload *w = predict_workload_find("gpt2-1.5b");
+    const cJSON *r = record(results, "gpt2-1.5b", "compute");
+    EXPECT(r && cJSON_IsTrue(cJSON_GetObjectItem(r, "fits")));
+    struct net_shape s = w->shape;
+    s.batch = (int)num(r, "micro_batch");
+    s.accum = (int)num(r, "accum");
+    s.checkpoint = cJSON_IsTrue(cJSON_GetObjectItem(r, "checkpoint"));
+    int nops = net_plan(&s, w->prec, NULL, 0);
+    struct net_op *plan = malloc((size_t)nops * sizeof *plan);
+    net_plan(&s, w->prec, plan, nops);
+    double mm = 0, att = 0;
+    for (int i = 0; i < nops; i++) {
+        enum net_class cls = net_kinds[plan[i].kind].cls;
+        mm += cls == NET_MATMUL ? plan[i].flops : 0;
+        att += cls == NET_ATTENTION ? plan[i].flops : 0;
+    }
+    free(plan);
+    double tokens = (double)s.batch * s.accum * s.seq, params_n = (double)net_param_count(&w->shape);
+    /* matmul FLOPs of a step are 6 N tokens within the embeddings' share (no recomputation) */
+    if (!s.checkpoint)
+        EXPECT_NEAR(mm, 6 * params_n * tokens, 0.05);
+    double step = mm / (0.80 * 1e15) + att / (0.60 * 1e15);
+    EXPECT(num(r, "step_s") >= step);                    /* + a launch per small op: 1-2 % here */
+    EXPECT_NEAR(num(r, "step_s"), step, 0.02);
+    double steps = ceil(w->tokens / tokens);
+    EXPECT_NEAR(num(r, "steps"), steps, 0);
+    EXPECT_NEAR(num(r, "hours"), steps * num(r, "step_s") / 3600, 1e-12);
+    EXPECT(num(r, "hours_low") < num(r, "hours") && num(r, "hours") < num(r, "hours_high"));
+    EXPECT_NEAR(num(r, "energy_kwh"), num(r, "hours") * 1.0, 1e-12);
+    EXPECT_NEAR(num(r, "price_usd"), 100, 0);
+    EXPECT(num(r, "memory_bound_share") < 0.01);
+
+    r = record(results, "gpt2-1.5b", "memory");
+    EXPECT(r && num(r, "memory_bound_share") > 0.99);
+    EXPECT(isnan(num(r, "energy_kwh")) && isnan(num(r, "price_usd")));   /* unknown: absent */
+
+    /* 8 GB cannot hold Llama-3.1 8B training; no hours, and the reason says why */
+    r = record(results, "llama-3.1-8b", "small");
+    EXPECT(r && cJSON_IsFalse(cJSON_GetObjectItem(r, "fits")));
+    EXPECT(isnan(num(r, "hours")));
+    const cJSON *why = cJSON_GetObjectItem(r, "fit");
+    EXPECT(cJSON_IsString(why) && strncmp(why->valuestring, "does not fit", 12) == 0);
+
+    cJSON_Delete(results);
+    cJSON_Delete(info);
+    cJSON_Delete(p);
+    predict_set_catalog(NULL);
+}
+
+static void messages(void)
+{
+    char err[1024];
+    cJSON *p = params("{\"workloads\":[\"gpt2-124m\",\"gpt5\"]}");
+    EXPECT(validate_precheck(p, err, sizeof err) == -1);
+    EXPECT_STR(err, "model: parameter 'workloads' has unknown workload 'gpt5' (valid: all, none, gpt2-124m, "
+               "gpt2-355m, gpt2-774m, gpt2-1.5b, llama-3.2-1b, llama-3.2-3b, llama-3.1-8b, llama-3.1-8b-lora, "
+               "llama-3.1-8b-qlora, llama-3.3-70b-qlora)");
+    cJSON_Delete(p);
+    p = params("{\"workloads\":\"none\"}");
+    EXPECT(validate_precheck(p, err, sizeof err) == 0);
+    cJSON_Delete(p);
+    p = params("{\"system_name\":\"my box\",\"system_bw_gbs\":500}");
+    EXPECT(validate_precheck(p, err, sizeof err) == -1);
+    EXPECT_STR(err, "model: system 'my box' needs system_bw_gbs, system_memory_gb and system_bf16_tflops or "
+               "system_fp32_tflops above 0");
+    cJSON_Delete(p);
+    p = params("{\"workload_name\":\"mine\",\"workload_hidden\":1000,\"workload_heads\":7}");
+    EXPECT(validate_precheck(p, err, sizeof err) == -1);
+    EXPECT_STR(err, "model: workload 'mine': heads must divide hidden (the head size is hidden / heads)");
+    cJSON_Delete(p);
+}
+
+/* The scenario's own workload and system are projected beside the reference ones. */
+static void scenario_rows(void)
+{
+    predict_set_catalog(NULL);
+    struct predict_calib c = { .peak = 1e11, .bw = 1e10, .q = 64 };
+    cJSON *p = params("{\"workloads\":\"none\",\"workload_name\":\"my 8B\",\"workload_lora_rank\":16,"
+                      "\"workload_base\":\"nf4\",\"system_name\":\"my box\",\"system_bw_gbs\":500,"
+                      "\"system_memory_gb\":96,\"system_bf16_tflops\":200,\"system_unified\":true}");
+    cJSON *results = cJSON_CreateArray(), *info = cJSON_CreateObject();
+    predict_project(p, &c, "cpu", results, info);
+    EXPECT(cJSON_GetArraySize(results) == 2);           /* this machine and the scenario's system */
+    const cJSON *r = record(results, "scenario", "scenario");
+    EXPECT(r && cJSON_IsTrue(cJSON_GetObjectItem(r, "fits")));
+    EXPECT(r && strcmp(cJSON_GetObjectItem(r, "system_kind")->valuestring, "scenario") == 0);
+    EXPECT(num(r, "hours") > 0);
+    const cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItem(info, "workloads"), 0);
+    EXPECT(w && strcmp(cJSON_GetObjectItem(w, "name")->valuestring, "my 8B") == 0
+           && strcmp(cJSON_GetObjectItem(w, "kind")->valuestring, "QLoRA") == 0);
+    EXPECT_NEAR(num(w, "params"), 8030261248.0, 0);     /* the defaults are Llama-3.1 8B's shape */
+    cJSON_Delete(results);
+    cJSON_Delete(info);
+    cJSON_Delete(p);
+}
+
+/* 2:4 weights: the blocks' forward matmuls execute half the products and read 0.5 x + 1/8 bytes
+ * per weight; the LM head and the backward stay dense. */
+static void sparsity(void)
+{
+    struct net_shape d = { .layers = 2, .hidden = 64, .heads = 4, .seq = 32, .vocab = 100, .batch = 2, .accum = 1 };
+    struct net_shape sp = d;
+    sp.sparse24 = 1;
+    EXPECT_STR(net_shape_extension(&sp), "2:4 sparse weights");
+    int n = net_plan(&d, NET_BF16, NULL, 0);
+    EXPECT(n == net_plan(&sp, NET_BF16, NULL, 0));
+    struct net_op *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+    net_plan(&d, NET_BF16, a, n);
+    net_plan(&sp, NET_BF16, b, n);
+    int seen = 0;
+    for (int i = 0; i < n; i++) {
+        if (a[i].kind != NET_OP_MATMUL || a[i].which == NET_LIN_LMHEAD) {
+            EXPECT(a[i].flops == b[i].flops && a[i].bytes_read == b[i].bytes_read);
+            continue;
+        }
+        double w = a[i].n * a[i].k;             /* out x in weights at 2 bytes */
+        EXPECT_NEAR(b[i].flops, a[i].flops / 2, 0);
+        EXPECT_NEAR(a[i].bytes_read - b[i].bytes_read, w * (2 - (0.5 * 2 + 0.125)), 1e-12);
+        seen++;
+    }
+    EXPECT(seen == 2 * 4);                      /* qkv, attproj, fc, fcproj in each block */
+    free(a);
+    free(b);
+}
+
+int main(void)
+{
+    curves();
+    combine();
+    one_op();
+    projection();
+    messages();
+    scenario_rows();
+    sparsity();
+    return CHECK_DONE();
+}

@@ -1,6 +1,6 @@
-/* main.c: the command line: parses arguments and hands each command to its owner (cmd/run.c for
- * run and render; env.c for info; the registries for list). Exit codes are documented here,
- * in --help, and in sparkreport.1. */
+/* main.c: the command line: parses arguments and hands each command to its owner (cmd/run.c,
+ * cmd/render.c and cmd/compare.c; env.c for info; the registries for list). Exit codes are
+ * documented here, in --help, and in sparkreport.1. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,15 +9,17 @@
 #include <lauxlib.h>
 
 #include "cmd/compare.h"
+#include "cmd/render.h"
+#include "cmd/run.h"
 #include "config.h"
 #include "exp/experiment.h"
 #include "gitrev.h"
 #include "lua/embedded.h"
 #include "lua/state.h"
-#include "cmd/run.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/json.h"
+#include "util/signals.h"
 #include "util/units.h"
 
 static const char usage[] =
@@ -172,7 +174,7 @@ static int cmd_compare(int argc, char **argv)
 {
     const char *sides[2] = { NULL, NULL }, *out = NULL;
     int as_json = 0, n = 0;
-    struct compare_opts o = { COMPARE_ALPHA, COMPARE_MIN_CHANGE };
+    struct comparison_opts o = { COMPARISON_ALPHA, COMPARISON_MIN_CHANGE };
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         int has_value = i + 1 < argc;
@@ -337,7 +339,7 @@ static int cmd_list(void)
 int main(int argc, char **argv)
 {
     signal(SIGXFSZ, SIG_IGN);   /* past a file size limit, a write fails with EFBIG and we say so */
-    run_catch_signals(0, 0);    /* a signal removes any temporary file; run makes the first gentle */
+    signals_catch(0, 0);        /* a signal removes any temporary file; run makes the first gentle */
     if (argc < 2)
         return usage_error("%s", "no command given");
     const char *cmd = argv[1];

@@ -16,7 +16,7 @@ void progress_begin(const char *phase, int total, double budget_s);
 void progress_step(int done, const char *item);
 void progress_end(void);
 
-/* Stopping early (SIGINT/SIGTERM, see cmd/run.c): experiments ask progress_stopping() between
+/* Stopping early (SIGINT/SIGTERM, see util/signals.c): experiments ask progress_stopping() between
  * measurements and return what they have; the run is then marked partial. */
 void progress_request_stop(int signo);
 int progress_stopping(void);          /* the signal number asked for, or 0 */

@@ -14,7 +14,8 @@
 
 #include "lua/convert.h"
 #include "lua/state.h"
-#include "cmd/run.h"
+#include "results/load.h"
+#include "results/render.h"
 #include "util/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

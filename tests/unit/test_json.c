@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "lua/convert.h"
-#include "cmd/run.h"
+#include "results/load.h"
 #include "util/fsutil.h"
 #include "util/json.h"
 

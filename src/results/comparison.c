@@ -1,0 +1,133 @@
+/* comparison.c: the comparison of two results documents: has sparkreport.compare (Lua) build
+ * the comparison document, and for a run with a baseline, finds the baseline and writes
+ * comparison.json and comparison.pdf into the run folder. Printing verdicts is the `compare`
+ * command's; what counts as a change is decided in Lua and util/mwu.c, not here. */
+#include "results/comparison.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "lua/convert.h"
+#include "lua/state.h"
+#include "results/load.h"
+#include "results/render.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/json.h"
+#include "util/progress.h"
+
+/* The options table sparkreport.compare.build takes, pushed onto L. */
+static void push_opts(lua_State *L, const struct comparison_opts *o, const char *base_path, const char *cur_path)
+{
+    const char *const paths[][2] = { { "baseline_path", base_path }, { "current_path", cur_path } };
+    lua_createtable(L, 0, 4);
+    lua_pushnumber(L, o->alpha);
+    lua_setfield(L, -2, "alpha");
+    lua_pushnumber(L, o->min_change);
+    lua_setfield(L, -2, "min_change");
+    for (int i = 0; i < 2; i++) {
+        lua_pushstring(L, paths[i][1]);
+        lua_setfield(L, -2, paths[i][0]);
+    }
+}
+
+cJSON *comparison_build(const cJSON *base, const char *base_path, const cJSON *cur, const char *cur_path,
+                        const struct comparison_opts *o, int *bad_input, char *err, size_t errlen)
+{
+    lua_State *L = sr_lua_new(SR_LUA_MEM_LIMIT);
+    cJSON *out = NULL;
+    *bad_input = 0;
+    if (sr_lua_require(L, "sparkreport.compare", err, errlen) == 0) {
+        lua_getfield(L, -1, "build");
+        if (lua_push_json_protected(L, base, err, errlen) == 0 && lua_push_json_protected(L, cur, err, errlen) == 0) {
+            push_opts(L, o, base_path, cur_path);
+            if (sr_lua_pcall(L, 3, 2, err, errlen, NULL) == 0) {
+                if (lua_isnil(L, -2)) {                     /* nil, "PATH: what is wrong" */
+                    *bad_input = 1;
+                    snprintf(err, errlen, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "invalid results");
+                } else {
+                    out = lua_to_json(L, -2, "comparison", err, errlen);
+                }
+            }
+        }
+    }
+    sr_lua_close(L);
+    return out;
+}
+
+int comparison_slower(const cJSON *cmp)
+{
+    return (int)json_num(cJSON_GetObjectItemCaseSensitive(cmp, "counts"), "slower", 0);
+}
+
+/* The baseline's results.json for the scenario's value; NULL for "none". Caller frees. */
+static char *baseline_path(const char *want, const char *outdir)
+{
+    if (!*want || strcmp(want, "none") == 0)
+        return NULL;
+    size_t n = strlen(outdir) + strlen(want) + 2;
+    char *where = xmalloc(n);
+    if (strchr(want, '/'))
+        snprintf(where, n, "%s", want);
+    else
+        snprintf(where, n, "%s/%s", outdir, want);
+    char *p = results_path(where);
+    free(where);
+    return p;
+}
+
+/* Compares dir/results.json with the baseline at bp and writes the two comparison files;
+ * returns the comparison or NULL with err. */
+static cJSON *compare_into(const char *dir, const char *bp, char *err, size_t errlen)
+{
+    char path[4096], real[PATH_MAX];
+    const struct comparison_opts o = { COMPARISON_ALPHA, COMPARISON_MIN_CHANGE };
+    const char *shown = realpath(bp, real) ? real : bp;     /* "latest" moves on; the folder does not */
+    cJSON *b = results_load(bp, err, errlen), *c = NULL, *cmp = NULL;
+    int bad;
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    if (b && (c = results_load(path, err, errlen)))
+        cmp = comparison_build(b, shown, c, "results.json", &o, &bad, err, errlen);
+    cJSON_Delete(b);
+    cJSON_Delete(c);
+    snprintf(path, sizeof path, "%s/comparison.json", dir);
+    if (cmp && json_save(path, cmp, err, errlen) == 0) {
+        snprintf(path, sizeof path, "%s/comparison.pdf", dir);
+        if (render_results(cmp, path, err, errlen) == 0)
+            return cmp;
+        snprintf(path, sizeof path, "%s/comparison.json", dir);
+        unlink(path);
+    }
+    cJSON_Delete(cmp);
+    return NULL;
+}
+
+int comparison_after_run(const char *dir, const char *outdir, const cJSON *results, int *written)
+{
+    char err[2048];
+    const char *want = json_str(cJSON_GetObjectItemCaseSensitive(results, "scenario"), "baseline", "none");
+    char *bp = baseline_path(want, outdir);
+    *written = 0;
+    if (!bp)
+        return 0;
+    int slower = 0;
+    cJSON *cmp = NULL;
+    if (!fs_exists(bp)) {
+        progress_note("baseline '%s': %s does not exist, so this run is compared with nothing", want, bp);
+    } else if (!(cmp = compare_into(dir, bp, err, sizeof err))) {
+        progress_note("baseline '%s': %s; no comparison written", want, err);
+    } else {
+        progress_note("compared with the baseline %s: %s", json_str(cJSON_GetObjectItemCaseSensitive(cmp, "baseline"), "path", bp),
+                      json_str(cmp, "summary", ""));
+        slower = comparison_slower(cmp);
+        *written = 1;
+    }
+    cJSON_Delete(cmp);
+    free(bp);
+    return slower;
+}

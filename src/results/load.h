@@ -1,0 +1,26 @@
+/* load.h: reading a results.json back: where a command-line argument points to one, its size
+ * limit, and the checks every reader relies on (schema, version, top-level types) with
+ * messages that name the file. What the report sections read is checked later, in Lua
+ * (render_results); turning a failure into an exit code is the command's job. */
+#ifndef SR_RESULTS_LOAD_H
+#define SR_RESULTS_LOAD_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#define SR_SCHEMA "sparkreport/results"
+#define SR_SCHEMA_VERSION 1
+#define SR_RESULTS_MAX_BYTES ((size_t)256 << 20)
+
+/* Loads results.json and checks its schema; NULL with "PATH: reason". */
+cJSON *results_load(const char *path, char *err, size_t errlen);
+
+/* The checks results_load makes on a parsed document (schema, version, top-level types); -1
+ * with "PATH: reason". What the sections read is checked before drawing (render_results). */
+int results_check(const cJSON *results, const char *path, char *err, size_t errlen);
+
+/* The results.json a command-line argument names: a run folder (or a link to one, such as
+ * reports/latest) holds it; anything else is the file itself. Caller frees. */
+char *results_path(const char *arg);
+
+#endif

@@ -115,11 +115,11 @@ function M.dram(results, device)
   end
 end
 
--- The figure in words: "35.5 GB/s: the copy kernel with non-temporal stores, FP64, at 1 GiB, 2
--- threads (bandwidth experiment, best repetition)".
+-- Where the figure comes from, in words, its number left to the caller: "copy kernel in FP64 with
+-- non-temporal stores at 1 GiB, 2 threads (bandwidth experiment, best repetition)".
 function M.dram_text(d)
-  return ("%s GB/s: the %s kernel%s, %s, at %s%s (%s, best repetition)"):format(fmt.rate(d.gbps), d.kernel or "?",
-    d.stores and (" with " .. d.stores .. " stores") or "", (d.precision or "fp64"):upper(), fmt.bytes(d.working_set_bytes or 0),
+  return ("%s kernel in %s%s at %s%s (%s, best repetition)"):format(d.kernel or "?", (d.precision or "fp64"):upper(),
+    d.stores and (" with " .. d.stores .. " stores") or "", fmt.bytes(d.working_set_bytes or 0),
     d.threads and (", %d threads"):format(d.threads) or "", d.source or "?")
 end
 

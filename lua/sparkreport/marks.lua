@@ -31,7 +31,9 @@ function M:fraction(measured, ceiling, unit, what)
   if measured == nil or ceiling == nil or measured ~= measured or ceiling ~= ceiling or ceiling <= 0 then return "n/a" end
   if not M.exceeds(measured, ceiling) then return fmt.pct(measured / ceiling) end
   local text = M.above(measured, ceiling, unit)
-  self.errors[#self.errors + 1] = (what and (what .. ": ") or "") .. text
+  local item = (what and (what .. ": ") or "") .. text
+  for _, e in ipairs(self.errors) do if e == item then return text end end     -- a table and a sentence
+  self.errors[#self.errors + 1] = item
   return text
 end
 

@@ -67,8 +67,8 @@ local function dram_text(doc, d, device)
     doc:paragraph(("DRAM bandwidth (%s): not measured in this run."):format(device:upper()), "note")
     return
   end
-  doc:paragraph(("DRAM bandwidth of this machine (%s), the one figure every section uses: %s. Rule: %s.")
-    :format(device:upper(), calibration.dram_text(d), d.rule))
+  doc:paragraph(("DRAM bandwidth of this machine (%s), the one figure every section uses: %s GB/s, the %s. Rule: %s.")
+    :format(device:upper(), fmt.rate(d.gbps), calibration.dram_text(d), d.rule))
 end
 
 local function method(doc, exp)

@@ -107,8 +107,8 @@ function S.summary(doc, results)
   end
   local dram = calibration.dram(results, "cpu")
   if dram then
-    doc:paragraph(("This machine's DRAM bandwidth, the one figure the report divides by: %s. Rule: %s.")
-      :format(calibration.dram_text(dram), dram.rule))
+    doc:paragraph(("This machine's DRAM bandwidth, the one figure the report divides by: %s GB/s, the %s. Rule: %s.")
+      :format(fmt.rate(dram.gbps), calibration.dram_text(dram), dram.rule))
   end
   doc:paragraph(fraction_text(results, head, dram))
   local ghead, gexp = R.gpu_headline(results)

@@ -207,7 +207,7 @@ local function calibration(doc, results, exp, cal)
     .. "(mean error %s there). %d ops were timed on their own (%d records with their samples in results.json); "
     .. "measured times spread %s around the efficiency curves.")
     :format(DEVICE[cal.device] or cal.device, cal.threads, peaks_text(cal.peak_flops), fmt.rate(cal.vector_flops / 1e9),
-            d and ("DRAM bandwidth " .. dram_text(d) .. ", this machine's one figure")
+            d and ("DRAM bandwidth %s GB/s, this machine's one figure: the %s"):format(fmt.rate(d.gbps), dram_text(d))
               or ("read bandwidth " .. fmt.rate(cal.bandwidth_Bps / 1e9) .. " GB/s"),
             fmt.seconds(cal.op_overhead_s), combine_text(cb), cb.points,
             fmt.pct(cb.mean_abs_error), cal.ops_measured, n, fmt.pct(cal.spread)))

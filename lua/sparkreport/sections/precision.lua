@@ -153,7 +153,7 @@ end
 local function bandwidth_ceiling(results, exps, device)
   local d = calibration.dram(results, device)
   if d then
-    return d.gbps, "this machine's DRAM bandwidth, " .. calibration.dram_text(d), d
+    return d.gbps, calibration.dram_text(d) .. ", this machine's DRAM bandwidth", d
   end
   local best
   for _, k in ipairs(all_records(exps, { series = "knee", device = device })) do

@@ -3,6 +3,7 @@
 -- device and precision, GEMM efficiency by shape, the bandwidth ladder, the DRAM ceilings, the
 -- roofline knees and the fixed costs of a parallel region and of a kernel launch. Every figure is
 -- measured on this run; what was not measured is listed with its reason. It computes no model.
+local fmt = require "sparkreport.format"
 local R = require "sparkreport.results"
 
 local M = { version = 1 }
@@ -78,10 +79,48 @@ local function ladder(results)
   return out, list
 end
 
--- DRAM ceiling of a device: the read kernel (else triad) in FP64 at the largest working set.
+-- The rule the C side states (src/exp/bandwidth/) and writes into info.dram.rule.
+M.DRAM_RULE = "this machine's DRAM bandwidth is the highest best-repetition rate, in bytes actually moved (the "
+  .. "write-allocate view for kernels whose stores are cached; STREAM's count for non-temporal stores and for read), "
+  .. "among the bandwidth kernels at the DRAM-sized working set, all threads, FP64"
+M.LEGACY_RULE = "the read kernel (else triad) in FP64 at the largest working set of the bandwidth experiment, best "
+  .. "repetition, in STREAM's byte count (the rule of results files older than info.dram)"
+
+local function from_info(dev, d, exp)
+  return { device = dev, gbps = d.gbps, gbps_best = d.gbps, kernel = d.kernel, precision = d.precision,
+           stores = d.stores, working_set_bytes = d.working_set_bytes, threads = d.threads,
+           source = d.source or (exp.name .. " experiment"), rule = d.rule or M.DRAM_RULE }
+end
+
+-- The one DRAM bandwidth of a device, which every section shows and divides by: the bandwidth
+-- experiment's info.dram; else the first experiment's info.dram (model, compress, precision);
+-- else, for older files, the read kernel (else triad) in FP64 at the largest working set
+-- (legacy = true). Fields: gbps (= gbps_best), kernel, precision, stores, working_set_bytes,
+-- threads, source, rule. nil when this run measured none.
 function M.dram(results, device)
+  local function ours(e) return device == "gpu" and e.device == "gpu" or device ~= "gpu" and e.device ~= "gpu" end
+  for _, e in ipairs(R.experiments(results, "bandwidth")) do
+    if ours(e) and e.info and e.info.dram and e.info.dram.gbps then return from_info(device, e.info.dram, e) end
+  end
+  for _, e in ipairs(results.experiments or {}) do
+    if ours(e) and e.info and e.info.dram and e.info.dram.gbps then return from_info(device, e.info.dram, e) end
+  end
   local _, list = ladder(results)
-  for _, d in ipairs(list) do if d.device == device then return d end end
+  for _, d in ipairs(list) do
+    if d.device == device then
+      d.gbps, d.precision, d.legacy, d.rule = d.gbps_best, "fp64", true, M.LEGACY_RULE
+      d.source = "bandwidth experiment"
+      return d
+    end
+  end
+end
+
+-- Where the figure comes from, in words, its number left to the caller: "copy kernel in FP64 with
+-- non-temporal stores at 1 GiB, 2 threads (bandwidth experiment, best repetition)".
+function M.dram_text(d)
+  return ("%s kernel in %s%s at %s%s (%s, best repetition)"):format(d.kernel or "?", (d.precision or "fp64"):upper(),
+    d.stores and (" with " .. d.stores .. " stores") or "", fmt.bytes(d.working_set_bytes or 0),
+    d.threads and (", %d threads"):format(d.threads) or "", d.source or "?")
 end
 
 local function knees(exps)
@@ -139,6 +178,7 @@ local function weight_formats(results)
           if r.series == "gemv" and r.batch == 1 then
             f.speedup_vs_fp32, f.read_fraction, f.measured_bits_per_weight = r.speedup_vs_fp32, r.read_fraction_median,
               r.bits_per_weight
+            f.read_fraction_dram = r.read_fraction_dram
           elseif r.series == "layer_error" then f.layer_error = r.rel_error
           elseif r.series == "model_loss" then f.loss_change = r.loss_change end
         end
@@ -155,7 +195,9 @@ function M.build(results)
     if e.status == "complete" or e.status == "partial" then exps[#exps + 1] = e end
   end
   local pk, by = peaks(exps)
-  local lad, dram = ladder(results)
+  local lad = ladder(results)
+  local dram = {}
+  for _, dev in ipairs { "cpu", "gpu" } do dram[#dram + 1] = M.dram(results, dev) end
   return {
     version = M.version,
     kind = "measured",

@@ -10,6 +10,31 @@ function M.experiments(results, name, device)
   return out
 end
 
+-- The experiments of a family for a section, or nil and the sentence that says there are none
+-- (`word`: the family as the sentence names it, default its name).
+function M.family(results, name, word)
+  local exps = M.experiments(results, name)
+  if #exps > 0 then return exps end
+  return nil, ("Not measured: the scenario has no %s experiment."):format(word or name)
+end
+
+-- The catalog row the results carry for id (default: the row this machine matched), or nil.
+function M.catalog_row(results, id)
+  id = id or (results.catalog and results.catalog.match)
+  for _, r in ipairs(results.catalog and results.catalog.rows or {}) do
+    if r.id == id then return r end
+  end
+end
+
+-- Records of several experiments in one list, optionally filtered as M.records filters.
+function M.all_records(exps, filter)
+  local out = {}
+  for _, e in ipairs(exps) do
+    for _, r in ipairs(M.records(e, filter)) do out[#out + 1] = r end
+  end
+  return out
+end
+
 -- Records of one series, optionally filtered: M.records(exp, { series = "size", kernel = "triad" })
 function M.records(exp, filter)
   local out = {}

@@ -105,6 +105,13 @@ M.experiment = object {
   params = opt(object {}), info = opt(object {}),
 }
 
+-- The one DRAM figure an experiment used (sparkreport.calibration.dram), and the words of
+-- statistics that did not settle (sparkreport.marks): optional, older files lack them.
+local dram = opt(object { gbps = "number", kernel = opt "string", precision = opt "string", stores = opt "string",
+                          working_set_bytes = opt "number", threads = opt "number", source = opt "string",
+                          rule = opt "string" })
+local settle = { settled = opt "boolean", cv_target = opt "number", stop = opt "string", stores = opt "string" }
+
 local stats = object { cv = opt "number", ci95_lo = opt "number", ci95_hi = opt "number",
                        min = opt "number", median = opt "number" }
 
@@ -136,6 +143,7 @@ function M.rules.bandwidth(r, e, need)
 end
 
 M.info.bandwidth = object {
+  dram = dram,
   kernels = opt(list(object { name = "string", formula = "string" })), byte_convention = opt "string",
   caches_source = opt "string", caches_total_bytes = opt "number", largest_bytes = opt "number",
   dram_threshold_bytes = opt "number", threads_max = opt "integer", timer_tick_s = opt "number",
@@ -183,6 +191,7 @@ function M.rules.precision(r, _, need)
   end
 end
 M.info.precision = object {
+  dram = dram,
   cpu = opt(object { threads = opt "number", kernels = opt(list(object { precision = "string", isa = "string",
                                                                        chains = "number", vector_bytes = "number" })) }),
   flop_convention = opt "string", byte_convention = opt "string", model = opt "string",
@@ -221,6 +230,7 @@ function M.rules.compress(r, _, need)
   end
 end
 M.info.compress = object {
+  dram = dram,
   rows = opt "number", cols = opt "number", fp32_bytes = opt "number", caches_total_bytes = opt "number",
   caches_what = opt "string", byte_convention = opt "string", read_convention = opt "string",
   rounding = opt "string", weights = opt "string", threads = opt "number",
@@ -253,6 +263,7 @@ function M.rules.model(r, _, need)
   if r.series == "projection" and r.hours then need("hours_low", "number"); need("hours_high", "number") end
 end
 M.info.model = object {
+  dram = dram,
   calibration = opt(object {
     device = "string", threads = "integer", peak_flops = object {}, bandwidth_Bps = "number", vector_flops = "number",
     op_overhead_s = "number", ops_measured = "integer", spread = "number",
@@ -323,5 +334,10 @@ function M.check(results, what)
   if type(err) == "table" and err.schema then return false, err.schema end
   error(err, 0)
 end
+
+for _, name in ipairs { "bandwidth", "precision", "compress" } do
+  for k, v in pairs(settle) do M.records[name].fields[k] = v end
+end
+M.records.compress.fields.read_fraction_dram = opt "number"
 
 return M

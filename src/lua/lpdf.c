@@ -39,7 +39,7 @@ static const char *const CELL_FIELDS[] = { "text", "kind", "tone", NULL };
 static const char *const CHART_FIELDS[] = { "kind", "title", "height", "caption", "x", "y",
                                             "series", "marks", "categories", NULL };
 static const char *const AXIS_FIELDS[] = { "label", "log", "format", "min", "max", NULL };
-static const char *const SERIES_FIELDS[] = { "name", "x", "y", "dashed", "points", NULL };
+static const char *const SERIES_FIELDS[] = { "name", "x", "y", "dashed", "points", "hollow", NULL };
 static const char *const MARK_FIELDS[] = { "x", "label", NULL };
 
 /* ---- checking helpers --------------------------------------------------------------- */
@@ -471,6 +471,7 @@ static void read_one_series(lua_State *L, int idx, int i, int anchor,
     if (!line && ny != c->ncategories)
         luaL_error(L, "%s: y has %d values, categories has %d", ctx, ny, c->ncategories);
     s->n = ny;
+    s->hollow = read_numbers(L, idx, "hollow", anchor, ctx, &s->nhollow);
 }
 
 static void read_series(lua_State *L, int t, int anchor, struct pdf_chart *c)

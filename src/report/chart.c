@@ -402,11 +402,17 @@ static void line_style(HPDF_Page pg, int i, int dashed)
         HPDF_Page_SetDash(pg, NULL, 0, 0);
 }
 
-/* A filled marker whose shape follows the series index: circle, square, triangle, diamond. */
-static void point_marker(HPDF_Page pg, int i, double x, double y)
+/* A marker whose shape follows the series index: circle, square, triangle, diamond; filled,
+ * or hollow (a white inside, the series' colour as its outline) for a point to doubt. */
+static void point_marker(HPDF_Page pg, int i, double x, double y, int hollow)
 {
     double r = MARKER_R;
-    set_fill(pg, colour(i));
+    set_fill(pg, hollow ? (struct pdf_rgb){ 1.0, 1.0, 1.0 } : colour(i));
+    if (hollow) {
+        set_stroke(pg, colour(i));
+        HPDF_Page_SetLineWidth(pg, 0.9);
+        HPDF_Page_SetDash(pg, NULL, 0, 0);
+    }
     switch (i % 4) {
     case 0: HPDF_Page_Circle(pg, (HPDF_REAL)x, (HPDF_REAL)y, (HPDF_REAL)r); break;
     case 1: HPDF_Page_Rectangle(pg, (HPDF_REAL)(x - r * 0.9), (HPDF_REAL)(y - r * 0.9),
@@ -425,7 +431,19 @@ static void point_marker(HPDF_Page pg, int i, double x, double y)
         HPDF_Page_ClosePath(pg);
         break;
     }
-    HPDF_Page_Fill(pg);
+    if (hollow)
+        HPDF_Page_FillStroke(pg);
+    else
+        HPDF_Page_Fill(pg);
+}
+
+/* Whether point k (0-based) of s is one the caller listed as hollow. */
+static int is_hollow(const struct pdf_series *s, int k)
+{
+    for (int j = 0; j < s->nhollow && s->hollow; j++)
+        if ((int)s->hollow[j] == k + 1)
+            return 1;
+    return 0;
 }
 
 /* ---- the plot ----------------------------------------------------------------------- */
@@ -498,8 +516,9 @@ static void series_points(const struct plot *p, int i)
         int ok = in_range(&p->sx, s->x[k]) && in_range(&p->sy, s->y[k]);
         int prev = k > 0 && usable(s->x[k - 1], p->sx.log) && usable(s->y[k - 1], p->sy.log);
         int next = k + 1 < s->n && usable(s->x[k + 1], p->sx.log) && usable(s->y[k + 1], p->sy.log);
-        if (ok && (s->points || (!prev && !next)))
-            point_marker(p->d->page, i, map(&p->sx, s->x[k]), map(&p->sy, s->y[k]));
+        int hollow = is_hollow(s, k);
+        if (ok && (s->points || hollow || (!prev && !next)))
+            point_marker(p->d->page, i, map(&p->sx, s->x[k]), map(&p->sy, s->y[k]), hollow);
     }
 }
 
@@ -712,7 +731,7 @@ static void swatch(const struct plot *p, int i, double x, double y)
     HPDF_Page_LineTo(pg, (HPDF_REAL)(x + SWATCH_W), (HPDF_REAL)y);
     HPDF_Page_Stroke(pg);
     if (p->c->series[i].points)
-        point_marker(pg, i, x + SWATCH_W / 2, y);
+        point_marker(pg, i, x + SWATCH_W / 2, y, 0);
     HPDF_Page_GRestore(pg);
 }
 

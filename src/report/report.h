@@ -108,6 +108,9 @@ struct pdf_series {
     int n;
     int dashed;             /* spec ceilings, ideal lines */
     int points;             /* draw a marker at each point */
+    const double *hollow;   /* nhollow 1-based point indices drawn as outlines (statistics
+                               that did not settle); NULL: none */
+    int nhollow;
 };
 
 struct pdf_mark {           /* a vertical dashed line across the plot with a label */

@@ -1,7 +1,10 @@
--- sparkreport.sections.bandwidth: the memory-bandwidth section: method, bandwidth against
--- working set per precision (cache sizes marked), thread scaling, a summary table at the
--- largest size and a detail table per kernel. Draws from the bandwidth records only.
+-- sparkreport.sections.bandwidth: the memory-bandwidth section: method, this machine's one DRAM
+-- bandwidth and its rule, bandwidth against working set per precision (cache sizes marked),
+-- thread scaling, a summary table at the largest size (each kernel's fraction of the DRAM figure)
+-- and a detail table per kernel. Draws from the bandwidth records only.
+local calibration = require "sparkreport.calibration"
 local fmt = require "sparkreport.format"
+local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
 
 local S = {}
@@ -20,14 +23,33 @@ local function sorted(recs, key)
   return recs
 end
 
-local function series_of(exp, filter, xkey)
+-- A chart series of the records that filter selects: x, y and the points that did not settle.
+local function series_of(exp, filter, xkey, name)
   local recs = sorted(R.records(exp, filter), xkey)
   local xs, ys = {}, {}
   for _, r in ipairs(recs) do
     xs[#xs + 1] = r[xkey]
     ys[#ys + 1] = r.valid and r.gbps_best or 0 / 0
   end
-  return xs, ys
+  return { name = name, x = xs, y = ys, points = true, hollow = marks.hollow(recs) }
+end
+
+-- The bytes a record actually moved per second, as the DRAM rule counts them: the write-allocate
+-- view where stores are cached, STREAM's count for non-temporal stores and for read; an older
+-- file's figure (legacy) is in STREAM's count throughout.
+local function moved(r, d)
+  local nt = r.stores and (r.stores:find("non") or r.stores == "nt" or r.stores:find("stream"))
+  if d.legacy or nt or r.kernel == "read" then return r.gbps_best end
+  return r.gbps_best_wa or r.gbps_best
+end
+
+-- A record's fraction of the DRAM figure: only at the DRAM-sized working set (at_dram), where
+-- the figure is a ceiling.
+local function of_dram(mk, r, d, at_dram)
+  if not d then return "no figure" end
+  if not at_dram then return "in cache" end
+  return mk:fraction_cell(moved(r, d), d.gbps, "GB/s", ("%s %s at %s"):format(r.kernel, r.precision,
+                          fmt.bytes(r.working_set_bytes)))
 end
 
 local function cache_marks(info)
@@ -37,6 +59,16 @@ local function cache_marks(info)
   end
   if info.dram_threshold_bytes then marks[#marks + 1] = { x = info.dram_threshold_bytes, label = "4x caches" } end
   return marks
+end
+
+-- The one DRAM figure of the device, its rule and where it came from.
+local function dram_text(doc, d, device)
+  if not d then
+    doc:paragraph(("DRAM bandwidth (%s): not measured in this run."):format(device:upper()), "note")
+    return
+  end
+  doc:paragraph(("DRAM bandwidth of this machine (%s), the one figure every section uses: %s GB/s, the %s. Rule: %s.")
+    :format(device:upper(), fmt.rate(d.gbps), calibration.dram_text(d), d.rule))
 end
 
 local function method(doc, exp)
@@ -58,13 +90,25 @@ local function method(doc, exp)
     "small")
 end
 
+-- The store kinds of kernel k's records (false: records that name none), in first-seen order.
+local function stores_of(recs, k)
+  local out, seen = {}, {}
+  for _, r in ipairs(recs) do
+    local st = r.stores or false
+    if r.kernel == k and not seen[st] then seen[st] = true; out[#out + 1] = st end
+  end
+  return out
+end
+
 local function size_charts(doc, exp)
   local recs = R.records(exp, { series = "size" })
   for _, prec in ipairs(present(recs, "precision", { "fp64", "fp32" })) do
     local series = {}
     for _, k in ipairs(present(recs, "kernel", KERNEL_ORDER)) do
-      local xs, ys = series_of(exp, { series = "size", precision = prec, kernel = k }, "working_set_bytes")
-      series[#series + 1] = { name = k, x = xs, y = ys, points = true }
+      for _, st in ipairs(stores_of(recs, k)) do
+        series[#series + 1] = series_of(exp, { series = "size", precision = prec, kernel = k, stores = st or nil },
+                                        "working_set_bytes", st and (k .. ", " .. st .. " stores") or k)
+      end
     end
     local gpu = exp.device == "gpu"
     doc:chart {
@@ -75,8 +119,8 @@ local function size_charts(doc, exp)
       y = { label = "bandwidth (GB/s)" },
       series = series,
       marks = gpu and { { x = exp.info.l2_bytes, label = "L2" } } or cache_marks(exp.info or {}),
-      caption = gpu and "Dashed line: the GPU's L2 cache."
-                or "Dashed lines: aggregate capacity of each cache level over all CPUs, and the DRAM threshold.",
+      caption = marks.hollow_caption(series, gpu and "Dashed line: the GPU's L2 cache."
+                or "Dashed lines: aggregate capacity of each cache level over all CPUs, and the DRAM threshold."),
     }
   end
 end
@@ -87,65 +131,89 @@ local function scaling_chart(doc, exp)
   local prec = present(recs, "precision", { "fp64", "fp32" })[1]
   local series = {}
   for _, k in ipairs(present(recs, "kernel", KERNEL_ORDER)) do
-    local xs, ys = series_of(exp, { series = "threads", precision = prec, kernel = k }, "threads")
-    series[#series + 1] = { name = k, x = xs, y = ys, points = true }
+    series[#series + 1] = series_of(exp, { series = "threads", precision = prec, kernel = k }, "threads", k)
   end
   for _, r in ipairs(R.records(exp, { series = "cluster", precision = prec, kernel = "triad" })) do
     local name = "triad, CPUs " .. r.cpus
     local found
     for _, s in ipairs(series) do if s.name == name then found = s end end
     if not found then
-      local xs, ys = series_of(exp, { series = "cluster", precision = prec, kernel = "triad", cpus = r.cpus }, "threads")
-      series[#series + 1] = { name = name, x = xs, y = ys, points = true, dashed = true }
+      local s = series_of(exp, { series = "cluster", precision = prec, kernel = "triad", cpus = r.cpus }, "threads", name)
+      s.dashed = true
+      series[#series + 1] = s
     end
   end
   doc:chart {
     title = ("Thread scaling at %s, %s (measured, best repetition)"):format(fmt.bytes(recs[1].array_bytes * 3), prec:upper()),
     x = { label = "threads", min = 1 }, y = { label = "bandwidth (GB/s)" }, series = series,
+    caption = marks.hollow_caption(series),
   }
 end
 
-local function top_table(doc, exp)
+local function top_row(mk, r, d, with_stores, at_dram)
+  local what = ("%s %s at %s"):format(r.kernel, r.precision, fmt.bytes(r.working_set_bytes))
+  local row = { r.kernel, r.precision }
+  if r.valid then
+    for _, c in ipairs { fmt.rate(r.gbps_best), fmt.rate(r.gbps_median) } do row[#row + 1] = c end
+    if with_stores then row[#row + 1] = r.stores or "" end
+    for _, c in ipairs { fmt.rate(r.gbps_best_wa), of_dram(mk, r, d, at_dram), mk:settled(fmt.cv(r.time_s.cv), r, what),
+                         ("%d"):format(#r.samples_s), "valid" } do row[#row + 1] = c end
+    return row
+  end
+  for _, c in ipairs { "not timed", "" } do row[#row + 1] = c end
+  if with_stores then row[#row + 1] = r.stores or "" end
+  for _, c in ipairs { "", "", "", "", { text = "FAILED", tone = "bad" } } do row[#row + 1] = c end
+  return row
+end
+
+local function top_columns(with_stores)
+  local cols = { { title = "Kernel", width = 0.09 }, { title = "Precision", width = 0.11 },
+                 { title = "Best\nGB/s", align = "right", width = 0.08 }, { title = "Median\nGB/s", align = "right", width = 0.09 } }
+  if with_stores then cols[#cols + 1] = { title = "Stores", width = 0.1 } end
+  for _, c in ipairs { { title = "Write-\nallocate\nGB/s", align = "right", width = 0.11 },
+                       { title = "Of the DRAM\nfigure", align = "right", width = with_stores and 0.12 or 0.18 },
+                       { title = "CV", align = "right", width = 0.1 }, { title = "Reps", align = "right", width = 0.07 },
+                       { title = "Validation" } } do cols[#cols + 1] = c end
+  return cols
+end
+
+local function top_table(doc, exp, mk, d)
   local recs = R.records(exp, { series = "size" })
-  local top = 0
-  for _, r in ipairs(recs) do top = math.max(top, r.array_bytes) end
+  local top, with_stores, ws = 0, false, 0
+  for _, r in ipairs(recs) do top = math.max(top, r.array_bytes); ws = math.max(ws, r.working_set_bytes) end
+  local at_dram = d and (d.legacy or ws >= (d.working_set_bytes or 0) * 0.999)
   local rows = {}
   for _, prec in ipairs(present(recs, "precision", { "fp64", "fp32" })) do
     for _, k in ipairs(present(recs, "kernel", KERNEL_ORDER)) do
       for _, r in ipairs(R.records(exp, { series = "size", precision = prec, kernel = k })) do
-        if r.array_bytes == top then
-          rows[#rows + 1] = r.valid
-            and { k, prec, fmt.rate(r.gbps_best), fmt.rate(r.gbps_median), fmt.rate(r.gbps_best_wa),
-                  fmt.cv(r.time_s.cv), ("%d"):format(#r.samples_s), "valid" }
-            or { k, prec, "not timed", "", "", "", "", { text = "FAILED", tone = "bad" } }
-        end
+        if r.array_bytes == top then rows[#rows + 1] = r; with_stores = with_stores or r.stores ~= nil end
       end
     end
   end
+  for i, r in ipairs(rows) do rows[i] = top_row(mk, r, d, with_stores, at_dram) end
   doc:table {
-    columns = { { title = "Kernel", width = 0.11 }, { title = "Precision", width = 0.12 },
-                { title = "Best\nGB/s", align = "right", width = 0.12 },
-                { title = "Median\nGB/s", align = "right", width = 0.12 },
-                { title = "Write-allocate\nview, GB/s", align = "right", width = 0.18 },
-                { title = "CV", align = "right", width = 0.1 }, { title = "Reps", align = "right", width = 0.1 },
-                { title = "Validation", width = 0.15 } },
+    columns = top_columns(with_stores),
     rows = rows,
-    caption = ("At the largest working set (%s in three arrays), %s; all figures measured on this run.")
-              :format(fmt.bytes(top * 3), exp.device == "gpu" and "device memory" or "all threads"),
+    caption = mk:caption(("At the largest working set (%s in three arrays), %s; all figures measured on this run. Of the "
+      .. "DRAM figure: the bytes the kernel actually moved (write-allocate view where its stores are cached) over %s.")
+      :format(fmt.bytes(top * 3), exp.device == "gpu" and "device memory" or "all threads",
+              d and (fmt.rate(d.gbps) .. " GB/s, the DRAM bandwidth above") or "a DRAM figure this run lacks")),
   }
 end
 
-local function detail_tables(doc, exp)
+local function detail_tables(doc, exp, mk)
   local recs = R.records(exp, { series = "size" })
   for _, k in ipairs(present(recs, "kernel", KERNEL_ORDER)) do
     doc:section("Detail: " .. k, 2)
     local rows = {}
     for _, prec in ipairs(present(recs, "precision", { "fp64", "fp32" })) do
       for _, r in ipairs(sorted(R.records(exp, { series = "size", precision = prec, kernel = k }), "working_set_bytes")) do
+        local what = ("%s %s at %s%s"):format(k, prec, fmt.bytes(r.working_set_bytes), r.stores and (", " .. r.stores .. " stores") or "")
         rows[#rows + 1] = r.valid
           and { prec, fmt.bytes(r.working_set_bytes), fmt.rate(r.gbps_best), fmt.rate(r.gbps_median),
-                fmt.cv(r.time_s.cv), ("%s .. %s"):format(fmt.seconds(r.time_s.ci95_lo), fmt.seconds(r.time_s.ci95_hi)),
-                ("%d"):format(#r.samples_s), "valid" }
+                mk:settled(fmt.cv(r.time_s.cv), r, what),
+                ("%s .. %s"):format(fmt.seconds(r.time_s.ci95_lo), fmt.seconds(r.time_s.ci95_hi)),
+                ("%d"):format(#r.samples_s), r.stores and ("valid, " .. r.stores) or "valid" }
           or { prec, fmt.bytes(r.working_set_bytes), "not timed", "", "", "", "", { text = "FAILED", tone = "bad" } }
       end
     end
@@ -156,6 +224,7 @@ local function detail_tables(doc, exp)
                   { title = "95 % CI of the mean\ntime per pass", align = "right", width = 0.26 },
                   { title = "Reps", align = "right", width = 0.07 }, { title = "Validation", width = 0.14 } },
       rows = rows,
+      caption = mk:caption(nil),
     }
   end
 end
@@ -167,22 +236,22 @@ local function skipped(doc, exp)
   doc:table { columns = { { title = "Not measured", width = 0.35 }, { title = "Why" } }, rows = rows }
 end
 
-local function cpu_part(doc, exp)
+local function cpu_part(doc, results, exp)
+  local mk, d = marks.new(), calibration.dram(results, "cpu")
   method(doc, exp)
+  dram_text(doc, d, "cpu")
   size_charts(doc, exp)
-  top_table(doc, exp)
+  top_table(doc, exp, mk, d)
+  mk:defects(doc)
   scaling_chart(doc, exp)
   skipped(doc, exp)
-  detail_tables(doc, exp)
+  detail_tables(doc, exp, mk)
 end
 
 function S.bandwidth(doc, results)
   doc:section("Memory bandwidth")
-  local exps = R.experiments(results, "bandwidth")
-  if #exps == 0 then
-    doc:paragraph("Not measured: the scenario has no bandwidth experiment.")
-    return
-  end
+  local exps, none = R.family(results, "bandwidth")
+  if not exps then return doc:paragraph(none) end
   local gpu = require "sparkreport.sections.bandwidth_gpu"
   for _, exp in ipairs(exps) do
     if exp.status == "partial" then          -- a stopped run: draw what was measured, say so
@@ -191,9 +260,14 @@ function S.bandwidth(doc, results)
     if exp.status ~= "complete" and exp.status ~= "partial" then
       doc:paragraph(("Not measured (%s): %s"):format(exp.device or "?", exp.error or exp.status))
     elseif exp.device == "gpu" then
-      gpu.part(doc, results, exp, { size_charts = size_charts, top_table = top_table, skipped = skipped })
+      local function gpu_top(d2, e)
+        local mk = marks.new()
+        top_table(d2, e, mk, calibration.dram(results, "gpu"))
+        mk:defects(d2)
+      end
+      gpu.part(doc, results, exp, { size_charts = size_charts, top_table = gpu_top, skipped = skipped })
     else
-      cpu_part(doc, exp)
+      cpu_part(doc, results, exp)
     end
   end
 end

@@ -9,13 +9,6 @@ local M = {}
 
 local PATH_ORDER = { "device", "managed", "managed-prefetch", "pinned", "malloc" }
 
-local function catalog_row(results)
-  local id = results.catalog and results.catalog.match
-  for _, r in ipairs(results.catalog and results.catalog.rows or {}) do
-    if r.id == id then return r end
-  end
-end
-
 -- A measured rate and its fraction of a spec figure, as two cells of different kinds.
 local function versus(gbps, spec)
   if not spec then return { text = "no catalog figure" } end
@@ -103,7 +96,7 @@ function M.part(doc, results, exp, shared)
     shared.skipped(doc, exp)
     return
   end
-  local row = catalog_row(results)
+  local row = R.catalog_row(results)
   doc:paragraph(("Device: %s, L2 %s. Kernels as on the CPU, with 16-byte vector loads over a grid sized by the "
     .. "occupancy API, timed with CUDA events after warm-up and validated on the device against the same reference. "
     .. "The sweep runs in device memory (cudaMalloc); the other allocation paths at the largest working set, %s.")

@@ -1,6 +1,7 @@
 -- sparkreport.sections.common: the sections every template shares: title page, summary
 -- (the answer in a few sentences, with each figure's kind), and the appendix (environment,
 -- catalog sources, scenario source and the command that reruns it). Draws from results only.
+local calibration = require "sparkreport.calibration"
 local catalog = require "sparkreport.catalog"
 local fmt = require "sparkreport.format"
 local R = require "sparkreport.results"
@@ -23,12 +24,6 @@ local function gpu_line(ctx)
   return "none measured: " .. (cu.reason or "unknown reason")
 end
 
-local function row_by_id(results, id)
-  for _, r in ipairs(results.catalog and results.catalog.rows or {}) do
-    if r.id == id then return r end
-  end
-end
-
 function S.title(doc, results)
   local scn, ctx = results.scenario or {}, results.context or {}
   doc:title(scn.title or "sparkreport", "What this machine's memory and compute mean for training time")
@@ -41,7 +36,7 @@ function S.title(doc, results)
     { "Machine", ctx.host or "unknown" },
     { "CPU", cpu_line(ctx) },
     { "GPU", gpu_line(ctx) },
-    { "Catalog match", match and (row_by_id(results, match).name .. " (" .. results.catalog.match_reason .. ")")
+    { "Catalog match", match and (R.catalog_row(results, match).name .. " (" .. results.catalog.match_reason .. ")")
                        or ("this machine: " .. (results.catalog and results.catalog.match_reason or "not matched")) },
     { "Run", ("%s to %s (%s)"):format(results.started_utc or "?", results.finished_utc or "?",
                                       fmt.duration(results.elapsed_s or 0)) },
@@ -52,19 +47,20 @@ function S.title(doc, results)
   doc:header(scn.title or "sparkreport")
 end
 
-local function fraction_text(results, head)
+local function fraction_text(results, head, dram)
   local match = results.catalog and results.catalog.match
   if not match then
     return "This machine matches no system of the catalog (" .. (results.catalog and results.catalog.match_reason or "")
            .. "), so no fraction of a catalog figure is given."
   end
-  local row = row_by_id(results, match)
+  local row = R.catalog_row(results, match)
   local bw = catalog.cpu_bandwidth(row)
   if not bw then
     return ("This machine is a %s; the catalog gives no figure for the memory its CPU streams from."):format(row.name)
   end
   return ("This machine is a %s. Its catalog memory bandwidth is %s GB/s (spec; source: %s); the measured "
-          .. "triad reaches %s of it."):format(row.name, fmt.rate(bw), row.sources or "catalog", fmt.pct(head.gbps_best / bw))
+          .. "%s reaches %s of it."):format(row.name, fmt.rate(bw), row.sources or "catalog",
+          dram and "DRAM bandwidth" or "triad", fmt.pct((dram and dram.gbps or head.gbps_best) / bw))
 end
 
 -- The model's sentence: its validation error here and one workload on the Spark beside the H100.
@@ -109,10 +105,15 @@ function S.summary(doc, results)
     doc:paragraph(("This working set is below the DRAM-sized threshold of %s (each array 4x all caches), "
       .. "so the figure may include cache effects."):format(fmt.bytes(thr)), "note")
   end
-  doc:paragraph(fraction_text(results, head))
+  local dram = calibration.dram(results, "cpu")
+  if dram then
+    doc:paragraph(("This machine's DRAM bandwidth, the one figure the report divides by: %s GB/s, the %s. Rule: %s.")
+      :format(fmt.rate(dram.gbps), calibration.dram_text(dram), dram.rule))
+  end
+  doc:paragraph(fraction_text(results, head, dram))
   local ghead, gexp = R.gpu_headline(results)
   if ghead then
-    local row = row_by_id(results, results.catalog and results.catalog.match)
+    local row = R.catalog_row(results)
     doc:paragraph(("Measured on this run: the GPU (%s) sustains %s GB/s on the triad kernel in device memory (FP64, "
       .. "best of %d repetitions, median %s GB/s) at a working set of %s%s."):format(gexp.info.gpu_name or "?",
       fmt.rate(ghead.gbps_best), #ghead.samples_s, fmt.rate(ghead.gbps_median), fmt.bytes(ghead.working_set_bytes),
@@ -120,13 +121,16 @@ function S.summary(doc, results)
         :format(fmt.pct(ghead.gbps_best / row.mem_bw_gbs), fmt.rate(row.mem_bw_gbs)) or ""))
   end
   if model_text(results) then doc:paragraph(model_text(results)) end
-  S.comparison(doc, results, head, ghead)
+  S.comparison(doc, results, head, ghead, dram)
 end
 
 -- This machine's measured figure beside the catalog's spec figures, kinds marked per cell.
-function S.comparison(doc, results, head, ghead)
+function S.comparison(doc, results, head, ghead, dram)
   local rows = { { "This machine (CPU triad)", { text = fmt.rate(head.gbps_best), kind = "measured" },
                    { text = ("%.0f GB"):format(results.context.memory.total_bytes / 1e9), kind = "measured" } } }
+  if dram then
+    table.insert(rows, 1, { "This machine (CPU DRAM bandwidth)", { text = fmt.rate(dram.gbps), kind = "measured" }, "" })
+  end
   if ghead then
     rows[#rows + 1] = { "This machine (GPU triad)", { text = fmt.rate(ghead.gbps_best), kind = "measured" }, "" }
   end

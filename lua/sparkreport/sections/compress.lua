@@ -2,9 +2,12 @@
 -- weight with scales and indices), how fast the weight-streaming products run against dense
 -- FP32 and BF16 and against a plain read of the same matrix, the error it adds to a layer's
 -- outputs and to a trained model's held-out loss; a chart of speed-up against bits per weight
--- with the ideal (bytes ratio) dashed; GPU rows "not measured" with the reason. Draws from the
--- compress records (and the bandwidth experiment's read kernel) only.
+-- with the ideal (bytes ratio) dashed; GPU rows "not measured" with the reason. Read fractions
+-- are of this machine's one DRAM figure (sparkreport.calibration.dram). Draws from the compress
+-- records (and the bandwidth experiment's read kernel, quoted as that kernel's own rate) only.
+local calibration = require "sparkreport.calibration"
 local fmt = require "sparkreport.format"
+local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
 
 local S = {}
@@ -67,7 +70,7 @@ local function method(doc, exp)
     .. "of vectors, y = W x, decoding the weights on the fly (%s, %d threads). Bytes: %s. Every product is checked against "
     .. "a plain twin in FP64 on the same packed weights (tolerance 1e-5 of sum |w x|, FP32 accumulation) before it is "
     .. "timed; times are medians of at least %d repetitions, with the best beside them. Speed-ups are ratios of medians "
-    .. "within this run, against the dense FP32 and BF16 products of the same matrix; the read fraction compares with %s.")
+    .. "within this run, against the dense FP32 and BF16 products of the same matrix; the ratio to a plain read compares with %s.")
     :format(info.rows or 0, info.cols or 0, fmt.bytes(info.fp32_bytes or 0), (info.fp32_bytes or 0) / math.max(caches, 1),
             info.caches_what or "the caches", fmt.bytes(caches), first.isa or "?", info.threads or 0,
             info.byte_convention or "?", p.min_reps or 0, info.read_convention or "a plain read"))
@@ -109,15 +112,33 @@ local function summary_table(doc, exp, bs)
       .. "unquantized model. All measured on this run." }
 end
 
--- Per batch: GB/s in physical bytes, fraction of the read, CV, repetitions.
-local function speed_table(doc, exp, b, read)
+-- A product's best rate and the DRAM figure it is a fraction of: the record's read_fraction_dram
+-- (the C side divided by the one figure) when present, else its best GB/s over d; no ceiling
+-- when the matrix fits the caches (d.in_cache), where DRAM bounds nothing.
+local function dram_pair(r, d)
+  if r.read_fraction_dram and r.read_fraction_dram > 0 then
+    local ceiling = d and d.gbps or r.gbps_best / r.read_fraction_dram
+    return r.read_fraction_dram * ceiling, ceiling
+  end
+  return r.gbps_best, d and not d.in_cache and d.gbps or nil
+end
+
+local function of_dram(mk, r, d, what)
+  local v, c = dram_pair(r, d)
+  if not c then return d and "in cache" or "no figure" end
+  return mk:fraction_cell(v, c, "GB/s", what)
+end
+
+-- Per batch: GB/s in physical bytes, fraction of the DRAM figure, ratio to a plain read, CV, repetitions.
+local function speed_table(doc, exp, b, read, mk, d)
   local rows = {}
   for _, s in ipairs(schemes(exp)) do
     local r = rec(exp, "gemv", s, b)
     if r and r.valid and r.time_s then
+      local what = ("%s, batch %d"):format(s, b)
       rows[#rows + 1] = { s, m(fmt.seconds(r.time_s.median)), m(fmt.rate(r.gbps_median)), m(fmt.rate(r.gbps_best)),
-                          m(fmt.pct(r.read_fraction_median)), m(fmt.pct(r.read_fraction_best)),
-                          m(x(r.ideal_speedup_vs_fp32)), fmt.cv(r.time_s.cv), ("%d"):format(#r.samples_s) }
+                          of_dram(mk, r, d, what), m(x(r.read_fraction_median)),
+                          m(x(r.ideal_speedup_vs_fp32)), mk:settled(fmt.cv(r.time_s.cv), r, what), ("%d"):format(#r.samples_s) }
     elseif r then
       rows[#rows + 1] = { s, { text = r.error or "failed", tone = "bad" }, "", "", "", "", "", "", "" }
     end
@@ -125,13 +146,15 @@ local function speed_table(doc, exp, b, read)
   doc:table {
     columns = { { title = "Scheme", width = 0.12 }, { title = "Median\ntime", align = "right", width = 0.11 },
                 { title = "Median\nGB/s", align = "right", width = 0.1 }, { title = "Best\nGB/s", align = "right", width = 0.1 },
-                { title = "Read\nfraction", align = "right", width = 0.11 }, { title = "Best/best\nread", align = "right", width = 0.12 },
+                { title = "Of the DRAM\nfigure", align = "right", width = 0.12 }, { title = "Vs plain\nread", align = "right", width = 0.11 },
                 { title = "Ideal vs\nFP32", align = "right", width = 0.11 }, { title = "CV", align = "right", width = 0.11 },
                 { title = "Reps", align = "right" } },
     rows = rows,
-    caption = ("Batch %d. GB/s in physical bytes (values, scales, indices). Read: %s at %s, %s GB/s median, %s best. "
-      .. "Ideal: FP32 bytes / the scheme's bytes."):format(b, read and "a plain sum of the FP32 matrix" or "none",
-      read and fmt.bytes(read.bytes) or "", read and fmt.rate(read.gbps_median) or "n/a", read and fmt.rate(read.gbps_best) or "n/a"),
+    caption = mk:caption(("Batch %d. GB/s in physical bytes (values, scales, indices). Of the DRAM figure: best GB/s over "
+      .. "%s. Vs plain read: median GB/s over %s at %s, %s GB/s median, %s best (that kernel's own rate). Ideal: FP32 bytes "
+      .. "/ the scheme's bytes."):format(b, d and (fmt.rate(d.gbps) .. " GB/s, this machine's DRAM bandwidth") or "a DRAM figure this run lacks",
+      read and "a plain sum of the FP32 matrix" or "none", read and fmt.bytes(read.bytes) or "",
+      read and fmt.rate(read.gbps_median) or "n/a", read and fmt.rate(read.gbps_best) or "n/a")),
   }
 end
 
@@ -139,15 +162,18 @@ end
 local function chart(doc, exp, bs)
   local series = {}
   for _, b in ipairs(bs) do
-    local xs, ys = {}, {}
+    local xs, ys, hollow = {}, {}, {}
     for _, s in ipairs(schemes(exp)) do
       local r = rec(exp, "gemv", s, b)
       if r and r.valid and r.speedup_vs_fp32 then
         xs[#xs + 1], ys[#ys + 1] = r.bits_per_weight, r.speedup_vs_fp32
+        if marks.unsettled(r) then hollow[#hollow + 1] = #xs end
         xs[#xs + 1], ys[#ys + 1] = r.bits_per_weight, 0 / 0        -- a gap: points, not a line
       end
     end
-    if #xs > 0 then series[#series + 1] = { name = ("measured, batch %d"):format(b), x = xs, y = ys, points = true } end
+    if #xs > 0 then
+      series[#series + 1] = { name = ("measured, batch %d"):format(b), x = xs, y = ys, points = true, hollow = hollow }
+    end
   end
   if #series == 0 then return end
   local ix, iy = {}, {}
@@ -161,41 +187,50 @@ local function chart(doc, exp, bs)
     x = { label = "bits per weight (values, scales and indices)", log = 2 },
     y = { label = "speed-up over FP32", log = 2 },
     series = series,
-    caption = "Points below the dashed line lose to the bytes they save: decoding, gathers or the core count bound "
-      .. "them, not memory.",
+    caption = marks.hollow_caption(series, "Points below the dashed line lose to the bytes they save: decoding, gathers or "
+      .. "the core count bound them, not memory."),
   }
 end
 
+-- A product's share of the DRAM figure in words (an error naming both numbers above it), or,
+-- without a figure, its ratio to a plain read of the same matrix.
+local function share_text(mk, r, d, what)
+  local v, c = dram_pair(r, d)
+  if not c then return ("%s a plain read of the same matrix"):format(x(r.read_fraction_best)), r.read_fraction_median end
+  local text = mk:fraction(v, c, "GB/s", what)
+  return marks.exceeds(v, c) and text or (text .. " of this machine's DRAM bandwidth"), v / c
+end
+
 -- The done-when of the issue, as the reader needs it: are the 8-bit products memory-bound?
-local function bounds(doc, exp, bs, read, bwread)
+local function bounds(doc, exp, bs, bwread, mk, d)
   local b1, parts = bs[1], {}
   for _, s in ipairs { "int8", "fp8" } do
     local r = rec(exp, "gemv", s, b1)
-    if r and r.valid and r.read_fraction_best then
-      local vs_bw = bwread and r.gbps_best / bwread.gbps_best
-      parts[#parts + 1] = ("%s reaches %s of the read bandwidth in physical bytes (best repetitions; medians %s)%s and runs "
-        .. "%s as fast as FP32"):format(s, fmt.pct(r.read_fraction_best), fmt.pct(r.read_fraction_median),
-        vs_bw and (", %s of the bandwidth experiment's read at %s"):format(fmt.pct(vs_bw), fmt.bytes(bwread.working_set_bytes)) or "",
+    if r and r.valid and r.gbps_best then
+      parts[#parts + 1] = ("%s reaches %s in physical bytes (best repetitions)%s and runs %s as fast as FP32")
+        :format(s, (share_text(mk, r, d, ("%s, batch %d"):format(s, b1))), bwread and (", a rate %.2f times that of the "
+        .. "bandwidth experiment's read at %s"):format(r.gbps_best / bwread.gbps_best, fmt.bytes(bwread.working_set_bytes)) or "",
         x(r.speedup_vs_fp32))
     end
   end
   local four, slow, fast = {}, 0, 0
   for _, s in ipairs { "int4-g32", "int4-g128", "nvfp4", "mxfp4" } do
     local r = rec(exp, "gemv", s, b1)
-    if r and r.valid and r.read_fraction_median then
-      four[#four + 1] = ("%s %s GB/s (%s of the read, %.1f G weights/s)"):format(s, fmt.rate(r.gbps_median),
-        fmt.pct(r.read_fraction_median), r.rows * r.cols / r.time_s.median / 1e9)
-      if r.read_fraction_median < 0.7 then slow = slow + 1 else fast = fast + 1 end
+    if r and r.valid and r.gbps_best then
+      local text, f = share_text(mk, r, d, ("%s, batch %d"):format(s, b1))
+      four[#four + 1] = ("%s %s GB/s (%s, %.1f G weights/s)"):format(s, fmt.rate(r.gbps_median), text,
+        r.rows * r.cols / r.time_s.median / 1e9)
+      if f < 0.7 then slow = slow + 1 else fast = fast + 1 end
     end
   end
   local threads = exp.info and exp.info.threads or 0
-  local why = slow == 0 and "At 0.7 of the read bandwidth or more, memory bounds them."
-    or fast == 0 and ("Below the read bandwidth, decoding two weights per byte on %d threads, not memory, bounds "
+  local why = slow == 0 and "At 0.7 of the DRAM bandwidth or more, memory bounds them."
+    or fast == 0 and ("Below the DRAM bandwidth, decoding two weights per byte on %d threads, not memory, bounds "
                       .. "them on this machine."):format(threads)
-    or ("Those below 0.7 of the read bandwidth are bound by decoding two weights per byte on %d threads, the others "
+    or ("Those below 0.7 of the DRAM bandwidth are bound by decoding two weights per byte on %d threads, the others "
         .. "by memory."):format(threads)
   if #parts > 0 then doc:paragraph(("Batch %d: %s. A weight-streaming product is memory-bound when it reads its bytes near the "
-    .. "read bandwidth (0.7 or more) and its speed-up follows the bytes ratio."):format(b1, table.concat(parts, "; "))) end
+    .. "DRAM bandwidth (0.7 or more) and its speed-up follows the bytes ratio."):format(b1, table.concat(parts, "; "))) end
   if #four > 0 then doc:paragraph(("4-bit, batch %d: %s. %s"):format(b1, table.concat(four, "; "), why)) end
 end
 
@@ -256,13 +291,17 @@ local function device_part(doc, results, exp)
     return
   end
   local read, bwread = rec(exp, "read", "fp32"), exp.device == "cpu" and bandwidth_read(results) or nil
+  local mk, d = marks.new(), calibration.dram(results, exp.device or "cpu")
+  local info = exp.info or {}
+  if d then d = setmetatable({ in_cache = (info.fp32_bytes or 0) < 2 * (info.caches_total_bytes or 0) }, { __index = d }) end
   doc:section(("Compression, %s"):format(DEVICE[exp.device] or exp.device), 2)
   method(doc, exp)
   summary_table(doc, exp, #bs > 0 and bs or { 1 })
   if #bs > 0 then
-    bounds(doc, exp, bs, read, bwread)
+    bounds(doc, exp, bs, bwread, mk, d)
     chart(doc, exp, bs)
-    for _, b in ipairs(bs) do speed_table(doc, exp, b, read) end
+    for _, b in ipairs(bs) do speed_table(doc, exp, b, read, mk, d) end
+    mk:defects(doc)
   end
   if #R.records(exp, { series = "layer_error" }) > 0 then
     doc:section("Accuracy", 2)
@@ -272,11 +311,8 @@ end
 
 function S.compress(doc, results)
   doc:section("Compression: quantization and pruning")
-  local exps = R.experiments(results, "compress")
-  if #exps == 0 then
-    doc:paragraph("Not measured: the scenario has no compress experiment.")
-    return
-  end
+  local exps, none = R.family(results, "compress")
+  if not exps then return doc:paragraph(none) end
   doc:paragraph("Fewer bytes per weight are the other remedy for a bandwidth-bound machine. Each scheme below is measured "
     .. "three ways: how fast the products that stream its weights run, how much error it adds to a layer, and how much "
     .. "held-out loss a trained model loses with it.")

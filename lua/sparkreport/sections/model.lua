@@ -3,7 +3,10 @@
 -- errors), then the calibration it used, the projection per workload and system (hours with band,
 -- fit, energy, price), time and memory-bound share per system, and a verdict per workload in
 -- plain words. Draws from the model records alone; the time predictor lives in src/predict.
+local dram_of = require("sparkreport.calibration").dram
+local dram_text = require("sparkreport.calibration").dram_text
 local fmt = require "sparkreport.format"
+local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
 
 local S = {}
@@ -151,14 +154,36 @@ local function peaks_text(peaks)
   return table.concat(out, ", ")
 end
 
-local function class_table(doc, classes)
-  local rows = {}
-  for _, c in ipairs(classes) do
-    local unit = c.basis == "flops" and "FLOP" or "B"
-    local a, b = c.points[1], c.points[#c.points]
+-- A class's ceiling, in the unit its efficiencies were taken against, and the one the report
+-- divides by (the one DRAM figure for memory-bound classes), both per second, and the unit.
+local function class_ceiling(c, cal, d)
+  if c.basis == "flops" then
+    local prec = c.against and c.against:match("^peak_flops%.(.+)$") or c.dtype
+    local peak = cal.peak_flops[prec] or cal.peak_flops.fp32 or 1e9
+    return peak, peak, "GFLOP/s"
+  end
+  local native = cal.bandwidth_Bps or 1e9
+  return native, d and d.gbps * 1e9 or native, "GB/s"
+end
+
+-- One cell per point: its efficiency of the ceiling, or the error naming both rates.
+local function class_cells(mk, c, cal, d)
+  local native, ceiling, unit = class_ceiling(c, cal, d)
+  local cells = {}
+  for _, pt in ipairs(c.points) do
+    local text = mk:fraction(pt.eta * native / 1e9, ceiling / 1e9, unit,
+                             ("%s %s at %.0e %s"):format(c.class, c.dtype, pt.x, c.basis == "flops" and "FLOP" or "B"))
+    cells[#cells + 1] = m(("%s at %.0e %s"):format(text, pt.x, c.basis == "flops" and "FLOP" or "B"))
+  end
+  return cells
+end
+
+local function class_table(doc, cal, d)
+  local rows, mk = {}, marks.new()
+  for _, c in ipairs(cal.classes) do
+    local cells = class_cells(mk, c, cal, d)
     rows[#rows + 1] = { c.class, c.dtype, c.basis == "flops" and "FLOP/s" or "bandwidth", ("%d"):format(#c.points),
-                        a and m(("%s at %.0e %s"):format(fmt.pct(a.eta), a.x, unit)) or "none",
-                        b and m(("%s at %.0e %s"):format(fmt.pct(b.eta), b.x, unit)) or "none" }
+                        cells[1] or "none", cells[#cells] or "none" }
   end
   doc:table {
     columns = { { title = "Op class", width = 0.16 }, { title = "Dtype", width = 0.1 }, { title = "Against", width = 0.13 },
@@ -169,20 +194,24 @@ local function class_table(doc, classes)
       .. "the FP32 matmul peak; memory-bound classes: the bandwidth above), as a function of the op's FLOPs or bytes; "
       .. "between points the model interpolates in log size.",
   }
+  mk:defects(doc)
 end
 
-local function calibration(doc, exp, cal)
+local function calibration(doc, results, exp, cal)
   doc:section("Calibration", 2)
   local n = #R.records(exp, { series = "calibration" })
   local cb = cal.combine
-  doc:paragraph(("Measured on this run (%s, %d threads): sustained matmul peaks %s; vector %s GFLOP/s; read bandwidth "
-    .. "%s GB/s; fixed cost per op %s. Compute and memory time combine as %s, chosen on %d intensity microbenchmarks "
+  local d = dram_of(results, cal.device)
+  doc:paragraph(("Measured on this run (%s, %d threads): sustained matmul peaks %s; vector %s GFLOP/s; %s; fixed cost "
+    .. "per op %s. Compute and memory time combine as %s, chosen on %d intensity microbenchmarks "
     .. "(mean error %s there). %d ops were timed on their own (%d records with their samples in results.json); "
     .. "measured times spread %s around the efficiency curves.")
     :format(DEVICE[cal.device] or cal.device, cal.threads, peaks_text(cal.peak_flops), fmt.rate(cal.vector_flops / 1e9),
-            fmt.rate(cal.bandwidth_Bps / 1e9), fmt.seconds(cal.op_overhead_s), combine_text(cb), cb.points,
+            d and ("DRAM bandwidth %s GB/s, this machine's one figure: the %s"):format(fmt.rate(d.gbps), dram_text(d))
+              or ("read bandwidth " .. fmt.rate(cal.bandwidth_Bps / 1e9) .. " GB/s"),
+            fmt.seconds(cal.op_overhead_s), combine_text(cb), cb.points,
             fmt.pct(cb.mean_abs_error), cal.ops_measured, n, fmt.pct(cal.spread)))
-  class_table(doc, cal.classes)
+  class_table(doc, cal, d)
 end
 
 -- ---- projection ------------------------------------------------------------------------
@@ -406,7 +435,7 @@ function S.model(doc, results)
       end
       local cal = e.info and e.info.calibration
       validation(doc, e, cal, #exps > 1 and dev)
-      if cal then calibration(doc, e, cal) end
+      if cal then calibration(doc, results, e, cal) end
       projection(doc, results, e)
     else
       doc:paragraph(("Not measured (%s): %s."):format(dev, e.error or e.status or "?"))

@@ -5,6 +5,7 @@
 -- measured. Draws from the precision records (and the bandwidth ceiling) only.
 local calibration = require "sparkreport.calibration"
 local fmt = require "sparkreport.format"
+local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
 
 local S = {}
@@ -25,13 +26,6 @@ local function not_measured(why)
   return why:find("^not measured") and why or ("not measured: " .. why)
 end
 
-local function matched_row(results)
-  local id = results.catalog and results.catalog.match
-  for _, r in ipairs(results.catalog and results.catalog.rows or {}) do
-    if r.id == id then return r end
-  end
-end
-
 -- The catalog's dense peak of a GPU precision, GFLOPS, and its column; the catalog has no CPU
 -- compute figures, so CPU rows never get one.
 local function spec_peak(row, device, prec)
@@ -40,13 +34,7 @@ local function spec_peak(row, device, prec)
   return row[col] * 1000, col
 end
 
-local function all_records(exps, filter)
-  local out = {}
-  for _, e in ipairs(exps) do
-    for _, r in ipairs(R.records(e, filter)) do out[#out + 1] = r end
-  end
-  return out
-end
+local all_records = R.all_records
 
 local function skipped_reason(exps, item)
   for _, e in ipairs(exps) do
@@ -119,7 +107,7 @@ local function missing_rows(exps, device, missing)
 end
 
 local function peaks_table(doc, results, exps)
-  local row, rows = matched_row(results), {}
+  local row, rows = R.catalog_row(results), {}
   for _, device in ipairs { "cpu", "gpu" } do
     local missing = {}
     for _, prec in ipairs(ORDER) do
@@ -161,12 +149,11 @@ local function consistency(doc, exps)
   end
 end
 
--- The bandwidth ceiling of a device: the bandwidth experiment's DRAM figure, else the sweep's own.
+-- The bandwidth ceiling of a device: this machine's one DRAM figure, else the sweep's own.
 local function bandwidth_ceiling(results, exps, device)
   local d = calibration.dram(results, device)
   if d then
-    return d.gbps_best, ("%s kernel in FP64 at %s (bandwidth experiment, best repetition)")
-                        :format(d.kernel, fmt.bytes(d.working_set_bytes))
+    return d.gbps, calibration.dram_text(d) .. ", this machine's DRAM bandwidth", d
   end
   local best
   for _, k in ipairs(all_records(exps, { series = "knee", device = device })) do
@@ -183,12 +170,26 @@ end
 local function sweep_series(exps, device, prec, series)
   local by = {}
   for _, r in ipairs(all_records(exps, { series = "sweep", device = device, precision = prec, valid = true })) do
-    by[r.method] = by[r.method] or { x = {}, y = {} }
+    by[r.method] = by[r.method] or { x = {}, y = {}, recs = {} }
     local t = by[r.method]
-    t.x[#t.x + 1], t.y[#t.y + 1] = r.flops_per_byte, r.gflops_best
+    t.x[#t.x + 1], t.y[#t.y + 1], t.recs[#t.recs + 1] = r.flops_per_byte, r.gflops_best, r
   end
   for m, t in pairs(by) do
-    series[#series + 1] = { name = ("%s sweep (%s)"):format(prec:upper(), m), x = t.x, y = t.y, points = true }
+    series[#series + 1] = { name = ("%s sweep (%s)"):format(prec:upper(), m), x = t.x, y = t.y, points = true,
+                            hollow = marks.hollow(t.recs) }
+  end
+end
+
+-- Sweep points above their roof (the DRAM figure times the intensity, the peak's best repetition
+-- above it) are defects, where the sweep's working set is DRAM-sized and the roof a ceiling.
+local function check_roof(mk, exps, device, d, bw)
+  for _, r in ipairs(all_records(exps, { series = "sweep", device = device, valid = true })) do
+    local p = device == "cpu" and fma_peak(exps, r.precision) or best_gemm(exps, device, r.precision)
+    local at_dram = d and (r.bytes or 0) >= (d.working_set_bytes or 0) * 0.999
+    if at_dram and p and bw then
+      mk:fraction(r.gflops_best, math.min(bw * r.flops_per_byte, p.gflops_best), "GFLOP/s",
+                  ("%s sweep point at %s FLOP/byte"):format(r.precision:upper(), fmt.rate(r.flops_per_byte)))
+    end
   end
 end
 
@@ -200,14 +201,15 @@ local function roof(name, bw, peak, lo, hi, dashed)
   return { name = name, x = xs, y = ys, dashed = dashed }
 end
 
-local function roofline(doc, results, exps, device)
+local function roofline(doc, results, exps, device, mk)
   local pts = all_records(exps, { series = "sweep", device = device, valid = true })
   if #pts == 0 then return end
   local lo, hi = math.huge, 0
   for _, r in ipairs(pts) do lo, hi = math.min(lo, r.flops_per_byte), math.max(hi, r.flops_per_byte) end
   lo, hi = lo / 2, hi * 2
-  local bw, src = bandwidth_ceiling(results, exps, device)
-  local row, series, spec_bw = matched_row(results), {}, nil
+  local bw, src, d = bandwidth_ceiling(results, exps, device)
+  check_roof(mk, exps, device, d, bw)
+  local row, series, spec_bw = R.catalog_row(results), {}, nil
   if device == "gpu" and row then spec_bw = row.mem_bw_gbs end
   for _, prec in ipairs(ORDER) do
     local peak = compute_ceiling(exps, device, prec)
@@ -220,17 +222,17 @@ local function roofline(doc, results, exps, device)
     title = ("Roofline, %s: measured ceilings, sweep points (best repetition)%s"):format(DEVICE[device], spec_bw and ", spec dashed" or ""),
     x = { label = "arithmetic intensity (FLOP per byte moved)", log = 10 }, y = { label = "GFLOPS", log = 10 },
     series = series,
-    caption = ("Bandwidth ceiling %s GB/s: %s. Compute ceilings: %s (medians).%s")
+    caption = marks.hollow_caption(series, ("Bandwidth ceiling %s GB/s: %s. Compute ceilings: %s (medians).%s")
       :format(fmt.rate(bw or 0 / 0), src, device == "cpu" and "FMA kernels on all threads" or "best GEMM per precision",
-              spec_bw and (" Spec: " .. row.name .. ", " .. fmt.rate(spec_bw) .. " GB/s and the catalog's dense peaks.") or ""),
+              spec_bw and (" Spec: " .. row.name .. ", " .. fmt.rate(spec_bw) .. " GB/s and the catalog's dense peaks.") or "")),
   }
 end
 
 local function knee_table(doc, results, exps)
-  local row, rows = matched_row(results), {}
+  local row, rows = R.catalog_row(results), {}
   for _, k in ipairs(all_records(exps, { series = "knee" })) do
-    local dram = calibration.dram(results, k.device)       -- the bandwidth experiment's, or none
-    local bw = dram and dram.gbps_best
+    local dram = calibration.dram(results, k.device)       -- this machine's one figure, or none
+    local bw = dram and dram.gbps
     local peak = compute_ceiling(exps, k.device, k.precision)
     local sp = spec_peak(row, k.device, k.precision)
     local spec_bw = k.device == "gpu" and row and row.mem_bw_gbs
@@ -241,6 +243,7 @@ local function knee_table(doc, results, exps)
       (sp and spec_bw) and { text = fmt.rate(sp / spec_bw), kind = "spec" } or "no catalog figure" }
   end
   if #rows == 0 then return end
+  local cpu_dram = calibration.dram(results, "cpu")
   doc:section("Roofline knees", 2)
   doc:table {
     columns = { { title = "Device", width = 0.1 }, { title = "Precision", width = 0.13 }, { title = "Sweep", width = 0.12 },
@@ -249,8 +252,9 @@ local function knee_table(doc, results, exps)
                 { title = "Knee, spec\nFLOP/byte", align = "right", width = 0.13 } },
     rows = rows,
     caption = "Knee = compute ceiling / bandwidth ceiling: below it, memory bandwidth sets the pace. The sweep's "
-      .. "ceilings are its best bytes/s and best GFLOPS; the second knee divides the sustained peak by the DRAM "
-      .. "bandwidth of the bandwidth experiment; the spec knee divides the catalog's dense peak by its memory bandwidth. "
+      .. "ceilings are its best bytes/s and best GFLOPS (the sweep's own rates); the second knee divides the sustained "
+      .. "peak by this machine's DRAM bandwidth" .. (cpu_dram and (", " .. fmt.rate(cpu_dram.gbps) .. " GB/s for the CPU") or "")
+      .. "; the spec knee divides the catalog's dense peak by its memory bandwidth. "
       .. "\">=\": the sweep stopped before twice its knee (time share), so the compute ceiling may lie higher.",
   }
 end
@@ -276,15 +280,17 @@ local function gemm_chart(doc, exps, device)
   }
 end
 
-local function gemm_table(doc, exps, device)
+local function gemm_table(doc, exps, device, mk)
   local rows = {}
   for _, prec in ipairs(ORDER) do
     local peak = compute_ceiling(exps, device, prec)
     for _, r in ipairs(all_records(exps, { series = "gemm", device = device, precision = prec })) do
+      local what = ("%s GEMM %s %dx%dx%d"):format(prec, r.shape, r.m, r.n, r.k)
       rows[#rows + 1] = r.valid
         and { prec, r.shape, ("%dx%dx%d"):format(r.m, r.n, r.k), { text = fmt.rate(r.gflops_median), kind = "measured" },
-              { text = fmt.rate(r.gflops_best), kind = "measured" }, peak and fmt.pct(r.gflops_median / peak) or "",
-              fmt.cv(r.time_s.cv), ("%d"):format(#r.samples_s), "valid" }
+              { text = fmt.rate(r.gflops_best), kind = "measured" },
+              peak and mk:fraction_cell(r.gflops_median, peak, "GFLOP/s", what) or "",
+              mk:settled(fmt.cv(r.time_s.cv), r, what), ("%d"):format(#r.samples_s), "valid" }
         or { prec, r.shape, ("%dx%dx%d"):format(r.m, r.n, r.k), "not timed", "", "", "", "",
              { text = "FAILED (" .. sci(r.max_rel_error) .. ")", tone = "bad" } }
     end
@@ -297,8 +303,8 @@ local function gemm_table(doc, exps, device)
                 { title = "CV", align = "right", width = 0.08 }, { title = "Reps", align = "right", width = 0.07 },
                 { title = "Validation" } },
     rows = rows,
-    caption = ("GEMM efficiency by shape, %s: D = A^T B, FLOPs 2mnk; shapes square, attn-proj (tokens x hidden x hidden), "
-      .. "mlp-up (x 4 hidden), lm-head (x vocab); all measured on this run."):format(DEVICE[device]),
+    caption = mk:caption(("GEMM efficiency by shape, %s: D = A^T B, FLOPs 2mnk; shapes square, attn-proj (tokens x hidden x "
+      .. "hidden), mlp-up (x 4 hidden), lm-head (x vocab); all measured on this run."):format(DEVICE[device])),
   }
 end
 
@@ -360,26 +366,27 @@ end
 
 function S.precision(doc, results)
   doc:section("Compute per precision")
+  local all, none = R.family(results, "precision")
+  if not all then return doc:paragraph(none) end
   local exps = {}
-  for _, e in ipairs(R.experiments(results, "precision")) do
+  for _, e in ipairs(all) do
     if e.status == "complete" or e.status == "partial" then exps[#exps + 1] = e
     else doc:paragraph(("Not measured: %s"):format(e.error or e.status or "?")) end
   end
-  if #exps == 0 then
-    if #R.experiments(results, "precision") == 0 then doc:paragraph("Not measured: the scenario has no precision experiment.") end
-    return
-  end
+  if #exps == 0 then return end
   method(doc, exps)
   doc:section("Sustained compute", 2)
   peaks_table(doc, results, exps)
   consistency(doc, exps)
   overheads(doc, exps)
+  local mk = marks.new()
   for _, device in ipairs { "cpu", "gpu" } do
     if #all_records(exps, { device = device }) > 0 then
       doc:section("Roofline and GEMM, " .. DEVICE[device], 2)
-      roofline(doc, results, exps, device)
+      roofline(doc, results, exps, device, mk)
       gemm_chart(doc, exps, device)
-      gemm_table(doc, exps, device)
+      gemm_table(doc, exps, device, mk)
+      mk:defects(doc)
     end
   end
   knee_table(doc, results, exps)

@@ -33,14 +33,6 @@ local function shape_key(r)
     r.accum, tostring(r.checkpoint), tostring(r.tied))
 end
 
-local function records(exps)
-  local out = {}
-  for _, e in ipairs(exps) do
-    for _, r in ipairs(e.results or {}) do out[#out + 1] = r end
-  end
-  return out
-end
-
 -- Records grouped by shape, in first-seen order.
 local function by_shape(recs)
   local groups, order = {}, {}
@@ -126,13 +118,6 @@ local function breakdown_chart(doc, group)
   }
 end
 
-local function matched_row(results)
-  local id = results.catalog and results.catalog.match
-  for _, r in ipairs(results.catalog and results.catalog.rows or {}) do
-    if r.id == id then return r end
-  end
-end
-
 -- The peak a configuration's MFU is taken against: the measured sustained peak of the
 -- precision its matmuls compute in (CPU BF16 computes in FP32), GFLOPS, and its method.
 local function measured_peak(results, r)
@@ -144,7 +129,7 @@ local function measured_peak(results, r)
 end
 
 local function catalog_peak(results, r)
-  local row, col = matched_row(results), CATALOG[r.precision]
+  local row, col = R.catalog_row(results), CATALOG[r.precision]
   if r.device ~= "gpu" or not row or not col or not row[col] then return nil end
   return row[col] * 1000, ("%s %s (catalog)"):format(row.name, col)
 end
@@ -296,12 +281,9 @@ end
 
 function S.train(doc, results)
   doc:section("Training")
-  local exps = R.experiments(results, "train")
-  if #exps == 0 then
-    doc:paragraph("Not measured: the scenario has no training experiment.")
-    return
-  end
-  local recs = records(exps)
+  local exps, none = R.family(results, "train", "training")
+  if not exps then return doc:paragraph(none) end
+  local recs = R.all_records(exps)
   local ran = nil
   for _, e in ipairs(exps) do if e.info then ran = ran or e end end
   if ran then method(doc, { ran }) end

@@ -546,4 +546,5 @@ extern "C" const struct prec_ops prec_gpu_ops = {
     gpu_sweep_setup,
     gpu_sweep_run,
     gpu_sweep_release,
+    prec_gpu_select,
 };

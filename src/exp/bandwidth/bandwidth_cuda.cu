@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/cuda.h"
 #include "cuda/cuda_check.h"
 #include "exp/bandwidth/bandwidth.h"
 
@@ -159,18 +160,12 @@ template <typename T> struct stream_table {
  * device once at full occupancy, fewer when n is small. */
 static int grid_for(const void *kernel, size_t n, int width, int *grid, char *err, size_t errlen)
 {
-    int dev = 0, sms = 1, per_sm = 1;
-    CUDA_CHECK(cudaGetDevice(&dev), err, errlen);
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err, errlen);
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0), err, errlen);
-    {
-        size_t need = (n / width + BLOCK - 1) / BLOCK;
-        size_t full = (size_t)sms * (per_sm > 0 ? per_sm : 1);
-        *grid = (int)(need < full ? (need > 0 ? need : 1) : full);
-    }
+    int full = 1;
+    if (cuda_full_grid(kernel, BLOCK, &full, err, errlen) != 0)
+        return -1;
+    size_t need = (n / width + BLOCK - 1) / BLOCK;
+    *grid = (int)(need < (size_t)full ? (need > 0 ? need : 1) : full);
     return 0;
-fail:
-    return -1;
 }
 
 template <typename T> static cudaError_t launch(struct bw_arrays *x, struct gpu *g, enum bw_kernel k, int passes)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/cuda.h"
 #include "cuda/cuda_check.h"
 #include "exp/compress/quant.h"
 
@@ -260,18 +261,6 @@ struct gpu_h {
     char err[256];                  /* why the last product or read failed */
 };
 
-static int grid_for(const void *fn, int *grid, char *err, size_t errlen)
-{
-    int dev = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&dev), err, errlen);
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err, errlen);
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, BLOCK, 0), err, errlen);
-    *grid = sms * (per_sm > 0 ? per_sm : 1);
-    return 0;
-fail:
-    return -1;
-}
-
 static int copy_array(void **dst, const void *src, size_t bytes, char *err, size_t errlen)
 {
     *dst = NULL;
@@ -328,7 +317,8 @@ static void *gpu_open(const struct quant_matrix *m, int threads, char *err, size
     CUDA_CHECK(cudaMalloc(&h->y, QUANT_MAX_BATCH * m->rows * sizeof(float)), err, errlen);
     CUDA_CHECK(cudaEventCreate(&h->start), err, errlen);
     CUDA_CHECK(cudaEventCreate(&h->stop), err, errlen);
-    if (grid_for((const void *)kernels[m->id], &h->grid, err, errlen) || grid_for((const void *)read_sum, &h->read_grid, err, errlen))
+    if (cuda_full_grid((const void *)kernels[m->id], BLOCK, &h->grid, err, errlen)
+        || cuda_full_grid((const void *)read_sum, BLOCK, &h->read_grid, err, errlen))
         goto fail;
     CUDA_CHECK(cudaMalloc(&h->partial, (size_t)h->read_grid * sizeof(double)), err, errlen);
     h->partial_h = (double *)calloc((size_t)h->read_grid, sizeof(double));
@@ -351,9 +341,10 @@ static double gpu_gemv(void *hp, const float *x, float *y, int batch, long iters
         return -1;
     CUDA_CHECK(cudaMemcpy(h->x, x, (size_t)batch * h->dm.cols * sizeof(float), cudaMemcpyHostToDevice), err, sizeof h->err);
     CUDA_CHECK(cudaEventRecord(h->start), err, sizeof h->err);
-    for (long it = 0; it < iters; it++)
+    for (long it = 0; it < iters; it++) {
         kernels[h->dm.id]<<<h->grid, BLOCK>>>(h->dm, h->x, h->y, batch);
-    CUDA_CHECK(cudaGetLastError(), err, sizeof h->err);
+        CUDA_CHECK(cudaGetLastError(), err, sizeof h->err);
+    }
     CUDA_CHECK(cudaEventRecord(h->stop), err, sizeof h->err);
     CUDA_CHECK(cudaEventSynchronize(h->stop), err, sizeof h->err);
     CUDA_CHECK(cudaEventElapsedTime(&ms, h->start, h->stop), err, sizeof h->err);
@@ -371,14 +362,15 @@ static double gpu_read(void *hp, long iters, double *sum)
     if (h->dm.id != QUANT_FP32)
         return -1;
     CUDA_CHECK(cudaEventRecord(h->start), err, sizeof h->err);
-    for (long it = 0; it < iters; it++)
+    for (long it = 0; it < iters; it++) {
         read_sum<<<h->read_grid, BLOCK>>>((const float *)h->dm.vals, h->dm.rows * h->dm.cols, h->partial);
-    CUDA_CHECK(cudaGetLastError(), err, sizeof h->err);
+        CUDA_CHECK(cudaGetLastError(), err, sizeof h->err);
+    }
     CUDA_CHECK(cudaEventRecord(h->stop), err, sizeof h->err);
     CUDA_CHECK(cudaEventSynchronize(h->stop), err, sizeof h->err);
     CUDA_CHECK(cudaEventElapsedTime(&ms, h->start, h->stop), err, sizeof h->err);
     CUDA_CHECK(cudaMemcpy(h->partial_h, h->partial, (size_t)h->read_grid * sizeof(double), cudaMemcpyDeviceToHost),
-             err, sizeof h->err);
+               err, sizeof h->err);
     *sum = 0;
     for (int i = 0; i < h->read_grid; i++)
         *sum += h->partial_h[i];

@@ -7,6 +7,8 @@
 extern "C" {
 #endif
 
+#include <stddef.h>
+
 #define CUDA_MAX_DEVICES 16
 
 struct cuda_device {
@@ -33,6 +35,10 @@ struct cuda_info {
 
 /* Fills ci; never fails: a machine without a driver is "no device", with the reason. */
 void cuda_probe(struct cuda_info *ci);
+
+/* Blocks of `block` threads that fill the current device once at `kernel`'s full occupancy
+ * (kernel: a __global__ function's address); 0, or -1 with err. Builds with CUDA only. */
+int cuda_full_grid(const void *kernel, int block, int *blocks, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

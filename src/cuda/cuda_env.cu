@@ -1,12 +1,14 @@
 /* cuda_env.cu: asks the CUDA runtime which devices there are and what they are. A missing
- * driver is an answer ("no device", with the runtime's words), never a failure. The GPU
- * experiments themselves live in their own files. */
+ * driver is an answer ("no device", with the runtime's words), never a failure, so every call
+ * in the probe is checked by hand and its failure turned into that answer. Also the grid that
+ * fills the device, which every backend sizes its launches from. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cuda/cuda.h"
+#include "cuda/cuda_check.h"
 
 static int attr(cudaDeviceAttr a, int dev)
 {
@@ -51,7 +53,8 @@ extern "C" void cuda_probe(struct cuda_info *ci)
 {
     memset(ci, 0, sizeof *ci);
     ci->built = 1;
-    cudaRuntimeGetVersion(&ci->runtime_version);
+    if (cudaRuntimeGetVersion(&ci->runtime_version) != cudaSuccess)
+        ci->runtime_version = 0;
     if (cudaDriverGetVersion(&ci->driver_version) != cudaSuccess)
         ci->driver_version = 0;
     int n = 0;
@@ -69,4 +72,16 @@ extern "C" void cuda_probe(struct cuda_info *ci)
     ci->ndev = n < CUDA_MAX_DEVICES ? n : CUDA_MAX_DEVICES;
     for (int i = 0; i < ci->ndev; i++)
         probe_device(i, &ci->dev[i]);
+}
+
+extern "C" int cuda_full_grid(const void *kernel, int block, int *blocks, char *err, size_t errlen)
+{
+    int dev = 0, sms = 1, per_sm = 1;
+    CUDA_CHECK(cudaGetDevice(&dev), err, errlen);
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err, errlen);
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0), err, errlen);
+    *blocks = sms * (per_sm > 0 ? per_sm : 1);
+    return 0;
+fail:
+    return -1;
 }

@@ -13,6 +13,7 @@
 
 #include "cuda/cuda.h"
 #include "exp/experiment.h"
+#include "measure/backend.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -555,7 +556,7 @@ cJSON *bw_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     int per_prec = pl->ns;
     for (int s = 0; s < pl->nscale; s++)
         per_prec += pl->scale[s].ncounts;
-    struct bw_run_state rs = { &bw_cpu_ops, pl, cJSON_CreateArray(), 0, per_prec * pl->np * pl->nk, 0 };
+    struct bw_run_state rs = { backend_for("bandwidth", "cpu", NULL, 0), pl, cJSON_CreateArray(), 0, per_prec * pl->np * pl->nk, 0 };
     rs.per_point = 0.7 * budget_s / (rs.total > 0 ? rs.total : 1);
     progress_begin("bandwidth cpu", rs.total, budget_s);
     double t0 = timing_now();

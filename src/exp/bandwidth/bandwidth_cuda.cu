@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/cuda_try.h"
+#include "cuda/cuda.h"
+#include "cuda/cuda_check.h"
 #include "exp/bandwidth/bandwidth.h"
 
 #define BLOCK 256                   /* threads per block */
@@ -141,6 +142,7 @@ struct gpu {
     double *partial_h;              /* host copy */
     int grid;                       /* blocks of the stream kernels */
     void *ha, *hb, *hc;             /* host allocations behind pinned / malloc paths */
+    char err[256];                  /* the last failed call of run or check (cuda_words.h) */
 };
 
 /* The stream kernels of one element type, indexed by enum bw_kernel (read has its own). */
@@ -154,18 +156,19 @@ template <typename T> struct stream_table {
     }
 };
 
-static int grid_for(const void *kernel, size_t n, int width)
+/* Blocks of a grid-stride kernel over n elements, `width` per thread: enough to fill the
+ * device once at full occupancy, fewer when n is small. */
+static int grid_for(const void *kernel, size_t n, int width, int *grid, char *err, size_t errlen)
 {
-    int dev = 0, sms = 1, per_sm = 1;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0);
+    int full = 1;
+    if (cuda_full_grid(kernel, BLOCK, &full, err, errlen) != 0)
+        return -1;
     size_t need = (n / width + BLOCK - 1) / BLOCK;
-    size_t full = (size_t)sms * (per_sm > 0 ? per_sm : 1);
-    return (int)(need < full ? (need > 0 ? need : 1) : full);
+    *grid = (int)(need < (size_t)full ? (need > 0 ? need : 1) : full);
+    return 0;
 }
 
-template <typename T> static void launch(struct bw_arrays *x, struct gpu *g, enum bw_kernel k, int passes)
+template <typename T> static cudaError_t launch(struct bw_arrays *x, struct gpu *g, enum bw_kernel k, int passes)
 {
     if (k == BW_READ) {
         read_sum<T><<<g->grid, BLOCK>>>((const T *)x->a, x->n, passes, g->partial);
@@ -173,6 +176,7 @@ template <typename T> static void launch(struct bw_arrays *x, struct gpu *g, enu
         typename stream_table<T>::fn f = stream_table<T>::at(k);
         f<<<g->grid, BLOCK>>>((const T *)x->a, (const T *)x->b, (T *)x->c, x->n, passes);
     }
+    return cudaGetLastError();
 }
 
 extern "C" {
@@ -180,20 +184,20 @@ extern "C" {
 static int cuda_supports(enum bw_path path, char *why, size_t whylen)
 {
     int dev = 0, v = 0;
-    cudaGetDevice(&dev);
+    CUDA_CHECK(cudaGetDevice(&dev), why, whylen);
     switch (path) {
     case BW_PATH_DEVICE:
     case BW_PATH_PINNED:
         return 0;
     case BW_PATH_MANAGED:
     case BW_PATH_MANAGED_PREFETCH:
-        cudaDeviceGetAttribute(&v, cudaDevAttrManagedMemory, dev);
+        CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrManagedMemory, dev), why, whylen);
         if (v)
             return 0;
         snprintf(why, whylen, "the device reports no managed memory (cudaDevAttrManagedMemory = 0)");
         return -1;
     case BW_PATH_MALLOC:
-        cudaDeviceGetAttribute(&v, cudaDevAttrPageableMemoryAccess, dev);
+        CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrPageableMemoryAccess, dev), why, whylen);
         if (v)
             return 0;
         snprintf(why, whylen, "the device reports no pageable memory access (cudaDevAttrPageableMemoryAccess = 0): "
@@ -203,8 +207,11 @@ static int cuda_supports(enum bw_path path, char *why, size_t whylen)
         snprintf(why, whylen, "not a GPU allocation path");
         return -1;
     }
+fail:
+    return -1;
 }
 
+/* Frees what cuda_alloc made; errors of the frees are of no use to anyone and are cleared. */
 static void cuda_release(struct bw_arrays *x)
 {
     struct gpu *g = (struct gpu *)x->backend;
@@ -254,15 +261,15 @@ static int place(struct bw_arrays *x, struct gpu *g, size_t bytes, char *err, si
     for (int i = 0; i < 3; i++) {
         switch (x->path) {
         case BW_PATH_DEVICE:
-            CUDA_TRY(cudaMalloc(arr[i], bytes), err, errlen);
+            CUDA_CHECK(cudaMalloc(arr[i], bytes), err, errlen);
             break;
         case BW_PATH_MANAGED:
         case BW_PATH_MANAGED_PREFETCH:
-            CUDA_TRY(cudaMallocManaged(arr[i], bytes, cudaMemAttachGlobal), err, errlen);
+            CUDA_CHECK(cudaMallocManaged(arr[i], bytes, cudaMemAttachGlobal), err, errlen);
             break;
         case BW_PATH_PINNED:
-            CUDA_TRY(cudaHostAlloc(host[i], bytes, cudaHostAllocMapped), err, errlen);
-            CUDA_TRY(cudaHostGetDevicePointer(arr[i], *host[i], 0), err, errlen);
+            CUDA_CHECK(cudaHostAlloc(host[i], bytes, cudaHostAllocMapped), err, errlen);
+            CUDA_CHECK(cudaHostGetDevicePointer(arr[i], *host[i], 0), err, errlen);
             break;
         default:
             if (posix_memalign(host[i], (size_t)2 << 20, bytes) != 0) {
@@ -290,68 +297,71 @@ static int cuda_alloc(struct bw_arrays *x, const struct bw_layout *l, char *err,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    CUDA_TRY(cudaEventCreate(&g->start), err, errlen);
-    CUDA_TRY(cudaEventCreate(&g->stop), err, errlen);
+    CUDA_CHECK(cudaEventCreate(&g->start), err, errlen);
+    CUDA_CHECK(cudaEventCreate(&g->stop), err, errlen);
     if (place(x, g, bytes, err, errlen) != 0)
         goto fail;
-    g->grid = l->prec == BW_FP64 ? grid_for((const void *)stream_table<double>::at(BW_TRIAD), l->n, 2)
-                                  : grid_for((const void *)stream_table<float>::at(BW_TRIAD), l->n, 4);
-    CUDA_TRY(cudaMalloc(&g->partial, (size_t)g->grid * sizeof(double)), err, errlen);
+    if ((l->prec == BW_FP64 ? grid_for((const void *)stream_table<double>::at(BW_TRIAD), l->n, 2, &g->grid, err, errlen)
+                            : grid_for((const void *)stream_table<float>::at(BW_TRIAD), l->n, 4, &g->grid, err, errlen)) != 0)
+        goto fail;
+    CUDA_CHECK(cudaMalloc(&g->partial, (size_t)g->grid * sizeof(double)), err, errlen);
     g->partial_h = (double *)calloc((size_t)g->grid, sizeof(double));
     if (x->path == BW_PATH_DEVICE) {
         if (l->prec == BW_FP64)
             init_arrays<double><<<g->grid, BLOCK>>>((double *)x->a, (double *)x->b, (double *)x->c, x->n);
         else
             init_arrays<float><<<g->grid, BLOCK>>>((float *)x->a, (float *)x->b, (float *)x->c, x->n);
-        CUDA_TRY(cudaGetLastError(), err, errlen);
+        CUDA_CHECK(cudaGetLastError(), err, errlen);
     } else {
         init_host(x);                   /* the host writes first: pages start on its side */
     }
     if (x->path == BW_PATH_MANAGED_PREFETCH) {
         int dev = 0;
-        cudaGetDevice(&dev);
+        CUDA_CHECK(cudaGetDevice(&dev), err, errlen);
         struct cudaMemLocation loc = { cudaMemLocationTypeDevice, dev };
-        CUDA_TRY(cudaMemPrefetchAsync(x->a, bytes, loc, 0, 0), err, errlen);
-        CUDA_TRY(cudaMemPrefetchAsync(x->b, bytes, loc, 0, 0), err, errlen);
-        CUDA_TRY(cudaMemPrefetchAsync(x->c, bytes, loc, 0, 0), err, errlen);
+        CUDA_CHECK(cudaMemPrefetchAsync(x->a, bytes, loc, 0, 0), err, errlen);
+        CUDA_CHECK(cudaMemPrefetchAsync(x->b, bytes, loc, 0, 0), err, errlen);
+        CUDA_CHECK(cudaMemPrefetchAsync(x->c, bytes, loc, 0, 0), err, errlen);
     }
-    CUDA_TRY(cudaDeviceSynchronize(), err, errlen);
+    CUDA_CHECK(cudaDeviceSynchronize(), err, errlen);
     return 0;
 fail:
     cuda_release(x);
     return -1;
 }
 
+/* Seconds of `iters` passes; -1 when a call failed (its words in the backend's err). */
 static double cuda_run(struct bw_arrays *x, enum bw_kernel k, long iters)
 {
     struct gpu *g = (struct gpu *)x->backend;
     float ms = 0;
-    cudaEventRecord(g->start, 0);
+    CUDA_CHECK(cudaEventRecord(g->start, 0), g->err, sizeof g->err);
     for (long done = 0; done < iters;) {            /* passes per launch fit an int */
         int passes = iters - done > (1 << 30) ? (1 << 30) : (int)(iters - done);
-        if (x->prec == BW_FP64)
-            launch<double>(x, g, k, passes);
-        else
-            launch<float>(x, g, k, passes);
+        CUDA_CHECK(x->prec == BW_FP64 ? launch<double>(x, g, k, passes) : launch<float>(x, g, k, passes), g->err,
+                   sizeof g->err);
         done += passes;
     }
-    cudaEventRecord(g->stop, 0);
-    if (cudaGetLastError() != cudaSuccess || cudaEventSynchronize(g->stop) != cudaSuccess
-        || cudaEventElapsedTime(&ms, g->start, g->stop) != cudaSuccess)
-        return -1.0;
+    CUDA_CHECK(cudaEventRecord(g->stop, 0), g->err, sizeof g->err);
+    CUDA_CHECK(cudaEventSynchronize(g->stop), g->err, sizeof g->err);
+    CUDA_CHECK(cudaEventElapsedTime(&ms, g->start, g->stop), g->err, sizeof g->err);
     if (k == BW_READ) {
         x->sum = 0;
-        if (cudaMemcpy(g->partial_h, g->partial, (size_t)g->grid * sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess)
-            return -1.0;
+        CUDA_CHECK(cudaMemcpy(g->partial_h, g->partial, (size_t)g->grid * sizeof(double), cudaMemcpyDeviceToHost),
+                   g->err, sizeof g->err);
         for (int i = 0; i < g->grid; i++)
             x->sum += g->partial_h[i];
     }
     return ms * 1e-3;
+fail:
+    return -1.0;
 }
 
-static double cuda_check(struct bw_arrays *x, enum bw_kernel k)
+/* Largest relative error of the last pass; INFINITY when the check itself failed. */
+static double gpu_check(struct bw_arrays *x, enum bw_kernel k)
 {
     struct gpu *g = (struct gpu *)x->backend;
+    double worst = 0;
     if (k == BW_READ) {
         double want = bw_expected_sum(x->n);
         return fabs(x->sum - want) / want;
@@ -360,16 +370,17 @@ static double cuda_check(struct bw_arrays *x, enum bw_kernel k)
         check_output<double><<<g->grid, BLOCK>>>((const double *)x->c, x->n, k, g->partial);
     else
         check_output<float><<<g->grid, BLOCK>>>((const float *)x->c, x->n, k, g->partial);
-    if (cudaGetLastError() != cudaSuccess
-        || cudaMemcpy(g->partial_h, g->partial, (size_t)g->grid * sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess)
-        return INFINITY;
-    double worst = 0;
+    CUDA_CHECK(cudaGetLastError(), g->err, sizeof g->err);
+    CUDA_CHECK(cudaMemcpy(g->partial_h, g->partial, (size_t)g->grid * sizeof(double), cudaMemcpyDeviceToHost),
+               g->err, sizeof g->err);
     for (int i = 0; i < g->grid; i++)
         worst = fmax(worst, g->partial_h[i]);
     return worst;
+fail:
+    return INFINITY;
 }
 
-const struct bw_ops bw_cuda_ops = { "gpu", cuda_supports, cuda_alloc, cuda_run, cuda_check, cuda_release };
+const struct bw_ops bw_cuda_ops = { "gpu", cuda_supports, cuda_alloc, cuda_run, gpu_check, cuda_release };
 
 } /* extern "C" */
 
@@ -401,10 +412,12 @@ struct bw_xfer {
     cudaStream_t s[2];
     cudaEvent_t e[4];
     int grid;
+    char err[256];                      /* the last failed call of run or check (cuda_words.h) */
 };
 
 extern "C" {
 
+/* Frees what xfer_open made; errors of the frees are of no use to anyone and are cleared. */
 static void xfer_close(struct bw_xfer *t)
 {
     if (!t)
@@ -438,13 +451,13 @@ static struct bw_xfer *xfer_open(size_t bytes, int pinned, char *err, size_t err
     }
     t->bytes = bytes;
     t->pinned = pinned;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&t->pageable_access, cudaDevAttrPageableMemoryAccess, dev);
+    CUDA_CHECK(cudaGetDevice(&dev), err, errlen);
+    CUDA_CHECK(cudaDeviceGetAttribute(&t->pageable_access, cudaDevAttrPageableMemoryAccess, dev), err, errlen);
     if (pinned) {
-        CUDA_TRY(cudaHostAlloc(&t->h_src, bytes, cudaHostAllocMapped), err, errlen);
-        CUDA_TRY(cudaHostAlloc(&t->h_dst, bytes, cudaHostAllocMapped), err, errlen);
-        CUDA_TRY(cudaHostGetDevicePointer(&t->hd_src, t->h_src, 0), err, errlen);
-        CUDA_TRY(cudaHostGetDevicePointer(&t->hd_dst, t->h_dst, 0), err, errlen);
+        CUDA_CHECK(cudaHostAlloc(&t->h_src, bytes, cudaHostAllocMapped), err, errlen);
+        CUDA_CHECK(cudaHostAlloc(&t->h_dst, bytes, cudaHostAllocMapped), err, errlen);
+        CUDA_CHECK(cudaHostGetDevicePointer(&t->hd_src, t->h_src, 0), err, errlen);
+        CUDA_CHECK(cudaHostGetDevicePointer(&t->hd_dst, t->h_dst, 0), err, errlen);
     } else {
         if (posix_memalign((void **)&t->h_src, 4096, bytes) != 0 || posix_memalign((void **)&t->h_dst, 4096, bytes) != 0) {
             snprintf(err, errlen, "cannot allocate %zu bytes of pageable host memory", bytes);
@@ -453,18 +466,19 @@ static struct bw_xfer *xfer_open(size_t bytes, int pinned, char *err, size_t err
         t->hd_src = t->h_src;
         t->hd_dst = t->h_dst;
     }
-    CUDA_TRY(cudaMalloc(&t->d_src, bytes), err, errlen);
-    CUDA_TRY(cudaMalloc(&t->d_dst, bytes), err, errlen);
+    CUDA_CHECK(cudaMalloc(&t->d_src, bytes), err, errlen);
+    CUDA_CHECK(cudaMalloc(&t->d_dst, bytes), err, errlen);
     for (int i = 0; i < 2; i++)
-        CUDA_TRY(cudaStreamCreateWithFlags(&t->s[i], cudaStreamNonBlocking), err, errlen);
+        CUDA_CHECK(cudaStreamCreateWithFlags(&t->s[i], cudaStreamNonBlocking), err, errlen);
     for (int i = 0; i < 4; i++)
-        CUDA_TRY(cudaEventCreate(&t->e[i]), err, errlen);
+        CUDA_CHECK(cudaEventCreate(&t->e[i]), err, errlen);
     for (size_t i = 0; i < bytes; i++)
         t->h_src[i] = pattern(i, BW_H2D);
-    t->grid = grid_for((const void *)sm_copy, bytes / 16, 1);
+    if (grid_for((const void *)sm_copy, bytes / 16, 1, &t->grid, err, errlen) != 0)
+        goto fail;
     fill_pattern<<<t->grid, BLOCK>>>(t->d_src, bytes, BW_D2H);
-    CUDA_TRY(cudaGetLastError(), err, errlen);
-    CUDA_TRY(cudaDeviceSynchronize(), err, errlen);
+    CUDA_CHECK(cudaGetLastError(), err, errlen);
+    CUDA_CHECK(cudaDeviceSynchronize(), err, errlen);
     return t;
 fail:
     xfer_close(t);
@@ -481,59 +495,66 @@ static int xfer_supports(struct bw_xfer *t, enum bw_engine e, char *why, size_t 
 }
 
 /* One direction on stream s. */
-static void xfer_one(struct bw_xfer *t, int h2d, enum bw_engine e, cudaStream_t s)
+static cudaError_t xfer_one(struct bw_xfer *t, int h2d, enum bw_engine e, cudaStream_t s)
 {
-    if (e == BW_CE) {
-        if (h2d)
-            cudaMemcpyAsync(t->d_dst, t->h_src, t->bytes, cudaMemcpyHostToDevice, s);
-        else
-            cudaMemcpyAsync(t->h_dst, t->d_src, t->bytes, cudaMemcpyDeviceToHost, s);
-    } else if (h2d) {
+    if (e == BW_CE)
+        return h2d ? cudaMemcpyAsync(t->d_dst, t->h_src, t->bytes, cudaMemcpyHostToDevice, s)
+                   : cudaMemcpyAsync(t->h_dst, t->d_src, t->bytes, cudaMemcpyDeviceToHost, s);
+    if (h2d)
         sm_copy<<<t->grid, BLOCK, 0, s>>>((const uint4 *)t->hd_src, (uint4 *)t->d_dst, t->bytes / 16);
-    } else {
+    else
         sm_copy<<<t->grid, BLOCK, 0, s>>>((const uint4 *)t->d_src, (uint4 *)t->hd_dst, t->bytes / 16);
-    }
+    return cudaGetLastError();
 }
 
+/* Seconds of one transfer; -1 when a call failed (its words in t->err). */
 static double xfer_run(struct bw_xfer *t, enum bw_dir d, enum bw_engine e)
 {
     float ms = 0;
-    cudaEventRecord(t->e[0], t->s[0]);
+    CUDA_CHECK(cudaEventRecord(t->e[0], t->s[0]), t->err, sizeof t->err);
     if (d == BW_BIDIR) {
-        cudaStreamWaitEvent(t->s[1], t->e[0], 0);   /* both directions start together */
-        xfer_one(t, 1, e, t->s[0]);
-        xfer_one(t, 0, e, t->s[1]);
-        cudaEventRecord(t->e[2], t->s[1]);
-        cudaStreamWaitEvent(t->s[0], t->e[2], 0);   /* the time ends when both have */
+        CUDA_CHECK(cudaStreamWaitEvent(t->s[1], t->e[0], 0), t->err, sizeof t->err);   /* both start together */
+        CUDA_CHECK(xfer_one(t, 1, e, t->s[0]), t->err, sizeof t->err);
+        CUDA_CHECK(xfer_one(t, 0, e, t->s[1]), t->err, sizeof t->err);
+        CUDA_CHECK(cudaEventRecord(t->e[2], t->s[1]), t->err, sizeof t->err);
+        CUDA_CHECK(cudaStreamWaitEvent(t->s[0], t->e[2], 0), t->err, sizeof t->err);   /* ends when both have */
     } else {
-        xfer_one(t, d == BW_H2D, e, t->s[0]);
+        CUDA_CHECK(xfer_one(t, d == BW_H2D, e, t->s[0]), t->err, sizeof t->err);
     }
-    cudaEventRecord(t->e[1], t->s[0]);
-    if (cudaGetLastError() != cudaSuccess || cudaEventSynchronize(t->e[1]) != cudaSuccess
-        || cudaEventElapsedTime(&ms, t->e[0], t->e[1]) != cudaSuccess)
-        return -1.0;
+    CUDA_CHECK(cudaEventRecord(t->e[1], t->s[0]), t->err, sizeof t->err);
+    CUDA_CHECK(cudaEventSynchronize(t->e[1]), t->err, sizeof t->err);
+    CUDA_CHECK(cudaEventElapsedTime(&ms, t->e[0], t->e[1]), t->err, sizeof t->err);
     return ms * 1e-3;
+fail:
+    return -1.0;
 }
 
+/* 0 when the last transfer's destination holds the source's pattern; then clears it, so the
+ * next check sees only the next copy. */
 static int xfer_check(struct bw_xfer *t, enum bw_dir d)
 {
     int bad = 0;
+    unsigned char *back = NULL;
     if (d == BW_H2D || d == BW_BIDIR) {
-        unsigned char *back = (unsigned char *)malloc(t->bytes);
-        if (!back || cudaMemcpy(back, t->d_dst, t->bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
-            bad = 1;
+        back = (unsigned char *)malloc(t->bytes);
+        if (!back)
+            goto fail;
+        CUDA_CHECK(cudaMemcpy(back, t->d_dst, t->bytes, cudaMemcpyDeviceToHost), t->err, sizeof t->err);
         for (size_t i = 0; !bad && i < t->bytes; i++)
             bad = back[i] != pattern(i, BW_H2D);
-        free(back);
-        cudaMemset(t->d_dst, 0, t->bytes);          /* the next check sees only the next copy */
+        CUDA_CHECK(cudaMemset(t->d_dst, 0, t->bytes), t->err, sizeof t->err);
     }
     if (d == BW_D2H || d == BW_BIDIR) {
         for (size_t i = 0; !bad && i < t->bytes; i++)
             bad = t->h_dst[i] != pattern(i, BW_D2H);
         memset(t->h_dst, 0, t->bytes);
     }
-    cudaDeviceSynchronize();
+    CUDA_CHECK(cudaDeviceSynchronize(), t->err, sizeof t->err);
+    free(back);
     return bad ? -1 : 0;
+fail:
+    free(back);
+    return -1;
 }
 
 const struct bw_xfer_ops bw_cuda_xfer = { xfer_open, xfer_supports, xfer_run, xfer_check, xfer_close };

@@ -1,8 +1,8 @@
 /* bandwidth_gpu.c: the GPU half of the bandwidth experiment: the size sweep in device memory
  * (inside L2 to many times L2), every allocation path at the largest size, host<->device
- * transfers, and CPU/GPU contention. Plain C over bw_cuda_ops and bw_cuda_xfer (the kernels
- * are in src/exp/bandwidth/bandwidth_cuda.cu); without CUDA in the build or without a device, every item
- * is recorded as not measured with the exact reason. */
+ * transfers, and CPU/GPU contention. Plain C over the ops backend_for() gives ("bandwidth" and
+ * "bandwidth-transfers" on the gpu; the kernels are in bandwidth_cuda.cu); without CUDA in the
+ * build or without a device, every item is recorded as not measured with the exact reason. */
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
@@ -14,6 +14,7 @@
 #include "cuda/cuda.h"
 #include "exp/bandwidth/bandwidth.h"
 #include "exp/bandwidth/bandwidth_int.h"
+#include "measure/backend.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -69,9 +70,8 @@ static cJSON *gpu_info(const struct cuda_info *ci, double largest)
     return info;
 }
 
-#ifdef HAVE_CUDA
-
 struct xfer_call {
+    const struct bw_xfer_ops *ops;
     struct bw_xfer *t;
     enum bw_dir d;
     enum bw_engine e;
@@ -80,7 +80,7 @@ struct xfer_call {
 static double one_transfer(void *ud)
 {
     struct xfer_call *c = ud;
-    return bw_cuda_xfer.run(c->t, c->d, c->e);
+    return c->ops->run(c->t, c->d, c->e);
 }
 
 static void transfer_rec(struct bw_run_state *rs, struct xfer_call *c, size_t bytes, int pinned)
@@ -96,7 +96,7 @@ static void transfer_rec(struct bw_run_state *rs, struct xfer_call *c, size_t by
     cJSON_AddStringToObject(rec, "host_memory", host);
     cJSON_AddNumberToObject(rec, "bytes", (double)bytes);
     double first = one_transfer(c);
-    int ok = first >= 0 && bw_cuda_xfer.check(c->t, c->d) == 0;
+    int ok = first >= 0 && c->ops->check(c->t, c->d) == 0;
     cJSON_AddBoolToObject(rec, "valid", ok);
     if (!ok) {
         cJSON_AddStringToObject(rec, "error", first < 0 ? "the copy failed" : "copied data differs from the source");
@@ -108,12 +108,12 @@ static void transfer_rec(struct bw_run_state *rs, struct xfer_call *c, size_t by
     cJSON_AddItemToArray(rs->results, rec);
 }
 
-static void transfers(struct bw_run_state *rs, const cJSON *params)
+static void transfers(struct bw_run_state *rs, const struct bw_xfer_ops *xo, const cJSON *params)
 {
     size_t bytes = (size_t)param_num(params, "transfer_size") / 16 * 16;
     char err[256], item[160];
     for (int pinned = 1; pinned >= 0; pinned--) {
-        struct bw_xfer *t = bw_cuda_xfer.open(bytes, pinned, err, sizeof err);
+        struct bw_xfer *t = xo->open(bytes, pinned, err, sizeof err);
         if (!t) {
             snprintf(item, sizeof item, "transfers with %s host memory", pinned ? "pinned" : "pageable");
             bw_skip(rs->pl, item, err);
@@ -121,7 +121,7 @@ static void transfers(struct bw_run_state *rs, const cJSON *params)
             continue;
         }
         for (int e = 0; e < BW_NENGINES; e++) {
-            if (bw_cuda_xfer.supports(t, e, err, sizeof err) != 0) {
+            if (xo->supports(t, e, err, sizeof err) != 0) {
                 snprintf(item, sizeof item, "transfers via %s, %s host memory", bw_engine_names[e],
                          pinned ? "pinned" : "pageable");
                 bw_skip(rs->pl, item, err);
@@ -129,11 +129,11 @@ static void transfers(struct bw_run_state *rs, const cJSON *params)
                 continue;
             }
             for (int d = 0; d < BW_NDIRS && !progress_stopping(); d++) {
-                struct xfer_call c = { t, d, e };
+                struct xfer_call c = { xo, t, d, e };
                 transfer_rec(rs, &c, bytes, pinned);
             }
         }
-        bw_cuda_xfer.close(t);
+        xo->close(t);
     }
 }
 
@@ -200,13 +200,14 @@ static void contention(struct bw_run_state *rs, double gpu_size, double window)
         bw_skip(rs->pl, "CPU/GPU contention", "the CPU arrays do not fit in available memory next to the GPU's");
         return;
     }
-    if (side_open(&c, &bw_cpu_ops, &lc, window, err, sizeof err) != 0) {
+    const struct bw_ops *cpu_ops = backend_for("bandwidth", "cpu", err, sizeof err);
+    if (side_open(&c, cpu_ops, &lc, window, err, sizeof err) != 0) {
         bw_skip(rs->pl, "CPU/GPU contention", err);
         return;
     }
-    if (side_open(&g, &bw_cuda_ops, &lg, c.window, err, sizeof err) != 0) {
+    if (side_open(&g, rs->ops, &lg, c.window, err, sizeof err) != 0) {
         bw_skip(rs->pl, "CPU/GPU contention", err);
-        bw_cpu_ops.release(&c.x);
+        cpu_ops->release(&c.x);
         return;
     }
     cJSON *rec = cJSON_CreateObject();
@@ -235,8 +236,8 @@ static void contention(struct bw_run_state *rs, double gpu_size, double window)
         cJSON_AddStringToObject(rec, "error", "cannot start the GPU thread");
     }
     cJSON_AddItemToArray(rs->results, rec);
-    bw_cpu_ops.release(&c.x);
-    bw_cuda_ops.release(&g.x);
+    cpu_ops->release(&c.x);
+    rs->ops->release(&g.x);
 }
 
 /* ---- the GPU flow ---- */
@@ -276,7 +277,7 @@ static void measure_paths(struct bw_run_state *rs, const cJSON *params, const st
     for (int p = BW_PATH_MANAGED; p < BW_NPATHS; p++) {
         if (!path_wanted(params, p))
             continue;
-        if (bw_cuda_ops.supports(p, why, sizeof why) != 0) {
+        if (rs->ops->supports(p, why, sizeof why) != 0) {
             snprintf(item, sizeof item, "GPU bandwidth, %s memory", bw_path_names[p]);
             bw_skip(pl, item, why);
             rs->done += pl->np * pl->nk;
@@ -288,18 +289,23 @@ static void measure_paths(struct bw_run_state *rs, const cJSON *params, const st
     }
 }
 
+/* The GPU flow over the backends backend_for() gives; without them (no device, or no CUDA in
+ * this build) every item is recorded as not measured with its reason. */
 cJSON *bw_gpu_run(const cJSON *params, double budget_s, char *err, size_t errlen)
 {
     struct cuda_info ci;
     struct bw_plan *pl = xcalloc(1, sizeof *pl);
     cJSON *out = cJSON_CreateObject(), *results = cJSON_CreateArray();
+    char why[256];
     (void)err;
     (void)errlen;
     bw_plan_common(pl, params);
-    cuda_probe(&ci);
+    const struct bw_ops *ops = backend_for("bandwidth", "gpu", why, sizeof why);
+    const struct bw_xfer_ops *xo = backend_for("bandwidth-transfers", "gpu", why, sizeof why);
+    cuda_probe(&ci);                /* the device's caches and free memory size the plan */
     double top = 0;
-    if (ci.ndev == 0) {
-        skip_all(pl, params, ci.reason);
+    if (!ops || !xo) {
+        skip_all(pl, params, why);
     } else {
         const struct cuda_device *d = &ci.dev[0];
         top = gpu_max_size(pl, params, d);
@@ -309,13 +315,13 @@ cJSON *bw_gpu_run(const cJSON *params, double budget_s, char *err, size_t errlen
             paths += path_wanted(params, p);
         int total = (pl->ns + paths) * pl->np * pl->nk + (param_bool(params, "transfers") ? 2 * BW_NENGINES * BW_NDIRS : 0)
                     + param_bool(params, "contention");
-        struct bw_run_state rs = { &bw_cuda_ops, pl, results, 0, total, 0 };
+        struct bw_run_state rs = { ops, pl, results, 0, total, 0 };
         rs.per_point = 0.7 * budget_s / total;
         progress_begin("bandwidth gpu", total, budget_s);
         if (path_wanted(params, BW_PATH_DEVICE) || paths > 0)
             measure_paths(&rs, params, d);
         if (param_bool(params, "transfers") && !progress_stopping())
-            transfers(&rs, params);
+            transfers(&rs, xo, params);
         if (param_bool(params, "contention") && !progress_stopping())
             contention(&rs, top, param_num(params, "contention_s"));
         progress_step(rs.done, "done");
@@ -327,25 +333,3 @@ cJSON *bw_gpu_run(const cJSON *params, double budget_s, char *err, size_t errlen
     free(pl);
     return out;
 }
-
-#else /* no CUDA in this build */
-
-cJSON *bw_gpu_run(const cJSON *params, double budget_s, char *err, size_t errlen)
-{
-    struct cuda_info ci;
-    struct bw_plan *pl = xcalloc(1, sizeof *pl);
-    cJSON *out = cJSON_CreateObject();
-    (void)budget_s;
-    (void)err;
-    (void)errlen;
-    bw_plan_common(pl, params);
-    cuda_probe(&ci);
-    skip_all(pl, params, ci.reason);
-    cJSON_AddItemToObject(out, "results", cJSON_CreateArray());
-    cJSON_AddItemToObject(out, "skipped", pl->skipped);
-    cJSON_AddItemToObject(out, "info", gpu_info(&ci, 0));
-    free(pl);
-    return out;
-}
-
-#endif

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "cuda/cuda.h"
 #include "exp/experiment.h"
+#include "measure/backend.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -545,7 +546,7 @@ static cJSON *cpu_run(const cJSON *params, double budget_s)
     pl.cache_total = env_cache_total(&cpu);
     pl.fp32_bytes = plan_bytes(&pl, params, 4.0, DRAM_FLOOR, env_mem_available());
     plan_rows(&pl);
-    struct stream st = { &quant_cpu_ops, &pl, "cpu", NULL, NULL, cJSON_CreateArray(), 0, 0, 0, 0, 0 };
+    struct stream st = { backend_for("compress", "cpu", NULL, 0), &pl, "cpu", NULL, NULL, cJSON_CreateArray(), 0, 0, 0, 0, 0 };
     double t0 = timing_now();
     progress_begin("compress cpu", pl.nv * pl.nb + 3, budget_s);
     stream_all(&st, budget_s);
@@ -563,29 +564,31 @@ static cJSON *cpu_run(const cJSON *params, double budget_s)
     return finish(&pl, st.results, info_json(&pl, "cpu", "all caches", cpu.cache_source));
 }
 
-/* Without a device (or without CUDA in this build) every GPU item is skipped with the reason. */
+/* Without a GPU backend (no device, or no CUDA in this build) every GPU item is skipped with
+ * the reason backend_for() gives. */
 static cJSON *gpu_run(const cJSON *params, double budget_s)
 {
     struct cuda_info ci;
     struct plan pl;
+    char why[256];
     plan_common(&pl, params);
-    cuda_probe(&ci);
-    if (ci.ndev == 0) {
+    const struct quant_ops *ops = backend_for("compress", "gpu", why, sizeof why);
+    if (!ops) {
         for (int i = 0; i < pl.nv; i++) {
             char item[96];
             snprintf(item, sizeof item, "%s products on the gpu", pl.v[i].name);
-            experiment_skip(pl.skipped, item, ci.reason);
+            experiment_skip(pl.skipped, item, why);
         }
         cJSON *info = info_json(&pl, "gpu", "the L2 cache", "cudaGetDeviceProperties");
-        cJSON_AddStringToObject(info, "reason", ci.reason);
+        cJSON_AddStringToObject(info, "reason", why);
         return finish(&pl, cJSON_CreateArray(), info);
     }
-#ifdef HAVE_CUDA
+    cuda_probe(&ci);                /* the device's caches and free memory size the plan */
     const struct cuda_device *d = &ci.dev[0];
     pl.cache_total = d->l2_bytes;
     pl.fp32_bytes = plan_bytes(&pl, params, 16.0, GPU_FLOOR, fmin(d->mem_free_bytes, env_mem_available()));
     plan_rows(&pl);
-    struct stream st = { &quant_cuda_ops, &pl, "gpu", NULL, NULL, cJSON_CreateArray(), 0, 0, 0, 0, 0 };
+    struct stream st = { ops, &pl, "gpu", NULL, NULL, cJSON_CreateArray(), 0, 0, 0, 0, 0 };
     progress_begin("compress gpu", pl.nv * pl.nb + 1, budget_s);
     stream_all(&st, budget_s / STREAM_SHARE);
     progress_step(st.done, "done");
@@ -593,10 +596,6 @@ static cJSON *gpu_run(const cJSON *params, double budget_s)
     cJSON *info = info_json(&pl, "gpu", "the L2 cache", "cudaGetDeviceProperties");
     cJSON_AddStringToObject(info, "gpu_name", d->name);
     return finish(&pl, st.results, info);
-#else
-    (void)budget_s;
-    return NULL;                    /* unreachable: a build without CUDA reports no device */
-#endif
 }
 
 cJSON *compress_run(const cJSON *params, double budget_s, char *err, size_t errlen)

@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/cuda_try.h"
+#include "cuda/cuda.h"
+#include "cuda/cuda_check.h"
 #include "exp/compress/quant.h"
 
 #define BLOCK 256                   /* threads per block: eight warps, eight rows at a time */
@@ -260,25 +261,13 @@ struct gpu_h {
     char err[256];                  /* why the last product or read failed */
 };
 
-static int grid_for(const void *fn, int *grid, char *err, size_t errlen)
-{
-    int dev = 0, sms = 0, per_sm = 0;
-    CUDA_TRY(cudaGetDevice(&dev), err, errlen);
-    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err, errlen);
-    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, BLOCK, 0), err, errlen);
-    *grid = sms * (per_sm > 0 ? per_sm : 1);
-    return 0;
-fail:
-    return -1;
-}
-
 static int copy_array(void **dst, const void *src, size_t bytes, char *err, size_t errlen)
 {
     *dst = NULL;
     if (!bytes)
         return 0;
-    CUDA_TRY(cudaMalloc(dst, bytes), err, errlen);
-    CUDA_TRY(cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice), err, errlen);
+    CUDA_CHECK(cudaMalloc(dst, bytes), err, errlen);
+    CUDA_CHECK(cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice), err, errlen);
     return 0;
 fail:
     return -1;
@@ -324,16 +313,17 @@ static void *gpu_open(const struct quant_matrix *m, int threads, char *err, size
         || copy_array(&h->dm.idx, m->idx, m->bytes[2], err, errlen)
         || copy_array((void **)&h->dm.rowptr, m->rowptr, m->bytes[3], err, errlen))
         goto fail;
-    CUDA_TRY(cudaMalloc(&h->x, QUANT_MAX_BATCH * m->cols * sizeof(float)), err, errlen);
-    CUDA_TRY(cudaMalloc(&h->y, QUANT_MAX_BATCH * m->rows * sizeof(float)), err, errlen);
-    CUDA_TRY(cudaEventCreate(&h->start), err, errlen);
-    CUDA_TRY(cudaEventCreate(&h->stop), err, errlen);
-    if (grid_for((const void *)kernels[m->id], &h->grid, err, errlen) || grid_for((const void *)read_sum, &h->read_grid, err, errlen))
+    CUDA_CHECK(cudaMalloc(&h->x, QUANT_MAX_BATCH * m->cols * sizeof(float)), err, errlen);
+    CUDA_CHECK(cudaMalloc(&h->y, QUANT_MAX_BATCH * m->rows * sizeof(float)), err, errlen);
+    CUDA_CHECK(cudaEventCreate(&h->start), err, errlen);
+    CUDA_CHECK(cudaEventCreate(&h->stop), err, errlen);
+    if (cuda_full_grid((const void *)kernels[m->id], BLOCK, &h->grid, err, errlen)
+        || cuda_full_grid((const void *)read_sum, BLOCK, &h->read_grid, err, errlen))
         goto fail;
-    CUDA_TRY(cudaMalloc(&h->partial, (size_t)h->read_grid * sizeof(double)), err, errlen);
+    CUDA_CHECK(cudaMalloc(&h->partial, (size_t)h->read_grid * sizeof(double)), err, errlen);
     h->partial_h = (double *)calloc((size_t)h->read_grid, sizeof(double));
-    CUDA_TRY(cudaGetDevice(&dev), err, errlen);
-    CUDA_TRY(cudaGetDeviceProperties(&p, dev), err, errlen);
+    CUDA_CHECK(cudaGetDevice(&dev), err, errlen);
+    CUDA_CHECK(cudaGetDeviceProperties(&p, dev), err, errlen);
     snprintf(h->isa, sizeof h->isa, "cuda sm_%d%d", p.major, p.minor);
     return h;
 fail:
@@ -349,15 +339,16 @@ static double gpu_gemv(void *hp, const float *x, float *y, int batch, long iters
     char *err = h->err;
     if (batch < 1 || batch > QUANT_MAX_BATCH)
         return -1;
-    CUDA_TRY(cudaMemcpy(h->x, x, (size_t)batch * h->dm.cols * sizeof(float), cudaMemcpyHostToDevice), err, sizeof h->err);
-    CUDA_TRY(cudaEventRecord(h->start), err, sizeof h->err);
-    for (long it = 0; it < iters; it++)
+    CUDA_CHECK(cudaMemcpy(h->x, x, (size_t)batch * h->dm.cols * sizeof(float), cudaMemcpyHostToDevice), err, sizeof h->err);
+    CUDA_CHECK(cudaEventRecord(h->start), err, sizeof h->err);
+    for (long it = 0; it < iters; it++) {
         kernels[h->dm.id]<<<h->grid, BLOCK>>>(h->dm, h->x, h->y, batch);
-    CUDA_TRY(cudaGetLastError(), err, sizeof h->err);
-    CUDA_TRY(cudaEventRecord(h->stop), err, sizeof h->err);
-    CUDA_TRY(cudaEventSynchronize(h->stop), err, sizeof h->err);
-    CUDA_TRY(cudaEventElapsedTime(&ms, h->start, h->stop), err, sizeof h->err);
-    CUDA_TRY(cudaMemcpy(y, h->y, (size_t)batch * h->dm.rows * sizeof(float), cudaMemcpyDeviceToHost), err, sizeof h->err);
+        CUDA_CHECK(cudaGetLastError(), err, sizeof h->err);
+    }
+    CUDA_CHECK(cudaEventRecord(h->stop), err, sizeof h->err);
+    CUDA_CHECK(cudaEventSynchronize(h->stop), err, sizeof h->err);
+    CUDA_CHECK(cudaEventElapsedTime(&ms, h->start, h->stop), err, sizeof h->err);
+    CUDA_CHECK(cudaMemcpy(y, h->y, (size_t)batch * h->dm.rows * sizeof(float), cudaMemcpyDeviceToHost), err, sizeof h->err);
     return ms * 1e-3;
 fail:
     return -1;
@@ -370,15 +361,16 @@ static double gpu_read(void *hp, long iters, double *sum)
     char *err = h->err;
     if (h->dm.id != QUANT_FP32)
         return -1;
-    CUDA_TRY(cudaEventRecord(h->start), err, sizeof h->err);
-    for (long it = 0; it < iters; it++)
+    CUDA_CHECK(cudaEventRecord(h->start), err, sizeof h->err);
+    for (long it = 0; it < iters; it++) {
         read_sum<<<h->read_grid, BLOCK>>>((const float *)h->dm.vals, h->dm.rows * h->dm.cols, h->partial);
-    CUDA_TRY(cudaGetLastError(), err, sizeof h->err);
-    CUDA_TRY(cudaEventRecord(h->stop), err, sizeof h->err);
-    CUDA_TRY(cudaEventSynchronize(h->stop), err, sizeof h->err);
-    CUDA_TRY(cudaEventElapsedTime(&ms, h->start, h->stop), err, sizeof h->err);
-    CUDA_TRY(cudaMemcpy(h->partial_h, h->partial, (size_t)h->read_grid * sizeof(double), cudaMemcpyDeviceToHost),
-             err, sizeof h->err);
+        CUDA_CHECK(cudaGetLastError(), err, sizeof h->err);
+    }
+    CUDA_CHECK(cudaEventRecord(h->stop), err, sizeof h->err);
+    CUDA_CHECK(cudaEventSynchronize(h->stop), err, sizeof h->err);
+    CUDA_CHECK(cudaEventElapsedTime(&ms, h->start, h->stop), err, sizeof h->err);
+    CUDA_CHECK(cudaMemcpy(h->partial_h, h->partial, (size_t)h->read_grid * sizeof(double), cudaMemcpyDeviceToHost),
+               err, sizeof h->err);
     *sum = 0;
     for (int i = 0; i < h->read_grid; i++)
         *sum += h->partial_h[i];

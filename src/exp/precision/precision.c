@@ -16,6 +16,7 @@
 
 #include "cuda/cuda.h"
 #include "exp/experiment.h"
+#include "measure/backend.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/progress.h"
@@ -498,18 +499,18 @@ static void device_parts(struct prec_run *r, const struct prec_ops *ops, double 
 static void gpu_run(struct prec_run *r, double seconds)
 {
     struct cuda_info ci;
-    cuda_probe(&ci);
-    if (ci.ndev == 0) {
-        skip_gpu(r, ci.reason);
+    char why[256];
+    const struct prec_ops *ops = backend_for("precision", "gpu", why, sizeof why);
+    if (!ops) {
+        skip_gpu(r, why);
         return;
     }
-#ifdef HAVE_CUDA
-    char why[256];
+    cuda_probe(&ci);                /* the device's name, caches and free memory for the plan */
     cJSON *g = cJSON_AddObjectToObject(r->info, "gpu");
     cJSON_AddStringToObject(g, "name", ci.dev[0].name);
     cJSON_AddNumberToObject(g, "compute_capability", ci.dev[0].major + ci.dev[0].minor / 10.0);
     cJSON_AddNumberToObject(g, "l2_bytes", ci.dev[0].l2_bytes);
-    if (prec_gpu_select(0, why, sizeof why) != 0) {
+    if (ops->select && ops->select(0, why, sizeof why) != 0) {
         skip_gpu(r, why);
         return;
     }
@@ -518,10 +519,7 @@ static void gpu_run(struct prec_run *r, double seconds)
     if (isfinite(ci.dev[0].mem_free_bytes))
         bytes = fmin(bytes, pow(2.0, floor(log2(0.5 * ci.dev[0].mem_free_bytes))));
     cJSON_AddNumberToObject(g, "sweep_array_bytes", bytes);
-    device_parts(r, &prec_gpu_ops, seconds, bytes);
-#else
-    (void)seconds;
-#endif
+    device_parts(r, ops, seconds, bytes);
 }
 
 cJSON *prec_run(const cJSON *params, double budget_s, char *err, size_t errlen)
@@ -532,18 +530,16 @@ cJSON *prec_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     setup_run(&r, params, budget_s);
     const char *dev = param_str(params, "device");
     int cpu = strcmp(dev, "gpu") != 0, gpu = strcmp(dev, "cpu") != 0;
-    struct cuda_info ci;
-    if (gpu)
-        cuda_probe(&ci);
+    char why[256];
     double per_device = r.end - r.t0;         /* the budget is per device measured */
-    if (cpu && gpu && ci.ndev > 0)
+    if (cpu && gpu && backend_for("precision", "gpu", why, sizeof why))
         r.end += per_device;
     info_conventions(&r);
     progress_begin("precision", 2 * NPARTS, r.end - r.t0);
     if (cpu) {
         double bytes = cpu_sweep_bytes(&r);
         info_cpu(&r, bytes);
-        device_parts(&r, &prec_cpu_ops, per_device, bytes);
+        device_parts(&r, backend_for("precision", "cpu", NULL, 0), per_device, bytes);
     }
     if (gpu)
         gpu_run(&r, r.end - timing_now());

@@ -74,14 +74,16 @@ struct prec_ops {
     int (*sweep_setup)(struct prec_sweep *s, char *why, size_t whylen);
     double (*sweep_run)(struct prec_sweep *s, long k, long iters);   /* seconds; sets s->sum */
     void (*sweep_release)(struct prec_sweep *s);
+    /* Readies device `dev` (stream, events, library handle) before any other call; 0, or -1
+     * with why. NULL when there is nothing to ready. */
+    int (*select)(int dev, char *why, size_t whylen);
 };
 extern const struct prec_ops prec_cpu_ops;
-#ifdef HAVE_CUDA
+/* Only in builds with CUDA (backend_for() hands it out): */
 extern const struct prec_ops prec_gpu_ops;
 int prec_gpu_select(int dev, char *why, size_t whylen);     /* 0, or -1 with why */
 /* Host code, no device needed: codes of precision_math.h that differ from CUDA's conversions. */
 long prec_cuda_formats_agree(char *why, size_t whylen);
-#endif
 
 /* ---- CPU-only kernels ---- */
 

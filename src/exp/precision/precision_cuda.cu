@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/blaslt.h"
+#include "cuda/cuda_check.h"
 #include "exp/precision/precision.h"
 
 #define WORKSPACE ((size_t)32 << 20)    /* what cuBLASLt recommends for Hopper and Blackwell */
@@ -31,68 +33,56 @@ static struct {
     int ready;
     cudaStream_t stream;
     cudaEvent_t e0, e1;
-    cublasLtHandle_t lt;
-    void *workspace;
+    struct blaslt lt;                   /* cuBLASLt handle and a WORKSPACE of its own */
     int sms;
     char desc[320];                     /* "NVIDIA H200, sm_90" */
 } G;
 
-/* Failing calls return from the enclosing function with a message naming the file, the line
- * and the expression; a cuBLASLt "not supported" becomes PREC_UNSUPPORTED. */
-#define CU(expr)                                                                            \
-    do {                                                                                    \
-        cudaError_t e_ = (expr);                                                            \
-        if (e_ != cudaSuccess) {                                                            \
-            snprintf(why, whylen, "%s:%d: %s: %s", __FILE__, __LINE__, #expr, cudaGetErrorString(e_)); \
-            cudaGetLastError();                                                             \
-            return PREC_ERROR;                                                              \
-        }                                                                                   \
-    } while (0)
-#define LT(expr)                                                                            \
-    do {                                                                                    \
-        cublasStatus_t s_ = (expr);                                                         \
-        if (s_ != CUBLAS_STATUS_SUCCESS)                                                    \
-            return lt_fail(s_, #expr, __LINE__, why, whylen);                               \
-    } while (0)
-
-static int lt_fail(cublasStatus_t s, const char *expr, int line, char *why, size_t whylen)
+/* A cuBLASLt verdict as this family's: a refusal is "unsupported on this device". */
+static int from_lt(int rc, const char *err, char *why, size_t whylen)
 {
-    if (s == CUBLAS_STATUS_NOT_SUPPORTED) {
-        snprintf(why, whylen, "unsupported on this device (%s): cuBLASLt answered %s to %.60s", G.desc,
-                 cublasLtGetStatusName(s), expr);
+    if (rc == BLASLT_OK)
+        return PREC_OK;
+    if (rc == BLASLT_REFUSED) {
+        snprintf(why, whylen, "unsupported on this device (%s): %s", G.desc, err);
         return PREC_UNSUPPORTED;
     }
-    snprintf(why, whylen, "%s:%d: %s: %s", __FILE__, line, expr, cublasLtGetStatusName(s));
+    snprintf(why, whylen, "%s", err);
     return PREC_ERROR;
 }
 
 extern "C" int prec_gpu_select(int dev, char *why, size_t whylen)
 {
     cudaDeviceProp p;
+    char err[320];
     if (G.ready)
         return 0;
-    CU(cudaSetDevice(dev));
-    CU(cudaGetDeviceProperties(&p, dev));
+    CUDA_CHECK(cudaSetDevice(dev), why, whylen);
+    CUDA_CHECK(cudaGetDeviceProperties(&p, dev), why, whylen);
     snprintf(G.desc, sizeof G.desc, "%s, sm_%d%d", p.name, p.major, p.minor);
     G.sms = p.multiProcessorCount;
-    CU(cudaStreamCreateWithFlags(&G.stream, cudaStreamNonBlocking));
-    CU(cudaEventCreate(&G.e0));
-    CU(cudaEventCreate(&G.e1));
-    CU(cudaMalloc(&G.workspace, WORKSPACE));
-    LT(cublasLtCreate(&G.lt));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&G.stream, cudaStreamNonBlocking), why, whylen);
+    CUDA_CHECK(cudaEventCreate(&G.e0), why, whylen);
+    CUDA_CHECK(cudaEventCreate(&G.e1), why, whylen);
+    if (blaslt_open(&G.lt, G.stream, NULL, WORKSPACE, err, sizeof err) != BLASLT_OK) {
+        snprintf(why, whylen, "%s", err);
+        return PREC_ERROR;
+    }
     G.ready = 1;
     return 0;
+fail:
+    return PREC_ERROR;
 }
 
-/* Seconds between the two events after the stream has run to e1. */
-static double elapsed(void)
+/* Seconds between the two events after the stream has run to e1; NAN with err. */
+static double elapsed(char *err, size_t errlen)
 {
     float ms = 0;
-    if (cudaEventSynchronize(G.e1) != cudaSuccess || cudaEventElapsedTime(&ms, G.e0, G.e1) != cudaSuccess) {
-        cudaGetLastError();
-        return NAN;
-    }
+    CUDA_CHECK(cudaEventSynchronize(G.e1), err, errlen);
+    CUDA_CHECK(cudaEventElapsedTime(&ms, G.e0, G.e1), err, errlen);
     return ms / 1e3;
+fail:
+    return NAN;
 }
 
 /* ---- inputs made on the device ------------------------------------------------------------ */
@@ -161,9 +151,7 @@ static const struct lt_fmt lt_fmts[PREC_NFMT] = {     /* in enum prec_fmt's orde
 };
 
 struct lt_gemm {
-    cublasLtMatmulDesc_t op;
-    cublasLtMatrixLayout_t la, lb, lc;
-    cublasLtMatmulAlgo_t algo;
+    struct blaslt_matmul mm;            /* descriptor, layouts, the chosen algorithm */
     void *sa, *sb;                      /* scales: one float each, or the block-scale tensors */
     double alpha64;                     /* alpha and beta in the scale type */
     float alpha32, zero32;
@@ -183,10 +171,9 @@ static const void *beta_of(const struct prec_gemm *g, const struct lt_gemm *l)
     return t == CUDA_R_64F ? (const void *)&l->zero64 : t == CUDA_R_16F ? (const void *)&l->zero16 : (const void *)&l->zero32;
 }
 
-static cublasStatus_t matmul(struct prec_gemm *g, struct lt_gemm *l, const cublasLtMatmulAlgo_t *algo)
+static int matmul(struct prec_gemm *g, struct lt_gemm *l, const cublasLtMatmulAlgo_t *algo, char *err, size_t errlen)
 {
-    return cublasLtMatmul(G.lt, l->op, alpha_of(g, l), g->a, l->la, g->b, l->lb, beta_of(g, l), g->d, l->lc,
-                          g->d, l->lc, algo, G.workspace, WORKSPACE, G.stream);
+    return blaslt_run(&G.lt, &l->mm, algo, alpha_of(g, l), g->a, g->b, beta_of(g, l), g->d, g->d, err, errlen);
 }
 
 /* Operands on the device: A (k x m) and B (k x n) from the generator, D zeroed, scales. */
@@ -194,110 +181,98 @@ static int gemm_alloc(struct prec_gemm *g, struct lt_gemm *l, char *why, size_t 
 {
     const struct lt_fmt *t = &lt_fmts[g->fmt];
     size_t m = (size_t)g->m, n = (size_t)g->n, k = (size_t)g->k;
-    CU(cudaMalloc(&g->a, (size_t)ceil((double)(k * m) * t->ab_bytes)));
-    CU(cudaMalloc(&g->b, (size_t)ceil((double)(k * n) * t->ab_bytes)));
-    CU(cudaMalloc(&g->d, (size_t)((double)(m * n) * t->cd_bytes)));
-    CU(cudaMemsetAsync(g->d, 0, (size_t)((double)(m * n) * t->cd_bytes), G.stream));
+    CUDA_CHECK(cudaMalloc(&g->a, (size_t)ceil((double)(k * m) * t->ab_bytes)), why, whylen);
+    CUDA_CHECK(cudaMalloc(&g->b, (size_t)ceil((double)(k * n) * t->ab_bytes)), why, whylen);
+    CUDA_CHECK(cudaMalloc(&g->d, (size_t)((double)(m * n) * t->cd_bytes)), why, whylen);
+    CUDA_CHECK(cudaMemsetAsync(g->d, 0, (size_t)((double)(m * n) * t->cd_bytes), G.stream), why, whylen);
     if (t->scaling == SC_VEC16 || t->scaling == SC_VEC32) {
         int mx = t->scaling == SC_VEC32;
         size_t nkb = k / (mx ? 32 : 16), ba = prec_scale_bytes(m, nkb), bb = prec_scale_bytes(n, nkb);
-        CU(cudaMalloc(&l->sa, ba));
-        CU(cudaMalloc(&l->sb, bb));
-        CU(cudaMemsetAsync(l->sa, 0, ba, G.stream));
-        CU(cudaMemsetAsync(l->sb, 0, bb, G.stream));
+        CUDA_CHECK(cudaMalloc(&l->sa, ba), why, whylen);
+        CUDA_CHECK(cudaMalloc(&l->sb, bb), why, whylen);
+        CUDA_CHECK(cudaMemsetAsync(l->sa, 0, ba, G.stream), why, whylen);
+        CUDA_CHECK(cudaMemsetAsync(l->sb, 0, bb, G.stream), why, whylen);
         fill_fp4_kernel<<<grid_for(m * nkb), THREADS, 0, G.stream>>>((uint8_t *)g->a, (uint8_t *)l->sa, mx, g->seed_a, m, k);
-        CU(cudaGetLastError());
+        CUDA_CHECK(cudaGetLastError(), why, whylen);
         fill_fp4_kernel<<<grid_for(n * nkb), THREADS, 0, G.stream>>>((uint8_t *)g->b, (uint8_t *)l->sb, mx, g->seed_b, n, k);
-        CU(cudaGetLastError());
+        CUDA_CHECK(cudaGetLastError(), why, whylen);
     } else {
         fill_kernel<<<grid_for(k * m), THREADS, 0, G.stream>>>(g->a, g->fmt, g->seed_a, k * m);
-        CU(cudaGetLastError());
+        CUDA_CHECK(cudaGetLastError(), why, whylen);
         fill_kernel<<<grid_for(k * n), THREADS, 0, G.stream>>>(g->b, g->fmt, g->seed_b, k * n);
-        CU(cudaGetLastError());
+        CUDA_CHECK(cudaGetLastError(), why, whylen);
     }
     if (t->scaling == SC_TENSOR) {
         float inv = (float)(1.0 / PREC_FP8_SCALE);
-        CU(cudaMalloc(&l->sa, sizeof inv));
-        CU(cudaMalloc(&l->sb, sizeof inv));
-        CU(cudaMemcpyAsync(l->sa, &inv, sizeof inv, cudaMemcpyHostToDevice, G.stream));
-        CU(cudaMemcpyAsync(l->sb, &inv, sizeof inv, cudaMemcpyHostToDevice, G.stream));
+        CUDA_CHECK(cudaMalloc(&l->sa, sizeof inv), why, whylen);
+        CUDA_CHECK(cudaMalloc(&l->sb, sizeof inv), why, whylen);
+        CUDA_CHECK(cudaMemcpyAsync(l->sa, &inv, sizeof inv, cudaMemcpyHostToDevice, G.stream), why, whylen);
+        CUDA_CHECK(cudaMemcpyAsync(l->sb, &inv, sizeof inv, cudaMemcpyHostToDevice, G.stream), why, whylen);
     }
-    CU(cudaStreamSynchronize(G.stream));
+    CUDA_CHECK(cudaStreamSynchronize(G.stream), why, whylen);
     return PREC_OK;
+fail:
+    return PREC_ERROR;
 }
 
 /* The operation and layouts: D = alpha op(A) B with op(A) = A^T ("TN", which FP8 and FP4 need). */
 static int gemm_describe(struct prec_gemm *g, struct lt_gemm *l, char *why, size_t whylen)
 {
+    static const enum blaslt_scaling scalings[] = { BLASLT_SCALE_NONE, BLASLT_SCALE_TENSOR, BLASLT_SCALE_VEC16_UE4M3,
+                                                     BLASLT_SCALE_VEC32_UE8M0 };   /* by SC_* */
     const struct lt_fmt *t = &lt_fmts[g->fmt];
-    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    LT(cublasLtMatmulDescCreate(&l->op, t->compute, t->scale));
-    LT(cublasLtMatmulDescSetAttribute(l->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-    LT(cublasLtMatmulDescSetAttribute(l->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-    if (t->scaling == SC_VEC16 || t->scaling == SC_VEC32) {
-        cublasLtMatmulMatrixScale_t mode = t->scaling == SC_VEC16 ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3
-                                                                  : CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0;
-        LT(cublasLtMatmulDescSetAttribute(l->op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode, sizeof mode));
-        LT(cublasLtMatmulDescSetAttribute(l->op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode, sizeof mode));
-    }
-    if (t->scaling != SC_NONE) {
-        LT(cublasLtMatmulDescSetAttribute(l->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &l->sa, sizeof l->sa));
-        LT(cublasLtMatmulDescSetAttribute(l->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &l->sb, sizeof l->sb));
-    }
-    LT(cublasLtMatrixLayoutCreate(&l->la, t->ab, (uint64_t)g->k, (uint64_t)g->m, g->k));
-    LT(cublasLtMatrixLayoutCreate(&l->lb, t->ab, (uint64_t)g->k, (uint64_t)g->n, g->k));
-    LT(cublasLtMatrixLayoutCreate(&l->lc, t->cd, (uint64_t)g->m, (uint64_t)g->n, g->m));
+    uint64_t m = (uint64_t)g->m, n = (uint64_t)g->n, k = (uint64_t)g->k;
+    struct blaslt_desc d = { t->compute, t->scale, CUBLAS_OP_T, CUBLAS_OP_N,
+                             { t->ab, k, m, g->k, 1, 0 }, { t->ab, k, n, g->k, 1, 0 }, { t->cd, m, n, g->m, 1, 0 },
+                             scalings[t->scaling], l->sa, l->sb, 0, 0, 0 };
+    char err[320];
     double alpha = t->scaling == SC_VEC16 ? 1.0 / (PREC_NVFP4_GLOBAL * PREC_NVFP4_GLOBAL) : 1.0;
     l->alpha64 = alpha;
     l->alpha32 = (float)alpha;
     l->alpha16 = prec_fp16_bits(alpha);
-    return PREC_OK;
+    return from_lt(blaslt_matmul_open(&l->mm, &d, err, sizeof err), err, why, whylen);
 }
 
+/* Seconds per product of `reps` back to back with algo; INFINITY when one fails. */
 static double time_algo(struct prec_gemm *g, struct lt_gemm *l, const cublasLtMatmulAlgo_t *algo, int reps)
 {
-    cudaEventRecord(G.e0, G.stream);
+    char err[320];
+    CUDA_CHECK(cudaEventRecord(G.e0, G.stream), err, sizeof err);
     for (int i = 0; i < reps; i++)
-        if (matmul(g, l, algo) != CUBLAS_STATUS_SUCCESS)
+        if (matmul(g, l, algo, err, sizeof err) != BLASLT_OK)
             return INFINITY;
-    cudaEventRecord(G.e1, G.stream);
-    return elapsed() / reps;
+    CUDA_CHECK(cudaEventRecord(G.e1, G.stream), err, sizeof err);
+    return elapsed(err, sizeof err) / reps;
+fail:
+    return INFINITY;
 }
 
 /* The heuristic's candidates, in its order; the fastest of the first CANDIDATES that run. */
 static int gemm_choose(struct prec_gemm *g, struct lt_gemm *l, char *why, size_t whylen)
 {
-    cublasLtMatmulPreference_t pref;
     cublasLtMatmulHeuristicResult_t res[HEURISTICS];
-    int found = 0, ran = 0, best = -1;
+    int found = 0, ran = 0, best = -1, rc;
     double best_t = INFINITY;
-    size_t ws = WORKSPACE;
-    LT(cublasLtMatmulPreferenceCreate(&pref));
-    cublasStatus_t s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
-    if (s == CUBLAS_STATUS_SUCCESS)
-        s = cublasLtMatmulAlgoGetHeuristic(G.lt, l->op, l->la, l->lb, l->lc, l->lc, pref, HEURISTICS, res, &found);
-    cublasLtMatmulPreferenceDestroy(pref);
-    LT(s);
-    if (found == 0)
-        return lt_fail(CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmulAlgoGetHeuristic (no algorithm)", __LINE__, why, whylen);
+    char err[320], algo[48];
+    if ((rc = blaslt_candidates(&G.lt, &l->mm, res, HEURISTICS, &found, err, sizeof err)) != BLASLT_OK)
+        return from_lt(rc, err, why, whylen);
     for (int i = 0; i < found && ran < CANDIDATES; i++) {
-        if (res[i].state != CUBLAS_STATUS_SUCCESS || matmul(g, l, &res[i].algo) != CUBLAS_STATUS_SUCCESS)
+        if (res[i].state != CUBLAS_STATUS_SUCCESS || matmul(g, l, &res[i].algo, err, sizeof err) != BLASLT_OK)
             continue;
         ran++;
         double t = time_algo(g, l, &res[i].algo, 2);
         if (t < best_t)
             best_t = t, best = i;
     }
-    if (best < 0)
-        return lt_fail(CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmul (no candidate ran)", __LINE__, why, whylen);
-    l->algo = res[best].algo;
-    int id = -1;
-    uint32_t tile = 0;
-    size_t wr;
-    cublasLtMatmulAlgoConfigGetAttribute(&l->algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &wr);
-    cublasLtMatmulAlgoConfigGetAttribute(&l->algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &wr);
-    snprintf(g->algo, sizeof g->algo, "cuBLASLt algo %d tile %u (heuristic %d of %d, fastest of %d)",
-             id, tile, best + 1, found, ran);
+    if (best < 0) {
+        snprintf(why, whylen, "unsupported on this device (%s): none of the %d algorithms cuBLASLt offered ran (last: %s)",
+                 G.desc, found, err);
+        return PREC_UNSUPPORTED;
+    }
+    l->mm.algo = res[best].algo;
+    if ((rc = blaslt_algo_words(&l->mm.algo, algo, sizeof algo, err, sizeof err)) != BLASLT_OK)
+        return from_lt(rc, err, why, whylen);
+    snprintf(g->algo, sizeof g->algo, "%s (heuristic %d of %d, fastest of %d)", algo, best + 1, found, ran);
     return PREC_OK;
 }
 
@@ -324,12 +299,15 @@ static int gpu_gemm_setup(struct prec_gemm *g, char *why, size_t whylen)
 static double gpu_gemm_run(struct prec_gemm *g, long iters)
 {
     struct lt_gemm *l = (struct lt_gemm *)g->impl;
-    cudaEventRecord(G.e0, G.stream);
+    char err[320];
+    CUDA_CHECK(cudaEventRecord(G.e0, G.stream), err, sizeof err);
     for (long i = 0; i < iters; i++)
-        if (matmul(g, l, &l->algo) != CUBLAS_STATUS_SUCCESS)
+        if (matmul(g, l, NULL, err, sizeof err) != BLASLT_OK)
             return NAN;
-    cudaEventRecord(G.e1, G.stream);
-    return elapsed();
+    CUDA_CHECK(cudaEventRecord(G.e1, G.stream), err, sizeof err);
+    return elapsed(err, sizeof err);
+fail:
+    return NAN;
 }
 
 static double d_value(enum prec_fmt f, const unsigned char *p)
@@ -349,26 +327,28 @@ static int gpu_gemm_fetch(struct prec_gemm *g, const size_t *idx, int count, dou
 {
     size_t es = (size_t)lt_fmts[g->fmt].cd_bytes;
     unsigned char *h = (unsigned char *)malloc((size_t)count * es);
-    int rc = h ? 0 : -1;
-    if (h && !idx)
-        rc = cudaMemcpy(h, g->d, (size_t)count * es, cudaMemcpyDeviceToHost) == cudaSuccess ? 0 : -1;
-    for (int i = 0; h && idx && i < count && rc == 0; i++)
-        rc = cudaMemcpy(h + (size_t)i * es, (const unsigned char *)g->d + idx[i] * es, es, cudaMemcpyDeviceToHost) == cudaSuccess ? 0 : -1;
-    for (int i = 0; rc == 0 && i < count; i++)
+    char err[320];
+    if (!h)
+        return -1;
+    if (!idx)
+        CUDA_CHECK(cudaMemcpy(h, g->d, (size_t)count * es, cudaMemcpyDeviceToHost), err, sizeof err);
+    for (int i = 0; idx && i < count; i++)
+        CUDA_CHECK(cudaMemcpy(h + (size_t)i * es, (const unsigned char *)g->d + idx[i] * es, es, cudaMemcpyDeviceToHost),
+                   err, sizeof err);
+    for (int i = 0; i < count; i++)
         out[i] = d_value(g->fmt, h + (size_t)i * es);
-    cudaGetLastError();
     free(h);
-    return rc;
+    return 0;
+fail:
+    free(h);
+    return -1;
 }
 
 static void gpu_gemm_release(struct prec_gemm *g)
 {
     struct lt_gemm *l = (struct lt_gemm *)g->impl;
     if (l) {
-        if (l->la) cublasLtMatrixLayoutDestroy(l->la);
-        if (l->lb) cublasLtMatrixLayoutDestroy(l->lb);
-        if (l->lc) cublasLtMatrixLayoutDestroy(l->lc);
-        if (l->op) cublasLtMatmulDescDestroy(l->op);
+        blaslt_matmul_close(&l->mm);
         cudaFree(l->sa);
         cudaFree(l->sb);
         free(l);
@@ -434,39 +414,47 @@ static int gpu_sweep_setup(struct prec_sweep *s, char *why, size_t whylen)
         return PREC_UNSUPPORTED;
     }
     w->blocks = G.sms * 8;
-    CU(cudaMalloc(&w->partial, (size_t)w->blocks * sizeof(double)));
-    CU(cudaMalloc(&s->x, s->n * (s->fmt == PREC_FP64 ? 8 : 4)));
+    CUDA_CHECK(cudaMalloc(&w->partial, (size_t)w->blocks * sizeof(double)), why, whylen);
+    CUDA_CHECK(cudaMalloc(&s->x, s->n * (s->fmt == PREC_FP64 ? 8 : 4)), why, whylen);
     if (s->fmt == PREC_FP64)
         chain_init<double><<<grid_for(s->n), THREADS, 0, G.stream>>>((double *)s->x, s->n);
     else
         chain_init<float><<<grid_for(s->n), THREADS, 0, G.stream>>>((float *)s->x, s->n);
-    CU(cudaGetLastError());
-    CU(cudaStreamSynchronize(G.stream));
+    CUDA_CHECK(cudaGetLastError(), why, whylen);
+    CUDA_CHECK(cudaStreamSynchronize(G.stream), why, whylen);
     return PREC_OK;
+fail:
+    return PREC_ERROR;
 }
 
 static double gpu_sweep_run(struct prec_sweep *s, long k, long iters)
 {
     struct gpu_sweep *w = (struct gpu_sweep *)s->impl;
-    double *h = (double *)malloc((size_t)w->blocks * sizeof *h), m = 1.0;
-    cudaEventRecord(G.e0, G.stream);
+    double *h = (double *)malloc((size_t)w->blocks * sizeof *h), m = 1.0, t = NAN;
+    char err[320];
+    s->sum = NAN;
+    if (!h)
+        return NAN;
+    CUDA_CHECK(cudaEventRecord(G.e0, G.stream), err, sizeof err);
     for (long it = 0; it < iters; it++) {
         if (s->fmt == PREC_FP64)
             chain_kernel<double><<<w->blocks, THREADS, 0, G.stream>>>((const double *)s->x, s->n, k, m, PREC_CHAIN_ADD, w->partial);
         else
             chain_kernel<float><<<w->blocks, THREADS, 0, G.stream>>>((const float *)s->x, s->n, k, (float)m,
                                                                      (float)PREC_CHAIN_ADD, w->partial);
+        CUDA_CHECK(cudaGetLastError(), err, sizeof err);
     }
-    cudaEventRecord(G.e1, G.stream);
-    double t = cudaGetLastError() == cudaSuccess ? elapsed() : NAN;
-    s->sum = NAN;
-    if (h && cudaMemcpy(h, w->partial, (size_t)w->blocks * sizeof *h, cudaMemcpyDeviceToHost) == cudaSuccess) {
-        s->sum = 0;
-        for (int b = 0; b < w->blocks; b++)
-            s->sum += h[b];
-    }
+    CUDA_CHECK(cudaEventRecord(G.e1, G.stream), err, sizeof err);
+    t = elapsed(err, sizeof err);
+    CUDA_CHECK(cudaMemcpy(h, w->partial, (size_t)w->blocks * sizeof *h, cudaMemcpyDeviceToHost), err, sizeof err);
+    s->sum = 0;
+    for (int b = 0; b < w->blocks; b++)
+        s->sum += h[b];
     free(h);
     return t;
+fail:
+    free(h);
+    return NAN;
 }
 
 static void gpu_sweep_release(struct prec_sweep *s)
@@ -518,19 +506,19 @@ extern "C" long prec_cuda_formats_agree(char *why, size_t whylen)
 
 __global__ void empty_kernel(void) {}
 
+/* The launches are checked once after the loop (a failed launch's error stays until read): a
+ * check per launch would be part of what is timed. */
 static double gpu_launches(int threads, long n, char *why, size_t whylen)
 {
     (void)threads;
-    cudaEventRecord(G.e0, G.stream);
+    CUDA_CHECK(cudaEventRecord(G.e0, G.stream), why, whylen);
     for (long i = 0; i < n; i++)
         empty_kernel<<<1, 1, 0, G.stream>>>();
-    cudaEventRecord(G.e1, G.stream);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-        snprintf(why, whylen, "empty kernel launch: %s", cudaGetErrorString(e));
-        return NAN;
-    }
-    return elapsed();
+    CUDA_CHECK(cudaGetLastError(), why, whylen);
+    CUDA_CHECK(cudaEventRecord(G.e1, G.stream), why, whylen);
+    return elapsed(why, whylen);
+fail:
+    return NAN;
 }
 
 extern "C" const struct prec_ops prec_gpu_ops = {
@@ -546,4 +534,5 @@ extern "C" const struct prec_ops prec_gpu_ops = {
     gpu_sweep_setup,
     gpu_sweep_run,
     gpu_sweep_release,
+    prec_gpu_select,
 };

@@ -14,6 +14,7 @@
 #include "cuda/cuda.h"
 #include "exp/experiment.h"
 #include "exp/train/train_data.h"
+#include "measure/backend.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/progress.h"
@@ -234,21 +235,6 @@ int train_precheck(const cJSON *params, char *err, size_t errlen)
 
 /* ---- the run ---- */
 
-/* The backend for a device, or NULL with the reason there is none (cuda_probe's words). */
-static const struct train_ops *backend(const char *device, char *why, size_t n)
-{
-    if (strcmp(device, "cpu") == 0)
-        return &train_cpu_ops;
-    struct cuda_info ci;
-    cuda_probe(&ci);
-#ifdef HAVE_CUDA
-    if (ci.ndev > 0)
-        return &train_cuda_ops;
-#endif
-    snprintf(why, n, "%s", ci.reason);
-    return NULL;
-}
-
 static cJSON *data_info(const struct train_config *c)
 {
     struct train_data d;
@@ -339,7 +325,7 @@ cJSON *train_run(const cJSON *params, double budget_s, char *err, size_t errlen)
         budget_s = param_num(params, "budget_s");
     cJSON *out = cJSON_CreateObject(), *results = cJSON_AddArrayToObject(out, "results");
     cJSON *skipped = cJSON_AddArrayToObject(out, "skipped");
-    const struct train_ops *ops = backend(device, why, sizeof why);
+    const struct train_ops *ops = backend_for("train", device, why, sizeof why);
     double t0 = timing_now(), avail = device_memory(device);
     progress_begin(strcmp(device, "cpu") == 0 ? "train cpu" : "train gpu", n, budget_s);
     for (int i = 0; i < n; i++) {

@@ -43,6 +43,10 @@ struct train_ops {
     void (*close)(struct train_ctx *c);
     /* 1 when this backend can train the shape in the precision here; else 0 and why. */
     int (*supports)(const struct net_shape *s, enum net_prec p, char *why, size_t n);
+    /* The first call that failed since open ("FILE:LINE: CALL: words"), after which the other
+     * calls do nothing (loss and grad_norm give NAN, elapsed NAN times); NULL while all is well.
+     * NULL member: the backend cannot fail after open. */
+    const char *(*error)(struct train_ctx *c);
 };
 extern const struct train_ops train_cpu_ops;
 extern const struct train_ops train_cuda_ops;   /* only in builds with CUDA */

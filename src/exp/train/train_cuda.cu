@@ -12,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/blaslt.h"
 #include "exp/train/train_cuda.h"
 extern "C" {
 #include "exp/train/train.h"
+#include "util/error.h"
 #include "util/units.h"
 }
 
@@ -32,10 +34,9 @@ struct gemm_key {
 
 struct gemm_plan {
     struct gemm_key key;
-    cublasLtMatmulDesc_t desc;
-    cublasLtMatrixLayout_t la, lb, lc;
-    cublasLtMatmulAlgo_t algo;
-    int ok;
+    struct blaslt_matmul mm;        /* descriptor, layouts, the heuristic's algorithm */
+    int rc;                         /* BLASLT_* of making it */
+    char why[240];                  /* when rc is not BLASLT_OK */
 };
 
 struct train_ctx {
@@ -44,7 +45,7 @@ struct train_ctx {
     uint64_t seed;
     size_t N, T;
     cudaStream_t st;
-    cublasLtHandle_t lt;
+    struct blaslt lt;               /* its workspace is the NET_A_GEMM_WS tensor */
     float *w, *g, *m, *v;           /* [N] FP32 master weights, gradients, AdamW moments */
     uint16_t *w16;                  /* [net_low_count] BF16 copies of the linears' weights */
     uint8_t *w8;                    /* [net_fp8_count] E4M3 copies of the blocks' linears */
@@ -61,7 +62,12 @@ struct train_ctx {
     int nev;
     float *h_w, *h_losses;          /* host: initial weights [N], losses [T accum] */
     double bytes;                   /* device bytes open() allocated */
+    char err[512];                  /* the first failed call since open ("FILE:LINE: CALL: words");
+                                       once set, the ops do nothing until close */
 };
+
+/* The one CUDA check (cuda_check.h) into the context's error. */
+#define CK(call) CUDA_CHECK(call, c->err, sizeof c->err)
 
 /* ---- memory ---- */
 
@@ -70,13 +76,12 @@ static int dalloc(struct train_ctx *c, void **p, double bytes)
     *p = NULL;
     if (bytes <= 0)
         return 0;
-    if (cudaMalloc(p, (size_t)bytes) != cudaSuccess) {
-        cudaGetLastError();
-        *p = NULL;
-        return -1;
-    }
+    CK(cudaMalloc(p, (size_t)bytes));
     c->bytes += bytes;
-    return cudaMemset(*p, 0, (size_t)bytes) == cudaSuccess ? 0 : -1;
+    CK(cudaMemset(*p, 0, (size_t)bytes));
+    return 0;
+fail:
+    return -1;
 }
 
 static void *act(struct train_ctx *c, enum net_act a, int copy)
@@ -94,65 +99,38 @@ static float *G(struct train_ctx *c, enum net_param p, int layer) { return c->g 
 
 static int same_key(const struct gemm_key *a, const struct gemm_key *b) { return memcmp(a, b, sizeof *a) == 0; }
 
-static cublasStatus_t make_plan(struct train_ctx *c, struct gemm_plan *pl)
+static int make_plan(struct train_ctx *c, struct gemm_plan *pl)
 {
     const struct gemm_key *k = &pl->key;
-    cublasOperation_t opa = k->tb ? CUBLAS_OP_T : CUBLAS_OP_N, opb = k->ta ? CUBLAS_OP_T : CUBLAS_OP_N;
-    cublasStatus_t s = cublasLtMatmulDescCreate(&pl->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F);
-    if (s != CUBLAS_STATUS_SUCCESS)
-        return s;
-    cublasLtMatmulDescSetAttribute(pl->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa);
-    cublasLtMatmulDescSetAttribute(pl->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb);
-    cublasLtMatrixLayoutCreate(&pl->la, k->bt, k->tb ? k->K : k->N, k->tb ? k->N : k->K, k->ldb);
-    cublasLtMatrixLayoutCreate(&pl->lb, k->at, k->ta ? k->M : k->K, k->ta ? k->K : k->M, k->lda);
-    cublasLtMatrixLayoutCreate(&pl->lc, CUDA_R_32F, k->N, k->M, k->ldc);
-    if (k->batch > 1) {
-        cublasLtMatrixLayout_t ls[3] = { pl->la, pl->lb, pl->lc };
-        int64_t strides[3] = { k->sb, k->sa, k->sc };
-        for (int i = 0; i < 3; i++) {
-            cublasLtMatrixLayoutSetAttribute(ls[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &k->batch, sizeof k->batch);
-            cublasLtMatrixLayoutSetAttribute(ls[i], CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strides[i], sizeof strides[i]);
-        }
-    }
-    if (k->scaled) {                    /* any device pointer, so the heuristic sees a scaled matmul */
-        const float *sp = c->scal + S_XINV;
-        cublasLtMatmulDescSetAttribute(pl->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sp, sizeof sp);
-        cublasLtMatmulDescSetAttribute(pl->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sp, sizeof sp);
-    }
-    cublasLtMatmulPreference_t pref;
-    uint64_t ws = (uint64_t)(c->t[NET_A_GEMM_WS].elems * 4);
-    cublasLtMatmulPreferenceCreate(&pref);
-    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
-    /* cuBLASLt assumes 256-byte aligned matrices unless told; ours start wherever a tensor of a
-     * block does in the flat arrays. Its A is our B. */
-    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &k->ab, sizeof k->ab);
-    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &k->aa, sizeof k->aa);
-    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &k->ac, sizeof k->ac);
-    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &k->ac, sizeof k->ac);
-    cublasLtMatmulHeuristicResult_t res;
-    int found = 0;
-    s = cublasLtMatmulAlgoGetHeuristic(c->lt, pl->desc, pl->la, pl->lb, pl->lc, pl->lc, pref, 1, &res, &found);
-    cublasLtMatmulPreferenceDestroy(pref);
-    if (s == CUBLAS_STATUS_SUCCESS && found == 0)
-        s = CUBLAS_STATUS_NOT_SUPPORTED;
-    if (s == CUBLAS_STATUS_SUCCESS) {
-        pl->algo = res.algo;
-        pl->ok = 1;
-    }
-    return s;
+    const float *sp = c->scal + S_XINV;     /* any device pointer, so the heuristic sees a scaled matmul */
+    struct blaslt_desc d = {
+        CUBLAS_COMPUTE_32F, CUDA_R_32F, k->tb ? CUBLAS_OP_T : CUBLAS_OP_N, k->ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+        { k->bt, k->tb ? k->K : k->N, k->tb ? k->N : k->K, k->ldb, k->batch, k->sb },     /* its A is our B */
+        { k->at, k->ta ? k->M : k->K, k->ta ? k->K : k->M, k->lda, k->batch, k->sa },
+        { CUDA_R_32F, k->N, k->M, k->ldc, k->batch, k->sc },
+        k->scaled ? BLASLT_SCALE_TENSOR : BLASLT_SCALE_NONE, sp, sp,
+        /* cuBLASLt assumes 256-byte aligned matrices unless told; ours start wherever a
+         * tensor of a block does in the flat arrays */
+        k->ab, k->aa, k->ac };
+    int rc = blaslt_matmul_open(&pl->mm, &d, pl->why, sizeof pl->why);
+    return rc == BLASLT_OK ? blaslt_choose(&c->lt, &pl->mm, pl->why, sizeof pl->why) : rc;
 }
 
-static struct gemm_plan *plan_for(struct train_ctx *c, const struct gemm_key *k, cublasStatus_t *status)
+/* The plan of a matmul key, made the first time it is asked for; NULL when the cache is full
+ * (c->err says so). */
+static struct gemm_plan *plan_for(struct train_ctx *c, const struct gemm_key *k)
 {
     for (int i = 0; i < c->ncache; i++)
         if (same_key(&c->cache[i].key, k))
             return &c->cache[i];
-    if (c->ncache == GEMM_CACHE)
-        sr_die(__FILE__, __LINE__, "more than %d matmul shapes in one training step", GEMM_CACHE);
+    if (c->ncache == GEMM_CACHE) {
+        snprintf(c->err, sizeof c->err, "more than %d matmul shapes in one training step", GEMM_CACHE);
+        return NULL;
+    }
     struct gemm_plan *pl = &c->cache[c->ncache++];
     memset(pl, 0, sizeof *pl);
     pl->key = *k;
-    *status = make_plan(c, pl);
+    pl->rc = make_plan(c, pl);
     return pl;
 }
 
@@ -192,22 +170,22 @@ static struct gemm_key key_of(const struct mm *x)
     return k;
 }
 
-static void gemm(struct train_ctx *c, const struct mm *x)
+/* 0, or -1 with c->err. */
+static int gemm(struct train_ctx *c, const struct mm *x)
 {
     struct gemm_key k = key_of(x);
-    cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
-    struct gemm_plan *pl = plan_for(c, &k, &s);
-    if (!pl->ok)
-        sr_die(__FILE__, __LINE__, "cuBLASLt has no algorithm for a %llux%llux%llu matmul (status %d)",
-               (unsigned long long)x->M, (unsigned long long)x->N, (unsigned long long)x->K, (int)s);
-    if (x->scale_a) {
-        cublasLtMatmulDescSetAttribute(pl->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &x->scale_b, sizeof x->scale_b);
-        cublasLtMatmulDescSetAttribute(pl->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &x->scale_a, sizeof x->scale_a);
+    struct gemm_plan *pl = plan_for(c, &k);
+    if (!pl)
+        return -1;
+    if (pl->rc != BLASLT_OK) {
+        snprintf(c->err, sizeof c->err, "cuBLASLt has no algorithm for a %llux%llux%llu matmul: %s",
+                 (unsigned long long)x->M, (unsigned long long)x->N, (unsigned long long)x->K, pl->why);
+        return -1;
     }
-    s = cublasLtMatmul(c->lt, pl->desc, &x->alpha, x->B, pl->la, x->A, pl->lb, &x->beta, x->C, pl->lc, x->C, pl->lc,
-                       &pl->algo, act(c, NET_A_GEMM_WS, 0), (size_t)(c->t[NET_A_GEMM_WS].elems * 4), c->st);
-    if (s != CUBLAS_STATUS_SUCCESS)
-        sr_die(__FILE__, __LINE__, "cublasLtMatmul failed (status %d)", (int)s);
+    if (x->scale_a && blaslt_set_scales(&pl->mm, x->scale_b, x->scale_a, c->err, sizeof c->err) != BLASLT_OK)
+        return -1;
+    return blaslt_run(&c->lt, &pl->mm, NULL, &x->alpha, x->B, x->A, &x->beta, x->C, x->C, c->err, sizeof c->err)
+           == BLASLT_OK ? 0 : -1;
 }
 
 /* ---- the linears ---- */
@@ -262,33 +240,43 @@ static void fwd_mm(struct train_ctx *c, int l, int layer, struct lin *L, struct 
     *x = m;
 }
 
-static void ex_matmul(struct train_ctx *c, const struct net_op *op)
+static int ex_matmul(struct train_ctx *c, const struct net_op *op)
 {
     struct lin L;
     struct mm x;
     fwd_mm(c, op->which, op->layer, &L, &x);
-    gemm(c, &x);
+    if (gemm(c, &x) != 0)
+        goto fail;
     if (L.b)
-        train_gpu_add_bias(c->st, L.y, L.b, c->T, L.out);
+        CK(train_gpu_add_bias(c->st, L.y, L.b, c->T, L.out));
+    return 0;
+fail:
+    return -1;
 }
 
-static void ex_quantize(struct train_ctx *c, const struct net_op *op)
+static int ex_quantize(struct train_ctx *c, const struct net_op *op)
 {
     struct lin L;
     lin_of(c, op->which, op->layer, &L);
     size_t n = c->T * L.in;
-    train_gpu_absmax(c->st, c->scal + S_XAMAX, c->amax_part, (const uint16_t *)L.x, n);
-    train_gpu_quantize(c->st, (uint8_t *)act(c, NET_A_XQ, 0), c->scal + S_XINV, (const uint16_t *)L.x, n, c->scal + S_XAMAX);
+    CK(train_gpu_absmax(c->st, c->scal + S_XAMAX, c->amax_part, (const uint16_t *)L.x, n));
+    CK(train_gpu_quantize(c->st, (uint8_t *)act(c, NET_A_XQ, 0), c->scal + S_XINV, (const uint16_t *)L.x, n, c->scal + S_XAMAX));
+    return 0;
+fail:
+    return -1;
 }
 
-static void ex_cast_grad(struct train_ctx *c, const struct net_op *op)
+static int ex_cast_grad(struct train_ctx *c, const struct net_op *op)
 {
     struct lin L;
     lin_of(c, op->which, op->layer, &L);
-    train_gpu_bf16(c->st, (uint16_t *)act(c, NET_A_DLOW, 0), L.dy, c->T * L.out);
+    CK(train_gpu_bf16(c->st, (uint16_t *)act(c, NET_A_DLOW, 0), L.dy, c->T * L.out));
+    return 0;
+fail:
+    return -1;
 }
 
-static void ex_dgrad(struct train_ctx *c, const struct net_op *op)
+static int ex_dgrad(struct train_ctx *c, const struct net_op *op)
 {
     struct lin L;
     int low = c->p != NET_FP32;
@@ -297,10 +285,10 @@ static void ex_dgrad(struct train_ctx *c, const struct net_op *op)
                     low ? (const void *)L.w16 : (const void *)L.w, low ? CUDA_R_16BF : CUDA_R_32F,
                     low ? CUDA_R_16BF : CUDA_R_32F, (int64_t)L.out, (int64_t)L.in, 1.0f, 0.0f, L.dx, (int64_t)L.in,
                     1, 0, 0, 0, NULL, NULL };
-    gemm(c, &x);
+    return gemm(c, &x);
 }
 
-static void ex_wgrad(struct train_ctx *c, const struct net_op *op)
+static int ex_wgrad(struct train_ctx *c, const struct net_op *op)
 {
     struct lin L;
     int low = c->p != NET_FP32;
@@ -308,9 +296,13 @@ static void ex_wgrad(struct train_ctx *c, const struct net_op *op)
     struct mm x = { 1, 0, L.out, L.in, c->T, low ? act(c, NET_A_DLOW, 0) : (void *)L.dy, L.x,
                     low ? CUDA_R_16BF : CUDA_R_32F, low ? CUDA_R_16BF : CUDA_R_32F, (int64_t)L.out, (int64_t)L.in,
                     1.0f, 1.0f, L.dw, (int64_t)L.in, 1, 0, 0, 0, NULL, NULL };
-    gemm(c, &x);
+    if (gemm(c, &x) != 0)
+        goto fail;
     if (L.db)
-        train_gpu_colsum(c->st, L.db, L.dy, c->T, L.out);
+        CK(train_gpu_colsum(c->st, L.db, L.dy, c->T, L.out));
+    return 0;
+fail:
+    return -1;
 }
 
 /* ---- attention: per (sequence, head) matrices [S,d] and [S,S], batched over B a ---- */
@@ -323,29 +315,34 @@ static void heads(struct train_ctx *c, enum net_act a, float **q, float **k, flo
 }
 
 /* C = alpha op(A) op(B) for each of the B a (sequence, head) pairs. */
-static void batched(struct train_ctx *c, int ta, int tb, uint64_t M, uint64_t N, uint64_t K, const float *A,
+static int batched(struct train_ctx *c, int ta, int tb, uint64_t M, uint64_t N, uint64_t K, const float *A,
                     int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb, float alpha, float *C,
                     int64_t ldc, int64_t sc)
 {
     struct mm x = { ta, tb, M, N, K, A, B, CUDA_R_32F, CUDA_R_32F, lda, ldb, alpha, 0.0f, C, ldc,
                     c->s.batch * c->s.heads, sa, sb, sc, NULL, NULL };
-    gemm(c, &x);
+    return gemm(c, &x);
 }
 
-static void ex_attention(struct train_ctx *c, const struct net_op *op)
+static int ex_attention(struct train_ctx *c, const struct net_op *op)
 {
     int S = c->s.seq, h = c->s.hidden, a = c->s.heads, d = h / a, k = slot(c, op->layer);
     float *q, *kk, *v, *y, *att = (float *)act(c, NET_A_ATT, k);
     int64_t sd = (int64_t)S * d, ss = (int64_t)S * S;
     heads(c, NET_A_HEADS, &q, &kk, &v, &y);
-    train_gpu_split_qkv(c->st, q, kk, v, (const float *)act(c, NET_A_QKV, k), c->s.batch, S, h, a);
-    batched(c, 0, 1, S, S, d, q, d, sd, kk, d, sd, 1.0f / sqrtf((float)d), att, S, ss);
-    train_gpu_softmax_causal(c->st, att, (size_t)c->s.batch * a * S, S);
-    batched(c, 0, 0, S, d, S, att, S, ss, v, d, sd, 1.0f, y, d, sd);
-    train_gpu_merge_heads(c->st, act(c, NET_A_ATTY, k), c->p != NET_FP32, y, c->s.batch, S, h, a);
+    CK(train_gpu_split_qkv(c->st, q, kk, v, (const float *)act(c, NET_A_QKV, k), c->s.batch, S, h, a));
+    if (batched(c, 0, 1, S, S, d, q, d, sd, kk, d, sd, 1.0f / sqrtf((float)d), att, S, ss) != 0)
+        goto fail;
+    CK(train_gpu_softmax_causal(c->st, att, (size_t)c->s.batch * a * S, S));
+    if (batched(c, 0, 0, S, d, S, att, S, ss, v, d, sd, 1.0f, y, d, sd) != 0)
+        goto fail;
+    CK(train_gpu_merge_heads(c->st, act(c, NET_A_ATTY, k), c->p != NET_FP32, y, c->s.batch, S, h, a));
+    return 0;
+fail:
+    return -1;
 }
 
-static void ex_attention_bwd(struct train_ctx *c, const struct net_op *op)
+static int ex_attention_bwd(struct train_ctx *c, const struct net_op *op)
 {
     int S = c->s.seq, h = c->s.hidden, a = c->s.heads, d = h / a, k = slot(c, op->layer);
     float *q, *kk, *v, *y, *dq, *dk, *dv, *dy, *att = (float *)act(c, NET_A_ATT, k);
@@ -353,14 +350,21 @@ static void ex_attention_bwd(struct train_ctx *c, const struct net_op *op)
     int64_t sd = (int64_t)S * d, ss = (int64_t)S * S;
     heads(c, NET_A_HEADS, &q, &kk, &v, &y);
     heads(c, NET_A_DHEADS, &dq, &dk, &dv, &dy);
-    train_gpu_split_qkv(c->st, q, kk, v, (const float *)act(c, NET_A_QKV, k), c->s.batch, S, h, a);
-    train_gpu_split_heads(c->st, dy, (const float *)act(c, NET_A_DATTY, 0), c->s.batch, S, h, a);
-    batched(c, 0, 1, S, S, d, dy, d, sd, v, d, sd, 1.0f, datt, S, ss);        /* dP = dY V^T */
-    batched(c, 1, 0, S, d, S, att, S, ss, dy, d, sd, 1.0f, dv, d, sd);        /* dV = P^T dY */
-    train_gpu_softmax_causal_bwd(c->st, datt, att, (size_t)c->s.batch * a * S, S, 1.0f / sqrtf((float)d));
-    batched(c, 0, 0, S, d, S, datt, S, ss, kk, d, sd, 1.0f, dq, d, sd);       /* dQ = dS K */
-    batched(c, 1, 0, S, d, S, datt, S, ss, q, d, sd, 1.0f, dk, d, sd);        /* dK = dS^T Q */
-    train_gpu_merge_qkv(c->st, (float *)act(c, NET_A_DQKV, 0), dq, dk, dv, c->s.batch, S, h, a);
+    CK(train_gpu_split_qkv(c->st, q, kk, v, (const float *)act(c, NET_A_QKV, k), c->s.batch, S, h, a));
+    CK(train_gpu_split_heads(c->st, dy, (const float *)act(c, NET_A_DATTY, 0), c->s.batch, S, h, a));
+    if (batched(c, 0, 1, S, S, d, dy, d, sd, v, d, sd, 1.0f, datt, S, ss) != 0)    /* dP = dY V^T */
+        goto fail;
+    if (batched(c, 1, 0, S, d, S, att, S, ss, dy, d, sd, 1.0f, dv, d, sd) != 0)    /* dV = P^T dY */
+        goto fail;
+    CK(train_gpu_softmax_causal_bwd(c->st, datt, att, (size_t)c->s.batch * a * S, S, 1.0f / sqrtf((float)d)));
+    if (batched(c, 0, 0, S, d, S, datt, S, ss, kk, d, sd, 1.0f, dq, d, sd) != 0)    /* dQ = dS K */
+        goto fail;
+    if (batched(c, 1, 0, S, d, S, datt, S, ss, q, d, sd, 1.0f, dk, d, sd) != 0)    /* dK = dS^T Q */
+        goto fail;
+    CK(train_gpu_merge_qkv(c->st, (float *)act(c, NET_A_DQKV, 0), dq, dk, dv, c->s.batch, S, h, a));
+    return 0;
+fail:
+    return -1;
 }
 
 /* ---- the other op kinds ---- */
@@ -389,42 +393,57 @@ static void norm_of(struct train_ctx *c, const struct net_op *op, struct norm_io
     }
 }
 
-static void ex_layernorm(struct train_ctx *c, const struct net_op *op)
+static int ex_layernorm(struct train_ctx *c, const struct net_op *op)
 {
     struct norm_io n;
     norm_of(c, op, &n);
-    train_gpu_layernorm(c->st, n.out, c->p != NET_FP32, n.stats, n.x, n.w, n.b, c->T, c->s.hidden);
+    CK(train_gpu_layernorm(c->st, n.out, c->p != NET_FP32, n.stats, n.x, n.w, n.b, c->T, c->s.hidden));
+    return 0;
+fail:
+    return -1;
 }
 
-static void ex_layernorm_bwd(struct train_ctx *c, const struct net_op *op)
+static int ex_layernorm_bwd(struct train_ctx *c, const struct net_op *op)
 {
     struct norm_io n;
     norm_of(c, op, &n);
-    train_gpu_layernorm_bwd(c->st, (float *)act(c, NET_A_DRES, 0), op->which == NET_LNF, n.dw, n.db,
-                     (const float *)act(c, NET_A_DLN, 0), n.x, n.stats, n.w, c->T, c->s.hidden);
+    CK(train_gpu_layernorm_bwd(c->st, (float *)act(c, NET_A_DRES, 0), op->which == NET_LNF, n.dw, n.db,
+                     (const float *)act(c, NET_A_DLN, 0), n.x, n.stats, n.w, c->T, c->s.hidden));
+    return 0;
+fail:
+    return -1;
 }
 
-static void ex_residual(struct train_ctx *c, const struct net_op *op)
+static int ex_residual(struct train_ctx *c, const struct net_op *op)
 {
     int k = slot(c, op->layer);
     size_t n = c->T * (size_t)c->s.hidden;
     if (op->which == 0)
-        train_gpu_add(c->st, (float *)act(c, NET_A_RES2, k), (const float *)act(c, NET_A_RES, op->layer), n);
+        CK(train_gpu_add(c->st, (float *)act(c, NET_A_RES2, k), (const float *)act(c, NET_A_RES, op->layer), n));
     else
-        train_gpu_add(c->st, (float *)act(c, NET_A_RES, op->layer + 1), (const float *)act(c, NET_A_RES2, k), n);
+        CK(train_gpu_add(c->st, (float *)act(c, NET_A_RES, op->layer + 1), (const float *)act(c, NET_A_RES2, k), n));
+    return 0;
+fail:
+    return -1;
 }
 
-static void ex_gelu(struct train_ctx *c, const struct net_op *op)
+static int ex_gelu(struct train_ctx *c, const struct net_op *op)
 {
     int k = slot(c, op->layer);
-    train_gpu_gelu(c->st, act(c, NET_A_GELU, k), c->p != NET_FP32, (const float *)act(c, NET_A_FC, k),
-            4 * c->T * (size_t)c->s.hidden);
+    CK(train_gpu_gelu(c->st, act(c, NET_A_GELU, k), c->p != NET_FP32, (const float *)act(c, NET_A_FC, k),
+            4 * c->T * (size_t)c->s.hidden));
+    return 0;
+fail:
+    return -1;
 }
 
-static void ex_gelu_bwd(struct train_ctx *c, const struct net_op *op)
+static int ex_gelu_bwd(struct train_ctx *c, const struct net_op *op)
 {
-    train_gpu_gelu_bwd(c->st, (float *)act(c, NET_A_DFC, 0), (const float *)act(c, NET_A_FC, slot(c, op->layer)),
-                4 * c->T * (size_t)c->s.hidden);
+    CK(train_gpu_gelu_bwd(c->st, (float *)act(c, NET_A_DFC, 0), (const float *)act(c, NET_A_FC, slot(c, op->layer)),
+                4 * c->T * (size_t)c->s.hidden));
+    return 0;
+fail:
+    return -1;
 }
 
 static const int32_t *ids(struct train_ctx *c, enum net_act a, int mb)
@@ -432,82 +451,108 @@ static const int32_t *ids(struct train_ctx *c, enum net_act a, int mb)
     return (const int32_t *)act(c, a, 0) + (size_t)mb * c->T;
 }
 
-static void ex_embed(struct train_ctx *c, const struct net_op *op)
+static int ex_embed(struct train_ctx *c, const struct net_op *op)
 {
-    train_gpu_embed(c->st, (float *)act(c, NET_A_RES, 0), ids(c, NET_A_TOKENS, op->micro), W(c, NET_P_WTE, 0),
-             W(c, NET_P_WPE, 0), c->s.batch, c->s.seq, c->s.hidden);
+    CK(train_gpu_embed(c->st, (float *)act(c, NET_A_RES, 0), ids(c, NET_A_TOKENS, op->micro), W(c, NET_P_WTE, 0),
+             W(c, NET_P_WPE, 0), c->s.batch, c->s.seq, c->s.hidden));
+    return 0;
+fail:
+    return -1;
 }
 
-static void ex_embed_bwd(struct train_ctx *c, const struct net_op *op)
+static int ex_embed_bwd(struct train_ctx *c, const struct net_op *op)
 {
-    train_gpu_embed_bwd(c->st, G(c, NET_P_WTE, 0), G(c, NET_P_WPE, 0), (const float *)act(c, NET_A_DRES, 0),
-                 ids(c, NET_A_TOKENS, op->micro), c->s.batch, c->s.seq, c->s.hidden);
+    CK(train_gpu_embed_bwd(c->st, G(c, NET_P_WTE, 0), G(c, NET_P_WPE, 0), (const float *)act(c, NET_A_DRES, 0),
+                 ids(c, NET_A_TOKENS, op->micro), c->s.batch, c->s.seq, c->s.hidden));
+    return 0;
+fail:
+    return -1;
 }
 
-static void ex_xent(struct train_ctx *c, const struct net_op *op)
+static int ex_xent(struct train_ctx *c, const struct net_op *op)
 {
-    train_gpu_xent(c->st, (float *)act(c, NET_A_LOSSES, 0) + (size_t)op->micro * c->T, (float *)act(c, NET_A_LOGITS, 0),
-            ids(c, NET_A_TARGETS, op->micro), c->T, c->s.vocab);
+    CK(train_gpu_xent(c->st, (float *)act(c, NET_A_LOSSES, 0) + (size_t)op->micro * c->T, (float *)act(c, NET_A_LOGITS, 0),
+            ids(c, NET_A_TARGETS, op->micro), c->T, c->s.vocab));
+    return 0;
+fail:
+    return -1;
 }
 
-static void ex_xent_bwd(struct train_ctx *c, const struct net_op *op)
+static int ex_xent_bwd(struct train_ctx *c, const struct net_op *op)
 {
-    train_gpu_xent_bwd(c->st, (float *)act(c, NET_A_LOGITS, 0), ids(c, NET_A_TARGETS, op->micro), c->T, c->s.vocab,
-                (float)(1.0 / ((double)c->T * c->s.accum)));
+    CK(train_gpu_xent_bwd(c->st, (float *)act(c, NET_A_LOGITS, 0), ids(c, NET_A_TARGETS, op->micro), c->T, c->s.vocab,
+                (float)(1.0 / ((double)c->T * c->s.accum))));
+    return 0;
+fail:
+    return -1;
 }
 
-static void ex_zero_grad(struct train_ctx *c, const struct net_op *op)
+static int ex_zero_grad(struct train_ctx *c, const struct net_op *op)
 {
     (void)op;
-    CUDA_CHECK(cudaMemsetAsync(c->g, 0, c->N * sizeof *c->g, c->st));
+    CK(cudaMemsetAsync(c->g, 0, c->N * sizeof *c->g, c->st));
+    return 0;
+fail:
+    return -1;
 }
 
-static void ex_grad_norm(struct train_ctx *c, const struct net_op *op)
+static int ex_grad_norm(struct train_ctx *c, const struct net_op *op)
 {
     (void)op;
-    train_gpu_norm(c->st, c->scal + S_NORM, c->norm_part, c->g, c->N);
+    CK(train_gpu_norm(c->st, c->scal + S_NORM, c->norm_part, c->g, c->N));
+    return 0;
+fail:
+    return -1;
 }
 
 /* BF16 copies of the linears' weights from the master weights. */
-static void refresh(struct train_ctx *c)
+static int refresh(struct train_ctx *c)
 {
     if (!c->w16)
-        return;
+        return 0;
     for (int l = 0; l < NET_NLINEARS; l++)
         for (int layer = 0; layer < (l == NET_LIN_LMHEAD ? 1 : c->s.layers); layer++) {
             struct lin L;
             lin_of(c, l, layer, &L);
-            train_gpu_bf16(c->st, L.w16, L.w, L.in * L.out);
+            CK(train_gpu_bf16(c->st, L.w16, L.w, L.in * L.out));
         }
+    return 0;
+fail:
+    return -1;
 }
 
-static void ex_quantize_weights(struct train_ctx *c, const struct net_op *op)
+static int ex_quantize_weights(struct train_ctx *c, const struct net_op *op)
 {
     (void)op;
     for (int l = 0; l < NET_LIN_LMHEAD; l++)
         for (int layer = 0; layer < c->s.layers; layer++) {
             struct lin L;
             lin_of(c, l, layer, &L);
-            train_gpu_absmax(c->st, c->scal + S_WAMAX, c->amax_part, L.w16, L.in * L.out);
-            train_gpu_quantize(c->st, L.w8, L.winv, L.w16, L.in * L.out, c->scal + S_WAMAX);
+            CK(train_gpu_absmax(c->st, c->scal + S_WAMAX, c->amax_part, L.w16, L.in * L.out));
+            CK(train_gpu_quantize(c->st, L.w8, L.winv, L.w16, L.in * L.out, c->scal + S_WAMAX));
         }
+    return 0;
+fail:
+    return -1;
 }
 
-static void ex_adamw(struct train_ctx *c, const struct net_op *op)
+static int ex_adamw(struct train_ctx *c, const struct net_op *op)
 {
     (void)op;
     for (int p = 0; p < NET_NPARAMS; p++) {
         size_t r, cols;
         net_param_dims(&c->s, (enum net_param)p, &r, &cols);
         size_t n = r * cols * (net_params[p].per_block ? (size_t)c->s.layers : 1);
-        train_gpu_adamw(c->st, W(c, (enum net_param)p, 0), c->m + net_param_offset(&c->s, (enum net_param)p, 0),
+        CK(train_gpu_adamw(c->st, W(c, (enum net_param)p, 0), c->m + net_param_offset(&c->s, (enum net_param)p, 0),
                  c->v + net_param_offset(&c->s, (enum net_param)p, 0), G(c, (enum net_param)p, 0), n, c->adam,
-                 c->clip, c->scal + S_NORM, net_params[p].decay);
+                 c->clip, c->scal + S_NORM, net_params[p].decay));
     }
-    refresh(c);
+    return refresh(c);
+fail:
+    return -1;
 }
 
-typedef void (*exec_fn)(struct train_ctx *, const struct net_op *);
+typedef int (*exec_fn)(struct train_ctx *, const struct net_op *);   /* 0, or -1 with c->err */
 
 static exec_fn exec_of(enum net_kind k)
 {
@@ -527,12 +572,16 @@ static exec_fn exec_of(enum net_kind k)
     return table[k];
 }
 
+/* Runs one op unless an earlier call failed: the configuration stops, gpu_error() says why. */
 static void gpu_run(struct train_ctx *c, const struct net_op *op)
 {
     exec_fn f = exec_of(op->kind);
+    if (c->err[0])
+        return;
     if (!f)
-        sr_die(__FILE__, __LINE__, "no CUDA kernel for op kind %d", (int)op->kind);
-    f(c, op);
+        snprintf(c->err, sizeof c->err, "no CUDA kernel for op kind %d", (int)op->kind);
+    else
+        f(c, op);
 }
 
 /* ---- life cycle ---- */
@@ -547,11 +596,7 @@ static int gpu_supports(const struct net_shape *s, enum net_prec p, char *why, s
     }
     if (p != NET_FP8)
         return 1;
-    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
-        cudaGetLastError();
-        snprintf(why, n, "the CUDA runtime gives no properties for device 0");
-        return 0;
-    }
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0), why, n);
     if (prop.major * 10 + prop.minor < 89) {
         snprintf(why, n, "FP8 matmuls need compute capability 8.9 or later; %s is %d.%d", prop.name, prop.major, prop.minor);
         return 0;
@@ -562,32 +607,34 @@ static int gpu_supports(const struct net_shape *s, enum net_prec p, char *why, s
         return 0;
     }
     return 1;
+fail:
+    return 0;
 }
 
 static void gpu_reset(struct train_ctx *c)
 {
+    if (c->err[0])
+        return;
     train_init_params(&c->s, c->seed, c->h_w);
-    CUDA_CHECK(cudaMemcpy(c->w, c->h_w, c->N * sizeof *c->w, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemset(c->m, 0, c->N * sizeof *c->m));
-    CUDA_CHECK(cudaMemset(c->v, 0, c->N * sizeof *c->v));
-    refresh(c);
-    if (c->w8)
-        ex_quantize_weights(c, NULL);
-    CUDA_CHECK(cudaStreamSynchronize(c->st));
+    CK(cudaMemcpy(c->w, c->h_w, c->N * sizeof *c->w, cudaMemcpyHostToDevice));
+    CK(cudaMemset(c->m, 0, c->N * sizeof *c->m));
+    CK(cudaMemset(c->v, 0, c->N * sizeof *c->v));
+    if (refresh(c) != 0 || (c->w8 && ex_quantize_weights(c, NULL) != 0))
+        return;
+    CK(cudaStreamSynchronize(c->st));
+fail:
+    return;
 }
 
+/* Frees everything open() made; errors of the frees are of no use to anyone and are cleared. */
 static void gpu_close(struct train_ctx *c)
 {
     if (!c)
         return;
     if (c->st)
         cudaStreamSynchronize(c->st);
-    for (int i = 0; i < c->ncache; i++) {
-        cublasLtMatrixLayoutDestroy(c->cache[i].la);
-        cublasLtMatrixLayoutDestroy(c->cache[i].lb);
-        cublasLtMatrixLayoutDestroy(c->cache[i].lc);
-        cublasLtMatmulDescDestroy(c->cache[i].desc);
-    }
+    for (int i = 0; i < c->ncache; i++)
+        blaslt_matmul_close(&c->cache[i].mm);
     for (int i = 0; i < c->nev; i++)
         cudaEventDestroy(c->ev[i]);
     void *dev[] = { c->w, c->g, c->m, c->v, c->w16, c->w8, c->scal, c->amax_part, c->norm_part };
@@ -595,8 +642,7 @@ static void gpu_close(struct train_ctx *c)
         cudaFree(dev[i]);
     for (int a = 0; a < NET_NACTS; a++)
         cudaFree(c->act[a]);
-    if (c->lt)
-        cublasLtDestroy(c->lt);
+    blaslt_close(&c->lt);
     if (c->st)
         cudaStreamDestroy(c->st);
     cudaGetLastError();
@@ -637,14 +683,34 @@ static int fp8_available(struct train_ctx *c, char *err, size_t errlen)
             struct mm x;
             fwd_mm(c, l, layer, &L, &x);
             struct gemm_key k = key_of(&x);
-            cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
-            if (!plan_for(c, &k, &s)->ok) {
-                snprintf(err, errlen, "cuBLASLt offers no FP8 E4M3 matmul for %zu x %zu x %zu here (status %d)",
-                         c->T, L.out, L.in, (int)s);
+            const struct gemm_plan *pl = plan_for(c, &k);
+            if (!pl || pl->rc != BLASLT_OK) {
+                snprintf(err, errlen, "cuBLASLt offers no FP8 E4M3 matmul for %zu x %zu x %zu here: %s", c->T, L.out,
+                         L.in, pl ? pl->why : c->err);
                 return 0;
             }
         }
     return 1;
+}
+
+/* Stream, tensors, the cuBLASLt handle on the GEMM workspace tensor, events, initial weights;
+ * 0, or -1 with c->err. */
+static int gpu_start(struct train_ctx *c)
+{
+    CK(cudaSetDevice(0));
+    CK(cudaStreamCreate(&c->st));
+    if (gpu_alloc(c) != 0)
+        return -1;
+    if (blaslt_open(&c->lt, c->st, act(c, NET_A_GEMM_WS, 0), (size_t)(c->t[NET_A_GEMM_WS].elems * 4), c->err,
+                    sizeof c->err) != BLASLT_OK)
+        return -1;
+    c->nev = net_plan(&c->s, c->p, NULL, 0) + 1;
+    c->ev = (cudaEvent_t *)xcalloc((size_t)c->nev, sizeof *c->ev);
+    for (int i = 0; i < c->nev; i++)
+        CK(cudaEventCreate(&c->ev[i]));
+    return 0;
+fail:
+    return -1;
 }
 
 static struct train_ctx *gpu_open(const struct net_shape *s, enum net_prec p, uint64_t seed, char *err, size_t errlen)
@@ -664,20 +730,12 @@ static struct train_ctx *gpu_open(const struct net_shape *s, enum net_prec p, ui
     c->T = (size_t)s->batch * s->seq;
     c->h_w = (float *)xmalloc(c->N * sizeof *c->h_w);
     c->h_losses = (float *)xmalloc(c->T * s->accum * sizeof *c->h_losses);
-    cudaError_t e = cudaSetDevice(0);
-    if (e == cudaSuccess)
-        e = cudaStreamCreate(&c->st);
-    if (e != cudaSuccess || cublasLtCreate(&c->lt) != CUBLAS_STATUS_SUCCESS) {
-        snprintf(err, errlen, "cannot start CUDA and cuBLASLt: %s", cudaGetErrorString(e));
-        gpu_close(c);
-        return NULL;
-    }
-    if (gpu_alloc(c) != 0) {
+    if (gpu_start(c) != 0) {
         struct net_memory mm;
         char need[32];
         net_memory(s, p, NET_IMPL_GPU, &mm);
-        snprintf(err, errlen, "cannot allocate the %s of device memory the shape needs",
-                 units_format_bytes(mm.total, need, sizeof need));
+        snprintf(err, errlen, "cannot start the shape on the GPU (it needs %s of device memory): %s",
+                 units_format_bytes(mm.total, need, sizeof need), c->err);
         gpu_close(c);
         return NULL;
     }
@@ -685,20 +743,25 @@ static struct train_ctx *gpu_open(const struct net_shape *s, enum net_prec p, ui
         gpu_close(c);
         return NULL;
     }
-    c->nev = net_plan(s, p, NULL, 0) + 1;
-    c->ev = (cudaEvent_t *)xcalloc((size_t)c->nev, sizeof *c->ev);
-    for (int i = 0; i < c->nev; i++)
-        CUDA_CHECK(cudaEventCreate(&c->ev[i]));
     gpu_reset(c);
+    if (c->err[0]) {
+        snprintf(err, errlen, "%s", c->err);
+        gpu_close(c);
+        return NULL;
+    }
     return c;
 }
 
 static void gpu_load(struct train_ctx *c, const int32_t *tokens, const int32_t *targets)
 {
     size_t n = c->T * (size_t)c->s.accum * sizeof(int32_t);
-    CUDA_CHECK(cudaStreamSynchronize(c->st));
-    CUDA_CHECK(cudaMemcpy(act(c, NET_A_TOKENS, 0), tokens, n, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(act(c, NET_A_TARGETS, 0), targets, n, cudaMemcpyHostToDevice));
+    if (c->err[0])
+        return;
+    CK(cudaStreamSynchronize(c->st));
+    CK(cudaMemcpy(act(c, NET_A_TOKENS, 0), tokens, n, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(act(c, NET_A_TARGETS, 0), targets, n, cudaMemcpyHostToDevice));
+fail:
+    return;
 }
 
 static void gpu_set_step(struct train_ctx *c, const struct train_adam *a, float clip)
@@ -707,48 +770,75 @@ static void gpu_set_step(struct train_ctx *c, const struct train_adam *a, float 
     c->clip = clip;
 }
 
-static void gpu_mark(struct train_ctx *c, int i) { CUDA_CHECK(cudaEventRecord(c->ev[i], c->st)); }
+static void gpu_mark(struct train_ctx *c, int i)
+{
+    if (c->err[0])
+        return;
+    CK(cudaEventRecord(c->ev[i], c->st));
+fail:
+    return;
+}
 
+/* NAN for every op once a call has failed. */
 static void gpu_elapsed(struct train_ctx *c, int n, double *s)
 {
-    CUDA_CHECK(cudaEventSynchronize(c->ev[n]));
+    for (int i = 0; i < n; i++)
+        s[i] = NAN;
+    if (c->err[0])
+        return;
+    CK(cudaEventSynchronize(c->ev[n]));
     for (int i = 0; i < n; i++) {
         float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, c->ev[i], c->ev[i + 1]));
+        CK(cudaEventElapsedTime(&ms, c->ev[i], c->ev[i + 1]));
         s[i] = ms * 1e-3;
     }
+fail:
+    return;
 }
 
 static double gpu_loss(struct train_ctx *c)
 {
     size_t n = c->T * (size_t)c->s.accum;
     double sum = 0;
-    CUDA_CHECK(cudaStreamSynchronize(c->st));
-    CUDA_CHECK(cudaMemcpy(c->h_losses, act(c, NET_A_LOSSES, 0), n * sizeof *c->h_losses, cudaMemcpyDeviceToHost));
+    if (c->err[0])
+        return NAN;
+    CK(cudaStreamSynchronize(c->st));
+    CK(cudaMemcpy(c->h_losses, act(c, NET_A_LOSSES, 0), n * sizeof *c->h_losses, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < n; i++)
         sum += c->h_losses[i];
     return sum / (double)n;
+fail:
+    return NAN;
 }
 
 static double gpu_grad_norm(struct train_ctx *c)
 {
     float norm = 0;
-    CUDA_CHECK(cudaStreamSynchronize(c->st));
-    CUDA_CHECK(cudaMemcpy(&norm, c->scal + S_NORM, sizeof norm, cudaMemcpyDeviceToHost));
+    if (c->err[0])
+        return NAN;
+    CK(cudaStreamSynchronize(c->st));
+    CK(cudaMemcpy(&norm, c->scal + S_NORM, sizeof norm, cudaMemcpyDeviceToHost));
     return norm;
+fail:
+    return NAN;
 }
 
 static void gpu_perturb(struct train_ctx *c, double eps)
 {
-    train_gpu_perturb(c->st, c->w, c->g, c->N, (float)eps, c->scal + S_NORM);
-    refresh(c);
-    if (c->w8)
+    if (c->err[0])
+        return;
+    CK(train_gpu_perturb(c->st, c->w, c->g, c->N, (float)eps, c->scal + S_NORM));
+    if (refresh(c) == 0 && c->w8)
         ex_quantize_weights(c, NULL);
+fail:
+    return;
 }
 
 static double gpu_allocated(struct train_ctx *c) { return c->bytes; }
 
+static const char *gpu_error(struct train_ctx *c) { return c->err[0] ? c->err : NULL; }
+
 extern "C" const struct train_ops train_cuda_ops = {
     "gpu", NET_IMPL_GPU, gpu_open, gpu_load, gpu_set_step, gpu_run, gpu_mark, gpu_elapsed, gpu_loss,
-    gpu_grad_norm, gpu_perturb, gpu_reset, gpu_allocated, gpu_close, gpu_supports,
+    gpu_grad_norm, gpu_perturb, gpu_reset, gpu_allocated, gpu_close, gpu_supports, gpu_error,
 };

@@ -14,7 +14,13 @@ static unsigned blocks_for(size_t n)
     return (unsigned)(b < 1 ? 1 : b > 65535u * 16 ? 65535u * 16 : b);
 }
 
-#define LAUNCH_CHECK() CUDA_CHECK(cudaGetLastError())
+/* A launcher's first failed launch is its answer. */
+#define LAUNCHED()                                                                           \
+    do {                                                                                     \
+        cudaError_t e_ = cudaGetLastError();                                                 \
+        if (e_ != cudaSuccess)                                                               \
+            return e_;                                                                       \
+    } while (0)
 #define GRID_STRIDE(i, n) for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n); i += (size_t)gridDim.x * blockDim.x)
 
 __device__ static float warp_sum(float v)
@@ -80,10 +86,10 @@ __global__ static void k_embed(float *x, const int32_t *tok, const float *wte, c
         x[t * h + i] = e[i] + p[i];
 }
 
-void train_gpu_embed(cudaStream_t st, float *x, const int32_t *tok, const float *wte, const float *wpe, int B, int S, int h)
+cudaError_t train_gpu_embed(cudaStream_t st, float *x, const int32_t *tok, const float *wte, const float *wpe, int B, int S, int h)
 {
     k_embed<<<(unsigned)((size_t)B * S), THREADS, 0, st>>>(x, tok, wte, wpe, S, h);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 __global__ static void k_embed_bwd(float *dwte, float *dwpe, const float *dx, const int32_t *tok, size_t T, int S, int h)
@@ -98,10 +104,10 @@ __global__ static void k_embed_bwd(float *dwte, float *dwpe, const float *dx, co
     }
 }
 
-void train_gpu_embed_bwd(cudaStream_t st, float *dwte, float *dwpe, const float *dx, const int32_t *tok, int B, int S, int h)
+cudaError_t train_gpu_embed_bwd(cudaStream_t st, float *dwte, float *dwpe, const float *dx, const int32_t *tok, int B, int S, int h)
 {
     k_embed_bwd<<<(unsigned)((h + THREADS - 1) / THREADS), THREADS, 0, st>>>(dwte, dwpe, dx, tok, (size_t)B * S, S, h);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 /* ---- LayerNorm: one warp per row; parameter gradients one thread per column ---- */
@@ -129,11 +135,11 @@ __global__ static void k_layernorm(void *out, int low, float *stats, const float
     }
 }
 
-void train_gpu_layernorm(cudaStream_t st, void *out, int low, float *stats, const float *x, const float *w, const float *b,
+cudaError_t train_gpu_layernorm(cudaStream_t st, void *out, int low, float *stats, const float *x, const float *w, const float *b,
                   size_t T, int h)
 {
     k_layernorm<<<(unsigned)((T + WARPS - 1) / WARPS), THREADS, 0, st>>>(out, low, stats, x, w, b, T, h);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 __global__ static void k_layernorm_dx(float *dres, int overwrite, const float *dout, const float *x,
@@ -174,13 +180,13 @@ __global__ static void k_layernorm_dw(float *dw, float *db, const float *dout, c
     db[i] += sb;
 }
 
-void train_gpu_layernorm_bwd(cudaStream_t st, float *dres, int overwrite, float *dw, float *db, const float *dout,
+cudaError_t train_gpu_layernorm_bwd(cudaStream_t st, float *dres, int overwrite, float *dw, float *db, const float *dout,
                       const float *x, const float *stats, const float *w, size_t T, int h)
 {
     k_layernorm_dx<<<(unsigned)((T + WARPS - 1) / WARPS), THREADS, 0, st>>>(dres, overwrite, dout, x, stats, w, T, h);
-    LAUNCH_CHECK();
+    LAUNCHED();
     k_layernorm_dw<<<(unsigned)((h + THREADS - 1) / THREADS), THREADS, 0, st>>>(dw, db, dout, x, stats, T, h);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 /* ---- heads: [B,S,h] (or [B,S,3h]) <-> [B,a,S,d] ---- */
@@ -204,11 +210,11 @@ __global__ static void k_split_qkv(float *q, float *k, float *v, const float *qk
     }
 }
 
-void train_gpu_split_qkv(cudaStream_t st, float *q, float *k, float *v, const float *qkv, int B, int S, int h, int a)
+cudaError_t train_gpu_split_qkv(cudaStream_t st, float *q, float *k, float *v, const float *qkv, int B, int S, int h, int a)
 {
     size_t n = (size_t)B * S * h;
     k_split_qkv<<<blocks_for(n), THREADS, 0, st>>>(q, k, v, qkv, n, S, h, a);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 __global__ static void k_merge_qkv(float *dqkv, const float *dq, const float *dk, const float *dv, size_t n,
@@ -223,11 +229,11 @@ __global__ static void k_merge_qkv(float *dqkv, const float *dq, const float *dk
     }
 }
 
-void train_gpu_merge_qkv(cudaStream_t st, float *dqkv, const float *dq, const float *dk, const float *dv, int B, int S, int h, int a)
+cudaError_t train_gpu_merge_qkv(cudaStream_t st, float *dqkv, const float *dq, const float *dk, const float *dv, int B, int S, int h, int a)
 {
     size_t n = (size_t)B * S * h;
     k_merge_qkv<<<blocks_for(n), THREADS, 0, st>>>(dqkv, dq, dk, dv, n, S, h, a);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 __global__ static void k_split_heads(float *out, const float *in, size_t n, int S, int h, int a)
@@ -238,11 +244,11 @@ __global__ static void k_split_heads(float *out, const float *in, size_t n, int 
     }
 }
 
-void train_gpu_split_heads(cudaStream_t st, float *out, const float *in, int B, int S, int h, int a)
+cudaError_t train_gpu_split_heads(cudaStream_t st, float *out, const float *in, int B, int S, int h, int a)
 {
     size_t n = (size_t)B * S * h;
     k_split_heads<<<blocks_for(n), THREADS, 0, st>>>(out, in, n, S, h, a);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 __global__ static void k_merge_heads(void *out, int low, const float *in, size_t n, int S, int h, int a)
@@ -253,11 +259,11 @@ __global__ static void k_merge_heads(void *out, int low, const float *in, size_t
     }
 }
 
-void train_gpu_merge_heads(cudaStream_t st, void *out, int low, const float *in, int B, int S, int h, int a)
+cudaError_t train_gpu_merge_heads(cudaStream_t st, void *out, int low, const float *in, int B, int S, int h, int a)
 {
     size_t n = (size_t)B * S * h;
     k_merge_heads<<<blocks_for(n), THREADS, 0, st>>>(out, low, in, n, S, h, a);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 /* ---- causal softmax over rows of S scores: one warp per row ---- */
@@ -280,10 +286,10 @@ __global__ static void k_softmax_causal(float *att, size_t rows, int S)
         row[j] = j <= t ? expf(row[j] - mx) * inv : 0.0f;
 }
 
-void train_gpu_softmax_causal(cudaStream_t st, float *att, size_t rows, int S)
+cudaError_t train_gpu_softmax_causal(cudaStream_t st, float *att, size_t rows, int S)
 {
     k_softmax_causal<<<(unsigned)((rows + WARPS - 1) / WARPS), THREADS, 0, st>>>(att, rows, S);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 __global__ static void k_softmax_causal_bwd(float *datt, const float *att, size_t rows, int S, float scale)
@@ -302,10 +308,10 @@ __global__ static void k_softmax_causal_bwd(float *datt, const float *att, size_
         d[j] = j <= t ? p[j] * (d[j] - s) * scale : 0.0f;
 }
 
-void train_gpu_softmax_causal_bwd(cudaStream_t st, float *datt, const float *att, size_t rows, int S, float scale)
+cudaError_t train_gpu_softmax_causal_bwd(cudaStream_t st, float *datt, const float *att, size_t rows, int S, float scale)
 {
     k_softmax_causal_bwd<<<(unsigned)((rows + WARPS - 1) / WARPS), THREADS, 0, st>>>(datt, att, rows, S, scale);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 /* ---- elementwise ---- */
@@ -315,10 +321,10 @@ __global__ static void k_gelu(void *out, int low, const float *x, size_t n)
     GRID_STRIDE(i, n) put(out, low, i, train_gelu(x[i]));
 }
 
-void train_gpu_gelu(cudaStream_t st, void *out, int low, const float *x, size_t n)
+cudaError_t train_gpu_gelu(cudaStream_t st, void *out, int low, const float *x, size_t n)
 {
     k_gelu<<<blocks_for(n), THREADS, 0, st>>>(out, low, x, n);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 __global__ static void k_gelu_bwd(float *d, const float *x, size_t n)
@@ -326,10 +332,10 @@ __global__ static void k_gelu_bwd(float *d, const float *x, size_t n)
     GRID_STRIDE(i, n) d[i] *= train_gelu_grad(x[i]);
 }
 
-void train_gpu_gelu_bwd(cudaStream_t st, float *d, const float *x, size_t n)
+cudaError_t train_gpu_gelu_bwd(cudaStream_t st, float *d, const float *x, size_t n)
 {
     k_gelu_bwd<<<blocks_for(n), THREADS, 0, st>>>(d, x, n);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 __global__ static void k_add(float *y, const float *x, size_t n)
@@ -337,10 +343,10 @@ __global__ static void k_add(float *y, const float *x, size_t n)
     GRID_STRIDE(i, n) y[i] += x[i];
 }
 
-void train_gpu_add(cudaStream_t st, float *y, const float *x, size_t n)
+cudaError_t train_gpu_add(cudaStream_t st, float *y, const float *x, size_t n)
 {
     k_add<<<blocks_for(n), THREADS, 0, st>>>(y, x, n);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 __global__ static void k_add_bias(float *y, const float *b, size_t n, size_t cols)
@@ -348,10 +354,10 @@ __global__ static void k_add_bias(float *y, const float *b, size_t n, size_t col
     GRID_STRIDE(i, n) y[i] += b[i % cols];
 }
 
-void train_gpu_add_bias(cudaStream_t st, float *y, const float *b, size_t rows, size_t cols)
+cudaError_t train_gpu_add_bias(cudaStream_t st, float *y, const float *b, size_t rows, size_t cols)
 {
     k_add_bias<<<blocks_for(rows * cols), THREADS, 0, st>>>(y, b, rows * cols, cols);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 __global__ static void k_colsum(float *out, const float *x, size_t rows, size_t cols)
@@ -365,10 +371,10 @@ __global__ static void k_colsum(float *out, const float *x, size_t rows, size_t 
     out[i] += s;
 }
 
-void train_gpu_colsum(cudaStream_t st, float *out, const float *x, size_t rows, size_t cols)
+cudaError_t train_gpu_colsum(cudaStream_t st, float *out, const float *x, size_t rows, size_t cols)
 {
     k_colsum<<<(unsigned)((cols + THREADS - 1) / THREADS), THREADS, 0, st>>>(out, x, rows, cols);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 __global__ static void k_bf16(uint16_t *out, const float *x, size_t n)
@@ -376,10 +382,10 @@ __global__ static void k_bf16(uint16_t *out, const float *x, size_t n)
     GRID_STRIDE(i, n) out[i] = train_bf16(x[i]);
 }
 
-void train_gpu_bf16(cudaStream_t st, uint16_t *out, const float *x, size_t n)
+cudaError_t train_gpu_bf16(cudaStream_t st, uint16_t *out, const float *x, size_t n)
 {
     k_bf16<<<blocks_for(n), THREADS, 0, st>>>(out, x, n);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 /* ---- cross-entropy: one block per token ---- */
@@ -402,10 +408,10 @@ __global__ static void k_xent(float *losses, float *logits, const int32_t *targe
         losses[t] = (float)(log(s) - ((double)lt - mx));
 }
 
-void train_gpu_xent(cudaStream_t st, float *losses, float *logits, const int32_t *targets, size_t T, int V)
+cudaError_t train_gpu_xent(cudaStream_t st, float *losses, float *logits, const int32_t *targets, size_t T, int V)
 {
     k_xent<<<(unsigned)T, THREADS, 0, st>>>(losses, logits, targets, V);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 __global__ static void k_xent_bwd(float *logits, const int32_t *targets, int V, float scale)
@@ -417,10 +423,10 @@ __global__ static void k_xent_bwd(float *logits, const int32_t *targets, int V, 
         row[v] = row[v] * scale - (v == tgt ? scale : 0.0f);
 }
 
-void train_gpu_xent_bwd(cudaStream_t st, float *logits, const int32_t *targets, size_t T, int V, float scale)
+cudaError_t train_gpu_xent_bwd(cudaStream_t st, float *logits, const int32_t *targets, size_t T, int V, float scale)
 {
     k_xent_bwd<<<(unsigned)T, THREADS, 0, st>>>(logits, targets, V, scale);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 /* ---- reductions in two fixed stages: per-block partials, then one block over them ---- */
@@ -446,13 +452,13 @@ __global__ static void k_max_final(float *out, const float *partial, size_t nb)
         *out = m;
 }
 
-void train_gpu_absmax(cudaStream_t st, float *amax, float *partial, const uint16_t *x, size_t n)
+cudaError_t train_gpu_absmax(cudaStream_t st, float *amax, float *partial, const uint16_t *x, size_t n)
 {
     size_t nb = (n + TRAIN_AMAX_BLOCK - 1) / TRAIN_AMAX_BLOCK;
     k_absmax_part<<<(unsigned)(nb ? nb : 1), THREADS, 0, st>>>(partial, x, n);
-    LAUNCH_CHECK();
+    LAUNCHED();
     k_max_final<<<1, THREADS, 0, st>>>(amax, partial, nb ? nb : 1);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 __global__ static void k_quantize(uint8_t *out, float *inv, const uint16_t *x, size_t n, const float *amax)
@@ -463,10 +469,10 @@ __global__ static void k_quantize(uint8_t *out, float *inv, const uint16_t *x, s
         *inv = 1.0f / scale;
 }
 
-void train_gpu_quantize(cudaStream_t st, uint8_t *out, float *inv, const uint16_t *x, size_t n, const float *amax)
+cudaError_t train_gpu_quantize(cudaStream_t st, uint8_t *out, float *inv, const uint16_t *x, size_t n, const float *amax)
 {
     k_quantize<<<blocks_for(n), THREADS, 0, st>>>(out, inv, x, n, amax);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 __global__ static void k_sumsq_part(double *partial, const float *x, size_t n)
@@ -490,13 +496,13 @@ __global__ static void k_norm_final(float *norm, const double *partial, size_t n
         *norm = (float)sqrt(s);
 }
 
-void train_gpu_norm(cudaStream_t st, float *norm, double *partial, const float *x, size_t n)
+cudaError_t train_gpu_norm(cudaStream_t st, float *norm, double *partial, const float *x, size_t n)
 {
     size_t nb = (n + TRAIN_SUMSQ_BLOCK - 1) / TRAIN_SUMSQ_BLOCK;
     k_sumsq_part<<<(unsigned)(nb ? nb : 1), THREADS, 0, st>>>(partial, x, n);
-    LAUNCH_CHECK();
+    LAUNCHED();
     k_norm_final<<<1, THREADS, 0, st>>>(norm, partial, nb ? nb : 1);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 /* ---- the update ---- */
@@ -508,13 +514,13 @@ __global__ static void k_adamw(float *w, float *m, float *v, const float *g, siz
     GRID_STRIDE(i, n) w[i] = train_adamw(w[i], &m[i], &v[i], g[i], &a, decay);
 }
 
-void train_gpu_adamw(cudaStream_t st, float *w, float *m, float *v, const float *g, size_t n, struct train_adam a,
+cudaError_t train_gpu_adamw(cudaStream_t st, float *w, float *m, float *v, const float *g, size_t n, struct train_adam a,
               float clip, const float *norm, int decay)
 {
     if (n == 0)
-        return;
+        return cudaSuccess;
     k_adamw<<<blocks_for(n), THREADS, 0, st>>>(w, m, v, g, n, a, clip, norm, decay);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }
 
 __global__ static void k_perturb(float *w, const float *g, size_t n, float eps, const float *norm)
@@ -523,8 +529,8 @@ __global__ static void k_perturb(float *w, const float *g, size_t n, float eps, 
     GRID_STRIDE(i, n) w[i] += f * g[i];
 }
 
-void train_gpu_perturb(cudaStream_t st, float *w, const float *g, size_t n, float eps, const float *norm)
+cudaError_t train_gpu_perturb(cudaStream_t st, float *w, const float *g, size_t n, float eps, const float *norm)
 {
     k_perturb<<<blocks_for(n), THREADS, 0, st>>>(w, g, n, eps, norm);
-    LAUNCH_CHECK();
+    return cudaGetLastError();
 }

@@ -69,6 +69,12 @@ static int runner_open(struct runner *r, const struct train_ops *ops, const stru
     return 0;
 }
 
+/* The backend's first failed call since open ("FILE:LINE: CALL: words"), or NULL. */
+static const char *backend_error(const struct runner *r)
+{
+    return r->c && r->ops->error ? r->ops->error(r->c) : NULL;
+}
+
 static void runner_close(struct runner *r)
 {
     if (r->c)
@@ -126,8 +132,11 @@ int train_losses(const struct train_ops *ops, const struct train_config *cfg, in
         step(&r);
         losses[t] = ops->loss(r.c);
     }
+    const char *why = backend_error(&r);
+    if (why)
+        snprintf(err, errlen, "%s", why);
     runner_close(&r);
-    return 0;
+    return why ? -1 : 0;
 }
 
 /* ---- validation ---- */
@@ -376,6 +385,7 @@ static void train_steps(struct runner *r, struct outcome *o, double t0)
             sum += row[i];
         o->loss[t] = r->ops->loss(r->c);
         o->gnorm[t] = r->ops->grad_norm(r->c);
+        if (backend_error(r)) { o->stop = "error"; break; }
         if (t >= cfg->warmup)
             o->step_s[o->timed++] = sum;
         o->done = t + 1;
@@ -458,7 +468,7 @@ cJSON *train_config_run(const struct train_ops *ops, const struct train_config *
     cJSON *checks = cJSON_AddArrayToObject(rec, "checks");
     if (cfg->validate)
         validate(&r, ref, checks);
-    int ok = all_pass(checks);
+    int ok = all_pass(checks) && !backend_error(&r);
     cJSON_AddBoolToObject(rec, "valid", ok);
     struct outcome o = { 0 };
     if (ok) {
@@ -468,6 +478,8 @@ cJSON *train_config_run(const struct train_ops *ops, const struct train_config *
         o.op_s = xcalloc((size_t)cfg->steps * (size_t)r.nops, sizeof *o.op_s);
         train_steps(&r, &o, t0);
         outcome_json(rec, &r, &o);
+        if (backend_error(&r))
+            cJSON_AddStringToObject(rec, "error", backend_error(&r));
         if (ref && ops == &train_cpu_ops && cfg->prec == NET_FP32 && o.done >= TRAIN_REF_STEPS && !ref->have) {
             memcpy(ref->loss, o.loss, sizeof ref->loss);
             ref->have = 1;
@@ -475,7 +487,7 @@ cJSON *train_config_run(const struct train_ops *ops, const struct train_config *
         }
         free(o.loss); free(o.gnorm); free(o.step_s); free(o.op_s);
     } else {
-        cJSON_AddStringToObject(rec, "error", "validation failed: not trained or timed");
+        cJSON_AddStringToObject(rec, "error", backend_error(&r) ? backend_error(&r) : "validation failed: not trained or timed");
     }
     memory_json(rec, cfg, ops->impl, ops->allocated(r.c), have_rss ? rss_peak() : -1);
     cJSON_AddNumberToObject(rec, "threads", omp_get_max_threads());

@@ -1,0 +1,103 @@
+/* test_backend.c: backend_for() hands every family its CPU ops, the GPU ops only when a device
+ * is there (else cuda_probe()'s words), and names what it does not know; the words of a failed
+ * CUDA or cuBLASLt call come in one format (cuda_words.h). */
+#include <stdlib.h>
+
+#include "check.h"
+#include "config.h"
+#include "cuda/cuda.h"
+#include "cuda/cuda_words.h"
+#include "exp/bandwidth/bandwidth.h"
+#include "exp/compress/quant.h"
+#include "exp/precision/precision.h"
+#include "exp/train/train.h"
+#include "measure/backend.h"
+
+static const char *const families[] = { "bandwidth", "precision", "train", "compress" };
+
+static void cpu_rows(void)
+{
+    char why[256];
+    EXPECT(backend_for("bandwidth", "cpu", why, sizeof why) == &bw_cpu_ops);
+    EXPECT(backend_for("precision", "cpu", why, sizeof why) == &prec_cpu_ops);
+    EXPECT(backend_for("train", "cpu", why, sizeof why) == &train_cpu_ops);
+    EXPECT(backend_for("compress", "cpu", why, sizeof why) == &quant_cpu_ops);
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        EXPECT(backend_for(families[i], "cpu", NULL, 0) != NULL);
+    why[0] = '\0';
+    EXPECT(backend_for("bandwidth-transfers", "cpu", why, sizeof why) == NULL);
+    EXPECT_STR(why, "the bandwidth-transfers family has no cpu backend");
+}
+
+/* Without a device every GPU row is refused with cuda_probe()'s reason, word for word. */
+static void gpu_rows(const struct cuda_info *ci)
+{
+    char why[256];
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+        why[0] = '\0';
+        const void *ops = backend_for(families[i], "gpu", why, sizeof why);
+        if (ci->ndev == 0) {
+            EXPECT(ops == NULL);
+            EXPECT_STR(why, ci->reason);
+            EXPECT(strstr(why, "no CUDA device") || strstr(why, "built without CUDA"));
+        } else {
+            EXPECT(ops != NULL);
+        }
+    }
+#ifdef HAVE_CUDA
+    if (ci->ndev > 0) {
+        EXPECT(backend_for("bandwidth", "gpu", why, sizeof why) == &bw_cuda_ops);
+        EXPECT(backend_for("bandwidth-transfers", "gpu", why, sizeof why) == &bw_cuda_xfer);
+        EXPECT(backend_for("precision", "gpu", why, sizeof why) == &prec_gpu_ops);
+        EXPECT(backend_for("train", "gpu", why, sizeof why) == &train_cuda_ops);
+        EXPECT(backend_for("compress", "gpu", why, sizeof why) == &quant_cuda_ops);
+    }
+#else
+    EXPECT(strstr(ci->reason, "built without CUDA") != NULL);
+#endif
+}
+
+static void unknown(void)
+{
+    char why[256];
+    EXPECT(backend_for("stream", "cpu", why, sizeof why) == NULL);
+    EXPECT_STR(why, "no experiment family \"stream\" (bandwidth, bandwidth-transfers, precision, train, compress)");
+    EXPECT(backend_for("bandwidth", "tpu", why, sizeof why) == NULL);
+    EXPECT_STR(why, "no device \"tpu\" (cpu or gpu)");
+    EXPECT(backend_for(NULL, "cpu", why, sizeof why) == NULL && strstr(why, "\"(none)\""));
+    EXPECT(backend_for("train", "tpu", why, 8) == NULL && strlen(why) == 7);    /* cut to fit */
+}
+
+static void words(void)
+{
+    char err[128];
+    EXPECT(cuda_words(err, sizeof err, "/work/build/../src/exp/train/train_cuda.cu", 42, "cudaMalloc(&p, n)",
+                      "out of memory") == -1);
+    EXPECT_STR(err, "src/exp/train/train_cuda.cu:42: cudaMalloc(&p, n): out of memory");
+    cuda_words(err, sizeof err, "src/cuda/blaslt.cu", 7, "cublasLtCreate(&h)", "CUBLAS_STATUS_NOT_INITIALIZED");
+    EXPECT_STR(err, "src/cuda/blaslt.cu:7: cublasLtCreate(&h): CUBLAS_STATUS_NOT_INITIALIZED");
+    cuda_words(err, sizeof err, "/home/me/src/sparkreport/src/cuda/x.cu", 1, "f()", "w");
+    EXPECT_STR(err, "src/cuda/x.cu:1: f(): w");
+    cuda_words(err, sizeof err, "x.cu", 3, "f()", NULL);
+    EXPECT_STR(err, "x.cu:3: f(): no words");
+    cuda_words(err, 12, "x.cu", 3, "cudaMemcpy(a, b, n)", "invalid argument");
+    EXPECT_STR(err, "x.cu:3: cud");
+    EXPECT(cuda_words(NULL, 0, "x.cu", 1, "f()", "w") == -1);
+    EXPECT(cuda_words_refusal(CUDA_WORDS_BLAS_NOT_SUPPORTED, 0));
+    EXPECT(cuda_words_refusal(CUDA_WORDS_BLAS_NOT_SUPPORTED, 1));
+    EXPECT(cuda_words_refusal(CUDA_WORDS_BLAS_INVALID_VALUE, 1));
+    EXPECT(!cuda_words_refusal(CUDA_WORDS_BLAS_INVALID_VALUE, 0));
+    EXPECT(!cuda_words_refusal(0, 1));
+    EXPECT(!cuda_words_refusal(13, 1));        /* CUBLAS_STATUS_EXECUTION_FAILED is an error */
+}
+
+int main(void)
+{
+    struct cuda_info ci;
+    cuda_probe(&ci);
+    cpu_rows();
+    gpu_rows(&ci);
+    unknown();
+    words();
+    return CHECK_DONE();
+}

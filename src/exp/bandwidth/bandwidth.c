@@ -433,6 +433,17 @@ void bw_plan_common(struct bw_plan *pl, const cJSON *params)
     bw_plan_kernels(pl, params);
 }
 
+struct bw_plan *bw_plan_cpu(const cJSON *params, struct env_cpu *cpu)
+{
+    struct bw_plan *pl = xcalloc(1, sizeof *pl);
+    env_cpu(cpu);
+    bw_plan_common(pl, params);
+    pl->tmax = omp_get_max_threads();
+    pl->cache_total = env_cache_total(cpu);
+    pl->auto_max = bw_dram_working_set(pl->cache_total);
+    return pl;
+}
+
 /* The thread-scaling point at all threads is the sweep's largest point: its records again,
  * marked as the same measurement, rather than a second allocation and timing. */
 static void reuse_top(struct bw_run_state *rs, int first, int end)
@@ -499,12 +510,7 @@ cJSON *bw_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     budget_s = measure_budget(params, budget_s);
     if (strcmp(param_str(params, "device"), "gpu") == 0)
         return bw_gpu_run(params, budget_s, err, errlen);
-    struct bw_plan *pl = xcalloc(1, sizeof *pl);
-    env_cpu(&cpu);
-    bw_plan_common(pl, params);
-    pl->tmax = omp_get_max_threads();
-    pl->cache_total = env_cache_total(&cpu);
-    pl->auto_max = bw_dram_working_set(pl->cache_total);
+    struct bw_plan *pl = bw_plan_cpu(params, &cpu);
     double max_size = bw_plan_max_size(pl, params);
     bw_plan_sizes(pl, params, max_size);
     plan_threads(pl, params, &cpu);

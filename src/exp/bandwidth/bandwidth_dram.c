@@ -6,7 +6,6 @@
 #include "exp/bandwidth/bandwidth_int.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,12 +99,7 @@ static int measure_here(const char *family, struct bw_dram *out, char *err, size
     cJSON_Delete(given);
     if (!params)
         return -1;
-    struct bw_plan *pl = xcalloc(1, sizeof *pl);
-    env_cpu(&cpu);
-    bw_plan_common(pl, params);
-    pl->tmax = omp_get_max_threads();
-    pl->cache_total = env_cache_total(&cpu);
-    pl->auto_max = bw_dram_working_set(pl->cache_total);
+    struct bw_plan *pl = bw_plan_cpu(params, &cpu);
     double size = bw_plan_max_size(pl, params);
     struct bw_run_state rs = { &bw_cpu_ops, pl, cJSON_CreateArray(), 0, pl->nk, MEASURE_S / pl->nk };
     progress_note("%s: measuring this machine's DRAM bandwidth (the bandwidth experiment did not, in this run)",

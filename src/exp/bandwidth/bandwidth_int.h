@@ -48,6 +48,10 @@ struct bw_run_state {
 /* The parts of a plan every device shares: kernels, precisions, repetition rule, timer. */
 void bw_plan_common(struct bw_plan *pl, const cJSON *params);
 void bw_plan_kernels(struct bw_plan *pl, const cJSON *params);
+/* A new CPU plan: the common parts, all threads, the caches (cpu filled in) and the DRAM-sized
+ * working set; free() it. */
+struct env_cpu;
+struct bw_plan *bw_plan_cpu(const cJSON *params, struct env_cpu *cpu);
 void bw_plan_sizes(struct bw_plan *pl, const cJSON *params, double max_size);
 void bw_skip(struct bw_plan *pl, const char *item, const char *reason);
 /* The largest working set of the sweep: as asked, or auto (pl->auto_max) within memory. */

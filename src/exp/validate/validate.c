@@ -71,6 +71,10 @@ const struct param validate_params[] = {
       "CPU and accelerator share its memory (offload then buys no capacity)" },
     { "system_power_w", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e6, "its power, W (0: unknown)" },
     { "system_price_usd", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e9, "its price, USD (0: unknown)" },
+    { "scrub_size", PARAM_SIZE, 0, "auto", NULL, "64MiB", 1024 * 1024, 1024.0 * 1024 * 1024 * 1024,
+      "bytes read before each op timed on its own, so that its inputs leave the caches; auto: DRAM-sized "
+      "(4x all caches, 256 MiB at least), thorough but slow where the caches are large: every op timing waits "
+      "for that read" },
     { "budget_s", PARAM_NUM, 0, "auto", NULL, "auto", 0.1, 86400,
       "seconds for this experiment; auto: its share of the scenario budget" },
     { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
@@ -313,10 +317,12 @@ struct bench_cfg {
 static volatile unsigned long scrub_sink;
 
 
-/* Read between repetitions: a DRAM-sized buffer (measure.h), more than all caches together. */
-static size_t scrub_bytes(void)
+/* Read between repetitions: the scrub_size asked, or DRAM-sized (measure.h). */
+static size_t scrub_bytes(const cJSON *params)
 {
     struct env_cpu cpu;
+    if (cJSON_IsNumber(param_get(params, "scrub_size")))
+        return (size_t)param_num(params, "scrub_size");
     env_cpu(&cpu);
     return (size_t)measure_dram_bytes(env_cache_total(&cpu));
 }
@@ -332,12 +338,12 @@ static void scrub_caches(struct bench_cfg *b)
 }
 
 static int bench_open(struct bench_cfg *b, const struct train_ops *ops, const struct train_config *cfg,
-                      char *err, size_t errlen)
+                      size_t nscrub, char *err, size_t errlen)
 {
     struct train_data data;
     memset(b, 0, sizeof *b);
     b->ops = ops;
-    b->nscrub = scrub_bytes();
+    b->nscrub = nscrub;
     b->scrub = xmalloc(b->nscrub);
     memset(b->scrub, 1, b->nscrub);
     if (train_data_init(&data, cfg->shape.vocab, cfg->order, cfg->branching, cfg->seed, err, errlen) != 0)
@@ -449,12 +455,12 @@ static cJSON *steps_json(const struct bench_cfg *b, const double *step_s, const 
  * round times each op once, then trains one step (forward, backward, AdamW update). A burst of
  * load on a shared machine then costs one sample of many ops and of the steps alike, not all
  * samples of a few. The ops' medians go into c; *run gets the steps. Returns the ops timed. */
-static int calibrate_config(const struct train_ops *ops, const struct train_config *cfg, struct predict_calib *c,
-                            cJSON *results, cJSON **run, char *err, size_t errlen)
+static int calibrate_config(const struct train_ops *ops, const struct train_config *cfg, size_t nscrub,
+                            struct predict_calib *c, cJSON *results, cJSON **run, char *err, size_t errlen)
 {
     struct bench_cfg b;
     *run = NULL;
-    if (bench_open(&b, ops, cfg, err, errlen) != 0) {
+    if (bench_open(&b, ops, cfg, nscrub, err, errlen) != 0) {
         bench_close(&b);
         return -1;
     }
@@ -678,6 +684,7 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
         return NULL;
     }
     cal.bw = dram.gbps * 1e9;
+    size_t scrub = scrub_bytes(params);
     cJSON_AddItemToObject(info, "dram", bw_dram_json(&dram));
     /* the matmul curve ends at the sustained peak; larger GEMMs reach it */
     predict_curve_add(&cal.curve[NET_MATMUL], 2.0 * 1024 * 1024 * 1024, 1.0);
@@ -693,7 +700,7 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
     config_name(&big, name, sizeof name);
     progress_step(0, name);
     cJSON *run;
-    if (calibrate_config(&train_cpu_ops, &big, &cal, results, &run, why, sizeof why) < 0)
+    if (calibrate_config(&train_cpu_ops, &big, scrub, &cal, results, &run, why, sizeof why) < 0)
         measure_skip(skipped, name, why);
     cJSON_Delete(run);
     /* one configuration after another: its ops timed on their own and its training steps in
@@ -710,7 +717,7 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
         progress_step(1 + 2 * i, name);
         /* every op of this configuration timed afresh, beside its training steps */
         struct predict_calib fresh = { .peak = cal.peak, .bw = cal.bw, .q = cal.q, .overhead_s = cal.overhead_s };
-        if (calibrate_config(&train_cpu_ops, &cfg[i], &fresh, results, &run, why, sizeof why) < 0) {
+        if (calibrate_config(&train_cpu_ops, &cfg[i], scrub, &fresh, results, &run, why, sizeof why) < 0) {
             measure_skip(skipped, name, why);
             predict_calib_free(&fresh);
             continue;

@@ -25,6 +25,7 @@ M.measured = {
   "_s$",                  -- seconds and rates per second: first_pass_s, tokens_per_s
   "^valid$", "error", "^tolerance$", "bound",        -- validation and its outcome
   "^stop$", "^iters_per_sample$", "_done$",         -- how the repetitions or steps went
+  "^settled$", "^cv_target$",                       -- whether they settled (src/measure)
   "^loss", "^algo$",      -- training outcomes; the algorithm a library chose at run time
 }
 

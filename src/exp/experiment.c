@@ -9,7 +9,6 @@
 #include "exp/validate/validate.h"
 #include "exp/precision/precision.h"
 #include "exp/train/train.h"
-#include "util/stats.h"
 
 const struct experiment experiments[] = {
     { "bandwidth", "memory bandwidth: STREAM kernels over a working-set sweep and thread counts",
@@ -57,28 +56,4 @@ char *experiment_names(char *buf, size_t n)
     for (const struct experiment *e = experiments; e->name && o < n; e++)
         o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? ", " : "", e->name);
     return buf;
-}
-
-cJSON *experiment_stats(const double *x, int n)
-{
-    struct stats s;
-    stats_compute(x, n, &s);
-    cJSON *t = cJSON_CreateObject();
-    cJSON_AddNumberToObject(t, "min", s.min);
-    cJSON_AddNumberToObject(t, "median", s.median);
-    cJSON_AddNumberToObject(t, "max", s.max);
-    cJSON_AddNumberToObject(t, "mean", s.mean);
-    cJSON_AddNumberToObject(t, "sd", s.sd);
-    cJSON_AddNumberToObject(t, "cv", s.cv);
-    cJSON_AddNumberToObject(t, "ci95_lo", s.ci_lo);
-    cJSON_AddNumberToObject(t, "ci95_hi", s.ci_hi);
-    return t;
-}
-
-void experiment_skip(cJSON *skipped, const char *item, const char *reason)
-{
-    cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "item", item);
-    cJSON_AddStringToObject(s, "reason", reason);
-    cJSON_AddItemToArray(skipped, s);
 }

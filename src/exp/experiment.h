@@ -29,9 +29,4 @@ const struct experiment *experiment_find(const char *name);
 /* "bandwidth, ..." for messages. */
 char *experiment_names(char *buf, size_t n);
 
-/* What every family writes the same way: the statistics of n samples ({min, median, max, mean,
- * sd, cv, ci95_lo, ci95_hi}), and an item of the skipped list ({item, reason}). */
-cJSON *experiment_stats(const double *x, int n);
-void experiment_skip(cJSON *skipped, const char *item, const char *reason);
-
 #endif

@@ -81,7 +81,10 @@ static void test_run(void)
             lo = fmin(lo, s->valuedouble);
         EXPECT_NEAR(tmin, lo, 0);
         EXPECT_NEAR(cJSON_GetObjectItem(r, "gbps_best")->valuedouble, bytes / tmin / 1e9, 1e-12);
+        EXPECT(cJSON_IsBool(cJSON_GetObjectItem(r, "settled")) && cJSON_GetObjectItem(r, "cv_target")->valuedouble == 0.025);
     }
+    /* 96 KiB is no DRAM-sized working set: this run chooses no DRAM figure */
+    EXPECT(cJSON_GetObjectItem(cJSON_GetObjectItem(out, "info"), "dram") == NULL);
     cJSON_Delete(out);
     cJSON_Delete(params);
     cJSON_Delete(g);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "exp/bandwidth/bandwidth.h"
 #include "exp/compress/compress.h"
 #include "util/json.h"
 #include "util/progress.h"
@@ -171,6 +172,10 @@ static void test_run(void)
     cJSON *g = cJSON_Parse(given), *params = param_check("compress", compress_params, g, err, sizeof err);
     EXPECT(params != NULL);
     progress_quiet(1);
+    /* the machine's DRAM figure as the bandwidth experiment would have left it (measuring it
+     * here would stream gigabytes on a machine with large caches) */
+    struct bw_dram dram = { 20.0, "copy", "fp64", "cached", 3 * 268435456.0, 2, "bandwidth experiment" };
+    bw_dram_set(&dram);
     cJSON *out = compress_run(params, 20.0, err, sizeof err);
     const cJSON *res = cJSON_GetObjectItem(out, "results"), *info = cJSON_GetObjectItem(out, "info");
     EXPECT(cJSON_GetArraySize(cJSON_GetObjectItem(info, "schemes")) == 10);
@@ -184,6 +189,13 @@ static void test_run(void)
         EXPECT_NEAR(json_num(i8, "speedup_vs_fp32", 0),
                     json_num(cJSON_GetObjectItem(f32, "time_s"), "median", 0) / json_num(t, "median", 0), 1e-9);
         EXPECT_NEAR(json_num(i8, "read_fraction_best", 0), json_num(i8, "gbps_best", 0) / json_num(rd, "gbps_best", 0), 1e-9);
+        EXPECT_NEAR(json_num(i8, "read_fraction_dram", 0), json_num(i8, "gbps_best", 0) / 20.0, 1e-9);
+        EXPECT_NEAR(json_num(rd, "read_fraction_dram", 0), json_num(rd, "gbps_best", 0) / 20.0, 1e-9);
+        const cJSON *d = cJSON_GetObjectItem(info, "dram");
+        EXPECT(json_num(d, "gbps", 0) == 20.0);
+        EXPECT_STR(json_str(d, "kernel", ""), "copy");
+        EXPECT_STR(json_str(d, "source", ""), "bandwidth experiment");
+        EXPECT(strstr(json_str(d, "rule", ""), "highest best-repetition rate") != NULL);
         EXPECT_NEAR(json_num(i8, "bytes", 0), 2048 * 1024 + 2048 * 4, 0);     /* 8 MiB of FP32: 2048 rows */
         EXPECT_NEAR(json_num(i8, "ideal_speedup_vs_fp32", 0), 8.0 * 1024 * 1024 / (2048 * 1024 + 2048 * 4), 1e-12);
     }

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "cuda/cuda.h"
+#include "exp/bandwidth/bandwidth.h"
 #include "exp/precision/precision.h"
 #include "util/param.h"
 #include "util/progress.h"
@@ -358,7 +359,11 @@ static void test_run(void)
         "\"numerics_shape\": [32, 32, 64], \"min_reps\": 2, \"max_reps\": 3, \"sample_s\": 0.002}");
     cJSON *params = param_check("precision", prec_params, given, err, sizeof err);
     EXPECT(params != NULL);
+    struct bw_dram dram = { 20.0, "copy", "fp64", "cached", 3 * 268435456.0, 2, "bandwidth experiment" };
+    bw_dram_set(&dram);                             /* as the bandwidth experiment would leave it */
     cJSON *out = prec_run(params, 30, err, sizeof err);
+    EXPECT(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(out, "info"), "dram"), "gbps")->valuedouble
+           == 20.0);                                /* the CPU roofline's memory roof */
     int peaks = 0, gemms = 0, sweeps = 0, knees = 0, numerics = 0;
     for (const cJSON *r = cJSON_GetObjectItem(out, "results")->child; r; r = r->next) {
         const char *series = cJSON_GetObjectItem(r, "series")->valuestring;

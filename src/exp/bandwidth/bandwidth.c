@@ -14,11 +14,11 @@
 #include "cuda/cuda.h"
 #include "exp/experiment.h"
 #include "measure/backend.h"
+#include "measure/measure.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/progress.h"
-#include "util/stats.h"
 #include "util/timing.h"
 #include "util/units.h"
 
@@ -35,7 +35,6 @@ const size_t bw_prec_size[BW_NPREC] = { 8, 4 };
 
 #define KiB 1024.0
 #define TiB (1024.0 * 1024 * 1024 * 1024)
-#define DRAM_FLOOR (256.0 * 1024 * 1024)    /* the largest working set is never below this */
 
 const struct param bw_params[] = {
     { "device", PARAM_ENUM, PARAM_NOT_KEY, NULL, "cpu|gpu", "cpu", 0, 0,
@@ -49,7 +48,7 @@ const struct param bw_params[] = {
     { "min_size", PARAM_SIZE, PARAM_NOT_KEY, NULL, NULL, "16KiB", 3 * KiB, TiB,
       "smallest working set of the sweep (inside L1)" },
     { "max_size", PARAM_SIZE, PARAM_NOT_KEY, "auto", NULL, "auto", 3 * KiB, TiB,
-      "largest working set; auto: each array 4x all caches, and 256 MiB at least" },
+      "largest working set; auto: each of the three arrays DRAM-sized (4x all caches, 256 MiB at least)" },
     { "points_per_octave", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "2", 1, 8,
       "sweep points per doubling of size" },
     { "threads", PARAM_INT, PARAM_LIST | PARAM_NOT_KEY, "sweep|max", NULL, "sweep", 1, 4096,
@@ -58,15 +57,8 @@ const struct param bw_params[] = {
       "also scale threads pinned inside each CPU cluster sysfs reports" },
     { "first_touch", PARAM_BOOL, 0, NULL, NULL, "true", 0, 0,
       "the timing threads initialise the arrays (NUMA placement); false: the main thread" },
-    { "cv", PARAM_NUM, PARAM_NOT_KEY, NULL, NULL, "0.025", 0.001, 0.5,
-      "repeat until the coefficient of variation of the times is below this" },
-    { "min_reps", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "5", 2, 1000, "repetitions at least (after warm-up)" },
-    { "max_reps", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "100", 2, 100000, "repetitions at most" },
-    { "warmup", PARAM_INT, 0, NULL, NULL, "1", 0, 100, "repetitions run first and dropped" },
-    { "sample_s", PARAM_NUM, 0, NULL, NULL, "0.002", 1e-5, 10,
-      "shortest timed sample; small sizes repeat the kernel inside one sample" },
-    { "budget_s", PARAM_NUM, PARAM_NOT_KEY, "auto", NULL, "auto", 0.1, 86400,
-      "seconds for this experiment; auto: its share of the scenario budget" },
+    MEASURE_PARAMS("0.025", "5", "100", "1", "0.002"),
+    MEASURE_BUDGET_PARAM("seconds for this experiment; auto: its share of the scenario budget"),
     { "alloc", PARAM_ENUM, PARAM_LIST | PARAM_NOT_KEY, "all", "device|managed|managed-prefetch|pinned|malloc", "all", 0, 0,
       "gpu: allocation paths; the size sweep runs on device memory, the others at the largest size" },
     { "transfers", PARAM_BOOL, PARAM_NOT_KEY, NULL, NULL, "true", 0, 0,
@@ -88,7 +80,7 @@ double bw_tolerance(enum bw_prec p) { return p == BW_FP64 ? 1e-12 : 1e-5; }
 
 void bw_skip(struct bw_plan *pl, const char *item, const char *reason)
 {
-    experiment_skip(pl->skipped, item, reason);
+    measure_skip(pl->skipped, item, reason);
 }
 
 static int index_of(const char *name, const char *const *names, int n)
@@ -215,10 +207,9 @@ static void plan_threads(struct bw_plan *pl, const cJSON *params, const struct e
     }
 }
 
-static double auto_max_size(double cache_total)
+double bw_dram_working_set(double cache_total)
 {
-    double s = 3.0 * 4.0 * cache_total;      /* each of the three arrays 4x all caches */
-    return s > DRAM_FLOOR ? s : DRAM_FLOOR;
+    return 3.0 * measure_dram_bytes(cache_total);     /* each of the three arrays DRAM-sized */
 }
 
 static double largest_size(const cJSON *params, double auto_max)
@@ -267,11 +258,6 @@ int bw_precheck(const cJSON *params, char *err, size_t errlen)
 
 /* ---- measuring ---- */
 
-static void add_stats(cJSON *rec, const double *x, int n)
-{
-    cJSON_AddItemToObject(rec, "time_s", experiment_stats(x, n));
-}
-
 void bw_add_rates(cJSON *rec, double bytes, double bytes_wa)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "time_s");
@@ -280,26 +266,6 @@ void bw_add_rates(cJSON *rec, double bytes, double bytes_wa)
     cJSON_AddNumberToObject(rec, "gbps_median", bytes / tmed / 1e9);
     if (bytes_wa > 0)
         cJSON_AddNumberToObject(rec, "gbps_best_wa", bytes_wa / tmin / 1e9);
-}
-
-int bw_repeat(cJSON *rec, const struct bw_plan *pl, double budget_s, double (*fn)(void *), void *ud)
-{
-    for (int w = 0; w < pl->warmup; w++)
-        fn(ud);
-    struct stats_rule rule = pl->rule;
-    rule.budget_s = budget_s;
-    double *samples = xmalloc((size_t)rule.max_reps * sizeof *samples), t0 = timing_now();
-    int n = 0;
-    enum stats_stop stop;
-    do {
-        samples[n++] = fn(ud);
-    } while ((stop = stats_should_stop(&rule, samples, n, timing_now() - t0)) == STATS_GO_ON);
-    cJSON_AddNumberToObject(rec, "warmup", pl->warmup);
-    cJSON_AddStringToObject(rec, "stop", stats_stop_name(stop));
-    cJSON_AddItemToObject(rec, "samples_s", cJSON_CreateDoubleArray(samples, n));
-    add_stats(rec, samples, n);
-    free(samples);
-    return n;
 }
 
 static cJSON *new_record(const struct bw_arrays *x, enum bw_kernel k, const char *series)
@@ -321,29 +287,6 @@ static cJSON *new_record(const struct bw_arrays *x, enum bw_kernel k, const char
     return rec;
 }
 
-/* Passes per sample so that one sample lasts at least sample_s. The pass time is the fastest
- * of a few tries, so one preempted try on a busy machine does not fix the count at 1; a first
- * pass already many times longer than a sample settles it at once (DRAM-sized arrays). */
-static long calibrate(const struct bw_ops *ops, struct bw_arrays *x, enum bw_kernel k, double sample_s,
-                      double first)
-{
-    long iters = 1;
-    if (first >= 4.0 * sample_s)
-        return 1;
-    for (int round = 0; round < 30; round++) {
-        double t = INFINITY;
-        for (int tries = 0; tries < 3; tries++)
-            t = fmin(t, ops->run(x, k, iters));
-        if (t >= sample_s)
-            break;
-        double grow = t > 0 ? 1.2 * sample_s / t : 10.0;
-        iters = (long)ceil((double)iters * fmin(fmax(grow, 1.5), 1000.0));
-        if (iters > 1000000000L)
-            break;
-    }
-    return iters;
-}
-
 struct pass {
     const struct bw_ops *ops;
     struct bw_arrays *x;
@@ -351,11 +294,17 @@ struct pass {
     long iters;
 };
 
+static double run_passes(void *ud, long iters)
+{
+    struct pass *p = ud;
+    return p->ops->run(p->x, p->k, iters);
+}
+
 /* Seconds of one pass, from a sample of `iters` passes. */
 static double timed_pass(void *ud)
 {
     struct pass *p = ud;
-    return p->ops->run(p->x, p->k, p->iters) / (double)p->iters;
+    return run_passes(p, p->iters) / (double)p->iters;
 }
 
 static cJSON *measure(const struct bw_ops *ops, struct bw_arrays *x, enum bw_kernel k,
@@ -373,11 +322,13 @@ static cJSON *measure(const struct bw_ops *ops, struct bw_arrays *x, enum bw_ker
         cJSON_AddStringToObject(rec, "error", msg);
         return rec;
     }
-    long iters = calibrate(ops, x, k, pl->sample_s, first);
-    struct pass p = { ops, x, k, iters };
+    struct pass p = { ops, x, k, 1 };
+    struct measure_rule rule = pl->rule;
+    p.iters = measure_calibrate(run_passes, &p, rule.sample_s, first);
     cJSON_AddNumberToObject(rec, "first_pass_s", first);
-    cJSON_AddNumberToObject(rec, "iters_per_sample", (double)iters);
-    bw_repeat(rec, pl, budget_s, timed_pass, &p);
+    cJSON_AddNumberToObject(rec, "iters_per_sample", (double)p.iters);
+    rule.budget_s = budget_s;
+    measure_repeat(rec, &rule, timed_pass, &p);
     bw_add_rates(rec, json_num(rec, "bytes_per_pass", NAN), json_num(rec, "bytes_per_pass_wa", NAN));
     return rec;
 }
@@ -436,7 +387,7 @@ static cJSON *info_json(const struct bw_plan *pl, const struct env_cpu *cpu, dou
     cJSON_AddStringToObject(info, "device", "cpu");
     cJSON_AddNumberToObject(info, "threads_max", pl->tmax);
     cJSON_AddNumberToObject(info, "timer_tick_s", pl->tick);
-    cJSON_AddNumberToObject(info, "sample_s", pl->sample_s);
+    cJSON_AddNumberToObject(info, "sample_s", pl->rule.sample_s);
     cJSON_AddNumberToObject(info, "caches_total_bytes", pl->cache_total);
     cJSON_AddStringToObject(info, "caches_source", cpu->cache_source);
     cJSON_AddItemToObject(info, "cache_levels_bytes", cJSON_CreateDoubleArray(levels, top));
@@ -458,7 +409,7 @@ static cJSON *info_json(const struct bw_plan *pl, const struct env_cpu *cpu, dou
     return info;
 }
 
-static double plan_max_size(struct bw_plan *pl, const cJSON *params)
+double bw_plan_max_size(struct bw_plan *pl, const cJSON *params)
 {
     double max_size = largest_size(params, pl->auto_max), avail = env_mem_available();
     if (!cJSON_IsString(param_get(params, "max_size")) || cJSON_IsArray(param_get(params, "sizes")))
@@ -479,14 +430,20 @@ void bw_plan_common(struct bw_plan *pl, const cJSON *params)
 {
     pl->skipped = cJSON_CreateArray();
     pl->tick = timing_tick();
-    pl->sample_s = fmax(param_num(params, "sample_s"), 20.0 * pl->tick);
-    pl->warmup = (int)param_num(params, "warmup");
+    measure_rule_from(&pl->rule, params);
     pl->first_touch = param_bool(params, "first_touch");
-    pl->rule = (struct stats_rule){ (int)param_num(params, "min_reps"), (int)param_num(params, "max_reps"),
-                                    param_num(params, "cv"), 0 };
-    if (pl->rule.max_reps < pl->rule.min_reps)
-        pl->rule.max_reps = pl->rule.min_reps;
     bw_plan_kernels(pl, params);
+}
+
+struct bw_plan *bw_plan_cpu(const cJSON *params, struct env_cpu *cpu)
+{
+    struct bw_plan *pl = xcalloc(1, sizeof *pl);
+    env_cpu(cpu);
+    bw_plan_common(pl, params);
+    pl->tmax = omp_get_max_threads();
+    pl->cache_total = env_cache_total(cpu);
+    pl->auto_max = bw_dram_working_set(pl->cache_total);
+    return pl;
 }
 
 /* The thread-scaling point at all threads is the sweep's largest point: its records again,
@@ -536,20 +493,27 @@ static void skip_rest(struct bw_run_state *rs, enum bw_prec p, int from, double 
     rs->done += (pl->ns - 1 - from) * pl->nk;
 }
 
+/* The machine's one DRAM figure, when this run's largest point is DRAM-sized (the automatic
+ * size, or one at least as large): kept for the families after this one, and in info.dram. */
+static void choose_dram(const struct bw_plan *pl, const cJSON *params, const cJSON *results, cJSON *info)
+{
+    struct bw_dram d;
+    int automatic = cJSON_IsString(param_get(params, "max_size")) && !cJSON_IsArray(param_get(params, "sizes"));
+    if (!(automatic || pl->sizes[pl->ns - 1] >= 0.999 * pl->auto_max) || bw_dram_pick(results, pl->tmax, &d) != 0)
+        return;
+    bw_dram_set(&d);
+    bw_dram(&d, NULL, 0);
+    cJSON_AddItemToObject(info, "dram", bw_dram_json(&d));
+}
+
 cJSON *bw_run(const cJSON *params, double budget_s, char *err, size_t errlen)
 {
     struct env_cpu cpu;
-    if (cJSON_IsNumber(param_get(params, "budget_s")))
-        budget_s = param_num(params, "budget_s");
+    budget_s = measure_budget(params, budget_s);
     if (strcmp(param_str(params, "device"), "gpu") == 0)
         return bw_gpu_run(params, budget_s, err, errlen);
-    struct bw_plan *pl = xcalloc(1, sizeof *pl);
-    env_cpu(&cpu);
-    bw_plan_common(pl, params);
-    pl->tmax = omp_get_max_threads();
-    pl->cache_total = env_cache_total(&cpu);
-    pl->auto_max = auto_max_size(pl->cache_total);
-    double max_size = plan_max_size(pl, params);
+    struct bw_plan *pl = bw_plan_cpu(params, &cpu);
+    double max_size = bw_plan_max_size(pl, params);
     bw_plan_sizes(pl, params, max_size);
     plan_threads(pl, params, &cpu);
 
@@ -579,10 +543,11 @@ cJSON *bw_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     progress_step(rs.done, "done");
     progress_end();
 
-    cJSON *out = cJSON_CreateObject();
+    cJSON *out = cJSON_CreateObject(), *info = info_json(pl, &cpu, pl->sizes[pl->ns - 1]);
+    choose_dram(pl, params, rs.results, info);
     cJSON_AddItemToObject(out, "results", rs.results);
     cJSON_AddItemToObject(out, "skipped", pl->skipped);
-    cJSON_AddItemToObject(out, "info", info_json(pl, &cpu, pl->sizes[pl->ns - 1]));
+    cJSON_AddItemToObject(out, "info", info);
     free(pl);
     return out;
 }

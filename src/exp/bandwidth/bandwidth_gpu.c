@@ -102,7 +102,9 @@ static void transfer_rec(struct bw_run_state *rs, struct xfer_call *c, size_t by
         cJSON_AddStringToObject(rec, "error", first < 0 ? "the copy failed" : "copied data differs from the source");
     } else {
         cJSON_AddNumberToObject(rec, "first_pass_s", first);
-        bw_repeat(rec, rs->pl, rs->per_point, one_transfer, c);
+        struct measure_rule rule = rs->pl->rule;
+        rule.budget_s = rs->per_point;
+        measure_repeat(rec, &rule, one_transfer, c);
         bw_add_rates(rec, (double)bytes * (c->d == BW_BIDIR ? 2 : 1), 0);
     }
     cJSON_AddItemToArray(rs->results, rec);
@@ -192,7 +194,7 @@ static void contention(struct bw_run_state *rs, double gpu_size, double window)
     struct side c, g;
     env_cpu(&cpu);
     int threads = omp_get_max_threads() > 1 ? omp_get_max_threads() - 1 : 1;   /* one core feeds the GPU */
-    double cpu_size = fmax(3.0 * 4.0 * env_cache_total(&cpu), 256.0 * 1024 * 1024);
+    double cpu_size = bw_dram_working_set(env_cache_total(&cpu));
     struct bw_layout lc = { (size_t)(cpu_size / 24) / 16 * 16, BW_FP64, BW_PATH_HOST, threads, NULL, 1 };
     struct bw_layout lg = { (size_t)(gpu_size / 24) / 16 * 16, BW_FP64, BW_PATH_DEVICE, 0, NULL, 0 };
     progress_step(rs->done++, "contention: CPU and GPU triad");

@@ -7,7 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "exp/bandwidth/bandwidth.h"
-#include "util/stats.h"
+#include "measure/measure.h"
 
 #define BW_MEM_SHARE 0.6            /* of the free memory the arrays may take */
 #define BW_MAX_SIZES 160
@@ -30,9 +30,9 @@ struct bw_plan {
     int tmax;
     struct bw_scaling scale[1 + BW_MAX_CLUSTERS];
     int nscale;
-    struct stats_rule rule;
-    int warmup, first_touch;
-    double sample_s, tick;
+    struct measure_rule rule;       /* budget_s set per measurement */
+    int first_touch;
+    double tick;
     double cache_total, auto_max;   /* bytes; auto_max: the DRAM-sized working set */
     cJSON *skipped;                 /* [{item, reason}] */
 };
@@ -48,19 +48,24 @@ struct bw_run_state {
 /* The parts of a plan every device shares: kernels, precisions, repetition rule, timer. */
 void bw_plan_common(struct bw_plan *pl, const cJSON *params);
 void bw_plan_kernels(struct bw_plan *pl, const cJSON *params);
+/* A new CPU plan: the common parts, all threads, the caches (cpu filled in) and the DRAM-sized
+ * working set; free() it. */
+struct env_cpu;
+struct bw_plan *bw_plan_cpu(const cJSON *params, struct env_cpu *cpu);
 void bw_plan_sizes(struct bw_plan *pl, const cJSON *params, double max_size);
 void bw_skip(struct bw_plan *pl, const char *item, const char *reason);
+/* The largest working set of the sweep: as asked, or auto (pl->auto_max) within memory. */
+double bw_plan_max_size(struct bw_plan *pl, const cJSON *params);
+
+/* The one DRAM figure chosen by the rule (bandwidth.h) from records at their largest working
+ * set: series "size", host memory, FP64, `threads` threads, valid. 0, or -1 when none is. */
+int bw_dram_pick(const cJSON *results, int threads, struct bw_dram *out);
 
 /* Allocates one configuration (n from the working set `size`), validates and times every
  * planned kernel on it, appends the records; refuses sizes above mem_limit bytes. */
 void bw_measure_config(struct bw_run_state *rs, enum bw_prec p, double size, enum bw_path path,
                        int threads, const int *cpus, const char *series, const char *cpulist,
                        double mem_limit);
-
-/* One timed sample series of `fn` (returns seconds of one repetition) under the plan's rule:
- * warm-up dropped, repetitions until the CV settles or the budget is spent. Adds samples_s,
- * time_s statistics and stop to rec; returns the number of samples. */
-int bw_repeat(cJSON *rec, const struct bw_plan *pl, double budget_s, double (*fn)(void *), void *ud);
 
 /* Adds gbps_best/gbps_median (bytes / time) from rec's time_s. */
 void bw_add_rates(cJSON *rec, double bytes, double bytes_wa);

@@ -14,20 +14,20 @@
 
 #include "config.h"
 #include "cuda/cuda.h"
+#include "exp/bandwidth/bandwidth.h"
 #include "exp/experiment.h"
 #include "measure/backend.h"
+#include "measure/measure.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/progress.h"
-#include "util/stats.h"
 #include "util/timing.h"
 #include "util/units.h"
 
 #define MiB (1024.0 * 1024)
 #define GiB (1024.0 * MiB)
 #define MEM_SHARE 0.6               /* of the free memory the largest (FP32) matrix may take */
-#define DRAM_FLOOR (256.0 * MiB)    /* the FP32 matrix is never below this */
 #define GPU_FLOOR (2.0 * GiB)       /* ... on a GPU, nor below 2 GiB and 16x its L2 */
 #define CHECK_ROWS 64               /* rows of a product checked against the twin */
 #define STREAM_SHARE 0.7            /* of the budget for the products; the rest: packing, errors */
@@ -45,7 +45,7 @@ const struct param compress_params[] = {
     { "batches", PARAM_INT, PARAM_LIST | PARAM_NOT_KEY, NULL, NULL, "1,8", 1, QUANT_MAX_BATCH,
       "vectors per product: 1 is a matrix-vector product, more a small-batch matrix product" },
     { "weights_size", PARAM_SIZE, PARAM_NOT_KEY, "auto", NULL, "auto", MiB, 1024 * GiB,
-      "bytes of the FP32 weight matrix; auto: 4x all caches and 256 MiB at least (a GPU: 16x L2 and "
+      "bytes of the FP32 weight matrix; auto: DRAM-sized, 4x all caches and 256 MiB at least (a GPU: 16x L2 and "
       "2 GiB at least), within 60 % of free memory" },
     { "cols", PARAM_INT, 0, NULL, NULL, "4096", 128, 65536,
       "columns of the weight matrix (the input width); a multiple of 128" },
@@ -54,16 +54,8 @@ const struct param compress_params[] = {
     { "model", PARAM_ENUM, 0, "none", "tiny|small", "tiny", 0, 0,
       "training shape whose held-out loss is measured with each scheme applied; none: skip" },
     { "model_steps", PARAM_INT, 0, NULL, NULL, "120", 1, 1000000, "training steps of that model" },
-    { "cv", PARAM_NUM, PARAM_NOT_KEY, NULL, NULL, "0.025", 0.001, 0.5,
-      "repeat until the coefficient of variation of the times is below this" },
-    { "min_reps", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "3", 2, 1000, "repetitions at least (after warm-up)" },
-    { "max_reps", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "20", 2, 100000, "repetitions at most" },
-    { "warmup", PARAM_INT, 0, NULL, NULL, "0", 0, 100,
-      "repetitions run first and dropped, besides the validated first product, which is never timed" },
-    { "sample_s", PARAM_NUM, 0, NULL, NULL, "0.01", 1e-5, 10,
-      "shortest timed sample; small matrices repeat the product inside one sample" },
-    { "budget_s", PARAM_NUM, PARAM_NOT_KEY, "auto", NULL, "auto", 0.1, 86400,
-      "seconds for this experiment; auto: its share of the scenario budget" },
+    MEASURE_PARAMS("0.025", "3", "20", "0", "0.01"),
+    MEASURE_BUDGET_PARAM("seconds for this experiment; auto: its share of the scenario budget"),
     { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
@@ -140,25 +132,22 @@ struct plan {
     size_t rows, cols;
     double cache_total;             /* bytes; CPU: all caches; GPU: L2 */
     double fp32_bytes;              /* of the FP32 matrix */
-    struct stats_rule rule;
-    int warmup;
-    double sample_s;
+    struct measure_rule rule;       /* budget_s set per measurement */
     cJSON *skipped;                 /* [{item, reason}] */
 };
 
-/* The FP32 matrix's bytes: as asked, or auto (floor x the cache figure, at least floor_bytes)
- * within MEM_SHARE of `room` (skipped says so when it limits). */
-static double plan_bytes(struct plan *pl, const cJSON *params, double factor, double floor_bytes, double room)
+/* The FP32 matrix's bytes: as asked, or auto (`want`) within MEM_SHARE of `room` (skipped says
+ * so when it limits). */
+static double plan_bytes(struct plan *pl, const cJSON *params, double want, double room)
 {
     if (cJSON_IsNumber(param_get(params, "weights_size")))
         return param_num(params, "weights_size");
-    double want = fmax(factor * pl->cache_total, floor_bytes);
     if (isfinite(room) && want > MEM_SHARE * room) {
         char a[32], b[32], msg[200];
         double capped = MEM_SHARE * room;
         snprintf(msg, sizeof msg, "the FP32 matrix would need %s; limited to %s by free memory",
                  units_format_bytes(want, a, sizeof a), units_format_bytes(capped, b, sizeof b));
-        experiment_skip(pl->skipped, "largest weight matrix", msg);
+        measure_skip(pl->skipped, "largest weight matrix", msg);
         want = capped;
     }
     return want;
@@ -175,12 +164,7 @@ static void plan_common(struct plan *pl, const cJSON *params)
         pl->bmax = pl->bmax > (int)e->valuedouble ? pl->bmax : (int)e->valuedouble;
     }
     pl->cols = (size_t)param_num(params, "cols") / 128 * 128;
-    pl->warmup = (int)param_num(params, "warmup");
-    pl->sample_s = fmax(param_num(params, "sample_s"), 20.0 * timing_tick());
-    pl->rule = (struct stats_rule){ (int)param_num(params, "min_reps"), (int)param_num(params, "max_reps"),
-                                    param_num(params, "cv"), 0 };
-    if (pl->rule.max_reps < pl->rule.min_reps)
-        pl->rule.max_reps = pl->rule.min_reps;
+    measure_rule_from(&pl->rule, params);
 }
 
 static void plan_rows(struct plan *pl)
@@ -222,6 +206,7 @@ struct timed {                      /* what one repetition runs */
     int batch;                      /* 0: the read kernel */
     long iters;
     double sum;
+    int failed;                     /* a timed run returned an error */
 };
 
 static double run_once(struct timed *t)
@@ -231,47 +216,35 @@ static double run_once(struct timed *t)
     return t->ops->gemv(t->h, t->x, t->y, t->batch, t->iters);
 }
 
-/* Products per sample so that one sample lasts sample_s (the fastest of three tries; none when
- * the first product, `first` seconds, already lasted that long). */
-static long calibrate(struct timed *t, double sample_s, double first)
+static double run_iters(void *ud, long iters)
 {
-    t->iters = 1;
-    for (int round = 0; round < 30 && !(first >= sample_s); round++) {
-        double s = INFINITY;
-        for (int k = 0; k < 3; k++)
-            s = fmin(s, run_once(t));
-        if (!(s < sample_s) || s < 0)
-            break;
-        double grow = s > 0 ? 1.2 * sample_s / s : 10.0;
-        t->iters = (long)ceil((double)t->iters * fmin(fmax(grow, 1.5), 1000.0));
-    }
-    return t->iters;
+    struct timed *t = ud;
+    long keep = t->iters;
+    t->iters = iters;
+    double s = run_once(t);
+    t->iters = keep;
+    return s;
 }
 
-/* Warm-up, then samples until the CV settles or the budget is spent; adds samples_s, time_s
- * (seconds per product), stop; returns the median, or -1 when a run failed. */
+/* Seconds of one product (or read) from a sample of t->iters; a failed run is remembered. */
+static double one_sample(void *ud)
+{
+    struct timed *t = ud;
+    double s = run_once(t);
+    t->failed |= !(s >= 0);
+    return s / (double)t->iters;
+}
+
+/* The harness's calibration and repetitions; returns the median seconds of one product, or -1
+ * when a run failed. */
 static double repeat(cJSON *rec, const struct plan *pl, struct timed *t, double budget_s, double first)
 {
-    struct stats_rule rule = pl->rule;
+    struct measure_rule rule = pl->rule;
     rule.budget_s = budget_s;
-    calibrate(t, pl->sample_s, first);
-    for (int w = 0; w < pl->warmup; w++)
-        run_once(t);
-    double *x = xmalloc((size_t)rule.max_reps * sizeof *x), t0 = timing_now();
-    int n = 0, failed = 0;
-    enum stats_stop stop;
-    do {
-        double s = run_once(t);
-        failed |= s < 0;
-        x[n++] = s / (double)t->iters;
-    } while ((stop = stats_should_stop(&rule, x, n, timing_now() - t0)) == STATS_GO_ON);
+    t->iters = measure_calibrate(run_iters, t, rule.sample_s, first);
     cJSON_AddNumberToObject(rec, "iters_per_sample", (double)t->iters);
-    cJSON_AddNumberToObject(rec, "warmup", pl->warmup);
-    cJSON_AddStringToObject(rec, "stop", stats_stop_name(stop));
-    cJSON_AddItemToObject(rec, "samples_s", cJSON_CreateDoubleArray(x, n));
-    cJSON_AddItemToObject(rec, "time_s", experiment_stats(x, n));
-    free(x);
-    return failed ? -1 : json_num(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), "median", NAN);
+    measure_repeat(rec, &rule, one_sample, t);
+    return t->failed ? -1 : json_num(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), "median", NAN);
 }
 
 static void add_rates(cJSON *rec, double bytes, double fp32_bytes)
@@ -356,7 +329,7 @@ static cJSON *new_record(const struct stream *st, const struct compress_variant 
 static void measure(struct stream *st, void *h, const struct compress_variant *v, const struct quant_matrix *m,
                     int batch, double pack_s)
 {
-    struct timed t = { st->ops, h, st->x, st->y, batch, 1, 0 };
+    struct timed t = { st->ops, h, st->x, st->y, batch, 1, 0, 0 };
     cJSON *rec = new_record(st, v, m, batch ? "gemv" : "read", batch, st->ops->isa(h));
     double first = run_once(&t), err, tol = quant_schemes[v->id].tolerance;
     if (batch) {
@@ -385,7 +358,7 @@ static void skip_variant(struct stream *st, const struct compress_variant *v, co
 {
     char item[96];
     snprintf(item, sizeof item, "%s products on the %s", v->name, st->device);
-    experiment_skip(st->pl->skipped, item, why);
+    measure_skip(st->pl->skipped, item, why);
     st->done += st->pl->nb + (v->id == QUANT_FP32);
 }
 
@@ -528,6 +501,23 @@ static void stream_all(struct stream *st, double budget_s)
     free(st->y);
 }
 
+/* Each timed record's rate over the machine's one DRAM figure (read_fraction_dram), and the
+ * figure itself in info.dram. */
+static void add_dram(cJSON *results, cJSON *info, cJSON *skipped)
+{
+    struct bw_dram d;
+    char why[256];
+    if (bw_dram_by("compress", &d, why, sizeof why) != 0) {
+        measure_skip(skipped, "fractions of the DRAM bandwidth", why);
+        return;
+    }
+    cJSON *r;
+    cJSON_ArrayForEach(r, results)
+        if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "gbps_best")))
+            cJSON_AddNumberToObject(r, "read_fraction_dram", json_num(r, "gbps_best", NAN) / d.gbps);
+    cJSON_AddItemToObject(info, "dram", bw_dram_json(&d));
+}
+
 static cJSON *finish(struct plan *pl, cJSON *results, cJSON *info)
 {
     cJSON *out = cJSON_CreateObject();
@@ -544,7 +534,7 @@ static cJSON *cpu_run(const cJSON *params, double budget_s)
     env_cpu(&cpu);
     plan_common(&pl, params);
     pl.cache_total = env_cache_total(&cpu);
-    pl.fp32_bytes = plan_bytes(&pl, params, 4.0, DRAM_FLOOR, env_mem_available());
+    pl.fp32_bytes = plan_bytes(&pl, params, measure_dram_bytes(pl.cache_total), env_mem_available());
     plan_rows(&pl);
     struct stream st = { backend_for("compress", "cpu", NULL, 0), &pl, "cpu", NULL, NULL, cJSON_CreateArray(), 0, 0, 0, 0, 0 };
     double t0 = timing_now();
@@ -561,7 +551,9 @@ static cJSON *cpu_run(const cJSON *params, double budget_s)
     }
     progress_step(st.done, "done");
     progress_end();
-    return finish(&pl, st.results, info_json(&pl, "cpu", "all caches", cpu.cache_source));
+    cJSON *info = info_json(&pl, "cpu", "all caches", cpu.cache_source);
+    add_dram(st.results, info, pl.skipped);
+    return finish(&pl, st.results, info);
 }
 
 /* Without a GPU backend (no device, or no CUDA in this build) every GPU item is skipped with
@@ -577,7 +569,7 @@ static cJSON *gpu_run(const cJSON *params, double budget_s)
         for (int i = 0; i < pl.nv; i++) {
             char item[96];
             snprintf(item, sizeof item, "%s products on the gpu", pl.v[i].name);
-            experiment_skip(pl.skipped, item, why);
+            measure_skip(pl.skipped, item, why);
         }
         cJSON *info = info_json(&pl, "gpu", "the L2 cache", "cudaGetDeviceProperties");
         cJSON_AddStringToObject(info, "reason", why);
@@ -586,7 +578,8 @@ static cJSON *gpu_run(const cJSON *params, double budget_s)
     cuda_probe(&ci);                /* the device's caches and free memory size the plan */
     const struct cuda_device *d = &ci.dev[0];
     pl.cache_total = d->l2_bytes;
-    pl.fp32_bytes = plan_bytes(&pl, params, 16.0, GPU_FLOOR, fmin(d->mem_free_bytes, env_mem_available()));
+    pl.fp32_bytes = plan_bytes(&pl, params, fmax(16.0 * pl.cache_total, GPU_FLOOR),
+                               fmin(d->mem_free_bytes, env_mem_available()));
     plan_rows(&pl);
     struct stream st = { ops, &pl, "gpu", NULL, NULL, cJSON_CreateArray(), 0, 0, 0, 0, 0 };
     progress_begin("compress gpu", pl.nv * pl.nb + 1, budget_s);
@@ -600,8 +593,7 @@ static cJSON *gpu_run(const cJSON *params, double budget_s)
 
 cJSON *compress_run(const cJSON *params, double budget_s, char *err, size_t errlen)
 {
-    if (cJSON_IsNumber(param_get(params, "budget_s")))
-        budget_s = param_num(params, "budget_s");
+    budget_s = measure_budget(params, budget_s);
     cJSON *out = strcmp(param_str(params, "device"), "gpu") == 0 ? gpu_run(params, budget_s) : cpu_run(params, budget_s);
     if (!out)
         snprintf(err, errlen, "compress: no result");

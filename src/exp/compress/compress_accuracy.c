@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exp/experiment.h"
+#include "measure/measure.h"
 #include "exp/train/train.h"
 #include "exp/train/train_data.h"
 #include "util/error.h"
@@ -63,7 +63,7 @@ static void layer_variant(const struct compress_variant *v, const float *w, cons
     struct quant_matrix *m = quant_new(v->id, rows, cols, v->sparsity, err, sizeof err);
     void *h = m ? quant_cpu_ops.open(m, omp_get_max_threads(), err, sizeof err) : NULL;
     if (!h) {
-        experiment_skip(skipped, item, err);
+        measure_skip(skipped, item, err);
         quant_free(m);
         return;
     }
@@ -299,17 +299,17 @@ void compress_model_losses(const cJSON *params, const struct compress_variant *v
     if (budget_s < MIN_TRAIN_S) {
         snprintf(err, sizeof err, "the experiment's time share was spent before the model could train "
                  "(%.1f s left, %.0f s at least)", budget_s, MIN_TRAIN_S);
-        experiment_skip(skipped, "held-out loss of the trained model", err);
+        measure_skip(skipped, "held-out loss of the trained model", err);
         return;
     }
     if (net_open(&mr, params, err, sizeof err) != 0) {
-        experiment_skip(skipped, "held-out loss of the trained model", err);
+        measure_skip(skipped, "held-out loss of the trained model", err);
         net_close(&mr);
         return;
     }
     train(&mr, TRAIN_SHARE * budget_s);
     if (mr.steps_done == 0) {
-        experiment_skip(skipped, "held-out loss of the trained model", "no training step fitted in the time left");
+        measure_skip(skipped, "held-out loss of the trained model", "no training step fitted in the time left");
         net_close(&mr);
         return;
     }
@@ -322,7 +322,7 @@ void compress_model_losses(const cJSON *params, const struct compress_variant *v
         char item[96];
         if (apply_variant(&mr, &v[i], trained, &bits, &count, err, sizeof err) != 0) {
             snprintf(item, sizeof item, "%s held-out loss", v[i].name);
-            experiment_skip(skipped, item, err);
+            measure_skip(skipped, item, err);
             continue;
         }
         cJSON_AddItemToArray(results, loss_record(&mr, &v[i], heldout_loss(&mr), base, bits, count));

@@ -15,12 +15,14 @@
 #include <string.h>
 
 #include "cuda/cuda.h"
+#include "exp/bandwidth/bandwidth.h"
 #include "exp/experiment.h"
 #include "measure/backend.h"
+#include "measure/measure.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/progress.h"
-#include "util/stats.h"
+#include "util/json.h"
 #include "util/timing.h"
 #include "util/units.h"
 
@@ -70,7 +72,7 @@ const struct param prec_params[] = {
     { "hidden", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "768", 32, 65536, "model width (GPT-2 small: 768)" },
     { "vocab", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "50257", 32, 1048576, "vocabulary (GPT-2: 50257)" },
     { "sweep_size", PARAM_SIZE, 0, "auto", NULL, "auto", 1 * MiB, TiB,
-      "array the CPU intensity sweep reads; auto: 4x all caches, 256 MiB at least, 1 GiB at most (time)" },
+      "array the CPU intensity sweep reads; auto: DRAM-sized (4x all caches, 256 MiB at least)" },
     { "gpu_sweep_size", PARAM_SIZE, 0, "auto", NULL, "auto", 1 * MiB, TiB,
       "array the GPU intensity sweep reads; auto: 8x the L2, 1 GiB at least" },
     { "sweep_max_k", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "512", 1, 1048576,
@@ -82,37 +84,22 @@ const struct param prec_params[] = {
     { "numerics_shape", PARAM_INT, PARAM_LIST, NULL, NULL, "256,256,1024", 16, 8192,
       "m, n, k of the GEMM whose error against FP64 is measured (k a multiple of 32)" },
     { "seed", PARAM_INT, 0, NULL, NULL, "1", 0, 2147483647, "seed of the random inputs" },
-    { "cv", PARAM_NUM, PARAM_NOT_KEY, NULL, NULL, "0.02", 0.001, 0.5,
-      "repeat until the coefficient of variation of the times is below this" },
-    { "min_reps", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "3", 2, 1000, "repetitions at least (after warm-up)" },
-    { "max_reps", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "20", 2, 100000, "repetitions at most" },
-    { "warmup", PARAM_INT, 0, NULL, NULL, "1", 0, 100, "repetitions run first and dropped" },
-    { "sample_s", PARAM_NUM, 0, NULL, NULL, "0.05", 1e-4, 10,
-      "shortest timed sample; short kernels repeat inside one sample" },
-    { "budget_s", PARAM_NUM, PARAM_NOT_KEY, "auto", NULL, "auto", 0.1, 86400,
-      "seconds for each device measured (CPU; GPU when there is one); auto: the scenario's share" },
+    MEASURE_PARAMS("0.02", "3", "20", "1", "0.05"),
+    MEASURE_BUDGET_PARAM("seconds for each device measured (CPU; GPU when there is one); auto: the scenario's share"),
     { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
 /* ---- helpers the parts share (precision_int.h) ------------------------------------------ */
 
-void prec_skip(struct prec_run *r, const char *item, const char *reason)
-{
-    cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "item", item);
-    cJSON_AddStringToObject(s, "reason", reason);
-    cJSON_AddItemToArray(r->skipped, s);
-}
-
 int prec_out_of_time(struct prec_run *r, const char *item)
 {
     if (progress_stopping()) {
-        prec_skip(r, item, "the run was asked to stop");
+        measure_skip(r->skipped, item, "the run was asked to stop");
         return 1;
     }
     if (timing_now() < r->deadline)
         return 0;
-    prec_skip(r, item, "the experiment's time budget was spent");
+    measure_skip(r->skipped, item, "the experiment's time budget was spent");
     return 1;
 }
 
@@ -153,61 +140,24 @@ cJSON *prec_record(const char *series, const char *device, enum prec_fmt f)
     return rec;
 }
 
-/* ---- timing: calibrate the repetitions of a sample, repeat until the times settle --------- */
+/* ---- timing: the harness's calibration and repetitions, one validated run as a warm-up ---- */
 
-/* Iterations per sample: enough that a sample lasts sample_s and that the time grows in
- * proportion to the work. A fixed cost per sample (waking a team on a busy machine can take
- * milliseconds) would otherwise set the rate; so after reaching sample_s, the count doubles
- * until the time per iteration stops falling. The fastest of two tries counts each round. */
-void prec_calibrate(struct prec_op *op, double sample_s)
+static double one_sample(void *ud)
 {
-    double prev = INFINITY;
-    op->iters = 1;
-    if (op->first >= 4 * sample_s)          /* long enough that a fixed cost hardly matters */
-        return;
-    double spent = 0;
-    for (int round = 0; round < 60 && op->iters < 1000000000L && spent < 40 * sample_s; round++) {
-        double t1 = op->run(op->ud, op->iters), t2 = op->run(op->ud, op->iters), t = fmin(t1, t2);
-        double per = t / (double)op->iters;
-        spent += t1 + t2;
-        if (t >= sample_s && (op->plain || per > 0.9 * prev || t >= 20 * sample_s))
-            break;
-        prev = t >= sample_s ? per : INFINITY;
-        double grow = t >= sample_s ? 2.0 : t > 0 ? 1.2 * sample_s / t : 10.0;
-        op->iters = (long)ceil((double)op->iters * fmin(fmax(grow, 1.5), 1000.0));
-    }
+    struct prec_op *op = ud;
+    return op->run(op->ud, op->iters) / (double)op->iters;
 }
 
-static double one_sample(struct prec_op *op) { return op->run(op->ud, op->iters) / (double)op->iters; }
-
-static void add_stats(cJSON *rec, const double *x, int n)
+double prec_time(struct prec_run *r, struct prec_op *op, double budget_s, cJSON *rec)
 {
-    cJSON_AddItemToObject(rec, "time_s", experiment_stats(x, n));
-}
-
-/* Warm-up, then samples until the CV rule or the budget stops them; writes samples_s and
- * time_s into rec and returns the median time of one iteration. */
-double prec_repeat(struct prec_run *r, struct prec_op *op, double budget_s, cJSON *rec)
-{
-    struct stats_rule rule = r->rule;
+    struct measure_rule rule = r->rule;
     rule.budget_s = budget_s;
-    for (int i = op->first >= r->sample_s ? 1 : 0; i < r->warmup; i++)
-        one_sample(op);
-    double *x = xmalloc((size_t)rule.max_reps * sizeof *x), t0 = timing_now();
-    int n = 0;
-    enum stats_stop stop;
-    do {
-        x[n++] = one_sample(op);
-    } while ((stop = stats_should_stop(&rule, x, n, timing_now() - t0)) == STATS_GO_ON);
+    if (op->first >= rule.sample_s && rule.warmup > 0)     /* a long validation run warmed up */
+        rule.warmup--;
+    op->iters = measure_calibrate(op->run, op->ud, rule.sample_s, op->first);
     cJSON_AddNumberToObject(rec, "iters_per_sample", (double)op->iters);
-    cJSON_AddNumberToObject(rec, "warmup", r->warmup);
-    cJSON_AddStringToObject(rec, "stop", stats_stop_name(stop));
-    cJSON_AddItemToObject(rec, "samples_s", cJSON_CreateDoubleArray(x, n));
-    add_stats(rec, x, n);
-    struct stats s;
-    stats_compute(x, n, &s);
-    free(x);
-    return s.median;
+    measure_repeat(rec, &rule, one_sample, op);
+    return json_num(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), "median", NAN);
 }
 
 /* Rates from the record's time_s: GFLOPS (and GB/s when bytes > 0), best and median. */
@@ -331,7 +281,7 @@ static int plan_shapes(const cJSON *params, int gpu, struct prec_shape *out, int
                        out + n, max - n);
 }
 
-/* One sweep array: the size given, or 4x all caches and 256 MiB at least, within memory. */
+/* One sweep array: the size given, or DRAM-sized (measure_dram_bytes), within memory. */
 static double cpu_sweep_bytes(struct prec_run *r)
 {
     const cJSON *sz = param_get(r->params, "sweep_size");
@@ -339,13 +289,13 @@ static double cpu_sweep_bytes(struct prec_run *r)
         return sz->valuedouble;
     struct env_cpu cpu;
     env_cpu(&cpu);
-    double want = fmin(fmax(256 * MiB, 4.0 * env_cache_total(&cpu)), 1024 * MiB), avail = env_mem_available();
+    double want = measure_dram_bytes(env_cache_total(&cpu)), avail = env_mem_available();
     if (isfinite(avail) && want > MEM_SHARE * avail) {
         char a[32], b[32], msg[256];
         double capped = pow(2.0, floor(log2(MEM_SHARE * avail)));
-        snprintf(msg, sizeof msg, "4x all caches needs %s; limited to %s by available memory",
+        snprintf(msg, sizeof msg, "a DRAM-sized array (4x all caches) needs %s; limited to %s by available memory",
                  units_format_bytes(want, a, sizeof a), units_format_bytes(capped, b, sizeof b));
-        prec_skip(r, "CPU sweep array of 4x all caches", msg);
+        measure_skip(r->skipped, "CPU sweep array of 4x all caches", msg);
         want = capped;
     }
     return want;
@@ -363,16 +313,10 @@ static void setup_run(struct prec_run *r, const cJSON *params, double budget_s)
         fnames[f] = prec_fmts[f].name;
     choose(param_get(params, "formats"), fnames, PREC_NFMT, r->fmt_on);
     choose(param_get(params, "parts"), part_names, NPARTS, r->part_on);
-    r->rule = (struct stats_rule){ (int)param_num(params, "min_reps"), (int)param_num(params, "max_reps"),
-                                   param_num(params, "cv"), 0 };
-    if (r->rule.max_reps < r->rule.min_reps)
-        r->rule.max_reps = r->rule.min_reps;
-    r->warmup = (int)param_num(params, "warmup");
-    r->sample_s = param_num(params, "sample_s");
+    measure_rule_from(&r->rule, params);
     r->seed = (uint64_t)param_num(params, "seed");
     r->tmax = omp_get_max_threads();
-    if (cJSON_IsNumber(param_get(params, "budget_s")))
-        budget_s = param_num(params, "budget_s");
+    budget_s = measure_budget(params, budget_s);
     r->t0 = timing_now();
     r->end = r->deadline = r->t0 + budget_s;
     cJSON_AddNumberToObject(r->info, "budget_s", budget_s);
@@ -420,6 +364,17 @@ static void info_cpu(struct prec_run *r, double sweep_bytes)
         cJSON_AddStringToObject(c, "sbgemm_reason", why);
 }
 
+/* The machine's one DRAM figure, the memory roof of the CPU intensity sweep. */
+static void info_dram(struct prec_run *r)
+{
+    struct bw_dram d;
+    char why[256];
+    if (bw_dram_by("precision", &d, why, sizeof why) == 0)
+        cJSON_AddItemToObject(r->info, "dram", bw_dram_json(&d));
+    else
+        measure_skip(r->skipped, "the DRAM bandwidth (the CPU roofline's memory roof)", why);
+}
+
 static void info_conventions(struct prec_run *r)
 {
     cJSON *i = r->info;
@@ -447,19 +402,19 @@ static void skip_gpu(struct prec_run *r, const char *reason)
     char item[96];
     cJSON_AddStringToObject(cJSON_AddObjectToObject(r->info, "gpu"), "reason", reason);
     if (r->part_on[PART_OVERHEAD])
-        prec_skip(r, "GPU kernel launch cost", reason);
+        measure_skip(r->skipped, "GPU kernel launch cost", reason);
     for (int f = 0; f < PREC_NFMT; f++) {
         if (!r->fmt_on[f])
             continue;
         snprintf(item, sizeof item, "GPU GEMM %s", prec_fmts[f].name);
         if (r->part_on[PART_GEMM])
-            prec_skip(r, item, reason);
+            measure_skip(r->skipped, item, reason);
         snprintf(item, sizeof item, "GPU numerics %s", prec_fmts[f].name);
         if (r->part_on[PART_NUMERICS])
-            prec_skip(r, item, reason);
+            measure_skip(r->skipped, item, reason);
     }
     if (r->part_on[PART_SWEEP])
-        prec_skip(r, "GPU intensity sweep", reason);
+        measure_skip(r->skipped, "GPU intensity sweep", reason);
 }
 
 /* The parts in order, each with its share of the device's time plus what earlier ones left. */
@@ -540,6 +495,8 @@ cJSON *prec_run(const cJSON *params, double budget_s, char *err, size_t errlen)
         double bytes = cpu_sweep_bytes(&r);
         info_cpu(&r, bytes);
         device_parts(&r, backend_for("precision", "cpu", NULL, 0), per_device, bytes);
+        if (r.part_on[PART_SWEEP])      /* after the parts: measuring it here must not eat their time */
+            info_dram(&r);
     }
     if (gpu)
         gpu_run(&r, r.end - timing_now());

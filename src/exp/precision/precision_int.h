@@ -6,7 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "exp/precision/precision.h"
-#include "util/stats.h"
+#include "measure/measure.h"
 
 enum prec_part { PART_OVERHEAD, PART_PEAK, PART_GEMM, PART_SWEEP, PART_NUMERICS, NPARTS };
 
@@ -14,9 +14,8 @@ struct prec_run {
     const cJSON *params;
     cJSON *results, *skipped, *info;
     int fmt_on[PREC_NFMT], part_on[NPARTS];
-    struct stats_rule rule;         /* budget_s set per measurement */
-    int warmup, tmax;               /* tmax: OpenMP threads of the "all cores" runs */
-    double sample_s;
+    struct measure_rule rule;       /* budget_s set per measurement */
+    int tmax;                       /* OpenMP threads of the "all cores" runs */
     uint64_t seed;
     double t0, end;                 /* timing_now() seconds: start, end of the whole budget */
     double deadline;                /* end of the share now running (a part, a format) */
@@ -27,23 +26,22 @@ struct prec_run {
 struct prec_op {
     double (*run)(void *ud, long iters);
     void *ud;
-    long iters;                     /* per sample, set by prec_calibrate */
-    int plain;                      /* no work to separate from a fixed cost: stop calibrating
-                                       at sample_s (an overhead measurement) */
+    long iters;                     /* per sample, set by prec_time */
     double first;                   /* seconds of one iteration already run (the validation
                                        run), or 0: a long one counts as the first warm-up, and
                                        one of 20 samples or more needs no calibration */
 };
 
-void prec_skip(struct prec_run *r, const char *item, const char *reason);
 int prec_out_of_time(struct prec_run *r, const char *item);   /* skips item when 1 */
 /* Gives what follows `weight` of `total` (the weights of it and of all after it) of the time
  * until `until`; returns the share's end (also r->deadline). Time a share leaves unused goes to
  * the ones after it. */
 double prec_share(struct prec_run *r, double until, double weight, double total);
 cJSON *prec_record(const char *series, const char *device, enum prec_fmt f);
-void prec_calibrate(struct prec_op *op, double sample_s);
-double prec_repeat(struct prec_run *r, struct prec_op *op, double budget_s, cJSON *rec);
+/* Calibrates op's repetitions per sample and repeats it under the run's rule (measure.h) with
+ * budget_s of samples; adds iters_per_sample and the harness's fields to rec; returns the median
+ * seconds of one repetition. */
+double prec_time(struct prec_run *r, struct prec_op *op, double budget_s, cJSON *rec);
 void prec_add_rates(cJSON *rec, double flops, double bytes);
 void prec_add_validation(cJSON *rec, double err, double tol);
 void prec_knee_record(struct prec_run *r, const char *device, enum prec_fmt f, const char *method,

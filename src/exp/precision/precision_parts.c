@@ -42,14 +42,14 @@ static double slot(const struct prec_run *r, int left)
  * minimum repetitions) fits in the share left; if not, it is skipped with the estimate. */
 static int fits(struct prec_run *r, const char *item, double each)
 {
-    int warm = each >= r->sample_s ? (r->warmup > 1 ? r->warmup - 1 : 0) : r->warmup;   /* validation warms */
+    int warm = each >= r->rule.sample_s ? (r->rule.warmup > 1 ? r->rule.warmup - 1 : 0) : r->rule.warmup;
     double need = each * (1 + warm + r->rule.min_reps), left = r->deadline - timing_now();
     char msg[160];
     if (!(need > left))
         return 1;
     snprintf(msg, sizeof msg, "would take about %.1f s at the rate measured so far; %.1f s of its time share was left",
              need, left > 0 ? left : 0);
-    prec_skip(r, item, msg);
+    measure_skip(r->skipped, item, msg);
     return 0;
 }
 
@@ -75,18 +75,17 @@ void prec_overheads(struct prec_run *r, const struct prec_ops *ops)
     if (prec_out_of_time(r, item))
         return;
     if (!isfinite(overhead_op(&o, 10))) {
-        prec_skip(r, item, o.why);
+        measure_skip(r->skipped, item, o.why);
         return;
     }
-    struct prec_op op = { overhead_op, &o, 0, 1, 0 };
-    prec_calibrate(&op, r->sample_s);
+    struct prec_op op = { overhead_op, &o, 0, 0 };
     cJSON *rec = cJSON_CreateObject();
     cJSON_AddStringToObject(rec, "series", "overhead");
     cJSON_AddStringToObject(rec, "device", ops->device);
     cJSON_AddStringToObject(rec, "what", ops->overhead_what);
     if (!is_gpu(ops))
         cJSON_AddNumberToObject(rec, "threads", r->tmax);
-    double med = prec_repeat(r, &op, slot(r, 1), rec);
+    double med = prec_time(r, &op, slot(r, 1), rec);
     cJSON_AddNumberToObject(rec, "seconds_median", med);    /* per call */
     cJSON_AddItemToArray(r->results, rec);
 }
@@ -131,9 +130,8 @@ static void peak_one(struct prec_run *r, enum prec_fmt f, int threads, int left)
     prec_add_validation(rec, err, prec_fmts[f].tolerance);
     if (err <= prec_fmts[f].tolerance) {
         struct peak_ud ud = { pk, threads };
-        struct prec_op op = { peak_op, &ud, 0, 0, 0 };
-        prec_calibrate(&op, r->sample_s);
-        prec_repeat(r, &op, slot(r, left), rec);
+        struct prec_op op = { peak_op, &ud, 0, 0 };
+        prec_time(r, &op, slot(r, left), rec);
         prec_add_rates(rec, prec_peak_flops(pk, 1) * threads, 0);
     }
     cJSON_AddItemToArray(r->results, rec);
@@ -234,9 +232,8 @@ static int gemm_measure(struct prec_run *r, const struct prec_ops *ops, struct p
     prec_add_validation(rec, err, fi->tolerance);
     if (err <= fi->tolerance) {
         struct gemm_ud u = { ops, g };
-        struct prec_op op = { gemm_op, &u, 0, 0, first };
-        prec_calibrate(&op, r->sample_s);
-        prec_repeat(r, &op, budget, rec);
+        struct prec_op op = { gemm_op, &u, 0, first };
+        prec_time(r, &op, budget, rec);
         prec_add_rates(rec, prec_gemm_flops(g->m, g->n, g->k),
                        prec_gemm_bytes(g->m, g->n, g->k, fi->in_bytes, fi->out_bytes));
     }
@@ -257,7 +254,7 @@ static void gemm_format(struct prec_run *r, const struct prec_ops *ops, enum pre
         snprintf(item, sizeof item, "%s GEMM %s %s %dx%dx%d", upper(ops), prec_fmts[f].name, s->name, s->m, s->n, s->k);
         if (s->k % block_of(f) != 0) {
             snprintf(why, sizeof why, "k = %d is not a multiple of %d, the format's block along K", s->k, block_of(f));
-            prec_skip(r, item, why);
+            measure_skip(r->skipped, item, why);
             continue;
         }
         if (prec_out_of_time(r, item))
@@ -271,15 +268,15 @@ static void gemm_format(struct prec_run *r, const struct prec_ops *ops, enum pre
         int rc = gemm_measure(r, ops, &g, rec, slot(r, ns - i), why, sizeof why);
         if (rc == PREC_UNSUPPORTED && !tried) {         /* the format, not the shape */
             snprintf(item, sizeof item, "%s GEMM %s", upper(ops), prec_fmts[f].name);
-            prec_skip(r, item, why);
+            measure_skip(r->skipped, item, why);
             return;
         }
         if (rc == PREC_UNSUPPORTED) {                   /* the format runs, this shape does not */
             char shape_why[600];
             snprintf(shape_why, sizeof shape_why, "refused for this shape (other shapes of the format ran): %s", why);
-            prec_skip(r, item, shape_why);
+            measure_skip(r->skipped, item, shape_why);
         } else if (rc != PREC_OK)
-            prec_skip(r, item, why);
+            measure_skip(r->skipped, item, why);
         else
             rate = fmax(rate, 1e9 * num(cJSON_GetArrayItem(r->results, cJSON_GetArraySize(r->results) - 1), "gflops_median"));
         tried = 1;
@@ -308,7 +305,7 @@ void prec_gemms(struct prec_run *r, const struct prec_ops *ops, const struct pre
         ok[f] = r->fmt_on[f] && (ops->gemm_formats >> f & 1u);
         if (ok[f] && probe(r, ops, f, why, sizeof why) != PREC_OK) {
             snprintf(item, sizeof item, "%s GEMM %s", upper(ops), prec_fmts[f].name);
-            prec_skip(r, item, why);
+            measure_skip(r->skipped, item, why);
             ok[f] = 0;
         }
         total += ok[f] ? prec_fmts[f].in_bytes : 0;
@@ -364,9 +361,8 @@ static void sweep_point(struct prec_run *r, const struct prec_ops *ops, struct p
     prec_add_validation(rec, err, prec_fmts[s->fmt].tolerance);
     if (err <= prec_fmts[s->fmt].tolerance) {
         struct sweep_ud u = { ops, s, k };
-        struct prec_op op = { sweep_op, &u, 0, 0, first };
-        prec_calibrate(&op, r->sample_s);
-        prec_repeat(r, &op, slot(r, left), rec);
+        struct prec_op op = { sweep_op, &u, 0, first };
+        prec_time(r, &op, slot(r, left), rec);
         prec_add_rates(rec, n * prec_chain_flops(k), n * es);
         fpb[*np] = num(rec, "flops_per_byte");
         gf[(*np)++] = num(rec, "gflops_best");
@@ -386,7 +382,7 @@ static void chain_sweep(struct prec_run *r, const struct prec_ops *ops, enum pre
     if (prec_out_of_time(r, item))
         return;
     if (ops->sweep_setup(&s, why, sizeof why) != PREC_OK) {
-        prec_skip(r, item, why);
+        measure_skip(r->skipped, item, why);
         ops->sweep_release(&s);
         return;
     }
@@ -421,11 +417,11 @@ static void gemm_k_sweep(struct prec_run *r, const struct prec_ops *ops, enum pr
         int rc = gemm_measure(r, ops, &g, rec, slot(r, nk - i), why, sizeof why);
         if (rc == PREC_UNSUPPORTED && i == 0) {
             snprintf(item, sizeof item, "%s GEMM k-sweep %s", upper(ops), prec_fmts[f].name);
-            prec_skip(r, item, why);
+            measure_skip(r->skipped, item, why);
             return;
         }
         if (rc != PREC_OK) {
-            prec_skip(r, item, why);
+            measure_skip(r->skipped, item, why);
             continue;
         }
         const cJSON *rec_in = cJSON_GetArrayItem(r->results, cJSON_GetArraySize(r->results) - 1);
@@ -448,7 +444,7 @@ void prec_sweeps(struct prec_run *r, const struct prec_ops *ops, double bytes)
         gk[f] = ops->gemm_sweep && r->fmt_on[f] && (ops->gemm_formats >> f & 1u);
         if (gk[f] && probe(r, ops, f, why, sizeof why) != PREC_OK) {
             snprintf(item, sizeof item, "%s GEMM k-sweep %s", upper(ops), prec_fmts[f].name);
-            prec_skip(r, item, why);
+            measure_skip(r->skipped, item, why);
             gk[f] = 0;
         }
         total += (f <= PREC_FP32 && r->fmt_on[f]) + gk[f];
@@ -547,7 +543,7 @@ void prec_numerics(struct prec_run *r, const struct prec_ops *ops)
         g.emulate = !is_gpu(ops);       /* the CPU rounds the inputs to the format in software */
         reference(r, &g);
         if (ops->gemm_setup(&g, why, sizeof why) != PREC_OK) {
-            prec_skip(r, item, why);
+            measure_skip(r->skipped, item, why);
             ops->gemm_release(&g);
             continue;
         }
@@ -556,7 +552,7 @@ void prec_numerics(struct prec_run *r, const struct prec_ops *ops)
         if (ops->gemm_fetch(&g, NULL, m * n, d) == 0)
             numerics_record(r, ops, &g, d);
         else
-            prec_skip(r, item, "the result could not be read back");
+            measure_skip(r->skipped, item, "the result could not be read back");
         free(d);
         ops->gemm_release(&g);
     }

@@ -12,7 +12,7 @@
 
 #include "config.h"
 #include "cuda/cuda.h"
-#include "exp/experiment.h"
+#include "measure/measure.h"
 #include "exp/train/train_data.h"
 #include "measure/backend.h"
 #include "util/env.h"
@@ -321,8 +321,7 @@ cJSON *train_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     int n = train_configs(params, cfg, MAX_CONFIGS, err, errlen);
     if (n < 0)
         return NULL;
-    if (cJSON_IsNumber(param_get(params, "budget_s")))
-        budget_s = param_num(params, "budget_s");
+    budget_s = measure_budget(params, budget_s);
     cJSON *out = cJSON_CreateObject(), *results = cJSON_AddArrayToObject(out, "results");
     cJSON *skipped = cJSON_AddArrayToObject(out, "skipped");
     const struct train_ops *ops = backend_for("train", device, why, sizeof why);
@@ -337,15 +336,15 @@ cJSON *train_run(const cJSON *params, double budget_s, char *err, size_t errlen)
         config_text(&cfg[i], device, item, sizeof item);
         progress_step(i, item);
         if (!ops || progress_stopping()) {
-            experiment_skip(skipped, item, ops ? "the run was interrupted" : why);
+            measure_skip(skipped, item, ops ? "the run was interrupted" : why);
             continue;
         }
         if (!ops->supports(&cfg[i].shape, cfg[i].prec, why, sizeof why)) {
-            experiment_skip(skipped, item, why);
+            measure_skip(skipped, item, why);
             continue;
         }
         if (!fits(&cfg[i], ops->impl, avail, why, sizeof why)) {
-            experiment_skip(skipped, item, why + strlen("train: "));
+            measure_skip(skipped, item, why + strlen("train: "));
             continue;
         }
         cfg[i].budget_s = (budget_s - (timing_now() - t0)) / (n - i);

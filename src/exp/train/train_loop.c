@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exp/experiment.h"
+#include "measure/measure.h"
 #include "exp/train/train_data.h"
 #include "util/error.h"
 #include "util/progress.h"
@@ -405,7 +405,7 @@ static void outcome_json(cJSON *rec, struct runner *r, struct outcome *o)
     loss_json(rec, r, o->loss, o->gnorm, o->done);
     if (o->timed > 0) {
         double med = median_of(o->step_s, o->timed);
-        cJSON_AddItemToObject(rec, "time_s", experiment_stats(o->step_s, o->timed));
+        cJSON_AddItemToObject(rec, "time_s", measure_stats(o->step_s, o->timed));
         cJSON_AddItemToObject(rec, "samples_s", cJSON_CreateDoubleArray(o->step_s, o->timed));
         cJSON_AddNumberToObject(rec, "tokens_per_s", tokens / med);
         cJSON_AddNumberToObject(rec, "achieved_flops", model / med);

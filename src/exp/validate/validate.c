@@ -1,5 +1,5 @@
 /* validate.c: the training-time model experiment. Calibration first, from microbenchmarks only:
- * a large GEMM (the sustained matmul peak), a DRAM-sized read (the bandwidth), an intensity
+ * a large GEMM (the sustained matmul peak), the machine's one DRAM bandwidth (bw_dram), an intensity
  * sweep (which rule combines compute and memory time), an empty parallel region (the fixed
  * cost of an op), and every distinct op of the validation configurations timed on its own
  * (the GEMM surface and the op-class kernels at the sizes the models use). Then each
@@ -15,12 +15,13 @@
 #include <string.h>
 
 #include "exp/bandwidth/bandwidth.h"
-#include "exp/experiment.h"
+#include "measure/measure.h"
 #include "exp/train/train.h"
 #include "exp/train/train_data.h"
 #include "util/error.h"
 #include "util/progress.h"
-#include "util/stats.h"
+#include "util/env.h"
+#include "util/json.h"
 #include "util/timing.h"
 
 const struct param validate_params[] = {
@@ -70,6 +71,10 @@ const struct param validate_params[] = {
       "CPU and accelerator share its memory (offload then buys no capacity)" },
     { "system_power_w", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e6, "its power, W (0: unknown)" },
     { "system_price_usd", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e9, "its price, USD (0: unknown)" },
+    { "scrub_size", PARAM_SIZE, 0, "auto", NULL, "64MiB", 1024 * 1024, 1024.0 * 1024 * 1024 * 1024,
+      "bytes read before each op timed on its own, so that its inputs leave the caches; auto: DRAM-sized "
+      "(4x all caches, 256 MiB at least), thorough but slow where the caches are large: every op timing waits "
+      "for that read" },
     { "budget_s", PARAM_NUM, 0, "auto", NULL, "auto", 0.1, 86400,
       "seconds for this experiment; auto: its share of the scenario budget" },
     { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
@@ -135,117 +140,128 @@ int validate_precheck(const cJSON *params, char *err, size_t errlen)
 
 /* ---- calibration microbenchmarks ---- */
 
-static double median(double *x, int n)
+/* How the calibration's microbenchmarks repeat (the harness's loop, measure.h): a warm-up
+ * dropped, 3 to 10 samples until the CV is under 2 %, half a second of samples at most. */
+static const struct measure_rule CALIB_RULE = { 1, 3, 10, 0.02, 0, 0.5 };
+
+/* The fastest (or the median) sample of fn under CALIB_RULE, seconds. */
+static double timed(double (*fn)(void *ud), void *ud, const char *stat)
 {
-    struct stats s;
-    stats_compute(x, n, &s);
-    return s.median;
+    cJSON *rec = cJSON_CreateObject();
+    measure_repeat(rec, &CALIB_RULE, fn, ud);
+    double t = json_num(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), stat, NAN);
+    cJSON_Delete(rec);
+    return t;
 }
 
-/* Sustained FP32 matmul FLOP/s: a 1024^3 GEMM, best of 3 after one warm-up. */
+struct gemm_ud {
+    int n;
+    float *a, *b, *c;
+};
+
+static double gemm_once(void *ud)
+{
+    struct gemm_ud *g = ud;
+    double t0 = timing_now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, g->n, g->n, g->n, 1, g->a, g->n, g->b, g->n, 0, g->c, g->n);
+    return timing_now() - t0;
+}
+
+/* Sustained FP32 matmul FLOP/s: a 1024^3 GEMM, its fastest repetition. */
 static double gemm_peak(void)
 {
     const int n = 1024;
-    float *a = xmalloc((size_t)n * n * sizeof *a), *b = xmalloc((size_t)n * n * sizeof *b);
-    float *c = xmalloc((size_t)n * n * sizeof *c);
+    struct gemm_ud g = { n, xmalloc((size_t)n * n * sizeof(float)), xmalloc((size_t)n * n * sizeof(float)),
+                         xmalloc((size_t)n * n * sizeof(float)) };
     for (size_t i = 0; i < (size_t)n * n; i++) {
-        a[i] = (float)((i % 13) - 6) / 8;
-        b[i] = (float)((i % 7) - 3) / 4;
+        g.a[i] = (float)((i % 13) - 6) / 8;
+        g.b[i] = (float)((i % 7) - 3) / 4;
     }
-    double best = 0;
-    for (int r = 0; r < 4; r++) {
-        double t0 = timing_now();
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, 1, a, n, b, n, 0, c, n);
-        double t = timing_now() - t0;
-        if (r > 0)
-            best = fmax(best, 2.0 * n * n * n / t);
-    }
-    free(a);
-    free(b);
-    free(c);
-    return best;
-}
-
-/* Read bandwidth at a DRAM-sized working set (256 MiB of FP64), best of 3 passes. */
-static double dram_read(char *err, size_t errlen)
-{
-    struct bw_arrays x;
-    struct bw_layout l = { .n = (size_t)32 << 20, .prec = BW_FP64, .path = BW_PATH_HOST,
-                           .threads = omp_get_max_threads(), .first_touch = 1 };
-    if (bw_cpu_ops.alloc(&x, &l, err, errlen) != 0)
-        return NAN;
-    double best = 0;
-    for (int r = 0; r < 4; r++) {
-        double t = bw_cpu_ops.run(&x, BW_READ, 1);
-        if (r > 0 && t > 0)
-            best = fmax(best, (double)l.n * sizeof(double) / t);
-    }
-    bw_cpu_ops.release(&x);
+    double best = 2.0 * n * n * n / timed(gemm_once, &g, "min");
+    free(g.a);
+    free(g.b);
+    free(g.c);
     return best;
 }
 
 /* Seconds of `regions` empty OpenMP parallel regions, per region: the fork/join every op pays. */
 static volatile int region_sink[64];
 
-static double region_cost(void)
+static double regions_once(void *ud)
 {
-    double t[5];
-    for (int r = 0; r < 5; r++) {
-        double t0 = timing_now();
-        for (int i = 0; i < 200; i++) {
+    (void)ud;
+    double t0 = timing_now();
+    for (int i = 0; i < 200; i++) {
 #pragma omp parallel
-            region_sink[omp_get_thread_num() & 63] = i;
-        }
-        t[r] = (timing_now() - t0) / 200;
+        region_sink[omp_get_thread_num() & 63] = i;
     }
-    return median(t, 5);
+    return (timing_now() - t0) / 200;
 }
 
+static double region_cost(void) { return timed(regions_once, NULL, "median"); }
+
 /* The intensity sweep: n floats streamed once with k dependent FMAs each (2k FLOPs per 4
- * bytes), 64 independent chains at a time so that the FMAs vectorise and pipeline. Seconds, best of 3. */
+ * bytes), 64 independent chains at a time so that the FMAs vectorise and pipeline. */
 #define LANES 64
-static double sweep_point(const float *x, size_t n, int k, float *sink)
+struct sweep_ud {
+    const float *x;
+    size_t n;
+    int k;
+    float sink;
+};
+
+static double sweep_once(void *ud)
 {
-    double best = INFINITY;
-    for (int r = 0; r < 3; r++) {
-        float total = 0;
-        double t0 = timing_now();
+    struct sweep_ud *u = ud;
+    const float *x = u->x;
+    float total = 0;
+    double t0 = timing_now();
 #pragma omp parallel for reduction(+ : total) schedule(static)
-        for (size_t i = 0; i < n; i += LANES) {
-            float y[LANES];
+    for (size_t i = 0; i < u->n; i += LANES) {
+        float y[LANES];
+#pragma omp simd
+        for (int l = 0; l < LANES; l++)
+            y[l] = x[i + l];
+        for (int j = 0; j < u->k; j++)
 #pragma omp simd
             for (int l = 0; l < LANES; l++)
-                y[l] = x[i + l];
-            for (int j = 0; j < k; j++)
-#pragma omp simd
-                for (int l = 0; l < LANES; l++)
-                    y[l] = y[l] * 0.999f + 0.001f;
-            for (int l = 0; l < LANES; l++)
-                total += y[l];
-        }
-        best = fmin(best, timing_now() - t0);
-        *sink += total;
+                y[l] = y[l] * 0.999f + 0.001f;
+        for (int l = 0; l < LANES; l++)
+            total += y[l];
     }
-    return best;
+    double t = timing_now() - t0;
+    u->sink += total;
+    return t;
 }
 
 #define NSWEEP 9
 static const double Q_CHOICES[] = { 1, 1.5, 2, 3, 4, 6, 64 };
 #define NQ ((int)(sizeof Q_CHOICES / sizeof Q_CHOICES[0]))
 
+/* Floats of the sweep's array: DRAM-sized (measure.h), a multiple of LANES. */
+static size_t sweep_floats(void)
+{
+    struct env_cpu cpu;
+    env_cpu(&cpu);
+    return (size_t)(measure_dram_bytes(env_cache_total(&cpu)) / 4) / LANES * LANES;
+}
+
 /* Chooses q on the sweep: the ceilings are the sweep's own ends (k = 0: memory; the largest k:
  * compute), the q whose combine rule predicts the points between best (mean |log error|). */
 static void combine_rule(cJSON *info, struct predict_calib *c)
 {
     static const int ks[NSWEEP] = { 0, 1, 2, 4, 8, 16, 32, 64, 256 };
-    size_t n = (size_t)16 << 20;        /* 64 MiB of FP32: beyond the caches */
-    float *x = xmalloc(n * sizeof *x), sink = 0;
+    size_t n = sweep_floats();
+    float *x = xmalloc(n * sizeof *x);
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++)
         x[i] = (float)(i % 17) / 17;
     double t[NSWEEP];
-    for (int i = 0; i < NSWEEP; i++)
-        t[i] = sweep_point(x, n, ks[i], &sink);
+    struct sweep_ud u = { x, n, 0, 0 };
+    for (int i = 0; i < NSWEEP; i++) {
+        u.k = ks[i];
+        t[i] = timed(sweep_once, &u, "min");
+    }
     free(x);
     double bw = 4.0 * n / t[0], fl = 2.0 * ks[NSWEEP - 1] * n / t[NSWEEP - 1];
     double best = INFINITY, err[NQ];
@@ -267,8 +283,10 @@ static void combine_rule(cJSON *info, struct predict_calib *c)
     cJSON_AddNumberToObject(o, "mean_abs_error", best);
     cJSON_AddNumberToObject(o, "points", NSWEEP - 2);
     cJSON_AddStringToObject(o, "microbenchmark",
-        "64 MiB of FP32 streamed once with k dependent FMAs per element, k = 0 .. 256; ceilings from its two "
-        "ends; q chosen from 1, 1.5, 2, 3, 4, 6, max on the points between");
+        "a DRAM-sized FP32 array (4x all caches, 256 MiB at least) streamed once with k dependent FMAs per "
+        "element, k = 0 .. 256, fastest repetition; ceilings from its two ends; q chosen from 1, 1.5, 2, 3, 4, 6, "
+        "max on the points between");
+    cJSON_AddNumberToObject(o, "array_bytes", 4.0 * (double)n);
     cJSON *pts = cJSON_AddArrayToObject(o, "sweep");
     for (int i = 0; i < NSWEEP; i++) {
         cJSON *p = cJSON_CreateObject();
@@ -298,9 +316,16 @@ struct bench_cfg {
 
 static volatile unsigned long scrub_sink;
 
-/* Read between repetitions: 64 MiB, more than the last-level cache of the machines we meet
- * (2 x 32 MiB on this kind of server part, 16-24 MiB on a GB10). */
-#define SCRUB_BYTES ((size_t)64 << 20)
+
+/* Read between repetitions: the scrub_size asked, or DRAM-sized (measure.h). */
+static size_t scrub_bytes(const cJSON *params)
+{
+    struct env_cpu cpu;
+    if (cJSON_IsNumber(param_get(params, "scrub_size")))
+        return (size_t)param_num(params, "scrub_size");
+    env_cpu(&cpu);
+    return (size_t)measure_dram_bytes(env_cache_total(&cpu));
+}
 
 /* Reads the scrub buffer: the caches then hold its clean lines, which leave without a write-back. */
 static void scrub_caches(struct bench_cfg *b)
@@ -313,12 +338,12 @@ static void scrub_caches(struct bench_cfg *b)
 }
 
 static int bench_open(struct bench_cfg *b, const struct train_ops *ops, const struct train_config *cfg,
-                      char *err, size_t errlen)
+                      size_t nscrub, char *err, size_t errlen)
 {
     struct train_data data;
     memset(b, 0, sizeof *b);
     b->ops = ops;
-    b->nscrub = SCRUB_BYTES;
+    b->nscrub = nscrub;
     b->scrub = xmalloc(b->nscrub);
     memset(b->scrub, 1, b->nscrub);
     if (train_data_init(&data, cfg->shape.vocab, cfg->order, cfg->branching, cfg->seed, err, errlen) != 0)
@@ -411,7 +436,7 @@ static cJSON *steps_json(const struct bench_cfg *b, const double *step_s, const 
     double *col = xmalloc((size_t)n * sizeof *col);
     cJSON_AddItemToObject(run, "samples_s", cJSON_CreateDoubleArray(step_s, n));
     memcpy(col, step_s, (size_t)n * sizeof *col);
-    cJSON_AddNumberToObject(ts, "median", median(col, n));
+    cJSON_AddNumberToObject(ts, "median", measure_median(col, n));
     cJSON *bc = cJSON_AddObjectToObject(run, "time_by_class_s");
     for (int c = 0; c < NET_NCLASSES; c++) {
         for (int k = 0; k < n; k++) {
@@ -420,7 +445,7 @@ static cJSON *steps_json(const struct bench_cfg *b, const double *step_s, const 
                 if ((int)net_kinds[b->plan[i].kind].cls == c)
                     col[k] += op_s[(size_t)k * b->nops + i];
         }
-        cJSON_AddNumberToObject(bc, net_class_names[c], median(col, n));
+        cJSON_AddNumberToObject(bc, net_class_names[c], measure_median(col, n));
     }
     free(col);
     return run;
@@ -430,12 +455,12 @@ static cJSON *steps_json(const struct bench_cfg *b, const double *step_s, const 
  * round times each op once, then trains one step (forward, backward, AdamW update). A burst of
  * load on a shared machine then costs one sample of many ops and of the steps alike, not all
  * samples of a few. The ops' medians go into c; *run gets the steps. Returns the ops timed. */
-static int calibrate_config(const struct train_ops *ops, const struct train_config *cfg, struct predict_calib *c,
-                            cJSON *results, cJSON **run, char *err, size_t errlen)
+static int calibrate_config(const struct train_ops *ops, const struct train_config *cfg, size_t nscrub,
+                            struct predict_calib *c, cJSON *results, cJSON **run, char *err, size_t errlen)
 {
     struct bench_cfg b;
     *run = NULL;
-    if (bench_open(&b, ops, cfg, err, errlen) != 0) {
+    if (bench_open(&b, ops, cfg, nscrub, err, errlen) != 0) {
         bench_close(&b);
         return -1;
     }
@@ -465,7 +490,7 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
                                          : predict_calib_lookup(c, &b.plan[i]);
     }
     for (int j = 0; j < n && rounds > 0; j++) {
-        double *x = samples + (size_t)j * OP_ROUNDS, med = median(x, rounds);
+        double *x = samples + (size_t)j * OP_ROUNDS, med = measure_median(x, rounds);
         predict_calib_add(c, &b.plan[todo[j]], med);
         cJSON_AddItemToArray(results, timed_json(&b.plan[todo[j]], x, rounds, med));
     }
@@ -475,7 +500,7 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
         for (int r = 0; r < rounds; r++)
             ratio[r] = pred_s[r] / step_s[r];
         cJSON_AddItemToObject(*run, "predicted_rounds_s", cJSON_CreateDoubleArray(pred_s, rounds));
-        cJSON_AddNumberToObject(*run, "paired_ratio", median(ratio, rounds));
+        cJSON_AddNumberToObject(*run, "paired_ratio", measure_median(ratio, rounds));
     }
     free(samples);
     free(todo);
@@ -590,19 +615,22 @@ static void summary_json(cJSON *info, const double *pred, const double *rank_pre
     cJSON_AddStringToObject(cal, "source", "Calculon (Isaev et al., SC23): 8 Megatron step times on A100, re-run");
 }
 
-static cJSON *calib_json(const struct predict_calib *c, double region_s, int threads)
+static cJSON *calib_json(const struct predict_calib *c, double region_s, int threads, const struct bw_dram *d)
 {
+    char what[200];
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "device", "cpu");
     cJSON_AddNumberToObject(o, "threads", threads);
     cJSON *pk = cJSON_AddObjectToObject(o, "peak_flops");
     cJSON_AddNumberToObject(pk, "fp32", c->peak);
-    cJSON_AddStringToObject(o, "peak_what", "cblas_sgemm 1024 x 1024 x 1024, best of 3 after a warm-up; the CPU "
+    cJSON_AddStringToObject(o, "peak_what", "cblas_sgemm 1024 x 1024 x 1024, fastest repetition after a warm-up; the CPU "
         "BF16 recipe widens BF16 operands to FP32 before cblas_sgemm, so it has the same peak");
     cJSON_AddNumberToObject(o, "bandwidth_Bps", c->bw);
-    cJSON_AddStringToObject(o, "bandwidth_what", "read kernel over 256 MiB of FP64, all threads, best of 3");
+    snprintf(what, sizeof what, "the machine's DRAM bandwidth (info.dram, %s): %s kernel, %s stores, %s, %d threads, "
+             "best repetition", d->source, d->kernel, d->stores, d->precision, d->threads);
+    cJSON_AddStringToObject(o, "bandwidth_what", what);
     cJSON_AddNumberToObject(o, "op_overhead_s", region_s);
-    cJSON_AddStringToObject(o, "op_overhead_what", "an empty OpenMP parallel region (fork, join), median of 5 x 200");
+    cJSON_AddStringToObject(o, "op_overhead_what", "an empty OpenMP parallel region (fork, join), median of 3 to 10 x 200");
     cJSON_AddNumberToObject(o, "spread", c->spread);
     cJSON_AddNumberToObject(o, "ops_measured", c->ntimed);
     cJSON *cls = cJSON_AddArrayToObject(o, "classes");
@@ -635,27 +663,29 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
     const char *device = param_str(params, "device");
     int n = (int)param_num(params, "configs");
     char name[96], why[300];
-    if (cJSON_IsNumber(param_get(params, "budget_s")))
-        budget_s = param_num(params, "budget_s");
+    budget_s = measure_budget(params, budget_s);
     configs(params, cfg);
     cJSON *out = cJSON_CreateObject(), *results = cJSON_AddArrayToObject(out, "results");
     cJSON *skipped = cJSON_AddArrayToObject(out, "skipped"), *info = cJSON_AddObjectToObject(out, "info");
     if (strcmp(device, "cpu") != 0) {
         /* the GPU backend's ops can be timed the same way; the calibration of its peak and
          * bandwidth is not written yet */
-        experiment_skip(skipped, "model gpu", "calibration and validation of the training-time model on a GPU are not "
+        measure_skip(skipped, "model gpu", "calibration and validation of the training-time model on a GPU are not "
              "implemented in this version; the CPU calibration is the measured one");
         return out;
     }
     progress_begin("model cpu", 2 * n + 2, budget_s);
-    progress_step(0, "calibration: GEMM peak, DRAM read, intensity sweep, fork/join");
+    progress_step(0, "calibration: GEMM peak, DRAM bandwidth, intensity sweep, fork/join");
     cal.peak = gemm_peak();
-    cal.bw = dram_read(why, sizeof why);
-    if (!isfinite(cal.bw)) {
-        snprintf(err, errlen, "model: the bandwidth microbenchmark could not run: %s", why);
+    struct bw_dram dram;
+    if (bw_dram_by("model", &dram, why, sizeof why) != 0) {
+        snprintf(err, errlen, "model: %s", why);
         cJSON_Delete(out);
         return NULL;
     }
+    cal.bw = dram.gbps * 1e9;
+    size_t scrub = scrub_bytes(params);
+    cJSON_AddItemToObject(info, "dram", bw_dram_json(&dram));
     /* the matmul curve ends at the sustained peak; larger GEMMs reach it */
     predict_curve_add(&cal.curve[NET_MATMUL], 2.0 * 1024 * 1024 * 1024, 1.0);
     double region_s = region_cost();
@@ -670,8 +700,8 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
     config_name(&big, name, sizeof name);
     progress_step(0, name);
     cJSON *run;
-    if (calibrate_config(&train_cpu_ops, &big, &cal, results, &run, why, sizeof why) < 0)
-        experiment_skip(skipped, name, why);
+    if (calibrate_config(&train_cpu_ops, &big, scrub, &cal, results, &run, why, sizeof why) < 0)
+        measure_skip(skipped, name, why);
     cJSON_Delete(run);
     /* one configuration after another: its ops timed on their own and its training steps in
      * alternation, then the step predicted from the ops' times and compared with the steps */
@@ -681,14 +711,14 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
     for (int i = 0; i < n; i++) {
         config_name(&cfg[i], name, sizeof name);
         if (progress_stopping()) {
-            experiment_skip(skipped, name, "the run was interrupted");
+            measure_skip(skipped, name, "the run was interrupted");
             continue;
         }
         progress_step(1 + 2 * i, name);
         /* every op of this configuration timed afresh, beside its training steps */
         struct predict_calib fresh = { .peak = cal.peak, .bw = cal.bw, .q = cal.q, .overhead_s = cal.overhead_s };
-        if (calibrate_config(&train_cpu_ops, &cfg[i], &fresh, results, &run, why, sizeof why) < 0) {
-            experiment_skip(skipped, name, why);
+        if (calibrate_config(&train_cpu_ops, &cfg[i], scrub, &fresh, results, &run, why, sizeof why) < 0) {
+            measure_skip(skipped, name, why);
             predict_calib_free(&fresh);
             continue;
         }
@@ -712,7 +742,7 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
         cJSON_Delete(run);
     }
     predict_calib_finish(&cal);
-    cJSON *ci = calib_json(&cal, region_s, omp_get_max_threads());
+    cJSON *ci = calib_json(&cal, region_s, omp_get_max_threads(), &dram);
     cJSON_AddItemToObject(ci, "combine", cJSON_DetachItemFromObject(info, "combine"));
     cJSON_AddItemToObject(ci, "vector_flops", cJSON_DetachItemFromObject(info, "vector_flops"));
     cJSON_AddStringToObject(ci, "vector_what", "the intensity sweep's compute end: 256 dependent FP32 FMAs per element, "

@@ -71,10 +71,10 @@ const struct param validate_params[] = {
       "CPU and accelerator share its memory (offload then buys no capacity)" },
     { "system_power_w", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e6, "its power, W (0: unknown)" },
     { "system_price_usd", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e9, "its price, USD (0: unknown)" },
-    { "scrub_size", PARAM_SIZE, 0, "auto", NULL, "64MiB", 1024 * 1024, 1024.0 * 1024 * 1024 * 1024,
-      "bytes read before each op timed on its own, so that its inputs leave the caches; auto: DRAM-sized "
-      "(4x all caches, 256 MiB at least), thorough but slow where the caches are large: every op timing waits "
-      "for that read" },
+    { "scrub_size", PARAM_SIZE, 0, "auto", NULL, "auto", 1024 * 1024, 1024.0 * 1024 * 1024 * 1024,
+      "bytes read before each op timed on its own; auto: twice what a training step of the configuration "
+      "holds (weights, gradients, optimizer state, activations): in a step, that much passes through the "
+      "caches between two runs of one op" },
     { "budget_s", PARAM_NUM, 0, "auto", NULL, "auto", 0.1, 86400,
       "seconds for this experiment; auto: its share of the scenario budget" },
     { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
@@ -317,14 +317,19 @@ struct bench_cfg {
 static volatile unsigned long scrub_sink;
 
 
-/* Read between repetitions: the scrub_size asked, or DRAM-sized (measure.h). */
+/* Read between repetitions: the scrub_size asked, or 0 for the configuration's own (scrub_auto). */
 static size_t scrub_bytes(const cJSON *params)
 {
-    struct env_cpu cpu;
-    if (cJSON_IsNumber(param_get(params, "scrub_size")))
-        return (size_t)param_num(params, "scrub_size");
-    env_cpu(&cpu);
-    return (size_t)measure_dram_bytes(env_cache_total(&cpu));
+    return cJSON_IsNumber(param_get(params, "scrub_size")) ? (size_t)param_num(params, "scrub_size") : 0;
+}
+
+/* What passes through the caches between two runs of one op in a step: everything the step
+ * holds, read once and written once. Derived from the configuration, not from a fixed size. */
+static size_t scrub_auto(const struct train_config *cfg)
+{
+    struct net_memory m;
+    net_memory(&cfg->shape, cfg->prec, NET_IMPL_CPU, &m);
+    return (size_t)(2.0 * m.total);
 }
 
 /* Reads the scrub buffer: the caches then hold its clean lines, which leave without a write-back. */
@@ -343,7 +348,7 @@ static int bench_open(struct bench_cfg *b, const struct train_ops *ops, const st
     struct train_data data;
     memset(b, 0, sizeof *b);
     b->ops = ops;
-    b->nscrub = nscrub;
+    b->nscrub = nscrub ? nscrub : scrub_auto(cfg);
     b->scrub = xmalloc(b->nscrub);
     memset(b->scrub, 1, b->nscrub);
     if (train_data_init(&data, cfg->shape.vocab, cfg->order, cfg->branching, cfg->seed, err, errlen) != 0)

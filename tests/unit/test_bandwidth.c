@@ -1,13 +1,45 @@
-/* test_bandwidth.c: every CPU kernel in both precisions against the plain reference (sizes
- * around the read kernel's block), detection of a corrupted element, the closed-form sum,
- * and one small experiment run whose records must follow from their own samples. */
+/* test_bandwidth.c: every CPU kernel in both precisions and both store kinds against the
+ * plain reference (sizes around the read kernel's block), detection of a corrupted element,
+ * the closed-form sum, one small experiment run whose records must follow from their own
+ * samples, and the records of a configuration beyond the caches (both store kinds). */
+#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "exp/bandwidth/bandwidth.h"
+#include "exp/bandwidth/bandwidth_int.h"
 #include "util/progress.h"
+
+/* Every kernel that writes, with non-temporal stores: validates exactly and writes what the
+ * cached-store kernel writes, element for element. */
+static void test_nontemporal(struct bw_arrays *x, size_t n, int p)
+{
+    size_t bytes = n * bw_prec_size[p];
+    unsigned char *cached = malloc(bytes);
+#if defined(__x86_64__)
+    EXPECT(x->nontemporal == 1);        /* x86-64 always has streaming stores (SSE2) */
+#endif
+    for (int k = 0; k < BW_NKERNELS; k++) {
+        if (bw_kernels[k].writes == 0)
+            continue;
+        x->stores = BW_STORES_CACHED;
+        bw_cpu_ops.run(x, k, 1);
+        memcpy(cached, x->c, bytes);
+        memset(x->c, 0, bytes);
+        x->stores = BW_STORES_NT;
+        EXPECT(bw_cpu_ops.run(x, k, 2) >= 0);
+        double e = bw_cpu_ops.check(x, k);
+        if (!(e == 0.0))
+            printf("  %s %s n=%zu non-temporal: error %g\n", bw_kernels[k].name, bw_prec_names[p], n, e);
+        EXPECT(e == 0.0);
+        EXPECT(memcmp(cached, x->c, bytes) == 0);
+    }
+    x->stores = BW_STORES_CACHED;
+    free(cached);
+}
 
 static void test_kernels(size_t n, int threads)
 {
@@ -24,6 +56,7 @@ static void test_kernels(size_t n, int threads)
             EXPECT(e == 0.0);           /* the chosen values make every kernel exact */
             EXPECT(t >= 0);
         }
+        test_nontemporal(&x, n, p);
         /* a wrong element must be caught */
         bw_cpu_ops.run(&x, BW_TRIAD, 1);
         if (p == BW_FP64)
@@ -72,6 +105,8 @@ static void test_run(void)
         const cJSON *samples = cJSON_GetObjectItem(r, "samples_s");
         EXPECT(n == 96 * 1024 / 24);
         EXPECT(cJSON_IsTrue(cJSON_GetObjectItem(r, "valid")));
+        EXPECT_STR(cJSON_GetObjectItem(r, "stores")->valuestring,
+                   strcmp(k, "read") == 0 ? "none" : "cached");    /* 96 KiB fits the caches */
         EXPECT_NEAR(bytes, (strcmp(k, "triad") == 0 ? 3 : 1) * n * 8, 0);
         EXPECT_NEAR(cJSON_GetObjectItem(r, "bytes_per_pass_wa")->valuedouble,
                     (strcmp(k, "triad") == 0 ? 4 : 1) * n * 8, 0);
@@ -86,6 +121,59 @@ static void test_run(void)
     /* 96 KiB is no DRAM-sized working set: this run chooses no DRAM figure */
     EXPECT(cJSON_GetObjectItem(cJSON_GetObjectItem(out, "info"), "dram") == NULL);
     cJSON_Delete(out);
+    cJSON_Delete(params);
+    cJSON_Delete(g);
+}
+
+/* A configuration beyond the caches (the plan's cache total made small): the headline of each
+ * kernel that writes uses non-temporal stores and says so, its write-allocate view adds no
+ * read, and the size series also holds the same kernel with cached stores (series "stores"). */
+static void test_beyond_caches(void)
+{
+    char err[256];
+    cJSON *g = cJSON_Parse("{\"kernels\": [\"copy\", \"read\"], \"precisions\": \"fp64\","
+                           " \"min_reps\": 2, \"max_reps\": 3, \"sample_s\": 0.0005}");
+    cJSON *params = param_check("bandwidth", bw_params, g, err, sizeof err);
+    EXPECT(params != NULL);
+    struct bw_plan *pl = calloc(1, sizeof *pl);
+    bw_plan_common(pl, params);
+    pl->tmax = 2;
+    pl->cache_total = 64 * 1024;
+    struct bw_run_state rs = { &bw_cpu_ops, pl, cJSON_CreateArray(), 0, 3, 0.2 };
+    progress_quiet(1);
+    progress_begin("test", rs.total, 2.0);
+    bw_measure_config(&rs, BW_FP64, 96 * 1024, BW_PATH_HOST, 2, NULL, "size", NULL, INFINITY);
+    progress_end();
+    int nt = 0;
+#if defined(__x86_64__)
+    nt = 1;
+#endif
+    const cJSON *res = rs.results;
+    EXPECT(cJSON_GetArraySize(res) == 2 + nt);          /* copy, (copy cached), read */
+    EXPECT(rs.done == 3);
+    for (const cJSON *r = res->child; r; r = r->next) {
+        const char *k = cJSON_GetObjectItem(r, "kernel")->valuestring;
+        const char *series = cJSON_GetObjectItem(r, "series")->valuestring;
+        const char *stores = cJSON_GetObjectItem(r, "stores")->valuestring;
+        double n = cJSON_GetObjectItem(r, "n")->valuedouble;
+        double wa = cJSON_GetObjectItem(r, "bytes_per_pass_wa")->valuedouble;
+        EXPECT(cJSON_IsTrue(cJSON_GetObjectItem(r, "valid")));
+        if (strcmp(k, "read") == 0) {
+            EXPECT_STR(stores, "none");
+            EXPECT_STR(series, "size");
+        } else if (strcmp(series, "size") == 0) {
+            EXPECT_STR(stores, nt ? "non-temporal" : "cached");
+            EXPECT_NEAR(wa, (nt ? 2 : 3) * n * 8, 0);
+        } else {
+            EXPECT_STR(series, "stores");
+            EXPECT_STR(stores, "cached");
+            EXPECT_NEAR(wa, 3 * n * 8, 0);
+        }
+        EXPECT(cJSON_GetObjectItem(r, "gbps_best_wa")->valuedouble > 0);
+    }
+    cJSON_Delete(rs.results);
+    cJSON_Delete(pl->skipped);
+    free(pl);
     cJSON_Delete(params);
     cJSON_Delete(g);
 }
@@ -119,5 +207,6 @@ int main(void)
     test_kernels(17, 4);
     test_pinned();
     test_run();
+    test_beyond_caches();
     return CHECK_DONE();
 }

@@ -31,6 +31,7 @@ const struct bw_kernel_info bw_kernels[BW_NKERNELS] = {
     [BW_FILL] = { "fill", "c[i] = s", 0, 1, 0 },
 };
 const char *const bw_prec_names[BW_NPREC] = { "fp64", "fp32" };
+const char *const bw_store_names[BW_NSTORES] = { "cached", "non-temporal" };
 const size_t bw_prec_size[BW_NPREC] = { 8, 4 };
 
 #define KiB 1024.0
@@ -272,17 +273,20 @@ static cJSON *new_record(const struct bw_arrays *x, enum bw_kernel k, const char
 {
     const struct bw_kernel_info *ki = &bw_kernels[k];
     double es = (double)bw_prec_size[x->prec], n = (double)x->n;
+    int nt = ki->writes > 0 && x->stores == BW_STORES_NT && x->nontemporal;
     cJSON *rec = cJSON_CreateObject();
     cJSON_AddStringToObject(rec, "kernel", ki->name);
     cJSON_AddStringToObject(rec, "alloc", bw_path_names[x->path]);
     cJSON_AddStringToObject(rec, "precision", bw_prec_names[x->prec]);
     cJSON_AddStringToObject(rec, "series", series);
+    cJSON_AddStringToObject(rec, "stores", ki->writes == 0 ? "none" : bw_store_names[nt]);
     cJSON_AddNumberToObject(rec, "threads", x->threads);
     cJSON_AddNumberToObject(rec, "n", n);
     cJSON_AddNumberToObject(rec, "array_bytes", n * es);
     cJSON_AddNumberToObject(rec, "working_set_bytes", (ki->reads + ki->writes) * n * es);
     cJSON_AddNumberToObject(rec, "bytes_per_pass", (ki->reads + ki->writes) * n * es);
-    cJSON_AddNumberToObject(rec, "bytes_per_pass_wa", (ki->reads + 2 * ki->writes) * n * es);
+    /* streaming stores allocate no line, so nothing is read before it is written */
+    cJSON_AddNumberToObject(rec, "bytes_per_pass_wa", (ki->reads + (nt ? 1 : 2) * ki->writes) * n * es);
     cJSON_AddNumberToObject(rec, "flops_per_pass", ki->flops * n);
     return rec;
 }
@@ -335,6 +339,39 @@ static cJSON *measure(const struct bw_ops *ops, struct bw_arrays *x, enum bw_ker
 
 /* ---- the run ---- */
 
+/* Beyond the caches (the three arrays together exceed all caches), kernels that write use
+ * non-temporal stores where the backend has them, and each size point also records the same
+ * kernel with cached stores (series "stores"): both kinds are measured, the headline says
+ * which it is. */
+static int beyond_caches(const struct bw_plan *pl, double size)
+{
+    return pl->cache_total > 0 && size > pl->cache_total;
+}
+
+/* The measurements a configuration counts for progress. */
+static int config_slots(const struct bw_plan *pl, double size, const char *series)
+{
+    int n = pl->nk;
+    if (beyond_caches(pl, size) && strcmp(series, "size") == 0)
+        for (int i = 0; i < pl->nk; i++)
+            n += bw_kernels[pl->kernels[i]].writes > 0;
+    return n;
+}
+
+static void measure_one(struct bw_run_state *rs, struct bw_arrays *x, enum bw_kernel k, const char *item,
+                        const char *series, const char *cpulist)
+{
+    char step[200];
+    snprintf(step, sizeof step, "%s %s%s", bw_kernels[k].name, item,
+             x->stores == BW_STORES_NT && x->nontemporal ? ", non-temporal stores" : "");
+    progress_step(rs->done, step);
+    cJSON *rec = measure(rs->ops, x, k, rs->pl, rs->per_point, series);
+    if (cpulist)
+        cJSON_AddStringToObject(rec, "cpus", cpulist);
+    cJSON_AddItemToArray(rs->results, rec);
+    rs->done++;
+}
+
 void bw_measure_config(struct bw_run_state *rs, enum bw_prec p, double size, enum bw_path path,
                        int threads, const int *cpus, const char *series, const char *cpulist,
                        double mem_limit)
@@ -356,26 +393,28 @@ void bw_measure_config(struct bw_run_state *rs, enum bw_prec p, double size, enu
         snprintf(err, sizeof err, "needs %s of arrays; only %s may be used now", sz,
                  units_format_bytes(mem_limit, avail, sizeof avail));
         bw_skip(pl, item, err);
-        rs->done += pl->nk;
+        rs->done += config_slots(pl, size, series);
         return;
     }
     struct bw_layout l = { n, p, path, threads, cpus, pl->first_touch };
+    int end = rs->done + config_slots(pl, size, series);
     if (rs->ops->alloc(&x, &l, err, sizeof err) != 0) {
         bw_skip(pl, item, err);
-        rs->done += pl->nk;
+        rs->done = end;
         return;
     }
+    int beyond = x.nontemporal && beyond_caches(pl, size);
     for (int i = 0; i < pl->nk && !progress_stopping(); i++) {    /* a signal: keep what we have */
         enum bw_kernel k = pl->kernels[i];
-        char step[200];
-        snprintf(step, sizeof step, "%s %s", bw_kernels[k].name, item);
-        progress_step(rs->done, step);
-        cJSON *rec = measure(rs->ops, &x, k, pl, rs->per_point, series);
-        if (cpulist)
-            cJSON_AddStringToObject(rec, "cpus", cpulist);
-        cJSON_AddItemToArray(rs->results, rec);
-        rs->done++;
+        x.stores = beyond ? BW_STORES_NT : BW_STORES_CACHED;
+        measure_one(rs, &x, k, item, series, cpulist);
+        if (beyond && bw_kernels[k].writes > 0 && strcmp(series, "size") == 0 && !progress_stopping()) {
+            x.stores = BW_STORES_CACHED;
+            measure_one(rs, &x, k, item, "stores", cpulist);
+        }
     }
+    if (!progress_stopping())
+        rs->done = end;             /* a backend without streaming stores measured no twins */
     rs->ops->release(&x);
 }
 
@@ -395,7 +434,9 @@ static cJSON *info_json(const struct bw_plan *pl, const struct env_cpu *cpu, dou
     cJSON_AddNumberToObject(info, "largest_bytes", max_size);
     cJSON_AddStringToObject(info, "byte_convention",
         "bytes = arrays the kernel names x n x element size, as STREAM counts; the write-allocate "
-        "view adds one read of each written array");
+        "view adds one read of each array written with cached stores (non-temporal stores allocate "
+        "nothing); beyond the caches the headline uses non-temporal stores, series \"stores\" "
+        "holds the same points with cached stores");
     cJSON *ks = cJSON_AddArrayToObject(info, "kernels");
     for (int k = 0; k < BW_NKERNELS; k++) {
         cJSON *o = cJSON_CreateObject();
@@ -451,7 +492,10 @@ struct bw_plan *bw_plan_cpu(const cJSON *params, struct env_cpu *cpu)
 static void reuse_top(struct bw_run_state *rs, int first, int end)
 {
     for (int i = first; i < end; i++) {
-        cJSON *dup = cJSON_Duplicate(cJSON_GetArrayItem(rs->results, i), 1);
+        const cJSON *rec = cJSON_GetArrayItem(rs->results, i);
+        if (strcmp(json_str(rec, "series", ""), "size") != 0)
+            continue;                       /* the cached-store twins are the size series' own */
+        cJSON *dup = cJSON_Duplicate(rec, 1);
         cJSON_ReplaceItemInObjectCaseSensitive(dup, "series", cJSON_CreateString("threads"));
         cJSON_AddStringToObject(dup, "same_as", "size");
         cJSON_AddItemToArray(rs->results, dup);
@@ -490,7 +534,8 @@ static void skip_rest(struct bw_run_state *rs, enum bw_prec p, int from, double 
              pl->ns - 1 - from);
     snprintf(why, sizeof why, "the time budget was spent: %.0f s of %.0f s", spent, budget);
     bw_skip(pl, item, why);
-    rs->done += (pl->ns - 1 - from) * pl->nk;
+    for (int s = from; s < pl->ns - 1; s++)
+        rs->done += config_slots(pl, pl->sizes[s], "size");
 }
 
 /* The machine's one DRAM figure, when this run's largest point is DRAM-sized (the automatic
@@ -517,10 +562,12 @@ cJSON *bw_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     bw_plan_sizes(pl, params, max_size);
     plan_threads(pl, params, &cpu);
 
-    int per_prec = pl->ns;
+    int per_prec = 0;
+    for (int s = 0; s < pl->ns; s++)
+        per_prec += config_slots(pl, pl->sizes[s], "size");
     for (int s = 0; s < pl->nscale; s++)
-        per_prec += pl->scale[s].ncounts;
-    struct bw_run_state rs = { backend_for("bandwidth", "cpu", NULL, 0), pl, cJSON_CreateArray(), 0, per_prec * pl->np * pl->nk, 0 };
+        per_prec += pl->scale[s].ncounts * pl->nk;
+    struct bw_run_state rs = { backend_for("bandwidth", "cpu", NULL, 0), pl, cJSON_CreateArray(), 0, per_prec * pl->np, 0 };
     rs.per_point = 0.7 * budget_s / (rs.total > 0 ? rs.total : 1);
     progress_begin("bandwidth cpu", rs.total, budget_s);
     double t0 = timing_now();

@@ -32,6 +32,13 @@ extern const struct bw_kernel_info bw_kernels[BW_NKERNELS];
 extern const char *const bw_prec_names[BW_NPREC];
 extern const size_t bw_prec_size[BW_NPREC];
 
+/* How a kernel writes c. Cached stores allocate each line written (on a miss it is read
+ * first: the write-allocate view counts that read); non-temporal (streaming) stores write
+ * past the caches and read nothing. Beyond the caches the headline uses non-temporal stores
+ * where the backend has them; bandwidth.c says which records have which. */
+enum bw_stores { BW_STORES_CACHED = 0, BW_STORES_NT, BW_NSTORES };
+extern const char *const bw_store_names[BW_NSTORES];   /* "cached", "non-temporal" */
+
 #define BW_READ_BLOCK 1024      /* the read kernel sums blocks of this many elements in the
                                    array's precision, then the block sums in FP64: exact for
                                    the values bw_init_* produce */
@@ -68,6 +75,9 @@ struct bw_arrays {
     enum bw_path path;
     int threads;
     const int *cpus;
+    enum bw_stores stores;      /* how run() writes c: set by the caller, cached after alloc */
+    int nontemporal;            /* set by alloc: 1 when run() has non-temporal stores, else
+                                   stores = BW_STORES_NT runs plain (cached) stores */
     double sum;                 /* read kernel: sum of the last pass */
     double *partial;            /* CPU read kernel: one partial sum per thread */
     void *backend;              /* the backend's own state (CUDA: events, buffers) */

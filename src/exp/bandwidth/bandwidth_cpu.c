@@ -1,7 +1,8 @@
 /* bandwidth_cpu.c: the CPU backend of the bandwidth family: OpenMP kernels over 2 MiB
- * aligned arrays that the timing team first-touches. Each sample is one parallel region, as
- * in STREAM; small arrays repeat passes inside it so fork and join are not what is measured.
- * Sweeps and statistics are bandwidth.c's. */
+ * aligned arrays that the timing team first-touches, with cached stores and, on x86-64,
+ * non-temporal stores. Each sample is one parallel region, as in STREAM; small arrays repeat
+ * passes inside it so fork and join are not what is measured. Which store kind to use, sweeps
+ * and statistics are bandwidth.c's. */
 #include "exp/bandwidth/bandwidth.h"
 
 #include <errno.h>
@@ -27,7 +28,7 @@
 #define KERNEL_ISA
 #endif
 
-/* One pass of each kernel, called by every thread of the team (orphaned worksharing). The
+/* Cached stores: one pass of each kernel, called by every thread of the team (orphaned worksharing). The
  * static schedule gives each thread the same chunk on every pass, and no kernel reads what
  * another thread writes, so passes need no barrier between them (nowait): repeated passes
  * over a cache-sized array measure the cache, not the barrier. The parallel region's end is
@@ -74,33 +75,6 @@
         _Pragma("omp for simd schedule(static) nowait")                                     \
         for (size_t i = 0; i < x->n; i++)                                               \
             c[i] = s;                                                                   \
-    }                                                                                   \
-    KERNEL_ISA static void read_##SUF(struct bw_arrays *x)                             \
-    {                                                                                   \
-        const T *restrict a = x->a;                                                     \
-        const size_t q = BW_READ_BLOCK / 8;                                             \
-        size_t nblocks = (x->n + BW_READ_BLOCK - 1) / BW_READ_BLOCK;                    \
-        double total = 0;                                                               \
-        _Pragma("omp for schedule(static) nowait")                                      \
-        for (size_t blk = 0; blk < nblocks; blk++) {                                    \
-            const T *restrict p = a + blk * BW_READ_BLOCK;                              \
-            size_t len = x->n - blk * BW_READ_BLOCK;                                    \
-            T s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;           \
-            if (len >= BW_READ_BLOCK) {                                                 \
-                /* eight contiguous streams: eight independent vector sums */          \
-                _Pragma("omp simd reduction(+:s0,s1,s2,s3,s4,s5,s6,s7)")                \
-                for (size_t k = 0; k < q; k++) {                                        \
-                    s0 += p[k]; s1 += p[q + k]; s2 += p[2 * q + k]; s3 += p[3 * q + k]; \
-                    s4 += p[4 * q + k]; s5 += p[5 * q + k]; s6 += p[6 * q + k];         \
-                    s7 += p[7 * q + k];                                                 \
-                }                                                                       \
-            } else {                                                                    \
-                for (size_t k = 0; k < len; k++)                                        \
-                    s0 += p[k];                                                         \
-            }                                                                           \
-            total += (double)(((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)));       \
-        }                                                                               \
-        x->partial[omp_get_thread_num()] = total;                                       \
     }
 
 BW_KERNELS(double, f64)
@@ -108,11 +82,172 @@ BW_KERNELS(float, f32)
 
 typedef void (*pass_fn)(struct bw_arrays *);
 
-static const pass_fn passes[BW_NKERNELS][BW_NPREC] = {
+static const pass_fn passes[BW_NKERNELS][BW_NPREC] = {     /* cached stores; read: see below */
     [BW_COPY] = { copy_f64, copy_f32 },   [BW_SCALE] = { scale_f64, scale_f32 },
     [BW_ADD] = { add_f64, add_f32 },      [BW_TRIAD] = { triad_f64, triad_f32 },
-    [BW_READ] = { read_f64, read_f32 },   [BW_FILL] = { fill_f64, fill_f32 },
+    [BW_FILL] = { fill_f64, fill_f32 },
 };
+
+/* ---- kernels written with explicit vectors: the read, and the non-temporal stores ----
+ * One source per ISA through GCC/Clang vector types of VB bytes; the loader's clones cannot
+ * be used here because the streaming-store intrinsics exist only inside their own target. */
+
+/* Thread t's share [lo, hi) of `units`, divided as schedule(static) divides them. */
+static void share(size_t units, size_t *lo, size_t *hi)
+{
+    size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+    size_t q = units / nt, r = units % nt;          /* the first r get q + 1 */
+    *lo = t < r ? t * (q + 1) : r * (q + 1) + (t - r) * q;
+    *hi = *lo + q + (t < r);
+}
+
+static int last_thread(void) { return omp_get_thread_num() == omp_get_num_threads() - 1; }
+
+/* A pass's sum is consumed where the compiler cannot see, so no pass is dropped as dead. */
+#define OBSERVE(v) __asm__ __volatile__("" : : "g"(v) : "memory")
+
+/* The read: each thread sums its contiguous share of whole blocks with eight vector
+ * accumulators (the latency of eight independent adds covers two loads a cycle), one block at
+ * a time in the array's precision (exact, see BW_READ_BLOCK), each block's sum added in FP64;
+ * the last thread adds the elements after the last whole block. */
+#define BW_READ(T, SUF, ISA, ATTR, VB)                                                  \
+    ATTR static void read_##SUF##_##ISA(struct bw_arrays *x)                            \
+    {                                                                                   \
+        typedef T vec __attribute__((vector_size(VB), may_alias));                      \
+        typedef double vsum __attribute__((vector_size(VB / sizeof(T) * 8)));           \
+        enum { V = VB / sizeof(T) };                                                    \
+        const T *restrict a = x->a;                                                     \
+        size_t lo, hi, full = x->n / BW_READ_BLOCK;                                     \
+        vsum total = { 0 };                                                             \
+        share(full, &lo, &hi);                                                          \
+        for (size_t blk = lo; blk < hi; blk++) {                                        \
+            const vec *p = (const vec *)(a + blk * BW_READ_BLOCK);                      \
+            vec s0 = { 0 }, s1 = { 0 }, s2 = { 0 }, s3 = { 0 };                         \
+            vec s4 = { 0 }, s5 = { 0 }, s6 = { 0 }, s7 = { 0 };                         \
+            for (size_t k = 0; k < BW_READ_BLOCK / V; k += 8) {                         \
+                s0 += p[k]; s1 += p[k + 1]; s2 += p[k + 2]; s3 += p[k + 3];             \
+                s4 += p[k + 4]; s5 += p[k + 5]; s6 += p[k + 6]; s7 += p[k + 7];         \
+            }                                                                           \
+            total += __builtin_convertvector(((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), vsum); \
+        }                                                                               \
+        double sum = 0;                                                                 \
+        for (int j = 0; j < V; j++)                                                     \
+            sum += total[j];                                                            \
+        if (last_thread()) {                                                            \
+            T rest = 0;                                                                 \
+            for (size_t i = full * BW_READ_BLOCK; i < x->n; i++)                        \
+                rest += a[i];                                                           \
+            sum += (double)rest;                                                        \
+        }                                                                               \
+        OBSERVE(sum);                                                                   \
+        x->partial[omp_get_thread_num()] = sum;                                         \
+    }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define BW_STREAMING 1
+
+/* Non-temporal stores: each thread writes whole 64-byte lines of its share with streaming
+ * stores, which write past the caches and allocate no line (no read for ownership); the last
+ * thread writes the elements after the last whole line with plain stores. The sfence orders
+ * the pass's streaming stores before the team's closing barrier. A, B and S are the elements
+ * of a and b and the scalar, as vectors or as scalars. */
+#define E_COPY(A, B, S) (A)
+#define E_SCALE(A, B, S) ((S) * (A))
+#define E_ADD(A, B, S) ((A) + (B))
+#define E_TRIAD(A, B, S) ((A) + (S) * (B))
+#define E_FILL(A, B, S) (S)
+#define BW_NT(NAME, EXPR, T, SUF, ISA, ATTR, VB, STORE)                                 \
+    ATTR static void NAME##_nt_##SUF##_##ISA(struct bw_arrays *x)                       \
+    {                                                                                   \
+        typedef T vec __attribute__((vector_size(VB), may_alias));                      \
+        enum { V = VB / sizeof(T), L = 64 / sizeof(T) };                                \
+        const T *restrict a = x->a, *restrict b = x->b;                                 \
+        T *restrict c = x->c;                                                           \
+        const T s = (T)BW_SCALAR;                                                       \
+        const vec sv = (vec){ 0 } + s;                                                  \
+        size_t lo, hi, lines = x->n / L;                                                \
+        (void)a, (void)b, (void)sv;                                                     \
+        share(lines, &lo, &hi);                                                         \
+        for (size_t i = lo * L; i < hi * L; i += L)                                     \
+            for (size_t j = i; j < i + L; j += V)                                       \
+                STORE(c + j, EXPR(*(const vec *)(a + j), *(const vec *)(b + j), sv));   \
+        if (last_thread())                                                              \
+            for (size_t i = lines * L; i < x->n; i++)                                   \
+                c[i] = EXPR(a[i], b[i], s);                                             \
+        _mm_sfence();                                                                   \
+    }
+#define BW_NT_ALL(T, SUF, ISA, ATTR, VB, STORE)                                         \
+    BW_NT(copy, E_COPY, T, SUF, ISA, ATTR, VB, STORE)                                   \
+    BW_NT(scale, E_SCALE, T, SUF, ISA, ATTR, VB, STORE)                                 \
+    BW_NT(add, E_ADD, T, SUF, ISA, ATTR, VB, STORE)                                     \
+    BW_NT(triad, E_TRIAD, T, SUF, ISA, ATTR, VB, STORE)                                 \
+    BW_NT(fill, E_FILL, T, SUF, ISA, ATTR, VB, STORE)
+#define ST512D(p, v) _mm512_stream_pd((p), (__m512d)(v))
+#define ST512S(p, v) _mm512_stream_ps((p), (__m512)(v))
+#define ST256D(p, v) _mm256_stream_pd((p), (__m256d)(v))
+#define ST256S(p, v) _mm256_stream_ps((p), (__m256)(v))
+#define ST128D(p, v) _mm_stream_pd((p), (__m128d)(v))
+#define ST128S(p, v) _mm_stream_ps((p), (__m128)(v))
+#define AVX512 __attribute__((target("avx512f")))
+#define AVX2 __attribute__((target("avx2")))
+#define BASELINE
+
+#define BW_ISA(ISA, ATTR, VB, STD, STS)                                                 \
+    BW_READ(double, f64, ISA, ATTR, VB) BW_READ(float, f32, ISA, ATTR, VB)              \
+    BW_NT_ALL(double, f64, ISA, ATTR, VB, STD) BW_NT_ALL(float, f32, ISA, ATTR, VB, STS)
+BW_ISA(avx512, AVX512, 64, ST512D, ST512S)
+BW_ISA(avx2, AVX2, 32, ST256D, ST256S)
+BW_ISA(sse2, BASELINE, 16, ST128D, ST128S)
+#define NT_ROW(ISA) {                                                                   \
+        [BW_COPY] = { copy_nt_f64_##ISA, copy_nt_f32_##ISA },                           \
+        [BW_SCALE] = { scale_nt_f64_##ISA, scale_nt_f32_##ISA },                        \
+        [BW_ADD] = { add_nt_f64_##ISA, add_nt_f32_##ISA },                              \
+        [BW_TRIAD] = { triad_nt_f64_##ISA, triad_nt_f32_##ISA },                        \
+        [BW_FILL] = { fill_nt_f64_##ISA, fill_nt_f32_##ISA } }
+#else
+/* Elsewhere: the read with 16-byte vectors (NEON on aarch64), and plain stores only. */
+#define BW_STREAMING 0
+BW_READ(double, f64, base, , 16)
+BW_READ(float, f32, base, , 16)
+#endif
+
+struct isa_kernels {
+    const char *isa;
+    pass_fn read[BW_NPREC];
+    pass_fn nt[BW_NKERNELS][BW_NPREC];      /* non-temporal stores; NULL: none */
+};
+
+static const struct isa_kernels isa_table[] = {
+#if BW_STREAMING
+    { "avx512f", { read_f64_avx512, read_f32_avx512 }, NT_ROW(avx512) },
+    { "avx2", { read_f64_avx2, read_f32_avx2 }, NT_ROW(avx2) },
+    { "sse2", { read_f64_sse2, read_f32_sse2 }, NT_ROW(sse2) },
+#else
+    { "base", { read_f64_base, read_f32_base }, { { NULL } } },
+#endif
+};
+
+/* The widest set this CPU runs (the last entry runs on every CPU of the build's target). */
+static const struct isa_kernels *isa_kernels(void)
+{
+    int i = (int)(sizeof isa_table / sizeof isa_table[0]) - 1;
+#if BW_STREAMING
+    __builtin_cpu_init();
+    i = __builtin_cpu_supports("avx512f") ? 0 : __builtin_cpu_supports("avx2") ? 1 : i;
+#endif
+    return &isa_table[i];
+}
+
+static pass_fn pass_for(const struct bw_arrays *x, enum bw_kernel k)
+{
+    const struct isa_kernels *v = isa_kernels();
+    if (k == BW_READ)
+        return v->read[x->prec];
+    if (x->stores == BW_STORES_NT && v->nt[k][x->prec])
+        return v->nt[k][x->prec];
+    return passes[k][x->prec];
+}
 
 /* The affinity the process had before pinning, given back on release. One pinned set of
  * arrays exists at a time (the sweep measures one configuration after another). */
@@ -203,6 +338,7 @@ static int cpu_alloc(struct bw_arrays *x, const struct bw_layout *l, char *err, 
     x->path = BW_PATH_HOST;
     x->threads = threads;
     x->cpus = cpus;
+    x->nontemporal = BW_STREAMING;
     x->a = alloc_array(bytes);
     x->b = alloc_array(bytes);
     x->c = alloc_array(bytes);
@@ -222,10 +358,9 @@ static int cpu_alloc(struct bw_arrays *x, const struct bw_layout *l, char *err, 
             pin_self(cpus);
         if (l->first_touch) {
             /* the same static partition the kernels use, so each thread's pages are local */
-            size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
-            size_t q = n / nt, r = n % nt;          /* schedule(static): the first r get q + 1 */
-            size_t lo = t < r ? t * (q + 1) : r * (q + 1) + (t - r) * q;
-            init_range(x, lo, lo + q + (t < r));
+            size_t lo, hi;
+            share(n, &lo, &hi);
+            init_range(x, lo, hi);
         }
     }
     return 0;
@@ -233,7 +368,7 @@ static int cpu_alloc(struct bw_arrays *x, const struct bw_layout *l, char *err, 
 
 static double cpu_run(struct bw_arrays *x, enum bw_kernel k, long iters)
 {
-    pass_fn pass = passes[k][x->prec];
+    pass_fn pass = pass_for(x, k);
     double t0 = timing_now();
 #pragma omp parallel num_threads(x->threads)
     {

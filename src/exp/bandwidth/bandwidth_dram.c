@@ -47,7 +47,9 @@ static double moved_gbps(const cJSON *r, const char *stores)
 
 static int candidate(const cJSON *r, int threads)
 {
-    return strcmp(json_str(r, "series", ""), "size") == 0 && strcmp(json_str(r, "alloc", ""), "host") == 0
+    const char *series = json_str(r, "series", "");
+    return (strcmp(series, "size") == 0 || strcmp(series, "stores") == 0)    /* both store kinds */
+           && strcmp(json_str(r, "alloc", ""), "host") == 0
            && strcmp(json_str(r, "precision", ""), "fp64") == 0 && (int)json_num(r, "threads", -1) == threads
            && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "valid"))
            && isfinite(json_num(r, "gbps_best", NAN));

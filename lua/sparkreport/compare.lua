@@ -93,6 +93,10 @@ function M.key(rec)
   for k, v in pairs(rec) do
     if type(k) == "string" and not M.is_measured(k, v) then parts[#parts + 1] = k .. "=" .. text(v) end
   end
+  -- bandwidth records written before store kinds were recorded used cached stores (read: none)
+  if rec.kernel and rec.alloc and rec.stores == nil then
+    parts[#parts + 1] = "stores=" .. (rec.kernel == "read" and "none" or "cached")
+  end
   table.sort(parts)
   return table.concat(parts, ", ")
 end

@@ -42,6 +42,13 @@ eq(compare.key(rec("triad", 1)),
    "array_bytes=8192, kernel=triad, n=1024, precision=fp64, series=size, threads=4, working_set_bytes=24576", "key")
 eq(compare.key(rec("triad", 1, { iters_per_sample = 9, gbps_median = 3, max_rel_error = 0 })),
    compare.key(rec("triad", 2)), "measurements outside the key")
+-- a bandwidth record from before store kinds were recorded pairs with today's cached-store one
+eq(compare.key(rec("triad", 1, { alloc = "host" })), compare.key(rec("triad", 1, { alloc = "host", stores = "cached" })),
+   "missing stores = cached")
+eq(compare.key(rec("read", 1, { alloc = "host" })), compare.key(rec("read", 1, { alloc = "host", stores = "none" })),
+   "missing stores = none for read")
+check(compare.key(rec("triad", 1, { alloc = "host" })) ~= compare.key(rec("triad", 1, { alloc = "host", stores = "non-temporal" })),
+      "non-temporal stores are another measurement")
 eq(compare.key { shape = "tiny", steps = 40, steps_done = 37, loss_final = 2, loss_first = 5.5, lr = 3e-4,
                  algo = "heuristic 0", within_bound = true, seed = 7 },
    "seed=7, shape=tiny, steps=40", "numbers that are not whole and named outcomes outside the key")

@@ -1,12 +1,14 @@
 /* test_bandwidth.c: every CPU kernel in both precisions against the plain reference (sizes
  * around the read kernel's block), detection of a corrupted element, the closed-form sum,
- * and one small experiment run whose records must follow from their own samples. */
+ * one small experiment run whose records must follow from their own samples, and the rule that
+ * flags an SM rate over host memory too fast for the link. */
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "exp/bandwidth/bandwidth.h"
+#include "exp/bandwidth/bandwidth_int.h"
 #include "util/progress.h"
 
 static void test_kernels(size_t n, int threads)
@@ -111,6 +113,19 @@ static void test_pinned(void)
     EXPECT(CPU_COUNT(&after) == CPU_COUNT(&before));
 }
 
+/* An SM kernel over host memory more than twice as fast as the copy engines measured pages that
+ * moved into device memory (HMM), except where host memory is the device's (integrated). */
+static void test_sm_beyond_link(void)
+{
+    EXPECT(bw_sm_beyond_link(3000, 50, 0));           /* "pageable via SM" at TB/s over PCIe */
+    EXPECT(bw_sm_beyond_link(100.1, 50, 0));
+    EXPECT(!bw_sm_beyond_link(100, 50, 0));           /* twice is the limit, not beyond it */
+    EXPECT(!bw_sm_beyond_link(45, 50, 0));
+    EXPECT(!bw_sm_beyond_link(3000, 50, 1));          /* a Spark: one memory */
+    EXPECT(!bw_sm_beyond_link(3000, 0, 0));           /* no copy-engine rate to compare */
+    EXPECT(!bw_sm_beyond_link(NAN, 50, 0));
+}
+
 int main(void)
 {
     test_reference();
@@ -119,5 +134,6 @@ int main(void)
     test_kernels(17, 4);
     test_pinned();
     test_run();
+    test_sm_beyond_link();
     return CHECK_DONE();
 }

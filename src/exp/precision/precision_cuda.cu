@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cuda/blaslt.h"
+#include "cuda/cuda.h"
 #include "cuda/cuda_check.h"
 #include "exp/precision/precision.h"
 
@@ -413,7 +414,11 @@ static int gpu_sweep_setup(struct prec_sweep *s, char *why, size_t whylen)
         snprintf(why, whylen, "no GPU sweep kernel for %s", prec_fmts[s->fmt].name);
         return PREC_UNSUPPORTED;
     }
-    w->blocks = G.sms * 8;
+    /* the whole device at the kernel's occupancy, whatever the array: short arrays give each
+     * thread fewer elements, never leave SMs idle */
+    if (cuda_full_grid(s->fmt == PREC_FP64 ? (const void *)chain_kernel<double> : (const void *)chain_kernel<float>,
+                       THREADS, &w->blocks, why, whylen) != 0)
+        return PREC_ERROR;
     CUDA_CHECK(cudaMalloc(&w->partial, (size_t)w->blocks * sizeof(double)), why, whylen);
     CUDA_CHECK(cudaMalloc(&s->x, s->n * (s->fmt == PREC_FP64 ? 8 : 4)), why, whylen);
     if (s->fmt == PREC_FP64)

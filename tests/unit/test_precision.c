@@ -439,7 +439,10 @@ static int fake_setup(struct prec_gemm *g, char *why, size_t whylen)
     return PREC_UNSUPPORTED;
 }
 
-static double fake_run(struct prec_gemm *g, long iters) { return (double)iters * prec_gemm_flops(g->m, g->n, g->k) / 1e13; }
+static double fake_run(struct prec_gemm *g, long iters)
+{
+    return (double)iters * prec_gemm_flops(g->m, g->n, g->k) / 1e13;
+}
 
 static int fake_fetch(struct prec_gemm *g, const size_t *idx, int count, double *out)
 {

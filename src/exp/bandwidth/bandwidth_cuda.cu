@@ -319,8 +319,9 @@ static int cuda_alloc(struct bw_arrays *x, const struct bw_layout *l, char *err,
     CUDA_CHECK(cudaEventCreate(&g->stop), err, errlen);
     if (place(x, g, bytes, err, errlen) != 0)
         goto fail;
-    if ((l->prec == BW_FP64 ? cuda_grid_for((const void *)stream_table<double>::at(BW_TRIAD), BLOCK, l->n / 2, &g->grid, err, errlen)
-                            : cuda_grid_for((const void *)stream_table<float>::at(BW_TRIAD), BLOCK, l->n / 4, &g->grid, err, errlen)) != 0)
+    if (cuda_grid_for(l->prec == BW_FP64 ? (const void *)stream_table<double>::at(BW_TRIAD)
+                                         : (const void *)stream_table<float>::at(BW_TRIAD),
+                      BLOCK, l->n / (l->prec == BW_FP64 ? 2 : 4), &g->grid, err, errlen) != 0)   /* 16-byte vectors */
         goto fail;
     CUDA_CHECK(cudaMalloc(&g->partial, (size_t)g->grid.blocks * sizeof(double)), err, errlen);
     g->partial_h = (double *)calloc((size_t)g->grid.blocks, sizeof(double));

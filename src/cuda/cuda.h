@@ -9,6 +9,8 @@ extern "C" {
 
 #include <stddef.h>
 
+#include "util/hd.h"
+
 #define CUDA_MAX_DEVICES 16
 
 struct cuda_device {
@@ -39,6 +41,48 @@ void cuda_probe(struct cuda_info *ci);
 /* Blocks of `block` threads that fill the current device once at `kernel`'s full occupancy
  * (kernel: a __global__ function's address); 0, or -1 with err. Builds with CUDA only. */
 int cuda_full_grid(const void *kernel, int block, int *blocks, char *err, size_t errlen);
+
+/* A launch that fills the device whatever the work: every SM at the kernel's full occupancy.
+ * A small working set gives each thread less to do, never fewer blocks (fewer blocks than SMs
+ * leave SMs idle and measure a fraction of the device). */
+struct cuda_grid {
+    int blocks;                   /* sms x per_sm */
+    int block;                    /* threads per block */
+    int sms, per_sm;              /* multiprocessors; resident blocks per SM (occupancy API) */
+    size_t per_thread;            /* work items per thread for n items, at least 1 */
+};
+
+/* The grid for n work items (vectors, elements, words) from the device's SMs and the
+ * kernel's occupancy; counts below 1 are taken as 1. */
+SR_HD struct cuda_grid cuda_grid_fill(size_t n, int sms, int per_sm, int block)
+{
+    struct cuda_grid g;
+    g.sms = sms > 0 ? sms : 1;
+    g.per_sm = per_sm > 0 ? per_sm : 1;
+    g.block = block > 0 ? block : 1;
+    g.blocks = g.sms * g.per_sm;
+    size_t threads = (size_t)g.blocks * (size_t)g.block;
+    g.per_thread = n > threads ? (n + threads - 1) / threads : 1;
+    return g;
+}
+
+/* Two launches sharing the device at once (the two directions of a bidirectional copy): each
+ * gets its share of the SMs at the same occupancy, so neither waits for the other's blocks to
+ * leave; out[0] gets the odd SM. One SM: its resident blocks split, one at least each. */
+SR_HD void cuda_grid_split(const struct cuda_grid *g, int out[2])
+{
+    if (g->sms >= 2) {
+        out[0] = (g->sms + 1) / 2 * g->per_sm;
+        out[1] = g->sms / 2 * g->per_sm;
+    } else {
+        out[0] = g->per_sm > 1 ? (g->per_sm + 1) / 2 : 1;
+        out[1] = g->per_sm > 1 ? g->per_sm / 2 : 1;
+    }
+}
+
+/* cuda_grid_fill for `kernel` of `block` threads over n items on the current device; 0, or -1
+ * with err. Builds with CUDA only. */
+int cuda_grid_for(const void *kernel, int block, size_t n, struct cuda_grid *g, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -74,14 +74,23 @@ extern "C" void cuda_probe(struct cuda_info *ci)
         probe_device(i, &ci->dev[i]);
 }
 
-extern "C" int cuda_full_grid(const void *kernel, int block, int *blocks, char *err, size_t errlen)
+extern "C" int cuda_grid_for(const void *kernel, int block, size_t n, struct cuda_grid *g, char *err, size_t errlen)
 {
     int dev = 0, sms = 1, per_sm = 1;
     CUDA_CHECK(cudaGetDevice(&dev), err, errlen);
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err, errlen);
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0), err, errlen);
-    *blocks = sms * (per_sm > 0 ? per_sm : 1);
+    *g = cuda_grid_fill(n, sms, per_sm, block);
     return 0;
 fail:
     return -1;
+}
+
+extern "C" int cuda_full_grid(const void *kernel, int block, int *blocks, char *err, size_t errlen)
+{
+    struct cuda_grid g;
+    if (cuda_grid_for(kernel, block, 0, &g, err, errlen) != 0)
+        return -1;
+    *blocks = g.blocks;
+    return 0;
 }

@@ -1,7 +1,8 @@
 /* test_bandwidth.c: every CPU kernel in both precisions and both store kinds against the
  * plain reference (sizes around the read kernel's block), detection of a corrupted element,
  * the closed-form sum, one small experiment run whose records must follow from their own
- * samples, and the records of a configuration beyond the caches (both store kinds). */
+ * samples, the records of a configuration beyond the caches (both store kinds), and the rule
+ * that flags an SM rate over host memory too fast for the link. */
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -199,6 +200,19 @@ static void test_pinned(void)
     EXPECT(CPU_COUNT(&after) == CPU_COUNT(&before));
 }
 
+/* An SM kernel over host memory more than twice as fast as the copy engines measured pages that
+ * moved into device memory (HMM), except where host memory is the device's (integrated). */
+static void test_sm_beyond_link(void)
+{
+    EXPECT(bw_sm_beyond_link(3000, 50, 0));           /* "pageable via SM" at TB/s over PCIe */
+    EXPECT(bw_sm_beyond_link(100.1, 50, 0));
+    EXPECT(!bw_sm_beyond_link(100, 50, 0));           /* twice is the limit, not beyond it */
+    EXPECT(!bw_sm_beyond_link(45, 50, 0));
+    EXPECT(!bw_sm_beyond_link(3000, 50, 1));          /* a Spark: one memory */
+    EXPECT(!bw_sm_beyond_link(3000, 0, 0));           /* no copy-engine rate to compare */
+    EXPECT(!bw_sm_beyond_link(NAN, 50, 0));
+}
+
 int main(void)
 {
     test_reference();
@@ -208,5 +222,6 @@ int main(void)
     test_pinned();
     test_run();
     test_beyond_caches();
+    test_sm_beyond_link();
     return CHECK_DONE();
 }

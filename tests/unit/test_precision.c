@@ -3,15 +3,19 @@
  * twin), E4M3 and E2M1 codes exhaustively, block scales and their cuBLASLt layout, the FMA
  * chain kernels against their plain twins, FLOP counting, CPU GEMMs against the naive twin,
  * the error of each format against FP64 within its bound, the knee on synthetic rooflines,
- * and one small run whose records follow from their own samples. */
+ * one small run whose records follow from their own samples, and the tensor-core k-sweep on a
+ * stand-in GPU backend: where it starts per format, and a refused k as a shape limit. */
 #include <stdlib.h>
 
 #include "check.h"
 #include "cuda/cuda.h"
 #include "exp/bandwidth/bandwidth.h"
 #include "exp/precision/precision.h"
+#include "exp/precision/precision_int.h"
+#include "util/json.h"
 #include "util/param.h"
 #include "util/progress.h"
+#include "util/timing.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -415,6 +419,80 @@ static void test_no_device(void)
     cJSON_Delete(given);
 }
 
+/* The first k whose rows meet 16 bytes and hold whole scale blocks. */
+static void test_sweep_start(void)
+{
+    static const long want[PREC_NFMT] = { 2, 4, 4, 8, 8, 8, 16, 32, 32 };   /* enum prec_fmt's order */
+    for (int f = 0; f < PREC_NFMT; f++)
+        EXPECT(prec_sweep_start_k(f) == want[f]);
+    EXPECT(prec_sweep_start_k(PREC_NVFP4) * 4 / 8 >= PREC_ROW_ALIGN);       /* FP4 k = 16 was 8 bytes */
+}
+
+/* A stand-in for the cuBLASLt backend: 10 TFLOP/s, exact products, and a refusal at k = 64
+ * (as cuBLASLt refuses a shape the format's other shapes run with). */
+static int fake_setup(struct prec_gemm *g, char *why, size_t whylen)
+{
+    snprintf(g->algo, sizeof g->algo, "stand-in");
+    if (g->k != 64)
+        return PREC_OK;
+    snprintf(why, whylen, "unsupported on this device (stand-in): CUBLAS_STATUS_INVALID_VALUE (an invalid value)");
+    return PREC_UNSUPPORTED;
+}
+
+static double fake_run(struct prec_gemm *g, long iters)
+{
+    return (double)iters * prec_gemm_flops(g->m, g->n, g->k) / 1e13;
+}
+
+static int fake_fetch(struct prec_gemm *g, const size_t *idx, int count, double *out)
+{
+    for (int t = 0; t < count; t++) {
+        size_t at = idx ? idx[t] : (size_t)t, i = at % (size_t)g->m, j = at / (size_t)g->m, k = (size_t)g->k;
+        out[t] = 0;
+        for (size_t p = 0; p < k; p++)
+            out[t] += prec_input_as(g->fmt, g->seed_a, i * k + p, k) * prec_input_as(g->fmt, g->seed_b, j * k + p, k);
+    }
+    return 0;
+}
+
+static void fake_release(struct prec_gemm *g) { (void)g; }
+
+static const struct prec_ops fake_gpu = { .device = "gpu", .gemm_formats = 1u << PREC_NVFP4, .gemm_sweep = 1,
+    .gemm_setup = fake_setup, .gemm_run = fake_run, .gemm_fetch = fake_fetch, .gemm_release = fake_release };
+
+/* The NVFP4 sweep starts at k = 32 and keeps going past a refused k, which it records as a
+ * shape limit, not the format as unsupported. */
+static void test_k_sweep_refusal(void)
+{
+    char err[256];
+    cJSON *given = cJSON_Parse("{\"formats\": [\"nvfp4\"], \"sweep_gemm_mn\": 256, \"min_reps\": 2, "
+                               "\"max_reps\": 3, \"sample_s\": 0.001}");
+    cJSON *params = param_check("precision", prec_params, given, err, sizeof err);
+    struct prec_run r = { .params = params, .results = cJSON_CreateArray(), .skipped = cJSON_CreateArray(), .seed = 7 };
+    r.fmt_on[PREC_NVFP4] = 1;
+    measure_rule_from(&r.rule, params);
+    r.t0 = timing_now();
+    r.end = r.deadline = r.t0 + 30;
+    prec_sweeps(&r, &fake_gpu, 1 << 20);
+    long ks[8];
+    int n = 0;
+    for (const cJSON *x = r.results->child; x; x = x->next)
+        if (strcmp(json_str(x, "series", ""), "sweep") == 0 && n < 8) {
+            EXPECT(cJSON_IsTrue(cJSON_GetObjectItem(x, "valid")));
+            ks[n++] = (long)json_num(x, "k", 0);
+        }
+    EXPECT(n == 3 && ks[0] == 32 && ks[1] == 128 && ks[2] == 256);
+    EXPECT(cJSON_GetArraySize(r.skipped) == 1);
+    const cJSON *sk = cJSON_GetArrayItem(r.skipped, 0);
+    EXPECT_STR(json_str(sk, "item", ""), "GPU GEMM k-sweep nvfp4, k = 64");
+    EXPECT(strncmp(json_str(sk, "reason", ""), "shape not supported: k = 64 (m = n = 256)", 41) == 0);
+    EXPECT(strstr(json_str(sk, "reason", ""), "CUBLAS_STATUS_INVALID_VALUE") != NULL);   /* the library's words */
+    cJSON_Delete(r.results);
+    cJSON_Delete(r.skipped);
+    cJSON_Delete(params);
+    cJSON_Delete(given);
+}
+
 int main(void)
 {
     progress_quiet(1);
@@ -432,5 +510,7 @@ int main(void)
     test_knee();
     test_run();
     test_no_device();
+    test_sweep_start();
+    test_k_sweep_refusal();
     return CHECK_DONE();
 }

@@ -1,8 +1,8 @@
 /* test_precision_gpu.c: the CUDA backend of the precision family on a real device: every format's
  * GEMM either validates against the FP64 twin of the values it was given or says "unsupported
- * on this device"; numerics within each format's bound; the sweep kernel's sum exact; a launch
- * costs between 100 ns and 1 ms. First, without a device, the conversions the kernels use agree
- * with CUDA's own. Exits 77 (skip) without CUDA in the build or without a device. */
+ * on this device"; numerics within each format's bound; the sweep kernel's sum exact; the
+ * tensor-core k-sweep's first k runs wherever the format does; a launch costs between 100 ns
+ * and 1 ms. First, without a device, the conversions the kernels use agree with CUDA's own. Exits 77 (skip) without CUDA in the build or without a device. */
 #include <stdlib.h>
 
 #include "config.h"
@@ -10,6 +10,7 @@
 #include "check.h"
 #include "cuda/cuda.h"
 #include "exp/precision/precision.h"
+#include "exp/precision/precision_int.h"
 
 #ifdef HAVE_CUDA
 /* Largest error per element relative to |A||B| over all of D, and the Frobenius error against
@@ -42,6 +43,23 @@ static void check_format(enum prec_fmt f, int m, int n, int k)
         EXPECT(sqrt(e2 / r2) <= prec_fmts[f].error_bound);
         free(d);
     }
+    prec_gpu_ops.gemm_release(&g);
+}
+
+/* Where the format's probe shape runs, the k-sweep's first k (the format's alignment) runs too:
+ * a refusal there would be a shape limit, reported as such, but says the start is too low. */
+static void check_sweep_start(enum prec_fmt f)
+{
+    char why[512];
+    struct prec_gemm p = { .fmt = f, .m = 128, .n = 128, .k = 128, .seed_a = 1, .seed_b = 2 };
+    int probe = prec_gpu_ops.gemm_setup(&p, why, sizeof why);
+    prec_gpu_ops.gemm_release(&p);
+    if (probe != PREC_OK)
+        return;
+    struct prec_gemm g = { .fmt = f, .m = 256, .n = 256, .k = (int)prec_sweep_start_k(f), .seed_a = 1, .seed_b = 2 };
+    int rc = prec_gpu_ops.gemm_setup(&g, why, sizeof why);
+    printf("  %-10s k-sweep from k = %d: %s\n", prec_fmts[f].name, g.k, rc == PREC_OK ? g.algo : why);
+    EXPECT(rc == PREC_OK);
     prec_gpu_ops.gemm_release(&g);
 }
 
@@ -79,6 +97,8 @@ int main(void)
     EXPECT(prec_gpu_select(0, why, sizeof why) == 0);
     for (int f = 0; f < PREC_NFMT; f++)
         check_format(f, 128, 96, 256);
+    for (int f = 0; f < PREC_NFMT; f++)
+        check_sweep_start(f);
     check_sweep(PREC_FP64);
     check_sweep(PREC_FP32);
     double t = prec_gpu_ops.overhead(1, 1000, why, sizeof why) / 1000;

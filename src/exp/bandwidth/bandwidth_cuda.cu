@@ -1,13 +1,15 @@
 /* bandwidth_cuda.cu: the CUDA backend of the bandwidth family (bw_cuda_ops) and host<->device
- * transfers (bw_cuda_xfer). Kernels use 16-byte vector loads over a grid sized by the
- * occupancy API and repeat passes inside one launch for cache-sized arrays; times come from
- * CUDA events; outputs are checked on the device against bandwidth_ref.h, the same plain
- * twin the CPU uses. Sweeps, statistics and records are bandwidth.c's and bandwidth_gpu.c's. */
+ * transfers (bw_cuda_xfer). Kernels use 16-byte vector loads over a grid that fills the device
+ * (cuda_grid_for) and repeat passes inside one launch for cache-sized arrays; pageable memory
+ * is kept on the host side; times come from CUDA events; outputs are checked on the device
+ * against bandwidth_ref.h, the same plain twin the CPU uses. Sweeps, statistics and records are
+ * bandwidth.c's and bandwidth_gpu.c's. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuda/cuda.h"
 #include "cuda/cuda_check.h"
@@ -71,8 +73,10 @@ __global__ void stream(const T *__restrict__ a, const T *__restrict__ b, T *__re
     }
 }
 
-/* The read kernel: each thread sums its elements in T (exact for the reference values, see
- * bandwidth_ref.h), the block adds the thread sums in FP64, one partial sum per block. */
+/* The read kernel: each thread sums its elements of one pass in T (exact for the reference
+ * values, see bandwidth_ref.h) and adds that to an FP64 total over all passes, so every pass
+ * reaches the output (a sum kept per pass would let the compiler drop all passes but the last);
+ * the block adds the thread totals in FP64, one partial sum per block: passes x the array's. */
 template <typename T>
 __global__ void read_sum(const T *__restrict__ a, size_t n, int passes, double *partial)
 {
@@ -82,9 +86,9 @@ __global__ void read_sum(const T *__restrict__ a, size_t n, int passes, double *
     const size_t nv = n / W, stride = (size_t)gridDim.x * blockDim.x;
     const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const V *av = (const V *)a;
-    T t = 0;
+    double total = 0;
     for (int p = 0; p < passes; p++) {
-        t = 0;
+        T t = 0;
         for (size_t i = first; i < nv; i += stride) {
             V x = av[i];
             const T *e = (const T *)&x;
@@ -93,8 +97,9 @@ __global__ void read_sum(const T *__restrict__ a, size_t n, int passes, double *
         }
         for (size_t i = nv * W + first; i < n; i += stride)
             t += a[i];
+        total += (double)t;
     }
-    sums[threadIdx.x] = (double)t;
+    sums[threadIdx.x] = total;
     __syncthreads();
     for (int w = blockDim.x / 2; w > 0; w /= 2) {
         if ((int)threadIdx.x < w)
@@ -140,7 +145,8 @@ struct gpu {
     cudaEvent_t start, stop;
     double *partial;                /* device: one sum or error per block */
     double *partial_h;              /* host copy */
-    int grid;                       /* blocks of the stream kernels */
+    struct cuda_grid grid;          /* the stream kernels': the whole device, whatever n */
+    int passes;                     /* of the last launch: the read kernel's sum is passes x */
     void *ha, *hb, *hc;             /* host allocations behind pinned / malloc paths */
     char err[256];                  /* the last failed call of run or check (cuda_words.h) */
 };
@@ -156,25 +162,36 @@ template <typename T> struct stream_table {
     }
 };
 
-/* Blocks of a grid-stride kernel over n elements, `width` per thread: enough to fill the
- * device once at full occupancy, fewer when n is small. */
-static int grid_for(const void *kernel, size_t n, int width, int *grid, char *err, size_t errlen)
+/* Pageable memory a kernel reaches through HMM stays on the host: the preferred location is
+ * the CPU (else the driver migrates pages a kernel uses often into device memory, and "pageable
+ * via SM" measures device memory at TB/s), and the host touches every page before each sample,
+ * which brings back any page that moved anyway. The advice is a hint, best-effort: a driver
+ * that declines it still gets the touch. */
+static void host_prefer(void *p, size_t bytes)
 {
-    int full = 1;
-    if (cuda_full_grid(kernel, BLOCK, &full, err, errlen) != 0)
-        return -1;
-    size_t need = (n / width + BLOCK - 1) / BLOCK;
-    *grid = (int)(need < (size_t)full ? (need > 0 ? need : 1) : full);
-    return 0;
+    struct cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 };
+    if (cudaMemAdvise(p, bytes, cudaMemAdviseSetPreferredLocation, cpu) != cudaSuccess)
+        cudaGetLastError();
+}
+
+static void host_touch(const void *p, size_t bytes)
+{
+    const volatile unsigned char *c = (const volatile unsigned char *)p;
+    long page = sysconf(_SC_PAGESIZE);
+    size_t step = page > 0 ? (size_t)page : 4096;
+    unsigned char sink = 0;
+    for (size_t i = 0; i < bytes; i += step)
+        sink ^= c[i];
+    (void)sink;
 }
 
 template <typename T> static cudaError_t launch(struct bw_arrays *x, struct gpu *g, enum bw_kernel k, int passes)
 {
     if (k == BW_READ) {
-        read_sum<T><<<g->grid, BLOCK>>>((const T *)x->a, x->n, passes, g->partial);
+        read_sum<T><<<g->grid.blocks, BLOCK>>>((const T *)x->a, x->n, passes, g->partial);
     } else {
         typename stream_table<T>::fn f = stream_table<T>::at(k);
-        f<<<g->grid, BLOCK>>>((const T *)x->a, (const T *)x->b, (T *)x->c, x->n, passes);
+        f<<<g->grid.blocks, BLOCK>>>((const T *)x->a, (const T *)x->b, (T *)x->c, x->n, passes);
     }
     return cudaGetLastError();
 }
@@ -277,6 +294,7 @@ static int place(struct bw_arrays *x, struct gpu *g, size_t bytes, char *err, si
                 return -1;
             }
             *arr[i] = *host[i];
+            host_prefer(*host[i], bytes);
         }
     }
     return 0;
@@ -301,16 +319,17 @@ static int cuda_alloc(struct bw_arrays *x, const struct bw_layout *l, char *err,
     CUDA_CHECK(cudaEventCreate(&g->stop), err, errlen);
     if (place(x, g, bytes, err, errlen) != 0)
         goto fail;
-    if ((l->prec == BW_FP64 ? grid_for((const void *)stream_table<double>::at(BW_TRIAD), l->n, 2, &g->grid, err, errlen)
-                            : grid_for((const void *)stream_table<float>::at(BW_TRIAD), l->n, 4, &g->grid, err, errlen)) != 0)
+    if (cuda_grid_for(l->prec == BW_FP64 ? (const void *)stream_table<double>::at(BW_TRIAD)
+                                         : (const void *)stream_table<float>::at(BW_TRIAD),
+                      BLOCK, l->n / (l->prec == BW_FP64 ? 2 : 4), &g->grid, err, errlen) != 0)   /* 16-byte vectors */
         goto fail;
-    CUDA_CHECK(cudaMalloc(&g->partial, (size_t)g->grid * sizeof(double)), err, errlen);
-    g->partial_h = (double *)calloc((size_t)g->grid, sizeof(double));
+    CUDA_CHECK(cudaMalloc(&g->partial, (size_t)g->grid.blocks * sizeof(double)), err, errlen);
+    g->partial_h = (double *)calloc((size_t)g->grid.blocks, sizeof(double));
     if (x->path == BW_PATH_DEVICE) {
         if (l->prec == BW_FP64)
-            init_arrays<double><<<g->grid, BLOCK>>>((double *)x->a, (double *)x->b, (double *)x->c, x->n);
+            init_arrays<double><<<g->grid.blocks, BLOCK>>>((double *)x->a, (double *)x->b, (double *)x->c, x->n);
         else
-            init_arrays<float><<<g->grid, BLOCK>>>((float *)x->a, (float *)x->b, (float *)x->c, x->n);
+            init_arrays<float><<<g->grid.blocks, BLOCK>>>((float *)x->a, (float *)x->b, (float *)x->c, x->n);
         CUDA_CHECK(cudaGetLastError(), err, errlen);
     } else {
         init_host(x);                   /* the host writes first: pages start on its side */
@@ -335,22 +354,29 @@ static double cuda_run(struct bw_arrays *x, enum bw_kernel k, long iters)
 {
     struct gpu *g = (struct gpu *)x->backend;
     float ms = 0;
+    if (x->path == BW_PATH_MALLOC) {                /* pages back home, outside the timed span */
+        size_t bytes = x->n * bw_prec_size[x->prec];
+        host_touch(g->ha, bytes);
+        host_touch(g->hb, bytes);
+        host_touch(g->hc, bytes);
+    }
     CUDA_CHECK(cudaEventRecord(g->start, 0), g->err, sizeof g->err);
     for (long done = 0; done < iters;) {            /* passes per launch fit an int */
-        int passes = iters - done > (1 << 30) ? (1 << 30) : (int)(iters - done);
-        CUDA_CHECK(x->prec == BW_FP64 ? launch<double>(x, g, k, passes) : launch<float>(x, g, k, passes), g->err,
-                   sizeof g->err);
-        done += passes;
+        g->passes = iters - done > (1 << 30) ? (1 << 30) : (int)(iters - done);
+        CUDA_CHECK(x->prec == BW_FP64 ? launch<double>(x, g, k, g->passes) : launch<float>(x, g, k, g->passes),
+                   g->err, sizeof g->err);
+        done += g->passes;
     }
     CUDA_CHECK(cudaEventRecord(g->stop, 0), g->err, sizeof g->err);
     CUDA_CHECK(cudaEventSynchronize(g->stop), g->err, sizeof g->err);
     CUDA_CHECK(cudaEventElapsedTime(&ms, g->start, g->stop), g->err, sizeof g->err);
     if (k == BW_READ) {
         x->sum = 0;
-        CUDA_CHECK(cudaMemcpy(g->partial_h, g->partial, (size_t)g->grid * sizeof(double), cudaMemcpyDeviceToHost),
+        CUDA_CHECK(cudaMemcpy(g->partial_h, g->partial, (size_t)g->grid.blocks * sizeof(double), cudaMemcpyDeviceToHost),
                    g->err, sizeof g->err);
-        for (int i = 0; i < g->grid; i++)
+        for (int i = 0; i < g->grid.blocks; i++)
             x->sum += g->partial_h[i];
+        x->sum /= g->passes;                        /* exact: each pass adds the same FP64 sum */
     }
     return ms * 1e-3;
 fail:
@@ -367,13 +393,13 @@ static double gpu_check(struct bw_arrays *x, enum bw_kernel k)
         return fabs(x->sum - want) / want;
     }
     if (x->prec == BW_FP64)
-        check_output<double><<<g->grid, BLOCK>>>((const double *)x->c, x->n, k, g->partial);
+        check_output<double><<<g->grid.blocks, BLOCK>>>((const double *)x->c, x->n, k, g->partial);
     else
-        check_output<float><<<g->grid, BLOCK>>>((const float *)x->c, x->n, k, g->partial);
+        check_output<float><<<g->grid.blocks, BLOCK>>>((const float *)x->c, x->n, k, g->partial);
     CUDA_CHECK(cudaGetLastError(), g->err, sizeof g->err);
-    CUDA_CHECK(cudaMemcpy(g->partial_h, g->partial, (size_t)g->grid * sizeof(double), cudaMemcpyDeviceToHost),
+    CUDA_CHECK(cudaMemcpy(g->partial_h, g->partial, (size_t)g->grid.blocks * sizeof(double), cudaMemcpyDeviceToHost),
                g->err, sizeof g->err);
-    for (int i = 0; i < g->grid; i++)
+    for (int i = 0; i < g->grid.blocks; i++)
         worst = fmax(worst, g->partial_h[i]);
     return worst;
 fail:
@@ -411,7 +437,8 @@ struct bw_xfer {
     unsigned char *d_src, *d_dst;       /* device: source of D2H, destination of H2D */
     cudaStream_t s[2];
     cudaEvent_t e[4];
-    int grid;
+    struct cuda_grid grid;              /* sm_copy over the buffer: the whole device */
+    int split[2];                       /* its blocks per direction of a bidirectional copy */
     char err[256];                      /* the last failed call of run or check (cuda_words.h) */
 };
 
@@ -465,6 +492,10 @@ static struct bw_xfer *xfer_open(size_t bytes, int pinned, char *err, size_t err
         }
         t->hd_src = t->h_src;
         t->hd_dst = t->h_dst;
+        if (t->pageable_access) {
+            host_prefer(t->h_src, bytes);
+            host_prefer(t->h_dst, bytes);
+        }
     }
     CUDA_CHECK(cudaMalloc(&t->d_src, bytes), err, errlen);
     CUDA_CHECK(cudaMalloc(&t->d_dst, bytes), err, errlen);
@@ -474,9 +505,10 @@ static struct bw_xfer *xfer_open(size_t bytes, int pinned, char *err, size_t err
         CUDA_CHECK(cudaEventCreate(&t->e[i]), err, errlen);
     for (size_t i = 0; i < bytes; i++)
         t->h_src[i] = pattern(i, BW_H2D);
-    if (grid_for((const void *)sm_copy, bytes / 16, 1, &t->grid, err, errlen) != 0)
+    if (cuda_grid_for((const void *)sm_copy, BLOCK, bytes / 16, &t->grid, err, errlen) != 0)
         goto fail;
-    fill_pattern<<<t->grid, BLOCK>>>(t->d_src, bytes, BW_D2H);
+    cuda_grid_split(&t->grid, t->split);
+    fill_pattern<<<t->grid.blocks, BLOCK>>>(t->d_src, bytes, BW_D2H);
     CUDA_CHECK(cudaGetLastError(), err, errlen);
     CUDA_CHECK(cudaDeviceSynchronize(), err, errlen);
     return t;
@@ -494,16 +526,16 @@ static int xfer_supports(struct bw_xfer *t, enum bw_engine e, char *why, size_t 
     return -1;
 }
 
-/* One direction on stream s. */
-static cudaError_t xfer_one(struct bw_xfer *t, int h2d, enum bw_engine e, cudaStream_t s)
+/* One direction on stream s; an SM copy on `blocks` blocks. */
+static cudaError_t xfer_one(struct bw_xfer *t, int h2d, enum bw_engine e, cudaStream_t s, int blocks)
 {
     if (e == BW_CE)
         return h2d ? cudaMemcpyAsync(t->d_dst, t->h_src, t->bytes, cudaMemcpyHostToDevice, s)
                    : cudaMemcpyAsync(t->h_dst, t->d_src, t->bytes, cudaMemcpyDeviceToHost, s);
     if (h2d)
-        sm_copy<<<t->grid, BLOCK, 0, s>>>((const uint4 *)t->hd_src, (uint4 *)t->d_dst, t->bytes / 16);
+        sm_copy<<<blocks, BLOCK, 0, s>>>((const uint4 *)t->hd_src, (uint4 *)t->d_dst, t->bytes / 16);
     else
-        sm_copy<<<t->grid, BLOCK, 0, s>>>((const uint4 *)t->d_src, (uint4 *)t->hd_dst, t->bytes / 16);
+        sm_copy<<<blocks, BLOCK, 0, s>>>((const uint4 *)t->d_src, (uint4 *)t->hd_dst, t->bytes / 16);
     return cudaGetLastError();
 }
 
@@ -511,15 +543,19 @@ static cudaError_t xfer_one(struct bw_xfer *t, int h2d, enum bw_engine e, cudaSt
 static double xfer_run(struct bw_xfer *t, enum bw_dir d, enum bw_engine e)
 {
     float ms = 0;
+    if (e == BW_SM && !t->pinned) {                 /* pages back home, outside the timed span */
+        host_touch(t->h_src, t->bytes);
+        host_touch(t->h_dst, t->bytes);
+    }
     CUDA_CHECK(cudaEventRecord(t->e[0], t->s[0]), t->err, sizeof t->err);
-    if (d == BW_BIDIR) {
+    if (d == BW_BIDIR) {                            /* each direction its share of the SMs */
         CUDA_CHECK(cudaStreamWaitEvent(t->s[1], t->e[0], 0), t->err, sizeof t->err);   /* both start together */
-        CUDA_CHECK(xfer_one(t, 1, e, t->s[0]), t->err, sizeof t->err);
-        CUDA_CHECK(xfer_one(t, 0, e, t->s[1]), t->err, sizeof t->err);
+        CUDA_CHECK(xfer_one(t, 1, e, t->s[0], t->split[0]), t->err, sizeof t->err);
+        CUDA_CHECK(xfer_one(t, 0, e, t->s[1], t->split[1]), t->err, sizeof t->err);
         CUDA_CHECK(cudaEventRecord(t->e[2], t->s[1]), t->err, sizeof t->err);
         CUDA_CHECK(cudaStreamWaitEvent(t->s[0], t->e[2], 0), t->err, sizeof t->err);   /* ends when both have */
     } else {
-        CUDA_CHECK(xfer_one(t, d == BW_H2D, e, t->s[0]), t->err, sizeof t->err);
+        CUDA_CHECK(xfer_one(t, d == BW_H2D, e, t->s[0], t->grid.blocks), t->err, sizeof t->err);
     }
     CUDA_CHECK(cudaEventRecord(t->e[1], t->s[0]), t->err, sizeof t->err);
     CUDA_CHECK(cudaEventSynchronize(t->e[1]), t->err, sizeof t->err);

@@ -139,6 +139,56 @@ static void transfers(struct bw_run_state *rs, const struct bw_xfer_ops *xo, con
     }
 }
 
+/* ---- SM rates over host memory against the copy engines ---- */
+
+int bw_sm_beyond_link(double sm_gbps, double ce_gbps, int integrated)
+{
+    return !integrated && ce_gbps > 0 && sm_gbps > BW_SM_LINK_FACTOR * ce_gbps;
+}
+
+static int is(const cJSON *rec, const char *key, const char *value)
+{
+    return strcmp(json_str(rec, key, ""), value) == 0;
+}
+
+/* The link's rate: the best copy-engine transfer in direction dir (NULL: any, the bidirectional
+ * included), pinned or pageable (pageable copies are staged and may be slower than the link an
+ * SM kernel reaches); 0 when none was measured. */
+static double ce_gbps(const cJSON *results, const char *dir)
+{
+    double best = 0;
+    for (const cJSON *r = results->child; r; r = r->next)
+        if (is(r, "series", "transfer") && is(r, "engine", bw_engine_names[BW_CE]) && (!dir || is(r, "direction", dir)))
+            best = fmax(best, json_num(r, "gbps_best", 0));
+    return best;
+}
+
+/* Flags each SM rate over host memory that beats the copy engines by more than the factor:
+ * gbps_ce and gbps_beyond_link in the record, and a line in skipped saying what it means. */
+static void flag_sm_rates(struct bw_run_state *rs, int integrated)
+{
+    char item[160], msg[320];
+    for (cJSON *r = rs->results->child; r; r = r->next) {
+        const char *alloc = json_str(r, "alloc", ""), *dir = json_str(r, "direction", "");
+        int xfer = is(r, "series", "transfer") && is(r, "engine", bw_engine_names[BW_SM]);
+        int host = is(r, "series", "alloc") && (is(r, "alloc", bw_path_names[BW_PATH_PINNED])
+                                                || is(r, "alloc", bw_path_names[BW_PATH_MALLOC]));
+        double sm = json_num(r, "gbps_best", 0), ce = ce_gbps(rs->results, xfer ? dir : NULL);
+        if (!(xfer || host) || !bw_sm_beyond_link(sm, ce, integrated))
+            continue;
+        cJSON_AddNumberToObject(r, "gbps_ce", ce);
+        cJSON_AddBoolToObject(r, "gbps_beyond_link", 1);
+        if (xfer)
+            snprintf(item, sizeof item, "%s via SM kernel, %s host memory", dir, json_str(r, "host_memory", ""));
+        else
+            snprintf(item, sizeof item, "GPU bandwidth, %s memory, %s %s", alloc, json_str(r, "kernel", ""),
+                     json_str(r, "precision", ""));
+        snprintf(msg, sizeof msg, "measured %.0f GB/s, more than %.0fx the copy engines' %.1f GB/s over the same "
+                 "link: pages likely migrated into device memory; not a host-memory figure", sm, BW_SM_LINK_FACTOR, ce);
+        bw_skip(rs->pl, item, msg);
+    }
+}
+
 /* ---- contention: CPU triad and GPU triad alone and at the same time ---- */
 
 struct side {
@@ -324,6 +374,7 @@ cJSON *bw_gpu_run(const cJSON *params, double budget_s, char *err, size_t errlen
             measure_paths(&rs, params, d);
         if (param_bool(params, "transfers") && !progress_stopping())
             transfers(&rs, xo, params);
+        flag_sm_rates(&rs, d->integrated);
         if (param_bool(params, "contention") && !progress_stopping())
             contention(&rs, top, param_num(params, "contention_s"));
         progress_step(rs.done, "done");

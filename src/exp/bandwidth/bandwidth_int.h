@@ -70,6 +70,13 @@ void bw_measure_config(struct bw_run_state *rs, enum bw_prec p, double size, enu
 /* Adds gbps_best/gbps_median (bytes / time) from rec's time_s. */
 void bw_add_rates(cJSON *rec, double bytes, double bytes_wa);
 
+/* Whether an SM kernel's rate over host memory (a pinned or malloc path, an SM transfer) beats
+ * the copy engines' over the same link by more than BW_SM_LINK_FACTOR: then it measured pages
+ * that migrated into device memory, not the link. Never on an integrated device (host memory
+ * is its memory) or without a copy-engine rate. */
+#define BW_SM_LINK_FACTOR 2.0
+int bw_sm_beyond_link(double sm_gbps, double ce_gbps, int integrated);
+
 /* The GPU flow; without a device every item is skipped with the driver's reason. */
 cJSON *bw_gpu_run(const cJSON *params, double budget_s, char *err, size_t errlen);
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cuda/blaslt.h"
+#include "cuda/cuda.h"
 #include "cuda/cuda_check.h"
 #include "exp/precision/precision.h"
 
@@ -34,7 +35,7 @@ static struct {
     cudaStream_t stream;
     cudaEvent_t e0, e1;
     struct blaslt lt;                   /* cuBLASLt handle and a WORKSPACE of its own */
-    int sms;
+    int fill_blocks;                    /* the input fills' grid: the whole device */
     char desc[320];                     /* "NVIDIA H200, sm_90" */
 } G;
 
@@ -51,6 +52,8 @@ static int from_lt(int rc, const char *err, char *why, size_t whylen)
     return PREC_ERROR;
 }
 
+__global__ void fill_kernel(void *p, int f, uint64_t seed, size_t count);
+
 extern "C" int prec_gpu_select(int dev, char *why, size_t whylen)
 {
     cudaDeviceProp p;
@@ -60,10 +63,11 @@ extern "C" int prec_gpu_select(int dev, char *why, size_t whylen)
     CUDA_CHECK(cudaSetDevice(dev), why, whylen);
     CUDA_CHECK(cudaGetDeviceProperties(&p, dev), why, whylen);
     snprintf(G.desc, sizeof G.desc, "%s, sm_%d%d", p.name, p.major, p.minor);
-    G.sms = p.multiProcessorCount;
     CUDA_CHECK(cudaStreamCreateWithFlags(&G.stream, cudaStreamNonBlocking), why, whylen);
     CUDA_CHECK(cudaEventCreate(&G.e0), why, whylen);
     CUDA_CHECK(cudaEventCreate(&G.e1), why, whylen);
+    if (cuda_full_grid((const void *)fill_kernel, THREADS, &G.fill_blocks, why, whylen) != 0)
+        return PREC_ERROR;
     if (blaslt_open(&G.lt, G.stream, NULL, WORKSPACE, err, sizeof err) != BLASLT_OK) {
         snprintf(why, whylen, "%s", err);
         return PREC_ERROR;
@@ -118,12 +122,6 @@ __global__ void fill_fp4_kernel(uint8_t *packed, uint8_t *scales, int mx, uint64
         for (int j = 0; j < bs; j += 2)
             packed[(first + (size_t)j) / 2] = (uint8_t)(codes[j] | codes[j + 1] << 4);
     }
-}
-
-static int grid_for(size_t work)
-{
-    size_t blocks = (work + THREADS - 1) / THREADS, cap = (size_t)G.sms * 16;
-    return (int)(blocks < cap ? (blocks ? blocks : 1) : cap);
 }
 
 /* ---- GEMM through cuBLASLt ----------------------------------------------------------------- */
@@ -192,14 +190,14 @@ static int gemm_alloc(struct prec_gemm *g, struct lt_gemm *l, char *why, size_t 
         CUDA_CHECK(cudaMalloc(&l->sb, bb), why, whylen);
         CUDA_CHECK(cudaMemsetAsync(l->sa, 0, ba, G.stream), why, whylen);
         CUDA_CHECK(cudaMemsetAsync(l->sb, 0, bb, G.stream), why, whylen);
-        fill_fp4_kernel<<<grid_for(m * nkb), THREADS, 0, G.stream>>>((uint8_t *)g->a, (uint8_t *)l->sa, mx, g->seed_a, m, k);
+        fill_fp4_kernel<<<G.fill_blocks, THREADS, 0, G.stream>>>((uint8_t *)g->a, (uint8_t *)l->sa, mx, g->seed_a, m, k);
         CUDA_CHECK(cudaGetLastError(), why, whylen);
-        fill_fp4_kernel<<<grid_for(n * nkb), THREADS, 0, G.stream>>>((uint8_t *)g->b, (uint8_t *)l->sb, mx, g->seed_b, n, k);
+        fill_fp4_kernel<<<G.fill_blocks, THREADS, 0, G.stream>>>((uint8_t *)g->b, (uint8_t *)l->sb, mx, g->seed_b, n, k);
         CUDA_CHECK(cudaGetLastError(), why, whylen);
     } else {
-        fill_kernel<<<grid_for(k * m), THREADS, 0, G.stream>>>(g->a, g->fmt, g->seed_a, k * m);
+        fill_kernel<<<G.fill_blocks, THREADS, 0, G.stream>>>(g->a, g->fmt, g->seed_a, k * m);
         CUDA_CHECK(cudaGetLastError(), why, whylen);
-        fill_kernel<<<grid_for(k * n), THREADS, 0, G.stream>>>(g->b, g->fmt, g->seed_b, k * n);
+        fill_kernel<<<G.fill_blocks, THREADS, 0, G.stream>>>(g->b, g->fmt, g->seed_b, k * n);
         CUDA_CHECK(cudaGetLastError(), why, whylen);
     }
     if (t->scaling == SC_TENSOR) {
@@ -413,13 +411,17 @@ static int gpu_sweep_setup(struct prec_sweep *s, char *why, size_t whylen)
         snprintf(why, whylen, "no GPU sweep kernel for %s", prec_fmts[s->fmt].name);
         return PREC_UNSUPPORTED;
     }
-    w->blocks = G.sms * 8;
+    /* the whole device at the kernel's occupancy, whatever the array: short arrays give each
+     * thread fewer elements, never leave SMs idle */
+    if (cuda_full_grid(s->fmt == PREC_FP64 ? (const void *)chain_kernel<double> : (const void *)chain_kernel<float>,
+                       THREADS, &w->blocks, why, whylen) != 0)
+        return PREC_ERROR;
     CUDA_CHECK(cudaMalloc(&w->partial, (size_t)w->blocks * sizeof(double)), why, whylen);
     CUDA_CHECK(cudaMalloc(&s->x, s->n * (s->fmt == PREC_FP64 ? 8 : 4)), why, whylen);
     if (s->fmt == PREC_FP64)
-        chain_init<double><<<grid_for(s->n), THREADS, 0, G.stream>>>((double *)s->x, s->n);
+        chain_init<double><<<G.fill_blocks, THREADS, 0, G.stream>>>((double *)s->x, s->n);
     else
-        chain_init<float><<<grid_for(s->n), THREADS, 0, G.stream>>>((float *)s->x, s->n);
+        chain_init<float><<<G.fill_blocks, THREADS, 0, G.stream>>>((float *)s->x, s->n);
     CUDA_CHECK(cudaGetLastError(), why, whylen);
     CUDA_CHECK(cudaStreamSynchronize(G.stream), why, whylen);
     return PREC_OK;

@@ -53,6 +53,12 @@ struct prec_shape {
     int m, n, k;
 };
 
+/* The first k of the tensor-core intensity sweep: the smallest whose rows (k elements of f) meet
+ * the GEMM libraries' PREC_ROW_ALIGN bytes and hold whole scale blocks (FP4 32, FP8 16, BF16 and
+ * FP16 8, FP32 4, FP64 2): a shorter row is refused for its alignment, not for its format. */
+#define PREC_ROW_ALIGN 16
+long prec_sweep_start_k(enum prec_fmt f);
+
 /* The parts (precision_parts.c), for one device's ops. */
 void prec_overheads(struct prec_run *r, const struct prec_ops *ops);
 void prec_peaks(struct prec_run *r);

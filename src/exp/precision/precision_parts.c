@@ -24,6 +24,23 @@ static const char *upper(const struct prec_ops *ops) { return is_gpu(ops) ? "GPU
 
 static int block_of(enum prec_fmt f) { return f == PREC_NVFP4 ? 16 : f == PREC_MXFP4 ? 32 : f == PREC_FP8 ? 16 : 1; }
 
+/* Bits each element takes in memory, scales aside (prec_fmts' in_bytes counts them). */
+static const int storage_bits[PREC_NFMT] = { 64, 32, 32, 16, 16, 16, 8, 4, 4 };
+
+long prec_sweep_start_k(enum prec_fmt f)
+{
+    long k = PREC_ROW_ALIGN * 8 / storage_bits[f];
+    return k > block_of(f) ? k : block_of(f);
+}
+
+/* A refusal after the format's probe ran is a limit of this shape, not of the format. */
+static void shape_refused(struct prec_run *r, const char *item, const char *shape, const char *why)
+{
+    char msg[768];
+    snprintf(msg, sizeof msg, "shape not supported: %s (the format's probe at 128 x 128 x 128 ran): %s", shape, why);
+    measure_skip(r->skipped, item, msg);
+}
+
 static double num(const cJSON *rec, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, key);
@@ -246,8 +263,7 @@ static int gemm_measure(struct prec_run *r, const struct prec_ops *ops, struct p
 static void gemm_format(struct prec_run *r, const struct prec_ops *ops, enum prec_fmt f,
                         const struct prec_shape *shapes, int ns)
 {
-    char item[160], why[512];
-    int tried = 0;
+    char item[160], why[512], shape[64];
     double rate = 0;                    /* FLOP/s of the last shape measured */
     for (int i = 0; i < ns; i++) {
         const struct prec_shape *s = &shapes[i];
@@ -266,20 +282,13 @@ static void gemm_format(struct prec_run *r, const struct prec_ops *ops, enum pre
         cJSON *rec = prec_record("gemm", ops->device, f);
         cJSON_AddStringToObject(rec, "shape", s->name);
         int rc = gemm_measure(r, ops, &g, rec, slot(r, ns - i), why, sizeof why);
-        if (rc == PREC_UNSUPPORTED && !tried) {         /* the format, not the shape */
-            snprintf(item, sizeof item, "%s GEMM %s", upper(ops), prec_fmts[f].name);
-            measure_skip(r->skipped, item, why);
-            return;
-        }
-        if (rc == PREC_UNSUPPORTED) {                   /* the format runs, this shape does not */
-            char shape_why[600];
-            snprintf(shape_why, sizeof shape_why, "refused for this shape (other shapes of the format ran): %s", why);
-            measure_skip(r->skipped, item, shape_why);
-        } else if (rc != PREC_OK)
+        snprintf(shape, sizeof shape, "m x n x k = %d x %d x %d", s->m, s->n, s->k);
+        if (rc == PREC_UNSUPPORTED)                     /* prec_gemms probed the format */
+            shape_refused(r, item, shape, why);
+        else if (rc != PREC_OK)
             measure_skip(r->skipped, item, why);
         else
             rate = fmax(rate, 1e9 * num(cJSON_GetArrayItem(r->results, cJSON_GetArraySize(r->results) - 1), "gflops_median"));
-        tried = 1;
     }
 }
 
@@ -399,13 +408,14 @@ static void chain_sweep(struct prec_run *r, const struct prec_ops *ops, enum pre
     ops->sweep_release(&s);
 }
 
-/* Tensor cores: GEMMs of m = n = mn whose k sets the intensity. */
+/* Tensor cores: GEMMs of m = n = mn whose k sets the intensity, from the smallest k the format's
+ * alignment allows. prec_sweeps probed the format: a refusal here is this k's. */
 static void gemm_k_sweep(struct prec_run *r, const struct prec_ops *ops, enum prec_fmt f, int mn)
 {
     long ks[MAX_POINTS];
-    int nk = ladder(block_of(f) > 16 ? block_of(f) : 16, mn, ks, MAX_POINTS), np = 0;
+    int nk = ladder(prec_sweep_start_k(f), mn, ks, MAX_POINTS), np = 0;
     double fpb[MAX_POINTS], gf[MAX_POINTS];
-    char item[128], why[512];
+    char item[128], why[512], shape[64];
     for (int i = 0; i < nk; i++) {
         snprintf(item, sizeof item, "%s GEMM k-sweep %s, k = %ld", upper(ops), prec_fmts[f].name, ks[i]);
         if (prec_out_of_time(r, item))
@@ -415,15 +425,13 @@ static void gemm_k_sweep(struct prec_run *r, const struct prec_ops *ops, enum pr
         cJSON *rec = prec_record("sweep", ops->device, f);
         cJSON_AddStringToObject(rec, "method", "gemm-k");
         int rc = gemm_measure(r, ops, &g, rec, slot(r, nk - i), why, sizeof why);
-        if (rc == PREC_UNSUPPORTED && i == 0) {
-            snprintf(item, sizeof item, "%s GEMM k-sweep %s", upper(ops), prec_fmts[f].name);
+        snprintf(shape, sizeof shape, "k = %ld (m = n = %d)", ks[i], mn);
+        if (rc == PREC_UNSUPPORTED)
+            shape_refused(r, item, shape, why);
+        else if (rc != PREC_OK)
             measure_skip(r->skipped, item, why);
-            return;
-        }
-        if (rc != PREC_OK) {
-            measure_skip(r->skipped, item, why);
+        if (rc != PREC_OK)
             continue;
-        }
         const cJSON *rec_in = cJSON_GetArrayItem(r->results, cJSON_GetArraySize(r->results) - 1);
         if (isfinite(num(rec_in, "gflops_best"))) {
             fpb[np] = num(rec_in, "flops_per_byte");

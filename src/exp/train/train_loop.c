@@ -2,7 +2,8 @@
  * gradient against a finite difference of the loss; the loss against the CPU FP32 reference
  * for other precisions and devices), then train step after step, each step walking the op
  * plan with a time mark between ops, and turn losses, step times and per-op times into the
- * result record. Which configurations to run is train.c's business. */
+ * result record; a backend's failure makes the record invalid, and one declined at open
+ * (TRAIN_NOT_MEASURED) is listed as skipped. Which configurations to run is train.c's business. */
 #include "exp/train/train.h"
 
 #include <math.h>

@@ -1,7 +1,8 @@
 /* test_train_cuda.c: the CUDA training backend against the CPU one, from the same initial
  * weights and batches: FP32 losses and gradient norms of the first steps, BF16 against the
- * CPU's BF16 and FP32, FP8 where cuBLASLt has it, a bitwise repeatable GPU loss curve, the
- * loss falling, and a validated record. Exits 77 (skip) without CUDA or without a device. */
+ * CPU's BF16 and FP32, FP8 where cuBLASLt has it, a bitwise repeatable GPU loss curve (the
+ * fixed-order gradient sums), GPT-2's odd vocabulary, every gpt2-small product planned in BF16
+ * and FP8, the loss falling, and a validated record. Exits 77 (skip) without CUDA or without a device. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -63,6 +64,26 @@ static void test_against_cpu(struct net_shape s)
     compare("gpu fp8 vs cpu fp32", f8, cpu32, STEPS, 5e-2, 1e-1);
 }
 
+/* gpt2-small's every product is planned at open: the LM head's odd vocabulary (50257) runs
+ * through padded rows in BF16 and FP8, so neither is declined. */
+static void test_gpt2_opens(void)
+{
+    struct net_shape s = { 12, 768, 12, 256, 50257, 4, 1, 0, .tied = 0 };
+    for (int p = NET_BF16; p <= NET_FP8; p++) {
+        char err[512] = "";
+        if (!train_cuda_ops.supports(&s, (enum net_prec)p, err, sizeof err)) {
+            printf("  gpt2-small %s not tested: %s\n", net_prec_names[p], err);
+            continue;
+        }
+        struct train_ctx *c = train_cuda_ops.open(&s, (enum net_prec)p, 1, err, sizeof err);
+        if (!c)
+            printf("  gpt2-small %s: %s\n", net_prec_names[p], err);
+        EXPECT(c != NULL);
+        if (c)
+            train_cuda_ops.close(c);
+    }
+}
+
 static void test_learning(void)
 {
     struct net_shape s = { 2, 64, 4, 64, 256, 8, 1, 0, .tied = 0 };
@@ -97,9 +118,11 @@ int main(void)
     progress_quiet(1);
     struct net_shape shapes[] = {
         { 2, 64, 4, 64, 256, 4, 1, 0, .tied = 0 }, { 2, 64, 4, 32, 128, 2, 2, 1, .tied = 1 }, { 3, 48, 6, 37, 101, 3, 1, 0, .tied = 0 },
+        { 1, 64, 4, 32, 50257, 2, 1, 0, .tied = 0 },    /* GPT-2's odd vocabulary: padded logits rows */
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         test_against_cpu(shapes[i]);
+    test_gpt2_opens();
     test_learning();
     test_record();
     return CHECK_DONE();

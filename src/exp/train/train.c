@@ -349,7 +349,7 @@ cJSON *train_run(const cJSON *params, double budget_s, char *err, size_t errlen)
         }
         cfg[i].budget_s = (budget_s - (timing_now() - t0)) / (n - i);
         cfg[i].progress = i;
-        cJSON_AddItemToArray(results, train_config_run(ops, &cfg[i], ref));
+        train_config_add(ops, &cfg[i], ref, item, results, skipped);
     }
     progress_step(n, "done");
     progress_end();

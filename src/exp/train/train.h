@@ -105,6 +105,14 @@ struct train_reference {
 cJSON *train_config_run(const struct train_ops *ops, const struct train_config *cfg,
                         struct train_reference *ref);
 
+/* Runs one configuration into the run's lists: its record into results, or, when the backend
+ * declined it at open (a message beginning "not measured: ", TRAIN_NOT_MEASURED of
+ * train_gemm.h: a library offers no algorithm for one of its matmuls), {item, reason} into
+ * skipped. A failure after open (a call, a step) is a record with valid false and its error;
+ * either way the run goes on with the next configuration. */
+void train_config_add(const struct train_ops *ops, const struct train_config *cfg, struct train_reference *ref,
+                      const char *item, cJSON *results, cJSON *skipped);
+
 extern const struct param train_params[];
 int train_precheck(const cJSON *params, char *err, size_t errlen);
 cJSON *train_run(const cJSON *params, double budget_s, char *err, size_t errlen);

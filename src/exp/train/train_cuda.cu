@@ -1,10 +1,12 @@
 /* train_cuda.cu: the CUDA backend of the training experiment: the tensors net_act_tensor() lists
- * in device memory, the op kinds of the plan as table entries, matmuls (the linears and the
- * attention products) through cuBLASLt with their descriptors and algorithms cached, the rest
- * through train_cuda_kernels.cu, time marks as CUDA events. FP32 matmuls compute in FP32 (no
- * TF32); BF16 matmuls read BF16 operands and accumulate and write FP32; FP8 forward matmuls
- * read E4M3 operands with one dequantisation scale per tensor. Initial weights come from
- * train_init_params(), the CPU backend's, so both devices start from the same bits. */
+ * in device memory (the logits' rows padded to train_vocab_ld), the op kinds of the plan as table
+ * entries, matmuls (train_gemm.h's products, bound here to device memory) through cuBLASLt, every
+ * one planned when a configuration opens, before any step (a refused one declines the
+ * configuration: "not measured: ..."), the rest through train_cuda_kernels.cu, time marks as CUDA
+ * events. FP32 matmuls compute in FP32 (no TF32); BF16 matmuls read BF16 operands and accumulate
+ * and write FP32; FP8 forward matmuls read E4M3 operands with one dequantisation scale per tensor.
+ * Initial weights come from train_init_params(), the CPU backend's, so both devices start from
+ * the same bits. */
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -14,13 +16,19 @@
 
 #include "cuda/blaslt.h"
 #include "exp/train/train_cuda.h"
+#include "exp/train/train_reduce.h"
 extern "C" {
 #include "exp/train/train.h"
+#include "exp/train/train_gemm.h"
 #include "util/error.h"
 #include "util/units.h"
 }
 
 #define GEMM_CACHE 512             /* matmul shapes x alignments of one step */
+#define PAD 1                      /* logits rows train_vocab_ld(V) long: GPT-2's odd vocabulary aligned */
+
+static_assert((int)TRAIN_GEMM_OK == (int)BLASLT_OK && (int)TRAIN_GEMM_REFUSED == (int)BLASLT_REFUSED
+              && (int)TRAIN_GEMM_ERROR == (int)BLASLT_ERROR, "train_gemm.h speaks blaslt.h's codes");
 
 enum { S_NORM = 0, S_XAMAX, S_XINV, S_WAMAX, S_WINV };     /* device scalars; S_WINV + 4 l + layer */
 
@@ -52,6 +60,10 @@ struct train_ctx {
     float *scal;                    /* S_NORM, S_XAMAX, S_XINV, S_WAMAX, then 4L weight scales */
     float *amax_part;               /* partial maxima of the FP8 absolute-maximum passes */
     double *norm_part;              /* partial sums of the gradient norm */
+    float *red_part;                /* [train_red_slices(T)][max(2h, widest bias)] column-sum partials */
+    int32_t *groups;                /* [accum][2T + 1]: train_embed_groups' order, then its starts */
+    int32_t *h_groups;              /* host copy of groups */
+    int *ngroups;                   /* host [accum]: token groups of each micro-batch */
     char *act[NET_NACTS];
     struct net_tensor t[NET_NACTS];
     struct gemm_plan cache[GEMM_CACHE];
@@ -134,6 +146,7 @@ static struct gemm_plan *plan_for(struct train_ctx *c, const struct gemm_key *k)
     return pl;
 }
 
+/* One product with its device operands: train_gemm.h's description bound to this context. */
 struct mm {
     int ta, tb;
     uint64_t M, N, K;
@@ -149,6 +162,11 @@ struct mm {
 };
 
 static int64_t dt_bytes(cudaDataType t) { return t == CUDA_R_32F ? 4 : t == CUDA_R_16BF ? 2 : 1; }
+
+static cudaDataType cuda_type(enum net_dtype t)
+{
+    return t == NET_DT_BF16 ? CUDA_R_16BF : t == NET_DT_E4M3 ? CUDA_R_8F_E4M3 : CUDA_R_32F;
+}
 
 /* The largest power of two (up to 256) dividing the address and, when batched, the stride. */
 static uint32_t align_of(const void *p, int64_t stride_bytes, int batch)
@@ -170,7 +188,7 @@ static struct gemm_key key_of(const struct mm *x)
     return k;
 }
 
-/* 0, or -1 with c->err. */
+/* 0, or -1 with c->err. Every product was planned when the configuration opened. */
 static int gemm(struct train_ctx *c, const struct mm *x)
 {
     struct gemm_key k = key_of(x);
@@ -192,6 +210,7 @@ static int gemm(struct train_ctx *c, const struct mm *x)
 
 struct lin {
     size_t in, out;
+    size_t ldy;                     /* elements per row of y and dy: out, or the LM head's padded vocabulary */
     void *x;                        /* [T,in], BF16 unless FP32 */
     float *y, *w, *b, *dw, *db, *dy, *dx;
     uint16_t *w16;
@@ -206,6 +225,7 @@ static void lin_of(struct train_ctx *c, int l, int layer, struct lin *o)
     int k = l == NET_LIN_LMHEAD ? 0 : slot(c, layer), pl = l == NET_LIN_LMHEAD ? 0 : layer;
     net_linear_io((enum net_linear)l, &io);
     net_linear_params(&c->s, (enum net_linear)l, &wp, &bp, &o->in, &o->out);
+    o->ldy = l == NET_LIN_LMHEAD ? (size_t)train_vocab_ld(c->s.vocab, PAD) : o->out;
     o->x = act(c, io.x, k);
     o->y = (float *)act(c, io.y, l == NET_LIN_FCPROJ ? layer + 1 : k);
     o->w = W(c, wp, pl);
@@ -220,32 +240,108 @@ static void lin_of(struct train_ctx *c, int l, int layer, struct lin *o)
     o->dx = (float *)act(c, io.dx, 0);
 }
 
-/* The forward matmul of linear l in block `layer`: Y = X W^T. */
-static void fwd_mm(struct train_ctx *c, int l, int layer, struct lin *L, struct mm *x)
+/* The operands of a linear's product: Y = X W^T, dX = dY W, dW += dY^T X, each at the dtypes
+ * the plan gives (FP8: E4M3 X and W with their factors). */
+static void bind_linear(struct train_ctx *c, const struct net_op *op, const struct train_gemm *g, struct mm *x)
 {
-    lin_of(c, l, layer, L);
-    struct mm m = { 0, 1, c->T, L->out, L->in, L->x, L->w, CUDA_R_32F, CUDA_R_32F, (int64_t)L->in, (int64_t)L->in,
-                    1.0f, 0.0f, L->y, (int64_t)L->out, 1, 0, 0, 0, NULL, NULL };
-    if (c->p != NET_FP32) {
-        m.at = m.bt = CUDA_R_16BF;
-        m.B = L->w16;
+    struct lin L;
+    int low = g->at != NET_DT_F32;
+    lin_of(c, op->which, op->layer, &L);
+    const void *dy = low ? act(c, NET_A_DLOW, 0) : (const void *)L.dy;
+    const void *w = g->bt == NET_DT_E4M3 ? (const void *)L.w8 : low ? (const void *)L.w16 : (const void *)L.w;
+    if (op->kind == NET_OP_MATMUL) {
+        x->A = g->at == NET_DT_E4M3 ? act(c, NET_A_XQ, 0) : L.x;
+        x->B = w;
+        x->C = L.y;
+        if (g->scaled) {
+            x->scale_a = c->scal + S_XINV;
+            x->scale_b = L.winv;
+        }
+    } else {
+        x->A = dy;
+        x->B = op->kind == NET_OP_MATMUL_DGRAD ? w : L.x;
+        x->C = op->kind == NET_OP_MATMUL_DGRAD ? L.dx : L.dw;
     }
-    if (c->p == NET_FP8 && l != NET_LIN_LMHEAD) {
-        m.at = m.bt = CUDA_R_8F_E4M3;
-        m.A = act(c, NET_A_XQ, 0);
-        m.B = L->w8;
-        m.scale_a = c->scal + S_XINV;
-        m.scale_b = L->winv;
+}
+
+/* ---- attention: per (sequence, head) matrices [S,d] and [S,S], batched over B a ---- */
+
+static void heads(struct train_ctx *c, enum net_act a, float **q, float **k, float **v, float **y)
+{
+    float *base = (float *)act(c, a, 0);
+    size_t n = c->T * (size_t)c->s.hidden;
+    *q = base; *k = base + n; *v = base + 2 * n; *y = base + 3 * n;
+}
+
+/* A, B and C of each attention product (train_gemm.h's order) among q k v y, their gradients,
+ * the probabilities P and their gradient dP. */
+enum { M_Q, M_K, M_V, M_Y, M_DQ, M_DK, M_DV, M_DY, M_P, M_DP, M_N };
+static const int att_operands[TRAIN_ATT_NMM][3] = {
+    [TRAIN_ATT_SCORES] = { M_Q, M_K, M_P }, [TRAIN_ATT_VALUES] = { M_P, M_V, M_Y },
+    [TRAIN_ATT_DPROBS] = { M_DY, M_V, M_DP }, [TRAIN_ATT_DV] = { M_P, M_DY, M_DV },
+    [TRAIN_ATT_DQ] = { M_DP, M_K, M_DQ }, [TRAIN_ATT_DK] = { M_DP, M_Q, M_DK },
+};
+
+static void bind_attention(struct train_ctx *c, const struct net_op *op, int which, struct mm *x)
+{
+    float *m[M_N];
+    heads(c, NET_A_HEADS, &m[M_Q], &m[M_K], &m[M_V], &m[M_Y]);
+    heads(c, NET_A_DHEADS, &m[M_DQ], &m[M_DK], &m[M_DV], &m[M_DY]);
+    m[M_P] = (float *)act(c, NET_A_ATT, slot(c, op->layer));
+    m[M_DP] = (float *)act(c, NET_A_DATT, 0);
+    x->A = m[att_operands[which][0]];
+    x->B = m[att_operands[which][1]];
+    x->C = m[att_operands[which][2]];
+}
+
+/* Product g of op with this context's device operands. */
+static void bind(struct train_ctx *c, const struct net_op *op, const struct train_gemm *g, struct mm *x)
+{
+    memset(x, 0, sizeof *x);
+    x->ta = g->ta; x->tb = g->tb; x->M = (uint64_t)g->m; x->N = (uint64_t)g->n; x->K = (uint64_t)g->k;
+    x->at = cuda_type(g->at); x->bt = cuda_type(g->bt); x->lda = g->lda; x->ldb = g->ldb; x->ldc = g->ldc;
+    x->alpha = g->alpha; x->beta = g->beta; x->batch = g->batch; x->sa = g->sa; x->sb = g->sb; x->sc = g->sc;
+    if (op->kind == NET_OP_ATTENTION || op->kind == NET_OP_ATTENTION_BWD)
+        bind_attention(c, op, g->which, x);
+    else
+        bind_linear(c, op, g, x);
+}
+
+/* Runs product i of op (train_gemms_of's order); 0, or -1 with c->err. */
+static int op_gemm(struct train_ctx *c, const struct net_op *op, int i)
+{
+    struct train_gemm g[TRAIN_GEMMS_PER_OP];
+    struct mm x;
+    if (i >= train_gemms_of(&c->s, c->p, PAD, op, g)) {
+        snprintf(c->err, sizeof c->err, "op kind %d has no product %d", (int)op->kind, i);
+        return -1;
     }
-    *x = m;
+    bind(c, op, &g[i], &x);
+    return gemm(c, &x);
+}
+
+/* train_gemm_walk's question for one product: plans it (cached) with this context's operands. */
+static int plan_product(void *arg, const struct net_op *op, const struct train_gemm *g, char *why, size_t n)
+{
+    struct train_ctx *c = (struct train_ctx *)arg;
+    struct mm x;
+    bind(c, op, g, &x);
+    struct gemm_key k = key_of(&x);
+    const struct gemm_plan *pl = plan_for(c, &k);
+    if (!pl) {
+        snprintf(why, n, "%s", c->err);
+        return BLASLT_ERROR;
+    }
+    if (pl->rc != BLASLT_OK)
+        snprintf(why, n, "%s", pl->why);
+    return pl->rc;
 }
 
 static int ex_matmul(struct train_ctx *c, const struct net_op *op)
 {
     struct lin L;
-    struct mm x;
-    fwd_mm(c, op->which, op->layer, &L, &x);
-    if (gemm(c, &x) != 0)
+    lin_of(c, op->which, op->layer, &L);
+    if (op_gemm(c, op, 0) != 0)
         goto fail;
     if (L.b)
         CK(train_gpu_add_bias(c->st, L.y, L.b, c->T, L.out));
@@ -266,75 +362,43 @@ fail:
     return -1;
 }
 
+/* The padded columns of the LM head's gradient are zeros (never written), and stay zeros. */
 static int ex_cast_grad(struct train_ctx *c, const struct net_op *op)
 {
     struct lin L;
     lin_of(c, op->which, op->layer, &L);
-    CK(train_gpu_bf16(c->st, (uint16_t *)act(c, NET_A_DLOW, 0), L.dy, c->T * L.out));
+    CK(train_gpu_bf16(c->st, (uint16_t *)act(c, NET_A_DLOW, 0), L.dy, c->T * L.ldy));
     return 0;
 fail:
     return -1;
 }
 
-static int ex_dgrad(struct train_ctx *c, const struct net_op *op)
-{
-    struct lin L;
-    int low = c->p != NET_FP32;
-    lin_of(c, op->which, op->layer, &L);
-    struct mm x = { 0, 0, c->T, L.in, L.out, low ? act(c, NET_A_DLOW, 0) : (void *)L.dy,
-                    low ? (const void *)L.w16 : (const void *)L.w, low ? CUDA_R_16BF : CUDA_R_32F,
-                    low ? CUDA_R_16BF : CUDA_R_32F, (int64_t)L.out, (int64_t)L.in, 1.0f, 0.0f, L.dx, (int64_t)L.in,
-                    1, 0, 0, 0, NULL, NULL };
-    return gemm(c, &x);
-}
+static int ex_dgrad(struct train_ctx *c, const struct net_op *op) { return op_gemm(c, op, 0); }
 
+/* dW, then the bias gradient: the column sums of dY in two fixed stages, its own kernels. */
 static int ex_wgrad(struct train_ctx *c, const struct net_op *op)
 {
     struct lin L;
-    int low = c->p != NET_FP32;
     lin_of(c, op->which, op->layer, &L);
-    struct mm x = { 1, 0, L.out, L.in, c->T, low ? act(c, NET_A_DLOW, 0) : (void *)L.dy, L.x,
-                    low ? CUDA_R_16BF : CUDA_R_32F, low ? CUDA_R_16BF : CUDA_R_32F, (int64_t)L.out, (int64_t)L.in,
-                    1.0f, 1.0f, L.dw, (int64_t)L.in, 1, 0, 0, 0, NULL, NULL };
-    if (gemm(c, &x) != 0)
+    if (op_gemm(c, op, 0) != 0)
         goto fail;
     if (L.db)
-        CK(train_gpu_colsum(c->st, L.db, L.dy, c->T, L.out));
+        CK(train_gpu_colsum(c->st, L.db, c->red_part, L.dy, c->T, L.out));
     return 0;
 fail:
     return -1;
-}
-
-/* ---- attention: per (sequence, head) matrices [S,d] and [S,S], batched over B a ---- */
-
-static void heads(struct train_ctx *c, enum net_act a, float **q, float **k, float **v, float **y)
-{
-    float *base = (float *)act(c, a, 0);
-    size_t n = c->T * (size_t)c->s.hidden;
-    *q = base; *k = base + n; *v = base + 2 * n; *y = base + 3 * n;
-}
-
-/* C = alpha op(A) op(B) for each of the B a (sequence, head) pairs. */
-static int batched(struct train_ctx *c, int ta, int tb, uint64_t M, uint64_t N, uint64_t K, const float *A,
-                    int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb, float alpha, float *C,
-                    int64_t ldc, int64_t sc)
-{
-    struct mm x = { ta, tb, M, N, K, A, B, CUDA_R_32F, CUDA_R_32F, lda, ldb, alpha, 0.0f, C, ldc,
-                    c->s.batch * c->s.heads, sa, sb, sc, NULL, NULL };
-    return gemm(c, &x);
 }
 
 static int ex_attention(struct train_ctx *c, const struct net_op *op)
 {
-    int S = c->s.seq, h = c->s.hidden, a = c->s.heads, d = h / a, k = slot(c, op->layer);
+    int S = c->s.seq, h = c->s.hidden, a = c->s.heads, k = slot(c, op->layer);
     float *q, *kk, *v, *y, *att = (float *)act(c, NET_A_ATT, k);
-    int64_t sd = (int64_t)S * d, ss = (int64_t)S * S;
     heads(c, NET_A_HEADS, &q, &kk, &v, &y);
     CK(train_gpu_split_qkv(c->st, q, kk, v, (const float *)act(c, NET_A_QKV, k), c->s.batch, S, h, a));
-    if (batched(c, 0, 1, S, S, d, q, d, sd, kk, d, sd, 1.0f / sqrtf((float)d), att, S, ss) != 0)
+    if (op_gemm(c, op, 0) != 0)
         goto fail;
     CK(train_gpu_softmax_causal(c->st, att, (size_t)c->s.batch * a * S, S));
-    if (batched(c, 0, 0, S, d, S, att, S, ss, v, d, sd, 1.0f, y, d, sd) != 0)
+    if (op_gemm(c, op, 1) != 0)
         goto fail;
     CK(train_gpu_merge_heads(c->st, act(c, NET_A_ATTY, k), c->p != NET_FP32, y, c->s.batch, S, h, a));
     return 0;
@@ -347,19 +411,14 @@ static int ex_attention_bwd(struct train_ctx *c, const struct net_op *op)
     int S = c->s.seq, h = c->s.hidden, a = c->s.heads, d = h / a, k = slot(c, op->layer);
     float *q, *kk, *v, *y, *dq, *dk, *dv, *dy, *att = (float *)act(c, NET_A_ATT, k);
     float *datt = (float *)act(c, NET_A_DATT, 0);
-    int64_t sd = (int64_t)S * d, ss = (int64_t)S * S;
     heads(c, NET_A_HEADS, &q, &kk, &v, &y);
     heads(c, NET_A_DHEADS, &dq, &dk, &dv, &dy);
     CK(train_gpu_split_qkv(c->st, q, kk, v, (const float *)act(c, NET_A_QKV, k), c->s.batch, S, h, a));
     CK(train_gpu_split_heads(c->st, dy, (const float *)act(c, NET_A_DATTY, 0), c->s.batch, S, h, a));
-    if (batched(c, 0, 1, S, S, d, dy, d, sd, v, d, sd, 1.0f, datt, S, ss) != 0)    /* dP = dY V^T */
-        goto fail;
-    if (batched(c, 1, 0, S, d, S, att, S, ss, dy, d, sd, 1.0f, dv, d, sd) != 0)    /* dV = P^T dY */
+    if (op_gemm(c, op, 0) != 0 || op_gemm(c, op, 1) != 0)           /* dP = dY V^T, dV = P^T dY */
         goto fail;
     CK(train_gpu_softmax_causal_bwd(c->st, datt, att, (size_t)c->s.batch * a * S, S, 1.0f / sqrtf((float)d)));
-    if (batched(c, 0, 0, S, d, S, datt, S, ss, kk, d, sd, 1.0f, dq, d, sd) != 0)    /* dQ = dS K */
-        goto fail;
-    if (batched(c, 1, 0, S, d, S, datt, S, ss, q, d, sd, 1.0f, dk, d, sd) != 0)    /* dK = dS^T Q */
+    if (op_gemm(c, op, 2) != 0 || op_gemm(c, op, 3) != 0)           /* dQ = dS K, dK = dS^T Q */
         goto fail;
     CK(train_gpu_merge_qkv(c->st, (float *)act(c, NET_A_DQKV, 0), dq, dk, dv, c->s.batch, S, h, a));
     return 0;
@@ -407,8 +466,8 @@ static int ex_layernorm_bwd(struct train_ctx *c, const struct net_op *op)
 {
     struct norm_io n;
     norm_of(c, op, &n);
-    CK(train_gpu_layernorm_bwd(c->st, (float *)act(c, NET_A_DRES, 0), op->which == NET_LNF, n.dw, n.db,
-                     (const float *)act(c, NET_A_DLN, 0), n.x, n.stats, n.w, c->T, c->s.hidden));
+    CK(train_gpu_layernorm_bwd(c->st, (float *)act(c, NET_A_DRES, 0), op->which == NET_LNF, n.dw, n.db, c->red_part,
+                               (const float *)act(c, NET_A_DLN, 0), n.x, n.stats, n.w, c->T, c->s.hidden));
     return 0;
 fail:
     return -1;
@@ -462,8 +521,10 @@ fail:
 
 static int ex_embed_bwd(struct train_ctx *c, const struct net_op *op)
 {
+    const int32_t *order = c->groups + (size_t)op->micro * (2 * c->T + 1);
     CK(train_gpu_embed_bwd(c->st, G(c, NET_P_WTE, 0), G(c, NET_P_WPE, 0), (const float *)act(c, NET_A_DRES, 0),
-                 ids(c, NET_A_TOKENS, op->micro), c->s.batch, c->s.seq, c->s.hidden));
+                           ids(c, NET_A_TOKENS, op->micro), order, order + c->T, c->ngroups[op->micro], c->s.batch,
+                           c->s.seq, c->s.hidden));
     return 0;
 fail:
     return -1;
@@ -472,7 +533,7 @@ fail:
 static int ex_xent(struct train_ctx *c, const struct net_op *op)
 {
     CK(train_gpu_xent(c->st, (float *)act(c, NET_A_LOSSES, 0) + (size_t)op->micro * c->T, (float *)act(c, NET_A_LOGITS, 0),
-            ids(c, NET_A_TARGETS, op->micro), c->T, c->s.vocab));
+                      ids(c, NET_A_TARGETS, op->micro), c->T, c->s.vocab, (size_t)train_vocab_ld(c->s.vocab, PAD)));
     return 0;
 fail:
     return -1;
@@ -481,7 +542,7 @@ fail:
 static int ex_xent_bwd(struct train_ctx *c, const struct net_op *op)
 {
     CK(train_gpu_xent_bwd(c->st, (float *)act(c, NET_A_LOGITS, 0), ids(c, NET_A_TARGETS, op->micro), c->T, c->s.vocab,
-                (float)(1.0 / ((double)c->T * c->s.accum))));
+                          (size_t)train_vocab_ld(c->s.vocab, PAD), (float)(1.0 / ((double)c->T * c->s.accum))));
     return 0;
 fail:
     return -1;
@@ -637,7 +698,7 @@ static void gpu_close(struct train_ctx *c)
         blaslt_matmul_close(&c->cache[i].mm);
     for (int i = 0; i < c->nev; i++)
         cudaEventDestroy(c->ev[i]);
-    void *dev[] = { c->w, c->g, c->m, c->v, c->w16, c->w8, c->scal, c->amax_part, c->norm_part };
+    void *dev[] = { c->w, c->g, c->m, c->v, c->w16, c->w8, c->scal, c->amax_part, c->norm_part, c->red_part, c->groups };
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         cudaFree(dev[i]);
     for (int a = 0; a < NET_NACTS; a++)
@@ -649,7 +710,33 @@ static void gpu_close(struct train_ctx *c)
     free(c->ev);
     free(c->h_w);
     free(c->h_losses);
+    free(c->h_groups);
+    free(c->ngroups);
     free(c);
+}
+
+/* The logits and the BF16 gradient copy the LM head's backward reads hold rows of
+ * train_vocab_ld(V) on the GPU, more than the plan's V. */
+static void pad_rows(struct train_ctx *c, enum net_act a)
+{
+    double padded = (double)c->T * (double)train_vocab_ld(c->s.vocab, PAD);
+    if ((a == NET_A_LOGITS || a == NET_A_DLOW) && c->t[a].elems > 0 && c->t[a].elems < padded)
+        c->t[a].elems = padded;
+}
+
+/* Floats of column-sum partials: slices x the widest column sum (LayerNorm's two sums of h side by
+ * side, or a bias). */
+static double red_floats(const struct train_ctx *c)
+{
+    double cols = 2.0 * c->s.hidden;
+    for (int l = 0; l < NET_NLINEARS; l++) {
+        enum net_param w, b;
+        size_t in, out;
+        net_linear_params(&c->s, (enum net_linear)l, &w, &b, &in, &out);
+        if (b != NET_NPARAMS && (double)out > cols)
+            cols = (double)out;
+    }
+    return (double)train_red_slices(c->T) * cols;
 }
 
 static int gpu_alloc(struct train_ctx *c)
@@ -657,7 +744,8 @@ static int gpu_alloc(struct train_ctx *c)
     double N = (double)c->N, nb = N / TRAIN_SUMSQ_BLOCK + 2;
     int bad = dalloc(c, (void **)&c->w, 4 * N) | dalloc(c, (void **)&c->g, 4 * N) | dalloc(c, (void **)&c->m, 4 * N)
             | dalloc(c, (void **)&c->v, 4 * N) | dalloc(c, (void **)&c->scal, 4.0 * (S_WINV + 4 * c->s.layers))
-            | dalloc(c, (void **)&c->norm_part, 8 * nb);
+            | dalloc(c, (void **)&c->norm_part, 8 * nb) | dalloc(c, (void **)&c->red_part, 4 * red_floats(c))
+            | dalloc(c, (void **)&c->groups, 4.0 * c->s.accum * (2.0 * c->T + 1));
     if (c->p != NET_FP32)
         bad |= dalloc(c, (void **)&c->w16, 2 * (double)net_low_count(&c->s));
     if (c->p == NET_FP8) {
@@ -668,29 +756,10 @@ static int gpu_alloc(struct train_ctx *c)
     }
     for (int a = 0; a < NET_NACTS && !bad; a++) {
         net_act_tensor(&c->s, c->p, NET_IMPL_GPU, (enum net_act)a, &c->t[a]);
+        pad_rows(c, (enum net_act)a);
         bad |= dalloc(c, (void **)&c->act[a], c->t[a].elems * c->t[a].copies * net_dtype_bytes[c->t[a].dtype]);
     }
     return bad ? -1 : 0;
-}
-
-/* FP8: does cuBLASLt have an algorithm for each forward matmul of the blocks, with the
- * alignment each one's arrays have? */
-static int fp8_available(struct train_ctx *c, char *err, size_t errlen)
-{
-    for (int layer = 0; layer < c->s.layers; layer++)
-        for (int l = 0; l < NET_LIN_LMHEAD; l++) {
-            struct lin L;
-            struct mm x;
-            fwd_mm(c, l, layer, &L, &x);
-            struct gemm_key k = key_of(&x);
-            const struct gemm_plan *pl = plan_for(c, &k);
-            if (!pl || pl->rc != BLASLT_OK) {
-                snprintf(err, errlen, "cuBLASLt offers no FP8 E4M3 matmul for %zu x %zu x %zu here: %s", c->T, L.out,
-                         L.in, pl ? pl->why : c->err);
-                return 0;
-            }
-        }
-    return 1;
 }
 
 /* Stream, tensors, the cuBLASLt handle on the GEMM workspace tensor, events, initial weights;
@@ -730,6 +799,8 @@ static struct train_ctx *gpu_open(const struct net_shape *s, enum net_prec p, ui
     c->T = (size_t)s->batch * s->seq;
     c->h_w = (float *)xmalloc(c->N * sizeof *c->h_w);
     c->h_losses = (float *)xmalloc(c->T * s->accum * sizeof *c->h_losses);
+    c->h_groups = (int32_t *)xmalloc((2 * c->T + 1) * s->accum * sizeof *c->h_groups);
+    c->ngroups = (int *)xcalloc((size_t)s->accum, sizeof *c->ngroups);
     if (gpu_start(c) != 0) {
         struct net_memory mm;
         char need[32];
@@ -739,7 +810,8 @@ static struct train_ctx *gpu_open(const struct net_shape *s, enum net_prec p, ui
         gpu_close(c);
         return NULL;
     }
-    if (p == NET_FP8 && !fp8_available(c, err, errlen)) {
+    /* every product of the step, before any runs: a refused one declines the configuration */
+    if (train_gemm_walk(s, p, PAD, plan_product, c, err, errlen) != TRAIN_GEMM_OK) {
         gpu_close(c);
         return NULL;
     }
@@ -760,6 +832,11 @@ static void gpu_load(struct train_ctx *c, const int32_t *tokens, const int32_t *
     CK(cudaStreamSynchronize(c->st));
     CK(cudaMemcpy(act(c, NET_A_TOKENS, 0), tokens, n, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(act(c, NET_A_TARGETS, 0), targets, n, cudaMemcpyHostToDevice));
+    for (int mb = 0; mb < c->s.accum; mb++) {       /* the embedding backward's token groups */
+        int32_t *order = c->h_groups + (size_t)mb * (2 * c->T + 1);
+        c->ngroups[mb] = train_embed_groups(tokens + (size_t)mb * c->T, (int)c->T, order, order + c->T);
+    }
+    CK(cudaMemcpy(c->groups, c->h_groups, (2 * c->T + 1) * c->s.accum * sizeof *c->h_groups, cudaMemcpyHostToDevice));
 fail:
     return;
 }

@@ -3,7 +3,8 @@
  * and runs the matmuls. Shapes as in src/exp/train/train_cpu.h: T tokens (B sequences of S), h
  * hidden, a heads of d = h / a, V vocabulary; `low` arrays are BF16 (uint16_t) when low is
  * non-zero. Each launcher returns its launches' status (cudaGetLastError), which the caller
- * checks with CUDA_CHECK. Reductions use fixed trees, no atomics: a run repeats bit for bit. */
+ * checks with CUDA_CHECK. Reductions use fixed trees and train_reduce.h's fixed two-stage order,
+ * no atomics: a run repeats bit for bit. */
 #ifndef SR_TRAIN_CUDA_H
 #define SR_TRAIN_CUDA_H
 
@@ -18,11 +19,16 @@
 #define TRAIN_AMAX_BLOCK 8192       /* elements per partial absolute maximum */
 
 cudaError_t train_gpu_embed(cudaStream_t st, float *x, const int32_t *tok, const float *wte, const float *wpe, int B, int S, int h);
-cudaError_t train_gpu_embed_bwd(cudaStream_t st, float *dwte, float *dwpe, const float *dx, const int32_t *tok, int B, int S, int h);
+/* dwte, dwpe += the token and position sums of dx; order and starts: train_embed_groups() of tok,
+ * ngroups groups (train_reduce.h) */
+cudaError_t train_gpu_embed_bwd(cudaStream_t st, float *dwte, float *dwpe, const float *dx, const int32_t *tok,
+                                const int32_t *order, const int32_t *starts, int ngroups, int B, int S, int h);
 cudaError_t train_gpu_layernorm(cudaStream_t st, void *out, int low, float *stats, const float *x, const float *w, const float *b,
                          size_t T, int h);
-cudaError_t train_gpu_layernorm_bwd(cudaStream_t st, float *dres, int overwrite, float *dw, float *db, const float *dout,
-                             const float *x, const float *stats, const float *w, size_t T, int h);
+/* part: 2 h train_red_slices(T) floats of scratch for the parameter gradients' partials */
+cudaError_t train_gpu_layernorm_bwd(cudaStream_t st, float *dres, int overwrite, float *dw, float *db, float *part,
+                                    const float *dout, const float *x, const float *stats, const float *w, size_t T,
+                                    int h);
 /* [B,S,3h] -> q, k, v, each [B,a,S,d] */
 cudaError_t train_gpu_split_qkv(cudaStream_t st, float *q, float *k, float *v, const float *qkv, int B, int S, int h, int a);
 /* dq, dk, dv [B,a,S,d] -> [B,S,3h] */
@@ -38,9 +44,13 @@ cudaError_t train_gpu_gelu(cudaStream_t st, void *out, int low, const float *x, 
 cudaError_t train_gpu_gelu_bwd(cudaStream_t st, float *d, const float *x, size_t n);
 cudaError_t train_gpu_add(cudaStream_t st, float *y, const float *x, size_t n);
 cudaError_t train_gpu_add_bias(cudaStream_t st, float *y, const float *b, size_t rows, size_t cols);
-cudaError_t train_gpu_colsum(cudaStream_t st, float *out, const float *x, size_t rows, size_t cols);     /* out += sums */
-cudaError_t train_gpu_xent(cudaStream_t st, float *losses, float *logits, const int32_t *targets, size_t T, int V);
-cudaError_t train_gpu_xent_bwd(cudaStream_t st, float *logits, const int32_t *targets, size_t T, int V, float scale);
+/* out += the column sums of x [rows, cols]; part: cols train_red_slices(rows) floats of scratch */
+cudaError_t train_gpu_colsum(cudaStream_t st, float *out, float *part, const float *x, size_t rows, size_t cols);
+/* logits [T, ld], V of each row used (the rest, train_gemm.h's padding, untouched) */
+cudaError_t train_gpu_xent(cudaStream_t st, float *losses, float *logits, const int32_t *targets, size_t T, int V,
+                           size_t ld);
+cudaError_t train_gpu_xent_bwd(cudaStream_t st, float *logits, const int32_t *targets, size_t T, int V, size_t ld,
+                               float scale);
 cudaError_t train_gpu_bf16(cudaStream_t st, uint16_t *out, const float *x, size_t n);
 /* *amax = max |x| of n BF16 values (partial: n / TRAIN_AMAX_BLOCK + 1 floats of scratch) */
 cudaError_t train_gpu_absmax(cudaStream_t st, float *amax, float *partial, const uint16_t *x, size_t n);

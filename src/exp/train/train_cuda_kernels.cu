@@ -2,8 +2,9 @@
  * (train_cuda.h): embedding, LayerNorm, head (un)permutation, causal softmax, GELU,
  * residual and bias adds, cross-entropy, BF16 and E4M3 conversion, the gradient norm and
  * AdamW. Per-element math is train_math.h's, the same the CPU tests check. No atomics:
- * column sums run one thread per column over rows in order, other sums in fixed trees. */
+ * gradient sums over tokens in train_reduce.h's two fixed stages, other sums in fixed trees. */
 #include "exp/train/train_cuda.h"
+#include "exp/train/train_reduce.h"
 
 #define THREADS 256
 #define WARPS (THREADS / 32)
@@ -92,25 +93,64 @@ cudaError_t train_gpu_embed(cudaStream_t st, float *x, const int32_t *tok, const
     return cudaGetLastError();
 }
 
-__global__ static void k_embed_bwd(float *dwte, float *dwpe, const float *dx, const int32_t *tok, size_t T, int S, int h)
+/* dwte: one thread per (token group, column), the group's rows in position order; dwpe: one
+ * thread per (position, column), the sequences in order (train_reduce.h). */
+__global__ static void k_embed_bwd_tok(float *dwte, const float *dx, const int32_t *tok, const int32_t *order,
+                                       const int32_t *starts, int h)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int g = blockIdx.x, i = blockIdx.y * blockDim.x + threadIdx.x;
     if (i >= h)
         return;
-    for (size_t t = 0; t < T; t++) {
-        float d = dx[t * h + i];
-        dwte[(size_t)tok[t] * h + i] += d;
-        dwpe[(t % S) * h + i] += d;
+    int lo = starts[g], hi = starts[g + 1];
+    dwte[(size_t)tok[order[lo]] * h + i] += train_red_group(dx, order, lo, hi, (size_t)h, (size_t)i);
+}
+
+__global__ static void k_embed_bwd_pos(float *dwpe, const float *dx, int B, int S, int h)
+{
+    GRID_STRIDE(idx, (size_t)S * h) {
+        size_t i = idx % h;
+        int p = (int)(idx / h);
+        dwpe[idx] += train_red_position(dx, B, S, (size_t)h, p, i);
     }
 }
 
-cudaError_t train_gpu_embed_bwd(cudaStream_t st, float *dwte, float *dwpe, const float *dx, const int32_t *tok, int B, int S, int h)
+cudaError_t train_gpu_embed_bwd(cudaStream_t st, float *dwte, float *dwpe, const float *dx, const int32_t *tok,
+                                const int32_t *order, const int32_t *starts, int ngroups, int B, int S, int h)
 {
-    k_embed_bwd<<<(unsigned)((h + THREADS - 1) / THREADS), THREADS, 0, st>>>(dwte, dwpe, dx, tok, (size_t)B * S, S, h);
+    dim3 grid((unsigned)ngroups, (unsigned)((h + THREADS - 1) / THREADS));
+    if (ngroups > 0)
+        k_embed_bwd_tok<<<grid, THREADS, 0, st>>>(dwte, dx, tok, order, starts, h);
+    LAUNCHED();
+    k_embed_bwd_pos<<<blocks_for((size_t)S * h), THREADS, 0, st>>>(dwpe, dx, B, S, h);
     return cudaGetLastError();
 }
 
-/* ---- LayerNorm: one warp per row; parameter gradients one thread per column ---- */
+/* ---- column sums in two fixed stages (train_reduce.h): a thread per (column, slice) writes a
+ * partial, then a thread per column adds its partials in slice order ---- */
+
+#define RED_COLS 32                 /* columns of a stage-1 block: one warp reads 128 bytes of a row */
+#define RED_SLICES (THREADS / RED_COLS)
+
+static dim3 red_grid(size_t rows, size_t cols)
+{
+    return dim3((unsigned)((cols + RED_COLS - 1) / RED_COLS),
+                (unsigned)((train_red_slices(rows) + RED_SLICES - 1) / RED_SLICES));
+}
+
+__global__ static void k_colsum_part(float *part, const float *x, size_t rows, size_t cols)
+{
+    size_t c = blockIdx.x * (size_t)RED_COLS + threadIdx.x, k = blockIdx.y * (size_t)RED_SLICES + threadIdx.y;
+    if (c < cols && k < train_red_slices(rows))
+        part[k * cols + c] = train_red_part(x, rows, cols, k, c);
+}
+
+/* out[c] += the partials of column c; n columns of part [slices][n] */
+__global__ static void k_colsum_final(float *out, const float *part, size_t slices, size_t n)
+{
+    GRID_STRIDE(c, n) out[c] += train_red_final(part, slices, n, c);
+}
+
+/* ---- LayerNorm: one warp per row; parameter gradients as two-stage column sums ---- */
 
 __global__ static void k_layernorm(void *out, int low, float *stats, const float *x, const float *w, const float *b,
                                    size_t T, int h)
@@ -164,28 +204,28 @@ __global__ static void k_layernorm_dx(float *dres, int overwrite, const float *d
     }
 }
 
-__global__ static void k_layernorm_dw(float *dw, float *db, const float *dout, const float *x, const float *stats,
-                                      size_t T, int h)
+/* Stage 1 of the weight and bias gradients: part [slices][h] of dw, then [slices][h] of db. */
+__global__ static void k_layernorm_dw_part(float *part, const float *dout, const float *x, const float *stats,
+                                           size_t T, int h)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= h)
-        return;
-    float sw = 0, sb = 0;
-    for (size_t t = 0; t < T; t++) {
-        float dy = dout[t * h + i];
-        sw += dy * (x[t * h + i] - stats[2 * t]) * stats[2 * t + 1];
-        sb += dy;
-    }
-    dw[i] += sw;
-    db[i] += sb;
+    size_t c = blockIdx.x * (size_t)RED_COLS + threadIdx.x, k = blockIdx.y * (size_t)RED_SLICES + threadIdx.y;
+    size_t slices = train_red_slices(T);
+    if (c < (size_t)h && k < slices)
+        train_red_ln_part(dout, x, stats, T, (size_t)h, k, c, &part[k * h + c], &part[(slices + k) * h + c]);
 }
 
-cudaError_t train_gpu_layernorm_bwd(cudaStream_t st, float *dres, int overwrite, float *dw, float *db, const float *dout,
-                      const float *x, const float *stats, const float *w, size_t T, int h)
+cudaError_t train_gpu_layernorm_bwd(cudaStream_t st, float *dres, int overwrite, float *dw, float *db, float *part,
+                                    const float *dout, const float *x, const float *stats, const float *w, size_t T,
+                                    int h)
 {
+    size_t slices = train_red_slices(T);
     k_layernorm_dx<<<(unsigned)((T + WARPS - 1) / WARPS), THREADS, 0, st>>>(dres, overwrite, dout, x, stats, w, T, h);
     LAUNCHED();
-    k_layernorm_dw<<<(unsigned)((h + THREADS - 1) / THREADS), THREADS, 0, st>>>(dw, db, dout, x, stats, T, h);
+    k_layernorm_dw_part<<<red_grid(T, (size_t)h), dim3(RED_COLS, RED_SLICES), 0, st>>>(part, dout, x, stats, T, h);
+    LAUNCHED();
+    k_colsum_final<<<blocks_for((size_t)h), THREADS, 0, st>>>(dw, part, slices, (size_t)h);
+    LAUNCHED();
+    k_colsum_final<<<blocks_for((size_t)h), THREADS, 0, st>>>(db, part + slices * h, slices, (size_t)h);
     return cudaGetLastError();
 }
 
@@ -360,20 +400,11 @@ cudaError_t train_gpu_add_bias(cudaStream_t st, float *y, const float *b, size_t
     return cudaGetLastError();
 }
 
-__global__ static void k_colsum(float *out, const float *x, size_t rows, size_t cols)
+cudaError_t train_gpu_colsum(cudaStream_t st, float *out, float *part, const float *x, size_t rows, size_t cols)
 {
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= cols)
-        return;
-    float s = 0;
-    for (size_t r = 0; r < rows; r++)
-        s += x[r * cols + i];
-    out[i] += s;
-}
-
-cudaError_t train_gpu_colsum(cudaStream_t st, float *out, const float *x, size_t rows, size_t cols)
-{
-    k_colsum<<<(unsigned)((cols + THREADS - 1) / THREADS), THREADS, 0, st>>>(out, x, rows, cols);
+    k_colsum_part<<<red_grid(rows, cols), dim3(RED_COLS, RED_SLICES), 0, st>>>(part, x, rows, cols);
+    LAUNCHED();
+    k_colsum_final<<<blocks_for(cols), THREADS, 0, st>>>(out, part, train_red_slices(rows), cols);
     return cudaGetLastError();
 }
 
@@ -390,10 +421,10 @@ cudaError_t train_gpu_bf16(cudaStream_t st, uint16_t *out, const float *x, size_
 
 /* ---- cross-entropy: one block per token ---- */
 
-__global__ static void k_xent(float *losses, float *logits, const int32_t *targets, int V)
+__global__ static void k_xent(float *losses, float *logits, const int32_t *targets, int V, size_t ld)
 {
     size_t t = blockIdx.x;
-    float *row = logits + t * V, lt = row[targets[t]], mx = -INFINITY;
+    float *row = logits + t * ld, lt = row[targets[t]], mx = -INFINITY;
     for (int v = threadIdx.x; v < V; v += blockDim.x)
         mx = fmaxf(mx, row[v]);
     mx = block_max(mx);
@@ -408,24 +439,26 @@ __global__ static void k_xent(float *losses, float *logits, const int32_t *targe
         losses[t] = (float)(log(s) - ((double)lt - mx));
 }
 
-cudaError_t train_gpu_xent(cudaStream_t st, float *losses, float *logits, const int32_t *targets, size_t T, int V)
+cudaError_t train_gpu_xent(cudaStream_t st, float *losses, float *logits, const int32_t *targets, size_t T, int V,
+                           size_t ld)
 {
-    k_xent<<<(unsigned)T, THREADS, 0, st>>>(losses, logits, targets, V);
+    k_xent<<<(unsigned)T, THREADS, 0, st>>>(losses, logits, targets, V, ld);
     return cudaGetLastError();
 }
 
-__global__ static void k_xent_bwd(float *logits, const int32_t *targets, int V, float scale)
+__global__ static void k_xent_bwd(float *logits, const int32_t *targets, int V, size_t ld, float scale)
 {
     size_t t = blockIdx.x;
-    float *row = logits + t * V;
+    float *row = logits + t * ld;
     int tgt = targets[t];
     for (int v = threadIdx.x; v < V; v += blockDim.x)
         row[v] = row[v] * scale - (v == tgt ? scale : 0.0f);
 }
 
-cudaError_t train_gpu_xent_bwd(cudaStream_t st, float *logits, const int32_t *targets, size_t T, int V, float scale)
+cudaError_t train_gpu_xent_bwd(cudaStream_t st, float *logits, const int32_t *targets, size_t T, int V, size_t ld,
+                               float scale)
 {
-    k_xent_bwd<<<(unsigned)T, THREADS, 0, st>>>(logits, targets, V, scale);
+    k_xent_bwd<<<(unsigned)T, THREADS, 0, st>>>(logits, targets, V, ld, scale);
     return cudaGetLastError();
 }
 

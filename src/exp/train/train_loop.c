@@ -2,7 +2,8 @@
  * gradient against a finite difference of the loss; the loss against the CPU FP32 reference
  * for other precisions and devices), then train step after step, each step walking the op
  * plan with a time mark between ops, and turn losses, step times and per-op times into the
- * result record. Which configurations to run is train.c's business. */
+ * result record; a backend's failure makes the record invalid, and one declined at open
+ * (TRAIN_NOT_MEASURED) is listed as skipped. Which configurations to run is train.c's business. */
 #include "exp/train/train.h"
 
 #include <math.h>
@@ -13,6 +14,7 @@
 
 #include "measure/measure.h"
 #include "exp/train/train_data.h"
+#include "exp/train/train_gemm.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "util/stats.h"
@@ -451,47 +453,81 @@ static void validate(struct runner *r, struct train_reference *ref, cJSON *check
     reference_checks(cfg, loss, cfg->steps < TRAIN_REF_STEPS ? cfg->steps : TRAIN_REF_STEPS, ref, checks);
 }
 
-cJSON *train_config_run(const struct train_ops *ops, const struct train_config *cfg, struct train_reference *ref)
+/* Trains and times one opened configuration into rec; valid only when validation passed and the
+ * backend did not fail, during validation or any step. */
+static void config_train(struct runner *r, struct train_reference *ref, cJSON *rec, double t0)
 {
-    cJSON *rec = config_json(cfg);
-    cJSON_AddStringToObject(rec, "device", ops->device);
+    const struct train_config *cfg = r->cfg;
+    const struct train_ops *ops = r->ops;
+    cJSON *checks = cJSON_AddArrayToObject(rec, "checks");
+    if (cfg->validate)
+        validate(r, ref, checks);
+    int ok = all_pass(checks) && !backend_error(r);
+    if (!ok) {
+        cJSON_AddBoolToObject(rec, "valid", 0);
+        cJSON_AddStringToObject(rec, "error", backend_error(r) ? backend_error(r) : "validation failed: not trained or timed");
+        return;
+    }
+    struct outcome o = { 0 };
+    o.loss = xcalloc((size_t)cfg->steps, sizeof *o.loss);
+    o.gnorm = xcalloc((size_t)cfg->steps, sizeof *o.gnorm);
+    o.step_s = xcalloc((size_t)cfg->steps, sizeof *o.step_s);
+    o.op_s = xcalloc((size_t)cfg->steps * (size_t)r->nops, sizeof *o.op_s);
+    train_steps(r, &o, t0);
+    cJSON_AddBoolToObject(rec, "valid", !backend_error(r));   /* a failed step fails the configuration */
+    outcome_json(rec, r, &o);
+    if (backend_error(r))
+        cJSON_AddStringToObject(rec, "error", backend_error(r));
+    if (ref && ops == &train_cpu_ops && cfg->prec == NET_FP32 && o.done >= TRAIN_REF_STEPS && !ref->have) {
+        memcpy(ref->loss, o.loss, sizeof ref->loss);
+        ref->have = 1;
+        snprintf(ref->source, sizeof ref->source, "the CPU FP32 configuration of this run");
+    }
+    free(o.loss); free(o.gnorm); free(o.step_s); free(o.op_s);
+}
+
+/* The record of one configuration; NULL with the reason in declined when the backend declined
+ * it at open (TRAIN_NOT_MEASURED) and declined is not NULL. */
+static cJSON *config_run(const struct train_ops *ops, const struct train_config *cfg, struct train_reference *ref,
+                         char *declined, size_t n)
+{
     struct runner r;
     char err[512];
     double t0 = timing_now();
     int have_rss = rss_reset() == 0;
+    cJSON *rec = config_json(cfg);
+    cJSON_AddStringToObject(rec, "device", ops->device);
     if (runner_open(&r, ops, cfg, err, sizeof err) != 0) {
+        runner_close(&r);
+        if (declined && strncmp(err, TRAIN_NOT_MEASURED, strlen(TRAIN_NOT_MEASURED)) == 0) {
+            snprintf(declined, n, "%s", err);
+            cJSON_Delete(rec);
+            return NULL;
+        }
         cJSON_AddBoolToObject(rec, "valid", 0);
         cJSON_AddStringToObject(rec, "error", err);
-        runner_close(&r);
         return rec;
     }
-    cJSON *checks = cJSON_AddArrayToObject(rec, "checks");
-    if (cfg->validate)
-        validate(&r, ref, checks);
-    int ok = all_pass(checks) && !backend_error(&r);
-    cJSON_AddBoolToObject(rec, "valid", ok);
-    struct outcome o = { 0 };
-    if (ok) {
-        o.loss = xcalloc((size_t)cfg->steps, sizeof *o.loss);
-        o.gnorm = xcalloc((size_t)cfg->steps, sizeof *o.gnorm);
-        o.step_s = xcalloc((size_t)cfg->steps, sizeof *o.step_s);
-        o.op_s = xcalloc((size_t)cfg->steps * (size_t)r.nops, sizeof *o.op_s);
-        train_steps(&r, &o, t0);
-        outcome_json(rec, &r, &o);
-        if (backend_error(&r))
-            cJSON_AddStringToObject(rec, "error", backend_error(&r));
-        if (ref && ops == &train_cpu_ops && cfg->prec == NET_FP32 && o.done >= TRAIN_REF_STEPS && !ref->have) {
-            memcpy(ref->loss, o.loss, sizeof ref->loss);
-            ref->have = 1;
-            snprintf(ref->source, sizeof ref->source, "the CPU FP32 configuration of this run");
-        }
-        free(o.loss); free(o.gnorm); free(o.step_s); free(o.op_s);
-    } else {
-        cJSON_AddStringToObject(rec, "error", backend_error(&r) ? backend_error(&r) : "validation failed: not trained or timed");
-    }
+    config_train(&r, ref, rec, t0);
     memory_json(rec, cfg, ops->impl, ops->allocated(r.c), have_rss ? rss_peak() : -1);
     cJSON_AddNumberToObject(rec, "threads", omp_get_max_threads());
     cJSON_AddNumberToObject(rec, "elapsed_s", timing_now() - t0);
     runner_close(&r);
     return rec;
+}
+
+cJSON *train_config_run(const struct train_ops *ops, const struct train_config *cfg, struct train_reference *ref)
+{
+    return config_run(ops, cfg, ref, NULL, 0);
+}
+
+void train_config_add(const struct train_ops *ops, const struct train_config *cfg, struct train_reference *ref,
+                      const char *item, cJSON *results, cJSON *skipped)
+{
+    char why[512];
+    cJSON *rec = config_run(ops, cfg, ref, why, sizeof why);
+    if (rec)
+        cJSON_AddItemToArray(results, rec);
+    else
+        measure_skip(skipped, item, why);
 }

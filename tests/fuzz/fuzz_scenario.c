@@ -54,8 +54,7 @@ static cJSON *load(const char *source, size_t size)
     lua_getfield(S, -1, "load");
     lua_pushlstring(S, source, size);
     lua_pushstring(S, "fuzz.lua");
-    lua_newtable(S);
-    if (sr_lua_pcall(S, 3, 1, err, sizeof err, NULL) != 0)
+    if (sr_lua_pcall(S, 2, 1, err, sizeof err, NULL) != 0)
         one_line(err);
     else if (!(scn = lua_to_json_protected(S, -1, "scenario", err, sizeof err)))
         one_line(err);

@@ -217,6 +217,14 @@ static char **object_keys(struct copy *c, int idx, size_t *nkeys)
         lua_pop(L, 1);
     }
     qsort(keys, *nkeys, sizeof *keys, cmp_keys);
+    for (size_t i = 1; i < *nkeys; i++)
+        if (strcmp(keys[i - 1], keys[i]) == 0) {        /* t[1] and t["1"]: one key in JSON */
+            char what[160];
+            snprintf(what, sizeof what, "the key '%.60s' is there both as a number and as a string", keys[i]);
+            free_keys(keys, *nkeys);
+            fail(c, what);
+            return NULL;
+        }
     return keys;
 }
 

@@ -151,7 +151,11 @@ static void copy_limits(void)
     cJSON *j = lua_to_json(L, -1, "value", err, sizeof err);
     EXPECT(j && cJSON_GetArraySize(j) == 2 && cJSON_GetArraySize(cJSON_GetArrayItem(j, 1)) == 100);
     cJSON_Delete(j);
-    lua_pop(L, 3);
+    EXPECT(run(L, "both = { [1] = 'n', ['1'] = 's' }", err, sizeof err) == 0);
+    lua_getglobal(L, "both");
+    EXPECT(lua_to_json(L, -1, "value", err, sizeof err) == NULL);
+    EXPECT_STR(err, "value: the key '1' is there both as a number and as a string");
+    lua_pop(L, 4);
     sr_lua_close(L);
 }
 

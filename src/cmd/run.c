@@ -30,7 +30,8 @@
 
 #define SCENARIO_MAX_BYTES ((size_t)1 << 20)
 #define SCENARIO_GRACE_S 2.0                /* after the time limit, before the watchdog */
-#define SCENARIO_WALL_FACTOR 3.0            /* wall-clock deadline (__gc, lua_close): limits, + grace */
+#define SCENARIO_WALL_FACTOR 3.0            /* wall-clock deadline (__gc, lua_close): limits, */
+#define SCENARIO_WALL_SLACK_S 15.0          /* + slack: the watchdog, on processor time, comes first */
 
 static const char *stopped_by(int sig)
 {
@@ -78,7 +79,7 @@ static cJSON *load_scenario(const struct run_opts *o, const char *source)
     snprintf(err, sizeof err, "%s: the scenario ran for more than %g s of processor time inside one library "
              "call (a string pattern that backtracks without end?); stopped", o->scenario, limit + SCENARIO_GRACE_S);
     sr_lua_watchdog(limit + SCENARIO_GRACE_S, err, SR_EXIT_SCENARIO);
-    sr_lua_deadline(S, limit * SCENARIO_WALL_FACTOR + SCENARIO_GRACE_S, o->scenario, SR_EXIT_SCENARIO);
+    sr_lua_deadline(S, limit * SCENARIO_WALL_FACTOR + SCENARIO_WALL_SLACK_S, o->scenario, SR_EXIT_SCENARIO);
     if (sr_lua_require(S, "sparkreport.runner", err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         sr_lua_close(S);

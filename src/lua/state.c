@@ -175,7 +175,10 @@ void sr_lua_deadline(lua_State *L, double seconds, const char *name, int exit_co
 
 size_t sr_lua_mem_limit(lua_State *L)
 {
-    return limits_of(L)->limit;
+    void *ud;
+    if (lua_getallocf(L, &ud) != limited_alloc)     /* a state sr_lua_new did not make */
+        return SR_LUA_MEM_LIMIT;
+    return ((struct limits *)ud)->limit;
 }
 
 int sr_lua_is_scenario(lua_State *L)

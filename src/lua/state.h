@@ -45,7 +45,8 @@ int sr_lua_is_scenario(lua_State *L);
 #define SR_LUA_DEADLINE_GRACE_S 1.0
 void sr_lua_deadline(lua_State *L, double seconds, const char *name, int exit_code);
 
-/* The state's memory ceiling; also the most lua_to_json copies out of it (convert.h). */
+/* The state's memory ceiling (SR_LUA_MEM_LIMIT for one sr_lua_new did not make); also the most
+ * lua_to_json copies out of it (convert.h). */
 size_t sr_lua_mem_limit(lua_State *L);
 
 /* A backstop for what the time limit cannot reach (one C call that never returns to Lua):

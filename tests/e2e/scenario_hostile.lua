@@ -1,7 +1,7 @@
 -- tests/e2e/scenario_hostile.lua: a scenario cannot outlast a stop request or overrule the
 -- command line (issue 18, classes 1 and 3). A finalizer that loops as the scenario's state
--- closes: SIGTERM ends it with exit 143 within seconds, nothing written; without a signal the
--- wall-clock deadline ends it with exit 3, within seconds. --set given for fields the scenario
+-- closes: SIGTERM ends it with exit 143 within seconds, nothing written (without a signal, the
+-- wall-clock deadline ends it: tests/cli/scenario-hostile.t). --set given for fields the scenario
 -- also sets, by a scenario that replaces ipairs and bench.parse in its own state: results.json
 -- has the --set values.
 local env = ...
@@ -30,11 +30,6 @@ if not err:find("sparkreport: SIGTERM came while Lua code could not be interrupt
 end
 if sh("ls -A " .. q(env.out) .. " | grep -v stderr || true") ~= "" then fail("SIGTERM in a finalizer: something was written") end
 
--- without a signal, the wall-clock deadline (3 x 0.5 s + 2 s, and 1 s of grace) ends it
-out = sh(("cd %s && t0=$(date +%%s); SPARKREPORT_SCENARIO_TIME_S=0.5 %s run tests/scenarios/gc-at-close.lua -o %s 2>&1; "
-          .. "echo \"exit $? after $(( $(date +%%s) - t0 )) s\""):format(q(env.srcdir), q(env.bin), q(root)))
-code, took = out:match("exit (%d+) after (%d+) s")
-if tonumber(code) ~= 3 or tonumber(took) > 10 then fail("a finalizer at close: %s", out) end
 
 out = sh(("cd %s && %s run tests/scenarios/set-wins.lua -o %s -q --set budget_s=6 --set title=theirs "
           .. "--set bandwidth.max_reps=4 2>&1; echo \"exit $?\""):format(q(env.srcdir), q(env.bin), q(root)))

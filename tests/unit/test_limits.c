@@ -101,7 +101,7 @@ static void deadline(void)
     double t0 = timing_now();
     EXPECT(run(L, "local n = 0\nwhile true do n = n + 1 end", err, sizeof err) == -1);
     EXPECT_STR(err, "test.lua:2: the scenario ran for more than 0.3 s of wall-clock time (its deadline): an endless loop?");
-    EXPECT(timing_now() - t0 < 1.0);
+    EXPECT(timing_now() - t0 < 5.0);                /* the hook looks every 1000 instructions */
     sr_lua_close(L);       /* the watcher ends with the state: no exit later */
 }
 

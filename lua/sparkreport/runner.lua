@@ -1,5 +1,5 @@
--- sparkreport.runner: loads a scenario (with --set overrides), runs its experiments within
--- the time budget, and assembles the results document (schema, context, scenario, catalog,
+-- sparkreport.runner: loads a scenario, checks it again with the --set overrides applied last,
+-- runs its experiments within the time budget, and assembles the results document (schema, context, scenario, catalog,
 -- experiments). Measuring is the C experiments'; writing files and rendering are the C
 -- program's, which calls load() and execute() here.
 local bench = require "bench"
@@ -49,23 +49,31 @@ local function apply_set(scn, set)
   end
 end
 
--- Runs the scenario's source; returns the checked scenario. Errors carry FILE:LINE.
-function M.load(source, chunkname, sets)
-  local chunk, err = load(source, "@" .. chunkname, "t")
+-- Put before the scenario's first line (the line numbers stay): a block with a to-be-closed
+-- variable makes no tail calls, so `return sr.scenario { ... }` keeps the scenario's frame on
+-- the stack and an error in its fields is reported at the scenario's line, not at ours.
+local NO_TAIL_CALL = "local _ <close> = nil; "
+
+-- Runs the scenario's source; returns the checked scenario. Errors carry FILE:LINE. The
+-- command line's --set values are not applied here, where the scenario's code could still
+-- change them (or the functions applying them): M.prepare applies them, last.
+function M.load(source, chunkname)
+  local chunk, err = load(NO_TAIL_CALL .. source, "@" .. chunkname, "t")
   if not chunk then error(err, 0) end
   local scn = chunk()
   if type(scn) ~= "table" or not scn.scenario then
     error(("%s:%d: the scenario must end with `return sr.scenario { ... }` (it returned %s)")
           :format(chunkname, last_line(source), type(scn) == "table" and "another table" or tostring(scn)), 0)
   end
-  for _, s in ipairs(sets or {}) do apply_set(scn, s) end
   return scn
 end
 
 -- The scenario as data (what M.load returned, passed through JSON by the C program), checked
 -- again in the state that runs the experiments: the scenario's own code may have changed its
--- tables after the constructors checked them, and none of that code comes along.
-function M.prepare(data, chunkname)
+-- tables after the constructors checked them, and none of that code comes along. Then the
+-- command line's --set values (sets, a list of "key=value"), applied last: the command line
+-- wins over the scenario, whatever its code did.
+function M.prepare(data, chunkname, sets)
   local function bad(fmt, ...) error(chunkname .. ": the scenario it returned " .. fmt:format(...), 0) end
   if type(data) ~= "table" or type(data.params) ~= "table" or type(data.experiments) ~= "table" then
     bad("is not a scenario (write `return sr.scenario { ... }`)")
@@ -88,7 +96,9 @@ function M.prepare(data, chunkname)
   if #exps > M.max_experiments then
     bad("lists %d experiments; at most %d fit in one run (each takes a second at least)", #exps, M.max_experiments)
   end
-  return { scenario = true, params = params, experiments = exps }
+  local scn = { scenario = true, params = params, experiments = exps }
+  for _, s in ipairs(sets or {}) do apply_set(scn, s) end
+  return scn
 end
 
 local function utc(t) return os.date("!%Y-%m-%dT%H:%M:%SZ", math.floor(t)) end

@@ -30,6 +30,8 @@
 
 #define SCENARIO_MAX_BYTES ((size_t)1 << 20)
 #define SCENARIO_GRACE_S 2.0                /* after the time limit, before the watchdog */
+#define SCENARIO_WALL_FACTOR 3.0            /* wall-clock deadline (__gc, lua_close): limits, */
+#define SCENARIO_WALL_SLACK_S 15.0          /* + slack: the watchdog, on processor time, comes first */
 
 static const char *stopped_by(int sig)
 {
@@ -77,6 +79,7 @@ static cJSON *load_scenario(const struct run_opts *o, const char *source)
     snprintf(err, sizeof err, "%s: the scenario ran for more than %g s of processor time inside one library "
              "call (a string pattern that backtracks without end?); stopped", o->scenario, limit + SCENARIO_GRACE_S);
     sr_lua_watchdog(limit + SCENARIO_GRACE_S, err, SR_EXIT_SCENARIO);
+    sr_lua_deadline(S, limit * SCENARIO_WALL_FACTOR + SCENARIO_WALL_SLACK_S, o->scenario, SR_EXIT_SCENARIO);
     if (sr_lua_require(S, "sparkreport.runner", err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         sr_lua_close(S);
@@ -85,12 +88,7 @@ static cJSON *load_scenario(const struct run_opts *o, const char *source)
     lua_getfield(S, -1, "load");
     lua_pushstring(S, source);
     lua_pushstring(S, o->scenario);
-    lua_createtable(S, o->nsets, 0);
-    for (int i = 0; i < o->nsets; i++) {
-        lua_pushstring(S, o->sets[i]);
-        lua_rawseti(S, -2, i + 1);
-    }
-    if (sr_lua_pcall(S, 3, 1, err, sizeof err, NULL) != 0) {
+    if (sr_lua_pcall(S, 2, 1, err, sizeof err, NULL) != 0) {
         if (!progress_stopping())       /* else the caller says it was interrupted */
             fprintf(stderr, "%s\n", err);
     } else if (!(scn = lua_to_json_protected(S, -1, "scenario", err, sizeof err)))
@@ -100,8 +98,8 @@ static cJSON *load_scenario(const struct run_opts *o, const char *source)
     return scn;
 }
 
-/* The scenario's data, checked again in L by runner.prepare; leaves [runner, scenario] on
- * L's stack. Prints the error itself. */
+/* The scenario's data, checked again in L by runner.prepare, which applies the --set values
+ * last; leaves [runner, scenario] on L's stack. Prints the error itself. */
 static int prepare(lua_State *L, const struct run_opts *o, const cJSON *scn)
 {
     char err[2048];
@@ -115,7 +113,12 @@ static int prepare(lua_State *L, const struct run_opts *o, const cJSON *scn)
         return -1;
     }
     lua_pushstring(L, o->scenario);
-    if (sr_lua_pcall(L, 2, 1, err, sizeof err, NULL) != 0) {
+    lua_createtable(L, o->nsets, 0);
+    for (int i = 0; i < o->nsets; i++) {
+        lua_pushstring(L, o->sets[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    if (sr_lua_pcall(L, 3, 1, err, sizeof err, NULL) != 0) {
         fprintf(stderr, "%s\n", err);
         return -1;
     }

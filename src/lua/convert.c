@@ -12,6 +12,7 @@
 #include "lua/state.h"
 #include "util/error.h"
 #include "util/json.h"
+#include "util/units.h"
 
 void lua_push_json(lua_State *L, const cJSON *j)
 {
@@ -91,18 +92,41 @@ cJSON *lua_to_json_protected(lua_State *L, int idx, const char *root, char *err,
     return c.out;
 }
 
-struct path {
-    char text[256];
+/* One copy out of Lua: where it is (for messages), what it has copied, and the tables on the
+ * way down from the root (a table met again there is a cycle). */
+struct copy {
+    lua_State *L;
+    char path[256];
+    const void *open[JSON_MAX_DEPTH];   /* lua_topointer of the tables being copied, outermost first */
+    int depth;
+    size_t bytes, limit;                /* of the C copy (nodes and strings), and its ceiling */
+    char *err;
+    size_t errlen;
 };
 
-static int fail(char *err, size_t errlen, const struct path *p, const char *what)
+static int fail(struct copy *c, const char *what)
 {
-    size_t len = strlen(p->text);
-    if (len > 100)      /* a runaway path (a table inside itself): its start says enough */
-        snprintf(err, errlen, "%.100s...: %s", p->text, what);
+    if (strlen(c->path) > 100)      /* a runaway path: its start says enough */
+        snprintf(c->err, c->errlen, "%.100s...: %s", c->path, what);
     else
-        snprintf(err, errlen, "%s: %s", p->text, what);
+        snprintf(c->err, c->errlen, "%s: %s", c->path, what);
     return -1;
+}
+
+/* Counts n more bytes of the copy; 0, or -1 past the ceiling (err says so, at the root: the
+ * place where the ceiling happened to be reached means nothing). */
+static int count(struct copy *c, size_t n)
+{
+    char lim[32];
+    c->bytes += n;
+    if (c->bytes <= c->limit)
+        return 0;
+    c->path[strcspn(c->path, ".[")] = '\0';
+    char what[256];
+    units_format_bytes((double)c->limit, lim, sizeof lim);
+    snprintf(what, sizeof what, "more than %s once copied out of Lua, the most a copy may hold "
+             "(a table referenced from several places is copied once for each)", lim);
+    return fail(c, what);
 }
 
 static int cmp_keys(const void *a, const void *b)
@@ -110,7 +134,7 @@ static int cmp_keys(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static cJSON *convert(lua_State *L, int idx, struct path *p, int depth, char *err, size_t errlen);
+static cJSON *convert(struct copy *c, int idx);
 
 /* Is the table at idx a sequence 1..n (n >= 1) with nothing else? */
 static int is_array(lua_State *L, int idx, lua_Integer *n)
@@ -133,29 +157,48 @@ static int is_array(lua_State *L, int idx, lua_Integer *n)
     return count == *n;
 }
 
-static cJSON *convert_array(lua_State *L, int idx, lua_Integer n, struct path *p, int depth, char *err, size_t errlen)
+/* Converts the value on top of the stack (popped) as the child at c->path + suffix. */
+static cJSON *convert_child(struct copy *c, const char *suffix)
+{
+    size_t plen = strlen(c->path);
+    snprintf(c->path + plen, sizeof c->path - plen, "%s", suffix);
+    cJSON *out = convert(c, lua_gettop(c->L));
+    lua_pop(c->L, 1);
+    c->path[plen] = '\0';
+    return out;
+}
+
+static cJSON *convert_array(struct copy *c, int idx, lua_Integer n)
 {
     cJSON *arr = cJSON_CreateArray();
-    size_t plen = strlen(p->text);
     for (lua_Integer i = 1; i <= n; i++) {
-        lua_rawgeti(L, idx, i);
-        snprintf(p->text + plen, sizeof p->text - plen, "[%lld]", (long long)i);
-        cJSON *c = convert(L, lua_gettop(L), p, depth + 1, err, errlen);
-        lua_pop(L, 1);
-        if (!c) {
+        char suffix[32];
+        lua_rawgeti(c->L, idx, i);
+        snprintf(suffix, sizeof suffix, "[%lld]", (long long)i);
+        cJSON *item = convert_child(c, suffix);
+        if (!item) {
             cJSON_Delete(arr);
             return NULL;
         }
-        cJSON_AddItemToArray(arr, c);
+        cJSON_AddItemToArray(arr, item);
     }
-    p->text[plen] = '\0';
     return arr;
 }
 
-static cJSON *convert_object(lua_State *L, int idx, struct path *p, int depth, char *err, size_t errlen)
+static void free_keys(char **keys, size_t n)
 {
-    size_t nkeys = 0, cap = 16, plen = strlen(p->text);
+    for (size_t i = 0; i < n; i++)
+        free(keys[i]);
+    free(keys);
+}
+
+/* The keys of the table at idx as strings, sorted; NULL (err set) when one cannot be data. */
+static char **object_keys(struct copy *c, int idx, size_t *nkeys)
+{
+    lua_State *L = c->L;
+    size_t cap = 16;
     char **keys = xmalloc(cap * sizeof *keys);
+    *nkeys = 0;
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
@@ -163,74 +206,104 @@ static cJSON *convert_object(lua_State *L, int idx, struct path *p, int depth, c
             char what[64];
             snprintf(what, sizeof what, "a %s key cannot be stored as data", luaL_typename(L, -1));
             lua_pop(L, 1);
-            for (size_t i = 0; i < nkeys; i++)
-                free(keys[i]);
-            free(keys);
-            fail(err, errlen, p, what);
+            free_keys(keys, *nkeys);
+            fail(c, what);
             return NULL;
         }
-        if (nkeys == cap)
+        if (*nkeys == cap)
             keys = xrealloc(keys, (cap *= 2) * sizeof *keys);
         lua_pushvalue(L, -1);
-        keys[nkeys++] = xstrdup(lua_tostring(L, -1));           /* numbers become "1" */
+        keys[(*nkeys)++] = xstrdup(lua_tostring(L, -1));        /* numbers become "1" */
         lua_pop(L, 1);
     }
-    qsort(keys, nkeys, sizeof *keys, cmp_keys);
-    cJSON *obj = cJSON_CreateObject();
-    for (size_t i = 0; i < nkeys && obj; i++) {
-        lua_pushstring(L, keys[i]);         /* raw: converting runs no metamethod */
-        lua_rawget(L, idx);
-        if (lua_isnil(L, -1)) {             /* a numeric key: look it up as a number */
-            lua_pop(L, 1);
-            lua_pushnumber(L, strtod(keys[i], NULL));
-            lua_rawget(L, idx);
+    qsort(keys, *nkeys, sizeof *keys, cmp_keys);
+    for (size_t i = 1; i < *nkeys; i++)
+        if (strcmp(keys[i - 1], keys[i]) == 0) {        /* t[1] and t["1"]: one key in JSON */
+            char what[160];
+            snprintf(what, sizeof what, "the key '%.60s' is there both as a number and as a string", keys[i]);
+            free_keys(keys, *nkeys);
+            fail(c, what);
+            return NULL;
         }
-        snprintf(p->text + plen, sizeof p->text - plen, "%s%s", plen ? "." : "", keys[i]);
-        cJSON *c = convert(L, lua_gettop(L), p, depth + 1, err, errlen);
-        lua_pop(L, 1);
-        if (!c) {
+    return keys;
+}
+
+static cJSON *convert_object(struct copy *c, int idx)
+{
+    size_t nkeys;
+    char **keys = object_keys(c, idx, &nkeys);
+    cJSON *obj = keys ? cJSON_CreateObject() : NULL;
+    for (size_t i = 0; i < nkeys && obj; i++) {
+        char suffix[sizeof c->path];
+        lua_pushstring(c->L, keys[i]);      /* raw: converting runs no metamethod */
+        lua_rawget(c->L, idx);
+        if (lua_isnil(c->L, -1)) {          /* a numeric key: look it up as a number */
+            lua_pop(c->L, 1);
+            lua_pushnumber(c->L, strtod(keys[i], NULL));
+            lua_rawget(c->L, idx);
+        }
+        snprintf(suffix, sizeof suffix, "%s%s", c->path[0] ? "." : "", keys[i]);
+        cJSON *item = NULL;
+        if (count(c, strlen(keys[i]) + 1) != 0)
+            lua_pop(c->L, 1);
+        else
+            item = convert_child(c, suffix);
+        if (!item) {
             cJSON_Delete(obj);
             obj = NULL;
         } else {
-            cJSON_AddItemToObject(obj, keys[i], c);
+            cJSON_AddItemToObject(obj, keys[i], item);
         }
     }
-    for (size_t i = 0; i < nkeys; i++)
-        free(keys[i]);
-    free(keys);
-    p->text[plen] = '\0';
+    if (keys)
+        free_keys(keys, nkeys);
     return obj;
 }
 
-static cJSON *convert(lua_State *L, int idx, struct path *p, int depth, char *err, size_t errlen)
+static cJSON *convert_table(struct copy *c, int idx)
 {
-    char what[64];
-    switch (lua_type(L, idx)) {
-    case LUA_TNIL: return cJSON_CreateNull();
-    case LUA_TBOOLEAN: return cJSON_CreateBool(lua_toboolean(L, idx));
-    case LUA_TNUMBER: return cJSON_CreateNumber(lua_tonumber(L, idx));
-    case LUA_TSTRING: return cJSON_CreateString(lua_tostring(L, idx));
-    case LUA_TTABLE: {
-        lua_Integer n;
-        if (depth >= JSON_MAX_DEPTH) {
-            fail(err, errlen, p, "nested too deeply (or a table contains itself)");
+    const void *self = lua_topointer(c->L, idx);
+    lua_Integer n;
+    for (int i = 0; i < c->depth; i++)
+        if (c->open[i] == self) {
+            fail(c, "a table that contains itself cannot be stored as data");
             return NULL;
         }
-        luaL_checkstack(L, 8, "nested too deeply");
-        if (is_array(L, idx, &n))
-            return convert_array(L, idx, n, p, depth, err, errlen);
-        return convert_object(L, idx, p, depth, err, errlen);
+    if (c->depth >= JSON_MAX_DEPTH) {
+        fail(c, "nested too deeply");
+        return NULL;
     }
+    luaL_checkstack(c->L, 8, "nested too deeply");
+    c->open[c->depth++] = self;
+    cJSON *out = is_array(c->L, idx, &n) ? convert_array(c, idx, n) : convert_object(c, idx);
+    c->depth--;
+    return out;
+}
+
+static cJSON *convert(struct copy *c, int idx)
+{
+    char what[64];
+    size_t len = 0;
+    if (lua_type(c->L, idx) == LUA_TSTRING)
+        lua_tolstring(c->L, idx, &len);
+    if (count(c, sizeof(cJSON) + len + 1) != 0)
+        return NULL;
+    switch (lua_type(c->L, idx)) {
+    case LUA_TNIL: return cJSON_CreateNull();
+    case LUA_TBOOLEAN: return cJSON_CreateBool(lua_toboolean(c->L, idx));
+    case LUA_TNUMBER: return cJSON_CreateNumber(lua_tonumber(c->L, idx));
+    case LUA_TSTRING: return cJSON_CreateString(lua_tostring(c->L, idx));
+    case LUA_TTABLE: return convert_table(c, idx);
     default:
-        snprintf(what, sizeof what, "a %s cannot be stored as data", luaL_typename(L, idx));
-        fail(err, errlen, p, what);
+        snprintf(what, sizeof what, "a %s cannot be stored as data", luaL_typename(c->L, idx));
+        fail(c, what);
         return NULL;
     }
 }
 
 cJSON *lua_to_json(lua_State *L, int idx, const char *root, char *err, size_t errlen)
 {
-    struct path p;
-    snprintf(p.text, sizeof p.text, "%s", root);
-    return convert(L, lua_absindex(L, idx), &p, 0, err, errlen);
+    struct copy c = { .L = L, .limit = sr_lua_mem_limit(L), .err = err, .errlen = errlen };
+    snprintf(c.path, sizeof c.path, "%s", root);
+    return convert(&c, lua_absindex(L, idx));
 }

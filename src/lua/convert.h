@@ -1,6 +1,7 @@
 /* convert.h: Lua values <-> cJSON. Tables with keys 1..n become arrays, others objects with
  * keys sorted (so files diff cleanly); JSON null becomes NaN in arrays and is dropped in
- * objects. Values JSON cannot hold (functions, userdata, cycles) are errors naming their path. */
+ * objects. Values JSON cannot hold (functions, userdata, cycles) and copies larger than the
+ * state's memory ceiling are errors naming their path. */
 #ifndef SR_LUA_CONVERT_H
 #define SR_LUA_CONVERT_H
 
@@ -16,7 +17,11 @@ void lua_push_json(lua_State *L, const cJSON *j);
 int lua_push_json_protected(lua_State *L, const cJSON *j, char *err, size_t errlen);
 
 /* NULL with err = "PATH: reason" (PATH like "params.kernels[2]", rooted at `root`). Reads
- * tables raw: no metamethod runs. */
+ * tables raw: no metamethod runs. What it copies is counted (a node, sizeof(cJSON) bytes, plus
+ * its string and key), not what Lua holds: a table referenced from several places is copied
+ * once for each, so the copy stops at the state's memory ceiling (sr_lua_mem_limit: 128 MiB
+ * for a scenario) with "ROOT: more than N once copied out of Lua ...". A table met again on
+ * the way down from the root is a cycle, an error; one met again elsewhere is copied again. */
 cJSON *lua_to_json(lua_State *L, int idx, const char *root, char *err, size_t errlen);
 
 /* lua_to_json inside a protected call, for values from code that may have used up the

@@ -14,10 +14,12 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include "lua/deadline.h"
 #include "lua/embedded.h"
 #include "lua/modules.h"
 #include "util/error.h"
 #include "util/progress.h"
+#include "util/timing.h"
 #include "util/units.h"
 
 #define HOOK_EVERY 1000             /* VM instructions between two looks at the clock */
@@ -41,6 +43,8 @@ struct limits {
     double deadline;                /* lua_clock() at which that time is spent */
     double paused_at;               /* lua_clock() when a measurement began; 0: none running */
     int scenario;                   /* scenario state: interruptible, measurements refused */
+    double wall_s, wall_end;        /* sr_lua_deadline: its length, and timing_now() at its end */
+    struct sr_lua_deadline *watcher;    /* the process's end SR_LUA_DEADLINE_GRACE_S later */
 };
 
 static struct limits *limits_of(lua_State *L)
@@ -50,18 +54,41 @@ static struct limits *limits_of(lua_State *L)
     return ud;
 }
 
-/* The innermost Lua function on m->L's stack as "FILE:LINE", for out-of-memory messages
- * (Lua calls no message handler for those). Reads CallInfo only: no allocation. A refusal
- * with no Lua function on the stack (while Lua unwinds the error) keeps the last place. */
-static void note_oom_where(struct limits *m)
+/* Is this function's source one of the embedded library's files ("@lua/sparkreport/...")? */
+static int is_library(const lua_Debug *ar)
+{
+    return ar->source[0] == '@' && embedded_find(ar->source + 1) != NULL;
+}
+
+/* Where an error happened, as "FILE:LINE": the innermost Lua function of the user's code (not
+ * our embedded library) when there is one (returns 1), else the innermost Lua function (returns
+ * 0; "" when none has a line). Reads CallInfo only: no allocation, no call. */
+static int error_where(lua_State *L, char *where, size_t n)
 {
     lua_Debug ar;
-    for (int level = 0; m->L && lua_getstack(m->L, level, &ar); level++) {
-        if (lua_getinfo(m->L, "Sl", &ar) && ar.currentline > 0) {
-            snprintf(m->oom_where, sizeof m->oom_where, "%s:%d", ar.short_src, ar.currentline);
-            return;
+    where[0] = '\0';
+    for (int level = 0; L && lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0)
+            continue;
+        if (!is_library(&ar)) {
+            snprintf(where, n, "%s:%d", ar.short_src, ar.currentline);
+            return 1;
         }
+        if (!where[0])
+            snprintf(where, n, "%s:%d", ar.short_src, ar.currentline);
     }
+    return 0;
+}
+
+/* Where memory ran out, for out-of-memory messages (Lua calls no message handler for those).
+ * A refusal with no Lua function on the stack (while Lua unwinds the error) keeps the last
+ * place. */
+static void note_oom_where(struct limits *m)
+{
+    char where[sizeof m->oom_where];
+    error_where(m->L, where, sizeof where);
+    if (where[0])
+        memcpy(m->oom_where, where, sizeof where);
 }
 
 static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -83,23 +110,32 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return p;
 }
 
+/* Why code in L must end now, into msg; 0: it may go on. */
+static int must_end(struct limits *m, char *msg, size_t n)
+{
+    int sig = m->scenario ? progress_stopping() : 0;
+    const char *who = m->scenario ? "the scenario" : "Lua code";
+    if (sig)
+        snprintf(msg, n, "interrupted by %s", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+    else if (m->wall_end > 0 && timing_now() > m->wall_end)
+        snprintf(msg, n, "%s ran for more than %g s of wall-clock time (its deadline): an endless loop?", who, m->wall_s);
+    else if (m->paused_at > 0 || m->time_limit <= 0 || lua_clock() <= m->deadline)
+        return 0;
+    else
+        snprintf(msg, n, "%s ran for more than %g s of processor time (%s): an endless loop?", who, m->time_limit,
+                 m->scenario ? "its limit until it returns the experiments" : "the limit outside measurements");
+    return 1;
+}
+
 /* The count hook: ends code that runs past its time, or (in a scenario) past a signal. Once
  * it has fired it fires on every instruction of that thread, so a scenario that catches the
  * error with pcall and loops on cannot outlast it. */
 static void budget_hook(lua_State *L, lua_Debug *ar)
 {
-    struct limits *m = limits_of(L);
-    int sig = m->scenario ? progress_stopping() : 0;
-    char msg[160];
-    if (!sig && (m->paused_at > 0 || m->time_limit <= 0 || lua_clock() <= m->deadline))
+    char msg[200];
+    if (!must_end(limits_of(L), msg, sizeof msg))
         return;
     lua_sethook(L, budget_hook, LUA_MASKCOUNT, 1);
-    if (sig)
-        snprintf(msg, sizeof msg, "interrupted by %s", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
-    else
-        snprintf(msg, sizeof msg, "%s ran for more than %g s of processor time (%s): an endless loop?",
-                 m->scenario ? "the scenario" : "Lua code", m->time_limit,
-                 m->scenario ? "its limit until it returns the experiments" : "the limit outside measurements");
     if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)    /* ar: the function running now */
         lua_pushfstring(L, "%s:%d: %s", ar->short_src, ar->currentline, msg);
     else
@@ -120,6 +156,29 @@ void sr_lua_scenario_mode(lua_State *L, double seconds)
 {
     limits_of(L)->scenario = 1;
     sr_lua_limit_time(L, seconds);
+}
+
+void sr_lua_deadline(lua_State *L, double seconds, const char *name, int exit_code)
+{
+    struct limits *m = limits_of(L);
+    char msg[1024];
+    m->wall_s = seconds;
+    m->wall_end = timing_now() + seconds;
+    snprintf(msg, sizeof msg, "%.700s: %s did not finish within %g s of wall-clock time, inside code that "
+             "cannot be interrupted (a __gc finalizer or one long library call); stopped",
+             name, m->scenario ? "the scenario" : "Lua code", seconds + SR_LUA_DEADLINE_GRACE_S);
+    sr_lua_deadline_stop(m->watcher);
+    m->watcher = sr_lua_deadline_start(m->wall_end + SR_LUA_DEADLINE_GRACE_S, msg, exit_code);
+    if (!lua_gethook(L))
+        lua_sethook(L, budget_hook, LUA_MASKCOUNT, HOOK_EVERY);
+}
+
+size_t sr_lua_mem_limit(lua_State *L)
+{
+    void *ud;
+    if (lua_getallocf(L, &ud) != limited_alloc)     /* a state sr_lua_new did not make */
+        return SR_LUA_MEM_LIMIT;
+    return ((struct limits *)ud)->limit;
 }
 
 int sr_lua_is_scenario(lua_State *L)
@@ -355,17 +414,65 @@ lua_State *sr_lua_new(size_t mem_limit)
 
 void sr_lua_close(lua_State *L)
 {
-    void *ud;
-    lua_getallocf(L, &ud);
-    lua_close(L);
-    free(ud);
+    struct limits *m = limits_of(L);
+    lua_close(L);                       /* runs the finalizers: still under the deadline */
+    sr_lua_deadline_stop(m->watcher);
+    free(m);
 }
 
+/* __tostring of the error object, called protected: it may itself raise or return nonsense. */
+static int error_tostring(lua_State *L)
+{
+    luaL_tolstring(L, 1, NULL);
+    return 1;
+}
+
+/* The error object at idx as text, pushed: a string or number as it is; else what its
+ * __tostring returns, when that works; else "error object is a T value". */
+static const char *error_text(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) == LUA_TSTRING || lua_type(L, idx) == LUA_TNUMBER) {
+        lua_pushvalue(L, idx);
+        return lua_tostring(L, -1);
+    }
+    if (luaL_getmetafield(L, idx, "__tostring") != LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_pushcfunction(L, error_tostring);
+        lua_pushvalue(L, idx);
+        if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING)
+            return lua_tostring(L, -1);
+        lua_pop(L, 1);
+    }
+    return lua_pushfstring(L, "error object is a %s value", luaL_typename(L, idx));
+}
+
+/* Length of msg's "FILE:LINE: " prefix, 0 when it has none; *library: FILE is ours. */
+static size_t position_length(const char *msg, int *library)
+{
+    for (const char *c = strchr(msg, ':'); c && c < msg + strcspn(msg, "\n"); c = strchr(c + 1, ':')) {
+        size_t digits = strspn(c + 1, "0123456789");
+        if (digits > 0 && c[1 + digits] == ':' && c[2 + digits] == ' ') {
+            char file[256];
+            snprintf(file, sizeof file, "%.*s", (int)(c - msg), msg);
+            *library = embedded_find(file) != NULL;
+            return (size_t)(c - msg) + digits + 3;
+        }
+    }
+    *library = 0;
+    return 0;
+}
+
+/* The message handler: every error becomes one line "FILE:LINE: message" at the user's code
+ * where there is such a frame (an error our library raised on the user's behalf, a message
+ * without a position, an error object that is not a string), then the traceback. */
 static int traceback(lua_State *L)
 {
-    const char *msg = lua_tostring(L, 1);
-    if (!msg)
-        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    char where[300];
+    int library, user = error_where(L, where, sizeof where), text = lua_type(L, 1) == LUA_TSTRING;
+    const char *msg = error_text(L, 1);
+    size_t pos = position_length(msg, &library);
+    if (where[0] && (user || !text) && (pos == 0 || (user && library)))
+        msg = lua_pushfstring(L, "%s: %s", where, msg + pos);
     luaL_traceback(L, L, msg, 1);
     return 1;
 }

@@ -25,13 +25,15 @@ fails(function() return sr.scenario { 42 } end, "scenario: entry 1 is not an exp
 fails(function() return sr.scenario { compare = { "h300" }, sr.bandwidth {} } end, "scenario: unknown catalog system 'h300'")
 
 local src = 'local sr = require "sparkreport"\nreturn sr.scenario { budget_s = 30, sr.bandwidth { kernels = "copy" } }\n'
-local scn = runner.load(src, "t.lua", { "budget_s=60", "bandwidth.min_reps=3", "bandwidth.kernels=triad,read" })
+-- --set values are applied by runner.prepare, last, in a state the scenario's code never ran in
+local function load_set(source, sets) return runner.prepare(runner.load(source, "t.lua"), "t.lua", sets) end
+local scn = load_set(src, { "budget_s=60", "bandwidth.min_reps=3", "bandwidth.kernels=triad,read" })
 assert(scn.params.budget_s == 60 and scn.experiments[1].params.min_reps == 3)
 assert(scn.experiments[1].params.kernels[2] == "read")
-fails(function() runner.load(src, "t.lua", { "bandwidth.min_reps=1" }) end,
+fails(function() load_set(src, { "bandwidth.min_reps=1" }) end,
       "--set bandwidth.min_reps=1: bandwidth: parameter 'min_reps' = 1 is out of range (2 .. 1000)")
-fails(function() runner.load(src, "t.lua", { "train.steps=3" }) end,
+fails(function() load_set(src, { "train.steps=3" }) end,
       "--set train.steps=3: the scenario has no 'train' experiment (it has: bandwidth)")
-fails(function() runner.load(src, "t.lua", { "budget_s" }) end, "--set budget_s: expected key=value")
-fails(function() runner.load("return 1", "t.lua", {}) end,
+fails(function() load_set(src, { "budget_s" }) end, "--set budget_s: expected key=value")
+fails(function() runner.load("return 1", "t.lua") end,
       "t.lua:1: the scenario must end with `return sr.scenario { ... }` (it returned 1)")

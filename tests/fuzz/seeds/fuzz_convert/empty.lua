@@ -1,0 +1,1 @@
+return { setmetatable({}, { __jsontype = "object" }), {}, "\0\xff" }

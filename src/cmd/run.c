@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -284,6 +285,25 @@ static char *open_run_folder(const struct run_opts *o, FILE **log, char *err, si
 
 #define SCENARIO_TEXT_MAX 4096          /* bytes of any string a scenario gives */
 
+#define RUN_MIN_FILES 10                /* descriptors a run holds at once: log, fonts, output, ... */
+
+/* A soft open-file limit below what a run needs is raised toward the hard one; a hard limit
+ * below it is refused now, not after the measuring when the fonts cannot be opened. */
+static int check_file_limit(char *err, size_t errlen)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY || r.rlim_cur >= RUN_MIN_FILES)
+        return 0;
+    if (r.rlim_max == RLIM_INFINITY || r.rlim_max >= RUN_MIN_FILES) {
+        r.rlim_cur = RUN_MIN_FILES;
+        if (setrlimit(RLIMIT_NOFILE, &r) == 0)
+            return 0;
+    }
+    snprintf(err, errlen, "the open-file limit (ulimit -n) is %llu; a run needs at least %d; nothing was measured",
+             (unsigned long long)r.rlim_cur, RUN_MIN_FILES);
+    return -1;
+}
+
 /* Text the user gave, before any state sees it: --set values and the scenario file are UTF-8
  * (results.json records both); "FILE:LINE: ..." or "--set ...". Exit code or 0. */
 static int check_inputs(const struct run_opts *o, const char *source)
@@ -395,7 +415,7 @@ int run_command(const struct run_opts *o)
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_USAGE;
     }
-    if (fs_check_output(o->outdir, 1, err, sizeof err) != 0) {
+    if (check_file_limit(err, sizeof err) != 0 || fs_check_output(o->outdir, 1, err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_FAILURE;
     }

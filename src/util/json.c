@@ -109,7 +109,7 @@ static int walk_children(struct walk *w, const cJSON *j, int depth)
 static int walk_value(struct walk *w, const cJSON *j, int depth)
 {
     if (cJSON_IsNumber(j) && !isfinite(j->valuedouble))
-        return walk_fail(w, "is not a finite number (JSON has no infinity or NaN; 1e999 overflows)%s", "");
+        return walk_fail(w, "is not a finite number (it overflows a double, or is infinity or NaN)%s", "");
     if (cJSON_IsString(j) && json_utf8_invalid(j->valuestring, strlen(j->valuestring)) >= 0) {
         char at[64];
         long off = json_utf8_invalid(j->valuestring, strlen(j->valuestring));

@@ -407,9 +407,11 @@ static int load_and_prepare(lua_State *L, const struct run_opts *o, const char *
     return rc;
 }
 
-int run_command(const struct run_opts *o)
+/* What the run needs before its scenario runs: the environment, the output, the scenario's
+ * text; an exit code, 0 with *source (caller frees) to go on. */
+static int preflight(const struct run_opts *o, char **source)
 {
-    char err[2048], *source;
+    char err[2048];
     size_t n;
     if (render_check_env(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
@@ -419,15 +421,24 @@ int run_command(const struct run_opts *o)
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_FAILURE;
     }
-    if (fs_read_file(o->scenario, SCENARIO_MAX_BYTES, &source, &n, err, sizeof err) != 0) {
+    if (fs_read_file(o->scenario, SCENARIO_MAX_BYTES, source, &n, err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_SCENARIO;
     }
-    int bad = check_inputs(o, source);
+    int bad = check_inputs(o, *source);
     if (bad != 0) {
-        free(source);
-        return bad;
+        free(*source);
+        *source = NULL;
     }
+    return bad;
+}
+
+int run_command(const struct run_opts *o)
+{
+    char err[2048], *source = NULL;
+    int bad = preflight(o, &source);
+    if (bad != 0)
+        return bad;
     progress_quiet(o->quiet);
     signals_catch(1, o->quiet);
     lua_State *L = sr_lua_new(SR_LUA_MEM_LIMIT);

@@ -67,8 +67,12 @@ static const char usage[] =
     "  130, 143  run stopped by SIGINT (Ctrl-C) or SIGTERM: after the current measurement it\n"
     "     wrote results.json marked \"partial\" and a report that says so; a second signal\n"
     "     stops at once and removes the unfinished run folder\n"
+    "  129, 141  run stopped by SIGHUP or SIGPIPE (its output's reader left): at once, the\n"
+    "     unfinished run folder removed\n"
+    "  What can be checked before measuring is (2: SOURCE_DATE_EPOCH, SPARKREPORT_FONT_DIR;\n"
+    "  1: the output's kind; 3: UTF-8, title length and characters); limits: sparkreport.1\n"
     "\n"
-    "Environment: SOURCE_DATE_EPOCH (PDF dates), SPARKREPORT_FONT_DIR (DejaVu fonts),\n"
+    "Environment: SOURCE_DATE_EPOCH (PDF dates; 0 .. 253402300799), SPARKREPORT_FONT_DIR (DejaVu fonts),\n"
     "OMP_NUM_THREADS (threads of the CPU experiments), SPARKREPORT_SCENARIO_TIME_S (processor\n"
     "seconds a scenario's code may use before it returns its experiments; default 10).\n";
 

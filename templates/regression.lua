@@ -2,6 +2,7 @@
 -- the verdict and the environment diff first, then the verdicts, what was not comparable, and
 -- the method. Each section draws from the comparison document alone.
 return {
+  schema = "sparkreport/comparison",   -- the documents it draws
   name = "regression",
   sections = { "regression_title", "regression_environment", "regression_verdicts",
                "regression_not_comparable", "regression_method" },

@@ -237,12 +237,7 @@ local function compare_records(id, eb, ec, o, out)
   local function index(exp)
     local by, order = {}, {}
     for _, rec in ipairs(exp.results or {}) do
-      local k = M.key(rec)
-      if by[k] then
-        local i = 2
-        while by[k .. " #" .. i] do i = i + 1 end
-        k = k .. " #" .. i
-      end
+      local k = M.key(rec)            -- unique: M.build refused a document that repeats a record
       by[k] = rec
       order[#order + 1] = k
     end
@@ -411,6 +406,23 @@ local function describe(doc, path)
            host = ctx.host, tool = ctx.tool and (("%s (git %s)"):format(text(ctx.tool.version), text(ctx.tool.git))) }
 end
 
+-- nil, or "experiments[E].results[J] repeats experiments[E].results[I] (...)": two records of one
+-- experiment with the same key would be compared with whichever came first, so a document that
+-- repeats one is refused, never half compared.
+function M.repeated_record(doc)
+  for i, e in ipairs(doc.experiments or {}) do
+    local seen = {}
+    for j, rec in ipairs(type(e.results) == "table" and e.results or {}) do
+      local k = M.key(rec)
+      if seen[k] then
+        return ("experiments[%d].results[%d] repeats experiments[%d].results[%d] (the same measurement: %s)")
+               :format(i, j, i, seen[k], #k > 120 and (k:sub(1, 120) .. "...") or k)
+      end
+      seen[k] = j
+    end
+  end
+end
+
 -- Builds the comparison document. opts: alpha, min_change, baseline_path, current_path.
 -- Returns nil, "PATH: what is wrong" when a document lacks the shape reports read.
 function M.build(base, cur, opts)
@@ -418,6 +430,8 @@ function M.build(base, cur, opts)
   for _, side in ipairs { { base, opts.baseline_path or "baseline" }, { cur, opts.current_path or "current run" } } do
     local ok, err = schema.check(side[1], "records")   -- comparing reads records, not info blocks
     if not ok then return nil, ("%s: %s"):format(side[2], err) end
+    err = M.repeated_record(side[1])
+    if err then return nil, ("%s: %s"):format(side[2], err) end
   end
   local o = { alpha = opts.alpha or M.alpha, min_change = opts.min_change or M.min_change }
   if not (o.alpha > 0 and o.alpha < 1) then error(("alpha must be between 0 and 1, got %s"):format(text(o.alpha)), 2) end

@@ -25,8 +25,24 @@ function M.check(results)
   local ok, err = require("sparkreport.schema").check(results)
   if not ok then return false, err end
   local name = results.template or results.scenario and results.scenario.template or "procurement"
-  if type(name) ~= "string" or not pcall(require, "templates." .. name) then
-    return false, ("the results name the template '%s', which this sparkreport does not have"):format(tostring(name))
+  if type(name) ~= "string" or not name:find("^[%w_%-]+$") or not pcall(require, "templates." .. name) then
+    return false, ("the results name the template '%s', which this sparkreport does not have")
+                  :format(tostring(name):sub(1, 80))
+  end
+  return M.check_template(name, results.schema)
+end
+
+-- M.check_template(name, schema) -> true | false, why: whether template `name` draws documents
+-- of `schema` (a template says which in its `schema` field), so that a results file naming a
+-- template made for other documents is refused before that template's sections run.
+function M.check_template(name, doc_schema)
+  local ok, tpl = pcall(require, "templates." .. name)
+  if not ok or type(tpl) ~= "table" then
+    return false, ("the template '%s' does not exist in this sparkreport"):format(name)
+  end
+  if tpl.schema and tpl.schema ~= doc_schema then
+    return false, ("the results name the template '%s', which draws %s documents, not %s")
+                  :format(name, tpl.schema, tostring(doc_schema))
   end
   return true
 end

@@ -6,8 +6,16 @@
 -- M.info[NAME]. Fields the sections read with a fallback (`x or "?"`) are optional.
 local M = { records = {}, info = {} }
 
+-- Size limits of a results file's sections (README, "Limits"): beyond them a file is refused
+-- before drawing, with the path and the limit, rather than failing inside a section.
+M.limits = {
+  experiments = 100,        -- as many as one run holds (sparkreport.runner.max_experiments)
+  list = 100000,            -- entries of any other list: results, samples, skipped, ...
+  catalog_rows = 256,       -- catalog.rows (data/systems.csv has a few dozen)
+}
+
 local function opt(spec) return { optional = true, spec = spec } end
-local function list(spec) return { list = spec } end
+local function list(spec, max) return { list = spec, max = max } end
 local function object(fields) return { fields = fields } end
 M.opt, M.list, M.object = opt, list, object
 
@@ -62,6 +70,8 @@ function check(v, spec, path)
   if type(v) ~= "table" then bad(path, spec.list and "list" or "object", v) end
   if spec.list then
     if not is_list(v) then bad(path, "list", v) end
+    local max = spec.max or M.limits.list
+    if #v > max then error({ schema = ("%s has %d entries; at most %d are read"):format(path, #v, max) }, 0) end
     for i, x in ipairs(v) do check(x, spec.list, ("%s[%d]"):format(path, i)) end
   elseif spec.fields then
     if #v > 0 then bad(path, "object", v) end
@@ -93,7 +103,7 @@ M.document = object {
       id = "string", name = "string", mem_bw_gbs = opt "number", memory_gb = opt "number",
       memory = opt "string", sources = opt "string", confidence = opt "string", notes = opt "string",
       host_bw_gbs = opt "number",
-    })),
+    }, M.limits.catalog_rows)),
   },
 }
 
@@ -325,6 +335,10 @@ function M.check(results, what)
   if results.schema ~= "sparkreport/results" then return true end
   local ok, err = pcall(function()
     check(results, M.document, "")
+    if #results.experiments > M.limits.experiments then
+      error({ schema = ("experiments has %d entries; at most %d are read"):format(#results.experiments,
+                                                                                   M.limits.experiments) }, 0)
+    end
     check_catalog(results.catalog)
     for i, e in ipairs(results.experiments) do
       check_experiment(e, ("experiments[%d]"):format(i), what == "records")

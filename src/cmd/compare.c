@@ -4,6 +4,7 @@
  * is decided in Lua and util/mwu.c, not here. */
 #include "cmd/compare.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "results/load.h"
 #include "results/render.h"
 #include "util/error.h"
+#include "util/fsutil.h"
 #include "util/json.h"
 
 #define MAX_LISTED 20           /* not-comparable lines printed before "... and N more" */
@@ -45,11 +47,21 @@ int compare_command(const char *baseline, const char *current, const char *pdf_p
                     const struct comparison_opts *o)
 {
     char err[2048];
+    const char *out = pdf_path ? pdf_path : as_json ? NULL : "comparison.pdf";
+    if (render_check_env(err, sizeof err) != 0) {
+        fprintf(stderr, "sparkreport: %s\n", err);
+        return SR_EXIT_USAGE;
+    }
+    if (out && fs_check_output(out, 0, err, sizeof err) != 0) {      /* before the work, not after */
+        fprintf(stderr, "sparkreport: %s\n", err);
+        return SR_EXIT_FAILURE;
+    }
     char *bp = results_path(baseline), *cp = results_path(current);
     cJSON *b = results_load(bp, err, sizeof err), *c = b ? results_load(cp, err, sizeof err) : NULL, *cmp = NULL;
     int rc = SR_EXIT_INPUT;
     if (!b || !c) {
         fprintf(stderr, "sparkreport: %s\n", err);
+        rc = errno == ENOMEM ? SR_EXIT_FAILURE : SR_EXIT_INPUT;
         goto done;
     }
     int bad;
@@ -59,7 +71,6 @@ int compare_command(const char *baseline, const char *current, const char *pdf_p
         goto done;
     }
     rc = SR_EXIT_FAILURE;
-    const char *out = pdf_path ? pdf_path : as_json ? NULL : "comparison.pdf";
     if (out && render_results(cmp, out, err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         goto done;

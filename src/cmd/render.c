@@ -3,6 +3,7 @@
  * results/render.c's. */
 #include "cmd/render.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +15,14 @@
 int render_command(const char *results_path, const char *pdf_path)
 {
     char err[1024];
+    if (render_check_env(err, sizeof err) != 0) {
+        fprintf(stderr, "sparkreport: %s\n", err);
+        return SR_EXIT_USAGE;
+    }
     cJSON *r = results_load(results_path, err, sizeof err);
     if (!r) {
         fprintf(stderr, "sparkreport: %s\n", err);
-        return SR_EXIT_INPUT;
+        return errno == ENOMEM ? SR_EXIT_FAILURE : SR_EXIT_INPUT;
     }
     char *def = NULL;
     if (!pdf_path) {

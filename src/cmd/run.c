@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -134,6 +135,11 @@ static cJSON *execute(lua_State *L, const struct run_opts *o, const char *source
     lua_getfield(L, -2, "execute");
     lua_pushvalue(L, -2);
     cJSON *ctx = env_context();
+    if (json_check("this machine's description", ctx, err, errlen) != 0) {    /* before measuring */
+        cJSON_Delete(ctx);
+        lua_pop(L, 2);
+        return NULL;
+    }
     lua_push_json(L, ctx);
     cJSON_Delete(ctx);
     lua_createtable(L, 0, 4);
@@ -197,10 +203,12 @@ static int write_outputs(const char *dir, const cJSON *results, char *err, size_
     return rc;
 }
 
-/* Renames the finished temporary folder to reports/<UTC stamp>-<host>-<scenario>. */
+/* Renames the finished temporary folder to reports/<UTC stamp>-<host>-<scenario>, or with a
+ * suffix "-2", ... when a concurrent run took the name (never replacing it), and points latest
+ * at it unless latest is something the user made. */
 static char *publish(const char *tmpdir, const struct run_opts *o, char *err, size_t errlen)
 {
-    char stamp[32], host[64] = "host", name[80], final[4096], latest[4096];
+    char stamp[32], host[64] = "host", name[80], want[4096], latest[4096];
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
@@ -209,17 +217,17 @@ static char *publish(const char *tmpdir, const struct run_opts *o, char *err, si
     host[sizeof host - 1] = '\0';
     sanitize(host);
     scenario_name(o->scenario, name, sizeof name);
-    snprintf(final, sizeof final, "%s/%s-%s-%s", o->outdir, stamp, host, name);
-    for (int i = 2; fs_exists(final) && i < 100; i++)
-        snprintf(final, sizeof final, "%s/%s-%s-%s-%d", o->outdir, stamp, host, name, i);
-    if (rename(tmpdir, final) != 0) {
-        snprintf(err, errlen, "%.900s: cannot rename the finished run to %.900s: %s", tmpdir, final, strerror(errno));
+    snprintf(want, sizeof want, "%s/%s-%s-%s", o->outdir, stamp, host, name);
+    char *final = fs_rename_unique(tmpdir, want, err, errlen);
+    if (!final)
         return NULL;
-    }
     snprintf(latest, sizeof latest, "%s/latest", o->outdir);
-    if (fs_symlink_replace(strrchr(final, '/') + 1, latest, err, errlen) != 0)
+    if (fs_symlink_replace(strrchr(final, '/') + 1, latest, err, errlen) != 0) {
         progress_note("%s", err);               /* the run is complete; only the link failed */
-    return xstrdup(final);
+        if (o->quiet)
+            fprintf(stderr, "sparkreport: %s\n", err);
+    }
+    return final;
 }
 
 /* The files a run folder holds; a second signal removes them and the folder. */
@@ -242,6 +250,15 @@ static void register_run_folder(const char *tmpdir, int add)
         fs_cleanup_forget(tmpdir);
 }
 
+/* Removes an unfinished run folder: its known files by name first (that needs no file
+ * descriptor, so it works when a low open-file limit is what failed), then whatever else. */
+static void remove_run_folder(const char *tmpdir)
+{
+    fs_cleanup_now();
+    fs_rm_rf(tmpdir);
+    register_run_folder(tmpdir, 0);
+}
+
 static void note_stale(const char *path)
 {
     progress_note("removed %s, the unfinished run folder of a sparkreport that is gone", path);
@@ -260,19 +277,130 @@ static char *open_run_folder(const struct run_opts *o, FILE **log, char *err, si
     snprintf(err, errlen, "%s/run.log", tmpdir);
     if (!(*log = fopen(err, "w"))) {
         snprintf(err, errlen, "%s/run.log: cannot create: %s", tmpdir, strerror(errno));
-        fs_rm_rf(tmpdir);
-        register_run_folder(tmpdir, 0);
+        remove_run_folder(tmpdir);
         free(tmpdir);
         return NULL;
     }
     return tmpdir;
 }
 
+/* ---- what a run can refuse before it measures ---- */
+
+#define SCENARIO_TEXT_MAX 4096          /* bytes of any string a scenario gives */
+
+#define RUN_MIN_FILES 10                /* descriptors a run holds at once: log, fonts, output, ... */
+
+/* A soft open-file limit below what a run needs is raised toward the hard one; a hard limit
+ * below it is refused now, not after the measuring when the fonts cannot be opened. */
+static int check_file_limit(char *err, size_t errlen)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY || r.rlim_cur >= RUN_MIN_FILES)
+        return 0;
+    if (r.rlim_max == RLIM_INFINITY || r.rlim_max >= RUN_MIN_FILES) {
+        r.rlim_cur = RUN_MIN_FILES;
+        if (setrlimit(RLIMIT_NOFILE, &r) == 0)
+            return 0;
+    }
+    snprintf(err, errlen, "the open-file limit (ulimit -n) is %llu; a run needs at least %d; nothing was measured",
+             (unsigned long long)r.rlim_cur, RUN_MIN_FILES);
+    return -1;
+}
+
+/* Text the user gave, before any state sees it: --set values and the scenario file are UTF-8
+ * (results.json records both); "FILE:LINE: ..." or "--set ...". Exit code or 0. */
+static int check_inputs(const struct run_opts *o, const char *source)
+{
+    for (int i = 0; i < o->nsets; i++) {
+        long bad = json_utf8_invalid(o->sets[i], strlen(o->sets[i]));
+        if (bad >= 0) {
+            fprintf(stderr, "sparkreport: --set %.*s...: not valid UTF-8 (byte 0x%02X at offset %ld)\n", (int)bad,
+                    o->sets[i], (unsigned char)o->sets[i][bad], bad);
+            return SR_EXIT_SCENARIO;
+        }
+    }
+    long bad = json_utf8_invalid(source, strlen(source));
+    if (bad >= 0) {
+        int line = 1;
+        for (long i = 0; i < bad; i++)
+            line += source[i] == '\n';
+        fprintf(stderr, "%s:%d: not valid UTF-8 (byte 0x%02X); a scenario is UTF-8 text\n", o->scenario, line,
+                (unsigned char)source[bad]);
+        return SR_EXIT_SCENARIO;
+    }
+    bad = json_utf8_invalid(o->command, strlen(o->command));
+    if (bad >= 0) {
+        fprintf(stderr, "sparkreport: the command line is not valid UTF-8 (byte 0x%02X); results.json records it\n",
+                (unsigned char)o->command[bad]);
+        return SR_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* A string field the report draws as text: a title or a name. */
+static int drawn_field(const char *key)
+{
+    size_t n = key ? strlen(key) : 0;
+    return key && (strcmp(key, "title") == 0 || (n >= 4 && strcmp(key + n - 4, "name") == 0));
+}
+
+/* A block of scenario parameters (where: "FILE: scenario", "FILE: bandwidth"): valid UTF-8,
+ * every string at most SCENARIO_TEXT_MAX bytes, drawn text that the report can draw. */
+static int check_strings(const cJSON *params, const char *where, char *err, size_t errlen)
+{
+    if (json_check(where, params, err, errlen) != 0)
+        return -1;
+    for (const cJSON *p = params ? params->child : NULL; p; p = p->next) {
+        const cJSON *v = cJSON_IsArray(p) ? p->child : p;
+        for (; v; v = cJSON_IsArray(p) ? v->next : NULL) {
+            char what[600];
+            snprintf(what, sizeof what, "%s: %.64s", where, p->string ? p->string : "?");
+            if (!cJSON_IsString(v))
+                continue;
+            if (strlen(v->valuestring) > SCENARIO_TEXT_MAX) {
+                snprintf(err, errlen, "%s is %zu bytes long; at most %d", what, strlen(v->valuestring), SCENARIO_TEXT_MAX);
+                return -1;
+            }
+            if (drawn_field(p->string) && render_check_text(what, v->valuestring, RENDER_TITLE_MAX, err, errlen) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The scenario's data as the report and results.json will hold it: valid UTF-8 throughout,
+ * texts the PDF can draw, a baseline that is a file or a folder. Exit code or 0. */
+static int check_scenario(const struct run_opts *o, const cJSON *scn)
+{
+    char err[1024], name[512];
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(scn, "params");
+    snprintf(name, sizeof name, "%.400s: scenario", o->scenario);
+    if (check_strings(params, name, err, sizeof err) != 0)
+        goto bad;
+    const cJSON *exps = cJSON_GetObjectItemCaseSensitive(scn, "experiments");
+    for (const cJSON *e = exps ? exps->child : NULL; e; e = e->next) {
+        snprintf(name, sizeof name, "%.400s: %.64s", o->scenario, json_str(e, "experiment", "experiment"));
+        if (check_strings(cJSON_GetObjectItemCaseSensitive(e, "params"), name, err, sizeof err) != 0)
+            goto bad;
+    }
+    snprintf(name, sizeof name, "%.400s: the scenario's", o->scenario);
+    if (json_check(name, scn, err, sizeof err) != 0)
+        goto bad;
+    if (comparison_baseline_check(json_str(params, "baseline", "none"), o->outdir, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "%s: scenario: ", o->scenario);
+bad:
+    fprintf(stderr, "%s\n", err);
+    return SR_EXIT_SCENARIO;
+}
+
 /* Loads the scenario (its own state) and prepares it in L; an exit code, 0 to go on. */
 static int load_and_prepare(lua_State *L, const struct run_opts *o, const char *source)
 {
     cJSON *scn = load_scenario(o, source);
-    int rc = scn && prepare(L, o, scn) == 0 ? 0 : SR_EXIT_SCENARIO;
+    int rc = !scn ? SR_EXIT_SCENARIO : check_scenario(o, scn);
+    if (rc == 0 && prepare(L, o, scn) != 0)
+        rc = SR_EXIT_SCENARIO;
     cJSON_Delete(scn);
     if (progress_stopping()) {
         fprintf(stderr, "sparkreport: %s before any measurement; nothing was written\n",
@@ -282,14 +410,38 @@ static int load_and_prepare(lua_State *L, const struct run_opts *o, const char *
     return rc;
 }
 
-int run_command(const struct run_opts *o)
+/* What the run needs before its scenario runs: the environment, the output, the scenario's
+ * text; an exit code, 0 with *source (caller frees) to go on. */
+static int preflight(const struct run_opts *o, char **source)
 {
-    char err[2048], *source;
+    char err[2048];
     size_t n;
-    if (fs_read_file(o->scenario, SCENARIO_MAX_BYTES, &source, &n, err, sizeof err) != 0) {
+    if (render_check_env(err, sizeof err) != 0) {
+        fprintf(stderr, "sparkreport: %s\n", err);
+        return SR_EXIT_USAGE;
+    }
+    if (check_file_limit(err, sizeof err) != 0 || fs_check_output(o->outdir, 1, err, sizeof err) != 0) {
+        fprintf(stderr, "sparkreport: %s\n", err);
+        return SR_EXIT_FAILURE;
+    }
+    if (fs_read_file(o->scenario, SCENARIO_MAX_BYTES, source, &n, err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_SCENARIO;
     }
+    int bad = check_inputs(o, *source);
+    if (bad != 0) {
+        free(*source);
+        *source = NULL;
+    }
+    return bad;
+}
+
+int run_command(const struct run_opts *o)
+{
+    char err[2048], *source = NULL;
+    int bad = preflight(o, &source);
+    if (bad != 0)
+        return bad;
     progress_quiet(o->quiet);
     signals_catch(1, o->quiet);
     lua_State *L = sr_lua_new(SR_LUA_MEM_LIMIT);
@@ -343,10 +495,8 @@ fail:
         progress_log(NULL);
         fclose(log);
     }
-    if (tmpdir) {
-        fs_rm_rf(tmpdir);
-        register_run_folder(tmpdir, 0);
-    }
+    if (tmpdir)
+        remove_run_folder(tmpdir);
 done:
     free(tmpdir);
     free(final);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
@@ -36,6 +37,23 @@ static void push_opts(lua_State *L, const struct comparison_opts *o, const char 
     }
 }
 
+/* Pushes both documents onto L; a document too large for the state is bad input. */
+static int push_sides(lua_State *L, const cJSON *base, const char *base_path, const cJSON *cur, const char *cur_path,
+                      char *err, size_t errlen)
+{
+    const cJSON *docs[2] = { base, cur };
+    const char *paths[2] = { base_path, cur_path };
+    for (int i = 0; i < 2; i++) {
+        if (lua_push_json_protected(L, docs[i], err, errlen) != 0) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", err);
+            snprintf(err, errlen, "%s: too large to compare (%s)", paths[i], why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 cJSON *comparison_build(const cJSON *base, const char *base_path, const cJSON *cur, const char *cur_path,
                         const struct comparison_opts *o, int *bad_input, char *err, size_t errlen)
 {
@@ -44,7 +62,9 @@ cJSON *comparison_build(const cJSON *base, const char *base_path, const cJSON *c
     *bad_input = 0;
     if (sr_lua_require(L, "sparkreport.compare", err, errlen) == 0) {
         lua_getfield(L, -1, "build");
-        if (lua_push_json_protected(L, base, err, errlen) == 0 && lua_push_json_protected(L, cur, err, errlen) == 0) {
+        if (push_sides(L, base, base_path, cur, cur_path, err, errlen) != 0) {
+            *bad_input = 1;
+        } else {
             push_opts(L, o, base_path, cur_path);
             if (sr_lua_pcall(L, 3, 2, err, errlen, NULL) == 0) {
                 if (lua_isnil(L, -2)) {                     /* nil, "PATH: what is wrong" */
@@ -53,6 +73,8 @@ cJSON *comparison_build(const cJSON *base, const char *base_path, const cJSON *c
                 } else {
                     out = lua_to_json(L, -2, "comparison", err, errlen);
                 }
+            } else if (strstr(err, "not enough memory")) {  /* the documents, not the machine */
+                *bad_input = 1;
             }
         }
     }
@@ -79,6 +101,20 @@ static char *baseline_path(const char *want, const char *outdir)
     char *p = results_path(where);
     free(where);
     return p;
+}
+
+int comparison_baseline_check(const char *want, const char *outdir, char *err, size_t errlen)
+{
+    char *bp = baseline_path(want, outdir);
+    struct stat st;
+    int rc = 0;
+    if (bp && stat(bp, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "baseline '%.200s': %.1000s: not a regular file (%s)", want, bp,
+                 fs_kind(st.st_mode));
+        rc = -1;
+    }
+    free(bp);
+    return rc;
 }
 
 /* Compares dir/results.json with the baseline at bp and writes the two comparison files;

@@ -34,4 +34,9 @@ int comparison_slower(const cJSON *cmp);
  * of slower results; *written is 1 when the comparison files were written. */
 int comparison_after_run(const char *dir, const char *outdir, const cJSON *results, int *written);
 
+/* Before a run measures: the baseline the scenario names, when it exists, is a regular file (a
+ * FIFO or a device would block the comparison or never end); -1 with err naming it. A missing
+ * baseline passes: comparison_after_run notes it. */
+int comparison_baseline_check(const char *want, const char *outdir, char *err, size_t errlen);
+
 #endif

@@ -3,6 +3,7 @@
  * message. Parsing limits are util/json.c's; the shape the sections read is schema.lua's. */
 #include "results/load.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,12 +37,29 @@ static int check_experiments(const cJSON *exps, const char *path, char *err, siz
     return 0;
 }
 
+/* Times in seconds since 1970 (started_epoch, finished_epoch, ...): a date a report can print. */
+static int check_epochs(const cJSON *r, const char *path, char *err, size_t errlen)
+{
+    for (const cJSON *c = r->child; c; c = c->next) {
+        size_t n = c->string ? strlen(c->string) : 0;
+        if (n < 6 || strcmp(c->string + n - 6, "_epoch") != 0)
+            continue;
+        if (!cJSON_IsNumber(c) || !(c->valuedouble >= 0 && c->valuedouble <= SR_EPOCH_MAX)) {
+            snprintf(err, errlen, "%s: '%s' must be a time from 0 to %.0f (1970 to the end of 9999) in seconds, "
+                     "got %s", path, c->string, SR_EPOCH_MAX, cJSON_IsNumber(c) ? "a number out of range" : "another type");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 cJSON *results_load(const char *path, char *err, size_t errlen)
 {
     cJSON *r = json_load(path, SR_RESULTS_MAX_BYTES, err, errlen);
     if (r && results_check(r, path, err, errlen) != 0) {
         cJSON_Delete(r);
         r = NULL;
+        errno = EINVAL;
     }
     return r;
 }
@@ -60,7 +78,8 @@ int results_check(const cJSON *r, const char *path, char *err, size_t errlen)
     } else if (want(r, "context", cJSON_IsObject, "an object", path, err, errlen) == 0
                && want(r, "scenario", cJSON_IsObject, "an object", path, err, errlen) == 0
                && want(r, "experiments", cJSON_IsArray, "an array", path, err, errlen) == 0
-               && check_experiments(cJSON_GetObjectItemCaseSensitive(r, "experiments"), path, err, errlen) == 0) {
+               && check_experiments(cJSON_GetObjectItemCaseSensitive(r, "experiments"), path, err, errlen) == 0
+               && check_epochs(r, path, err, errlen) == 0) {
         return 0;
     }
     return -1;

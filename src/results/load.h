@@ -11,11 +11,14 @@
 #define SR_SCHEMA "sparkreport/results"
 #define SR_SCHEMA_VERSION 1
 #define SR_RESULTS_MAX_BYTES ((size_t)256 << 20)
+#define SR_EPOCH_MAX 253402300799.0         /* 9999-12-31T23:59:59Z: the last time a PDF date holds */
 
-/* Loads results.json and checks its schema; NULL with "PATH: reason". */
+/* Loads results.json and checks its schema; NULL with "PATH: reason" and errno ENOMEM when
+ * memory ran out (an environment failure, not a bad file). */
 cJSON *results_load(const char *path, char *err, size_t errlen);
 
-/* The checks results_load makes on a parsed document (schema, version, top-level types); -1
+/* The checks results_load makes on a parsed document (schema, version, top-level types, times
+ * *_epoch within 0 .. SR_EPOCH_MAX); -1
  * with "PATH: reason". What the sections read is checked before drawing (render_results). */
 int results_check(const cJSON *results, const char *path, char *err, size_t errlen);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
@@ -16,20 +17,100 @@
 #include "lua/modules.h"
 #include "lua/state.h"
 #include "report/report.h"
+#include "results/load.h"
 #include "util/fsutil.h"
 #include "util/json.h"
 
-static time_t report_date(const cJSON *results)
+/* SOURCE_DATE_EPOCH's value, or -1 when unset; -2 when it is not a time a PDF can hold. */
+static long long source_date_epoch(const char **text)
 {
     const char *sde = getenv("SOURCE_DATE_EPOCH");
-    char *end;
-    if (sde && *sde) {
-        long long v = strtoll(sde, &end, 10);
-        if (*end == '\0' && v >= 0)
-            return (time_t)v;
-    }
+    *text = sde;
+    if (!sde || !*sde)
+        return -1;
+    if (strspn(sde, "0123456789") != strlen(sde) || strlen(sde) > 12)
+        return -2;
+    long long v = strtoll(sde, NULL, 10);
+    return v <= (long long)SR_EPOCH_MAX ? v : -2;
+}
+
+static time_t report_date(const cJSON *results)
+{
+    const char *text;
+    long long v = source_date_epoch(&text);
+    if (v >= 0)
+        return (time_t)v;
     double f = json_num(results, "finished_epoch", 0);
-    return (time_t)(f > 0 ? f : 0);
+    return (time_t)(f > 0 && f <= SR_EPOCH_MAX ? f : 0);
+}
+
+int render_check_env(char *err, size_t errlen)
+{
+    const char *text, *fonts = getenv("SPARKREPORT_FONT_DIR");
+    struct stat st;
+    if (source_date_epoch(&text) == -2) {
+        snprintf(err, errlen, "SOURCE_DATE_EPOCH=%.64s%s: must be a whole number of seconds from 0 to %.0f "
+                 "(1970 to the end of 9999)", text, strlen(text) > 64 ? "..." : "", SR_EPOCH_MAX);
+        return -1;
+    }
+    if (fonts && *fonts && (stat(fonts, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        snprintf(err, errlen, "SPARKREPORT_FONT_DIR=%.512s: not a folder", fonts);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether the report's font encoding draws the character utf8[0..len) (not as a '?' stand-in). */
+static int drawable(const char *utf8, size_t len)
+{
+    char one[8], out[16];
+    memcpy(one, utf8, len);
+    one[len] = '\0';
+    pdf_utf8_to_cp1252(one, out, sizeof out);
+    return !(strcmp(out, "?") == 0 && strcmp(one, "?") != 0) && !((unsigned char)one[0] < 0x20 || one[0] == 0x7F);
+}
+
+int render_check_text(const char *what, const char *utf8, size_t max_chars, char *err, size_t errlen)
+{
+    size_t n = strlen(utf8), chars = 0;
+    long bad = json_utf8_invalid(utf8, n);
+    if (bad >= 0) {
+        snprintf(err, errlen, "%s is not valid UTF-8 (byte 0x%02X at offset %ld)", what, (unsigned char)utf8[bad], bad);
+        return -1;
+    }
+    for (size_t i = 0; i < n; chars++) {
+        unsigned char c = (unsigned char)utf8[i];
+        size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        if (!drawable(utf8 + i, len)) {
+            snprintf(err, errlen, "%s: character %zu ('%.*s') cannot be drawn in the report's font encoding "
+                     "(CP1252, Western European)", what, chars + 1, c < 0x20 || c == 0x7F ? 0 : (int)len, utf8 + i);
+            return -1;
+        }
+        i += len;
+    }
+    if (chars > max_chars) {
+        snprintf(err, errlen, "%s is %zu characters long; at most %zu fit the report", what, chars, max_chars);
+        return -1;
+    }
+    return 0;
+}
+
+int render_precheck(const cJSON *results, char *err, size_t errlen)
+{
+    const cJSON *title = cJSON_GetObjectItemCaseSensitive(results, "title");
+    const char *name = "title";                 /* a comparison's own, else the scenario's */
+    if (!title) {
+        title = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(results, "scenario"), "title");
+        name = "scenario.title";
+    }
+    if (title && !cJSON_IsString(title)) {
+        snprintf(err, errlen, "%s must be a string", name);
+        return RENDER_INVALID;
+    }
+    size_t max = name[0] == 't' ? RENDER_TITLE_MAX + 32 : RENDER_TITLE_MAX;   /* "Regression report: " + it */
+    if (title && render_check_text(name, title->valuestring, max, err, errlen) != 0)
+        return RENDER_INVALID;
+    return 0;
 }
 
 static const char *font_dir(void)
@@ -82,6 +163,11 @@ static int draw(struct pdf_doc *doc, const cJSON *results, char *err, size_t err
 
 int render_results(const cJSON *results, const char *pdf_path, char *err, size_t errlen)
 {
+    int bad = render_precheck(results, err, errlen);
+    if (bad != 0)
+        return bad;
+    if (render_check_env(err, errlen) != 0 || fs_check_output(pdf_path, 0, err, errlen) != 0)
+        return -1;
     struct pdf_doc *doc = pdf_doc_new(font_dir(), err, errlen);
     if (!doc)
         return -1;

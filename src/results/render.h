@@ -16,4 +16,15 @@
 #define RENDER_INVALID (-2)
 int render_results(const cJSON *results, const char *pdf_path, char *err, size_t errlen);
 
+/* What a render needs that can be checked before any drawing (a run checks it before measuring):
+ * render_check_env: SOURCE_DATE_EPOCH a whole number of seconds 0 .. 9999-12-31 (never a date
+ * the PDF cannot hold), SPARKREPORT_FONT_DIR a folder; -1 with "VARIABLE=VALUE: why".
+ * render_check_text: text named `what` in err is valid UTF-8, every character drawable in the
+ * report's encoding (CP1252; no control characters) and at most max_chars long.
+ * render_precheck: the document's title (RENDER_TITLE_MAX); RENDER_INVALID with err. */
+#define RENDER_TITLE_MAX 200
+int render_check_env(char *err, size_t errlen);
+int render_check_text(const char *what, const char *utf8, size_t max_chars, char *err, size_t errlen);
+int render_precheck(const cJSON *results, char *err, size_t errlen);
+
 #endif

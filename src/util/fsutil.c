@@ -96,7 +96,7 @@ void fs_cleanup_now(void)
     errno = e;
 }
 
-/* SIGINT and SIGTERM wait while a temporary is created and registered, or renamed and
+/* SIGINT, SIGTERM, SIGPIPE and SIGHUP wait while a temporary is created and registered, or renamed and
  * forgotten, so their handler never finds one it does not know of. */
 static void hold_signals(sigset_t *old)
 {
@@ -104,6 +104,8 @@ static void hold_signals(sigset_t *old)
     sigemptyset(&s);
     sigaddset(&s, SIGINT);
     sigaddset(&s, SIGTERM);
+    sigaddset(&s, SIGPIPE);
+    sigaddset(&s, SIGHUP);
     sigprocmask(SIG_BLOCK, &s, old);
 }
 
@@ -186,20 +188,45 @@ int fs_write_atomic(const char *path, const void *data, size_t n, char *err, siz
     return rc;
 }
 
-int fs_read_file(const char *path, size_t max, char **data, size_t *n, char *err, size_t errlen)
+const char *fs_kind(unsigned mode)
 {
-    struct stat st;
+    mode_t m = (mode_t)mode;
+    return S_ISREG(m) ? "a regular file" : S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO"
+         : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket"
+         : S_ISLNK(m) ? "a symbolic link" : "not a file";
+}
+
+/* Opens path for reading without blocking (a FIFO with no writer, a device) and checks it is a
+ * regular file; -1 with "PATH: not a regular file (a FIFO)" or the open error. */
+static int open_regular(const char *path, struct stat *st, char *err, size_t errlen)
+{
     errno = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return fail(err, errlen, path, "cannot open");
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        if (!errno)
-            errno = EISDIR;
-        fail(err, errlen, path, "not a regular file");
+    if (fstat(fd, st) != 0) {
+        fail(err, errlen, path, "cannot open");
         close(fd);
         return -1;
     }
+    if (!S_ISREG(st->st_mode)) {
+        char what[64];
+        errno = S_ISDIR(st->st_mode) ? EISDIR : 0;
+        snprintf(what, sizeof what, "not a regular file (%s)", fs_kind(st->st_mode));
+        fail(err, errlen, path, errno ? "not a regular file" : what);
+        close(fd);
+        return -1;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+int fs_read_file(const char *path, size_t max, char **data, size_t *n, char *err, size_t errlen)
+{
+    struct stat st;
+    int fd = open_regular(path, &st, err, errlen);
+    if (fd < 0)
+        return -1;
     if ((size_t)st.st_size > max) {
         errno = 0;
         char what[96];
@@ -207,7 +234,16 @@ int fs_read_file(const char *path, size_t max, char **data, size_t *n, char *err
         close(fd);
         return fail(err, errlen, path, what);
     }
-    char *buf = xmalloc((size_t)st.st_size + 1);
+    char *buf = malloc((size_t)st.st_size + 1);
+    if (!buf) {
+        char what[96];
+        snprintf(what, sizeof what, "out of memory reading it (%lld bytes)", (long long)st.st_size);
+        close(fd);
+        errno = 0;
+        fail(err, errlen, path, what);
+        errno = ENOMEM;
+        return -1;
+    }
     size_t got = 0;
     while (got < (size_t)st.st_size) {
         ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
@@ -229,6 +265,47 @@ int fs_read_file(const char *path, size_t max, char **data, size_t *n, char *err
     if (n)
         *n = got;
     return 0;
+}
+
+/* The folder a file path is in must exist for the file to be written: "dir/x.pdf" -> "dir". */
+static int parent_is_folder(const char *path, char *err, size_t errlen)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return 0;
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    char *dir = xmalloc(n + 1);
+    struct stat st;
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    errno = 0;
+    int rc = stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+    if (rc != 0) {
+        if (!errno)
+            errno = ENOTDIR;
+        fail(err, errlen, path, "cannot write: its folder");
+    }
+    free(dir);
+    return rc;
+}
+
+int fs_check_output(const char *path, int want_dir, char *err, size_t errlen)
+{
+    struct stat st;
+    errno = 0;
+    if (stat(path, &st) != 0) {
+        if (want_dir)
+            return 0;                   /* fs_mkdir_p makes it, or says why it cannot */
+        if (errno == ENOENT)
+            return parent_is_folder(path, err, errlen);
+        return fail(err, errlen, path, "cannot write");
+    }
+    if (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode))
+        return 0;
+    errno = 0;
+    snprintf(err, errlen, "%s: cannot write %s there: it is %s", path, want_dir ? "run folders" : "a file",
+             fs_kind(st.st_mode));
+    return -1;
 }
 
 int fs_mkdir_p(const char *path, char *err, size_t errlen)
@@ -335,9 +412,30 @@ int fs_rm_rf(const char *path)
     return rmdir(path) == 0 ? rc : -1;
 }
 
+/* Whether linkpath may be replaced: absent, or a link to a plain name (what we make). */
+static int link_is_ours(const char *linkpath, char *err, size_t errlen)
+{
+    struct stat st;
+    char target[4096];
+    if (lstat(linkpath, &st) != 0)
+        return errno == ENOENT ? 1 : fail(err, errlen, linkpath, "cannot update link") + 1;
+    ssize_t n = S_ISLNK(st.st_mode) ? readlink(linkpath, target, sizeof target - 1) : -1;
+    if (n > 0) {
+        target[n] = '\0';
+        if (!strchr(target, '/') && strcmp(target, "..") != 0 && strcmp(target, ".") != 0)
+            return 1;
+    }
+    errno = 0;
+    snprintf(err, errlen, "%s: left as it is: it is %s that sparkreport did not make", linkpath,
+             n > 0 ? "a link to another place" : fs_kind(st.st_mode));
+    return 0;
+}
+
 int fs_symlink_replace(const char *target, const char *linkpath, char *err, size_t errlen)
 {
-    size_t len = strlen(linkpath) + 16;
+    if (!link_is_ours(linkpath, err, errlen))
+        return -1;
+    size_t len = strlen(linkpath) + 32;
     char *tmp = xmalloc(len);
     sigset_t old;
     snprintf(tmp, len, "%s.tmp-%ld", linkpath, (long)getpid());
@@ -354,6 +452,47 @@ int fs_symlink_replace(const char *target, const char *linkpath, char *err, size
     release_signals(&old);
     free(tmp);
     return rc;
+}
+
+/* rename(from, to) that never replaces: renameat2's RENAME_NOREPLACE, or where the file system
+ * lacks it, an empty folder made first as a claim (mkdir is atomic), then renamed over. */
+static int rename_noreplace(const char *from, const char *to)
+{
+#ifdef RENAME_NOREPLACE
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+#endif
+    if (mkdir(to, 0700) != 0)
+        return -1;
+    if (rename(from, to) == 0)
+        return 0;
+    int e = errno;
+    rmdir(to);
+    errno = e;
+    return -1;
+}
+
+char *fs_rename_unique(const char *from, const char *to, char *err, size_t errlen)
+{
+    size_t len = strlen(to) + 16;
+    char *p = xmalloc(len);
+    snprintf(p, len, "%s", to);
+    for (int i = 2; i <= FS_UNIQUE_MAX; i++) {
+        errno = 0;
+        if (rename_noreplace(from, p) == 0)
+            return p;
+        if (errno != EEXIST && errno != ENOTEMPTY)
+            break;
+        snprintf(p, len, "%s-%d", to, i);
+    }
+    if (errno == EEXIST || errno == ENOTEMPTY)
+        snprintf(err, errlen, "%s: cannot rename the finished run to %s: %d names taken", from, to, FS_UNIQUE_MAX);
+    else
+        snprintf(err, errlen, "%s: cannot rename the finished run to %s: %s", from, p, strerror(errno));
+    free(p);
+    return NULL;
 }
 
 int fs_copy_file(const char *src, const char *dst, char *err, size_t errlen)

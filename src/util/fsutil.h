@@ -26,7 +26,9 @@ int fs_cleanup_add(const char *path, int is_dir);          /* -1 when full or to
 void fs_cleanup_forget(const char *path);
 void fs_cleanup_now(void);
 
-/* Reads a whole regular file of at most max bytes; *data is NUL-terminated, caller frees. */
+/* Reads a whole regular file of at most max bytes; *data is NUL-terminated, caller frees. It is
+ * opened without blocking and checked with fstat: a FIFO, a device or a socket is refused
+ * ("PATH: not a regular file (a FIFO)"), never read. Out of memory: -1 with errno ENOMEM. */
 int fs_read_file(const char *path, size_t max, char **data, size_t *n, char *err, size_t errlen);
 
 int fs_mkdir_p(const char *path, char *err, size_t errlen);
@@ -45,12 +47,26 @@ int fs_clean_stale(const char *parent, const char *prefix, void (*removed)(const
 /* Removes a folder tree this program made (no symlinks are followed). */
 int fs_rm_rf(const char *path);
 
-/* Points linkpath at target, replacing any old link atomically. */
+/* Points linkpath at target, replacing an old link atomically; only a link to a plain name (as
+ * this function makes) is replaced: anything else there is left alone (-1, err says so). */
 int fs_symlink_replace(const char *target, const char *linkpath, char *err, size_t errlen);
 
 /* Copies src to dst atomically (small files). */
 int fs_copy_file(const char *src, const char *dst, char *err, size_t errlen);
 
 int fs_exists(const char *path);
+
+/* "a FIFO", "a directory", "a character device", ...: the kind of file an st_mode says. */
+const char *fs_kind(unsigned mode);
+
+/* Whether path can take an output: absent, or (want_dir) a folder, or (!want_dir) a regular
+ * file; -1 with "PATH: cannot write a file here: it is a FIFO". Checked before the work starts. */
+int fs_check_output(const char *path, int want_dir, char *err, size_t errlen);
+
+/* Renames the folder from to `to`, or when that name is taken (by a concurrent run) to "to-2",
+ * "to-3", ... up to FS_UNIQUE_MAX, never replacing anything; returns the name used (caller
+ * frees) or NULL with err. */
+#define FS_UNIQUE_MAX 1000
+char *fs_rename_unique(const char *from, const char *to, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,6 @@
-/* signals.c: the SIGINT/SIGTERM handlers of every command: a gentle first stop for a run, an
- * immediate exit that removes the registered temporaries otherwise. The handler only calls
- * async-signal-safe functions (write, unlink, rmdir, _exit). */
+/* signals.c: the SIGINT/SIGTERM/SIGPIPE/SIGHUP handlers of every command: a gentle first stop
+ * for a run, an immediate exit that removes the registered temporaries otherwise. The handler
+ * only calls async-signal-safe functions (write, unlink, rmdir, _exit). */
 #include "util/signals.h"
 
 #include <signal.h>
@@ -22,8 +22,9 @@ static void say(const char *s)
 
 static void on_signal(int sig)
 {
-    const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
-    if (gentle && !progress_stopping()) {
+    const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGPIPE ? "SIGPIPE" : "SIGHUP";
+    /* SIGPIPE and SIGHUP: whoever reads the progress is gone, so nobody would see a gentle stop */
+    if (gentle && !progress_stopping() && (sig == SIGINT || sig == SIGTERM)) {
         progress_request_stop(sig);
         if (!signals_quiet) {
             say("\nsparkreport: ");
@@ -36,6 +37,8 @@ static void on_signal(int sig)
     fs_cleanup_now();
     say("sparkreport: ");
     say(name);
+    if (sig == SIGPIPE)
+        say(": the output was closed (a pipe whose reader is gone)");
     say(gentle ? ": stopped at once; the unfinished run was removed\n" : ": stopped; nothing was written\n");
     _exit(128 + sig);
 }
@@ -50,10 +53,14 @@ void signals_catch(int first_is_gentle, int quiet)
     sigemptyset(&sa.sa_mask);
     sigaddset(&sa.sa_mask, SIGINT);
     sigaddset(&sa.sa_mask, SIGTERM);
+    sigaddset(&sa.sa_mask, SIGPIPE);
+    sigaddset(&sa.sa_mask, SIGHUP);
     gentle = first_is_gentle;
     signals_quiet = quiet;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGPIPE, &sa, NULL);      /* `sparkreport run ... 2>&1 | head -1` */
+    sigaction(SIGHUP, &sa, NULL);
     if (!at_exit++)
         atexit(fs_cleanup_now);         /* DIE() and other exits leave no temporaries either */
 }

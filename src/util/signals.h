@@ -5,7 +5,8 @@
 #ifndef SR_SIGNALS_H
 #define SR_SIGNALS_H
 
-/* Installs the SIGINT/SIGTERM handlers. first_is_gentle (run): the first signal asks the run
+/* Installs the SIGINT/SIGTERM handlers, and SIGPIPE/SIGHUP ones that always stop at once (the
+ * reader of the progress is gone) removing the temporaries. first_is_gentle (run): the first signal asks the run
  * to stop after the current measurement (progress_stopping), unless quiet saying so on stderr;
  * a second one, or any when not gentle (every other command), removes the temporaries
  * registered with fs_cleanup_add and exits 128 + the signal's number at once. The first call

@@ -12,6 +12,7 @@
 
 #include <lauxlib.h>
 
+#include "fuzz_lua.h"
 #include "lua/convert.h"
 #include "lua/state.h"
 #include "results/load.h"
@@ -24,41 +25,11 @@ static lua_State *L;
 static char pdf_path[512];
 static int render;
 
-/* Lua lines run by report.check, as libFuzzer's extra coverage counters: without them the
- * fuzzer would see the C code only, and never learn which documents reach deeper into the
- * schema. */
-static uint8_t lua_lines[1 << 16] __attribute__((used, section("__libfuzzer_extra_counters")));
-
-static void line_hook(lua_State *l, lua_Debug *ar)
-{
-    if (lua_getinfo(l, "S", ar)) {
-        uintptr_t h = ((uintptr_t)ar->source >> 4) * 2654435761u + (uintptr_t)ar->currentline;
-        uint8_t *c = &lua_lines[h & (sizeof lua_lines - 1)];
-        if (*c < 255)
-            (*c)++;
-    }
-}
-
-static void setup(void)
-{
-    char err[1024];
-    L = sr_lua_new(SR_LUA_MEM_LIMIT);
-    if (sr_lua_require(L, "sparkreport.report", err, sizeof err) != 0) {
-        fprintf(stderr, "fuzz_results: %s\n", err);
-        abort();
-    }
-    lua_setglobal(L, "report");
-    lua_sethook(L, line_hook, LUA_MASKLINE, 0);
-    render = getenv("FUZZ_RENDER") && strcmp(getenv("FUZZ_RENDER"), "1") == 0;
-    snprintf(pdf_path, sizeof pdf_path, "%s/fuzz_results-%d.pdf", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-             (int)getpid());
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[2048];
     if (!L)
-        setup();
+        L = fuzz_lua_state("fuzz_results", "sparkreport.report", "report", &render, pdf_path, sizeof pdf_path);
     if (size > SR_RESULTS_MAX_BYTES)
         return 0;
     cJSON *r = json_parse("fuzz.json", (const char *)data, size, err, sizeof err);

@@ -145,6 +145,60 @@ static void stale_folders(void)
     free(mine);
 }
 
+/* Issue 18: inputs that are not regular files are refused without blocking; a finished run
+ * takes a free name without replacing one; latest is replaced only when it is our link. */
+static void not_files(void)
+{
+    char fifo[512], err[512], *data = NULL, *a, *b, *taken, link[600], mine[512];
+    snprintf(fifo, sizeof fifo, "%s/fifo", root);
+    EXPECT(mkfifo(fifo, 0600) == 0);
+    EXPECT(fs_read_file(fifo, 100, &data, NULL, err, sizeof err) == -1);     /* returns at once */
+    EXPECT(strstr(err, "/fifo: not a regular file (a FIFO)") != NULL);
+    EXPECT(fs_read_file("/dev/null", 100, &data, NULL, err, sizeof err) == -1);
+    EXPECT_STR(err, "/dev/null: not a regular file (a character device)");
+    EXPECT(fs_read_file(root, 100, &data, NULL, err, sizeof err) == -1);
+    EXPECT(strstr(err, ": not a regular file: Is a directory") != NULL);
+    EXPECT(fs_check_output(fifo, 0, err, sizeof err) == -1 && strstr(err, "cannot write a file there: it is a FIFO"));
+    EXPECT(fs_check_output(root, 1, err, sizeof err) == 0 && fs_check_output(fifo, 1, err, sizeof err) == -1);
+    unlink(fifo);
+
+    a = fs_mkdtemp(root, ".tmp-", err, sizeof err);
+    b = fs_mkdtemp(root, ".tmp-", err, sizeof err);
+    snprintf(mine, sizeof mine, "%s/run", root);
+    char *first = fs_rename_unique(a, mine, err, sizeof err), *second = fs_rename_unique(b, mine, err, sizeof err);
+    EXPECT(first && strcmp(first, mine) == 0);
+    EXPECT(second && strstr(second, "/run-2") != NULL);
+    EXPECT(entries(first) == 0 && entries(second) == 0);
+    taken = fs_mkdtemp(root, ".tmp-", err, sizeof err);
+    snprintf(link, sizeof link, "%s-3", mine);
+    EXPECT(mkdir(link, 0700) == 0);                    /* an empty folder by that name is not replaced either */
+    free(a);
+    a = fs_rename_unique(taken, mine, err, sizeof err);
+    EXPECT(a && strstr(a, "/run-4") != NULL);
+    EXPECT(rmdir(link) == 0);
+
+    snprintf(link, sizeof link, "%s/latest", root);
+    EXPECT(fs_symlink_replace("run", link, err, sizeof err) == 0);
+    EXPECT(fs_symlink_replace("run-2", link, err, sizeof err) == 0);       /* ours: replaced */
+    unlink(link);
+    EXPECT(fs_write_atomic(link, "notes", 5, err, sizeof err) == 0);
+    EXPECT(fs_symlink_replace("run", link, err, sizeof err) == -1);
+    EXPECT(strstr(err, "/latest: left as it is: it is a regular file that sparkreport did not make") != NULL);
+    EXPECT(fs_read_file(link, 100, &data, NULL, err, sizeof err) == 0 && strcmp(data, "notes") == 0);
+    free(data);
+    unlink(link);
+    EXPECT(symlink("/tmp", link) == 0 && fs_symlink_replace("run", link, err, sizeof err) == -1);
+    unlink(link);
+    fs_rm_rf(first);
+    fs_rm_rf(second);
+    fs_rm_rf(a);
+    free(first);
+    free(second);
+    free(a);
+    free(b);
+    free(taken);
+}
+
 int main(void)
 {
     snprintf(root, sizeof root, "%s/sparkreport-fsutil-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -156,6 +210,7 @@ int main(void)
     temporaries();
     cleanup_list();
     stale_folders();
+    not_files();
     fs_rm_rf(root);
     return CHECK_DONE();
 }

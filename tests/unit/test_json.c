@@ -1,6 +1,11 @@
 /* test_json.c: JSON parsing limits and messages, the Lua <-> JSON bridge (arrays, objects
  * with sorted keys, NaN, values JSON cannot hold), and the results loader's schema checks. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
@@ -110,8 +115,77 @@ static void test_results(void)
     rmdir(dir);
 }
 
+/* Issue 18: what JSON text must be beyond the grammar cJSON checks. */
+static void test_hostile(void)
+{
+    static const char *const cases[][2] = {
+        { "{\"a\": {\"b\": [1, 1e999]}}", "x.json: a.b[2] is not a finite number (it overflows a double, or is infinity or NaN)" },
+        { "[-1e400]", "x.json: [1] is not a finite number (it overflows a double, or is infinity or NaN)" },
+        { "{\"a\": 1, \"b\": 2, \"a\": 3}", "x.json: has the key 'a' twice" },
+        { "{\"x\": [{\"k\": 1, \"k\": 1}]}", "x.json: x[1] has the key 'k' twice" },
+        { "{\"s\": \"ok\xff\"}", "x.json: s is not valid UTF-8 (byte 0xFF at offset 2)" },
+        { "{\"s\": \"\xc0\xaf\"}", "x.json: s is not valid UTF-8 (byte 0xC0 at offset 0)" },     /* overlong */
+        { "{\"\xed\xa0\x80\": 1}", "x.json: has a key that is not valid UTF-8" },              /* a surrogate */
+        { "{\"s\": \"\u00e9\u4e2d \xc3\xa9\", \"n\": 1e308}", "" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        EXPECT_STR(parse_error(cases[i][0]), cases[i][1]);
+    EXPECT(json_utf8_invalid("ab\xe2\x82", 4) == 2);        /* cut short */
+    EXPECT(json_utf8_invalid("\xf4\x90\x80\x80", 4) == 0);  /* past U+10FFFF */
+    EXPECT(json_utf8_invalid("\xe2\x82\xac", 3) == -1);
+    cJSON *inf = cJSON_CreateObject();
+    char err[256];
+    cJSON_AddNumberToObject(inf, "x", 1.0 / 0.0);
+    EXPECT(json_save("/nonexistent/never.json", inf, err, sizeof err) == -1);
+    EXPECT_STR(err, "/nonexistent/never.json: x is not a finite number (it overflows a double, or is infinity or NaN)");
+    cJSON_Delete(inf);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+/* Out of memory while parsing is said as such (errno ENOMEM), not "invalid JSON": a child with
+ * an address-space limit just above what it holds parses a document of many small nodes. */
+static void test_out_of_memory(void)
+{
+#ifndef UNDER_ASAN
+    size_t n = (size_t)8 << 20;          /* "[[],[],...]": 3 bytes of text, ~64 bytes of cJSON per node */
+    char *text = malloc(3 * n + 2);
+    if (!text)
+        return;
+    text[0] = '[';
+    for (size_t i = 0; i < n; i++)
+        memcpy(text + 1 + 3 * i, i + 1 < n ? "[]," : "[]]", 3);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char err[256];
+        struct rlimit r = { (rlim_t)256 << 20, (rlim_t)256 << 20 };
+        FILE *f = fopen("/proc/self/statm", "r");
+        unsigned long pages = 0;
+        if (f && fscanf(f, "%lu", &pages) == 1)
+            r.rlim_cur = r.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)64 << 20);
+        if (f)
+            fclose(f);
+        setrlimit(RLIMIT_AS, &r);
+        errno = 0;
+        cJSON *j = json_parse("big.json", text, 3 * n + 1, err, sizeof err);
+        _exit(!j && errno == ENOMEM && strstr(err, "big.json: out of memory while reading it") ? 0 : 1);
+    }
+    int status = 0;
+    EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    free(text);
+#endif
+}
+
 int main(void)
 {
+    test_hostile();
+    test_out_of_memory();
     test_parse();
     test_lua();
     test_results();

@@ -18,7 +18,8 @@ struct cuda_device {
     int clock_khz, mem_clock_khz; /* 0 when the driver does not say */
     int bus_width_bits;
     double mem_total_bytes;       /* cudaMemGetInfo; NAN when refused */
-    double mem_free_bytes;
+    double mem_free_bytes;        /* integrated: MemAvailable when larger (env_gpu_mem_free) */
+    const char *mem_free_source;  /* which figure mem_free_bytes is */
     double l2_bytes;
     int pageable_access;          /* HMM/ATS: kernels may use plain malloc'ed memory */
     int concurrent_managed;

@@ -9,6 +9,7 @@
 
 #include "cuda/cuda.h"
 #include "cuda/cuda_check.h"
+#include "util/env.h"
 
 static int attr(cudaDeviceAttr a, int dev)
 {
@@ -47,6 +48,7 @@ static void probe_device(int i, struct cuda_device *d)
         d->mem_free_bytes = (double)fr;
     }
     cudaGetLastError();
+    d->mem_free_bytes = env_gpu_mem_free(d->mem_free_bytes, d->integrated, env_mem_available(), &d->mem_free_source);
 }
 
 extern "C" void cuda_probe(struct cuda_info *ci)

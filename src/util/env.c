@@ -342,6 +342,16 @@ static double meminfo(const char *key)
 double env_mem_total(void) { return meminfo("MemTotal"); }
 double env_mem_available(void) { return meminfo("MemAvailable"); }
 
+double env_gpu_mem_free(double cuda_free, int integrated, double mem_available, const char **source)
+{
+    *source = "cudaMemGetInfo";
+    if (integrated && isfinite(mem_available) && !(cuda_free >= mem_available)) {
+        *source = "MemAvailable (integrated device: cudaMemGetInfo counts the page cache as used)";
+        return mem_available;
+    }
+    return cuda_free;
+}
+
 static void add_str_if(cJSON *o, const char *key, const char *path)
 {
     char buf[256];
@@ -452,9 +462,11 @@ static cJSON *cuda_json(void)
         cJSON_AddNumberToObject(j, "mem_clock_khz", d->mem_clock_khz);
         cJSON_AddNumberToObject(j, "bus_width_bits", d->bus_width_bits);
         cJSON_AddNumberToObject(j, "l2_bytes", d->l2_bytes);
-        if (!isnan(d->mem_total_bytes)) {
+        if (!isnan(d->mem_total_bytes))
             cJSON_AddNumberToObject(j, "mem_total_bytes", d->mem_total_bytes);
+        if (!isnan(d->mem_free_bytes) && d->mem_free_source) {
             cJSON_AddNumberToObject(j, "mem_free_bytes", d->mem_free_bytes);
+            cJSON_AddStringToObject(j, "mem_free_source", d->mem_free_source);
         }
         cJSON_AddBoolToObject(j, "pageable_memory_access", d->pageable_access);
         cJSON_AddBoolToObject(j, "integrated", d->integrated);

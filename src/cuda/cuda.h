@@ -34,8 +34,18 @@ struct cuda_info {
     struct cuda_device dev[CUDA_MAX_DEVICES];
 };
 
-/* Fills ci; never fails: a machine without a driver is "no device", with the reason. */
+/* Fills ci; never fails: a machine without a driver is "no device", with the reason. Leaves
+ * the calling thread's current device as it found it. */
 void cuda_probe(struct cuda_info *ci);
+
+/* The device every GPU experiment measures: the first the driver lists (CUDA_VISIBLE_DEVICES
+ * chooses which that is), described by cuda_info.dev[CUDA_DEVICE]. */
+#define CUDA_DEVICE 0
+
+/* Makes CUDA_DEVICE current on the calling thread: the current device belongs to each thread
+ * (a new thread starts on device 0), so every backend's open and every thread that launches
+ * work call this first. 0, or -1 with err. Builds with CUDA only. */
+int cuda_use_device(char *err, size_t errlen);
 
 /* Blocks of `block` threads that fill the current device once at `kernel`'s full occupancy
  * (kernel: a __global__ function's address); 0, or -1 with err. Builds with CUDA only. */

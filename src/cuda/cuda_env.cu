@@ -72,8 +72,21 @@ extern "C" void cuda_probe(struct cuda_info *ci)
         return;
     }
     ci->ndev = n < CUDA_MAX_DEVICES ? n : CUDA_MAX_DEVICES;
+    int current = CUDA_DEVICE;
+    if (cudaGetDevice(&current) != cudaSuccess)
+        current = CUDA_DEVICE;
     for (int i = 0; i < ci->ndev; i++)
-        probe_device(i, &ci->dev[i]);
+        probe_device(i, &ci->dev[i]);       /* makes each device current in turn */
+    cudaSetDevice(current);
+    cudaGetLastError();
+}
+
+extern "C" int cuda_use_device(char *err, size_t errlen)
+{
+    CUDA_CHECK(cudaSetDevice(CUDA_DEVICE), err, errlen);
+    return 0;
+fail:
+    return -1;
 }
 
 extern "C" int cuda_full_grid(const void *kernel, int block, int *blocks, char *err, size_t errlen)

@@ -28,6 +28,12 @@ void cuda_probe(struct cuda_info *ci)
     snprintf(ci->reason, sizeof ci->reason,
              "not measured: this sparkreport was built without CUDA (" SR_NO_CUDA_REASON ")");
 }
+
+int cuda_use_device(char *err, size_t errlen)
+{
+    snprintf(err, errlen, "this sparkreport was built without CUDA");
+    return -1;
+}
 #endif
 
 /* Where /sys, /proc and /etc are: "" on a real machine, a fixture tree in tests. */

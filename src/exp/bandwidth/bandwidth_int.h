@@ -70,6 +70,10 @@ void bw_measure_config(struct bw_run_state *rs, enum bw_prec p, double size, enu
 /* Adds gbps_best/gbps_median (bytes / time) from rec's time_s. */
 void bw_add_rates(cJSON *rec, double bytes, double bytes_wa);
 
+/* The contention record's error: NULL (valid) when the GPU thread started and neither side's
+ * window stopped on an error, else why the record is not valid. */
+const char *bw_contention_error(int threaded, int cpu_failed, int gpu_failed);
+
 /* The GPU flow; without a device every item is skipped with the driver's reason. */
 cJSON *bw_gpu_run(const cJSON *params, double budget_s, char *err, size_t errlen);
 

@@ -30,6 +30,7 @@ struct cuda_info {
     int built;                    /* this sparkreport was built with CUDA */
     int ndev;
     int driver_version, runtime_version;   /* 13000 = 13.0; 0 when unknown */
+    long cublaslt_version;        /* cublasLtGetVersion(): 130100 = 13.1.0 (the loaded library) */
     char reason[256];             /* why ndev == 0 */
     struct cuda_device dev[CUDA_MAX_DEVICES];
 };

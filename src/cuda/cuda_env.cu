@@ -1,7 +1,8 @@
 /* cuda_env.cu: asks the CUDA runtime which devices there are and what they are. A missing
  * driver is an answer ("no device", with the runtime's words), never a failure, so every call
  * in the probe is checked by hand and its failure turned into that answer. Also the grid that
- * fills the device, which every backend sizes its launches from. */
+ * fills the device, which every backend sizes its launches from, and the device each thread uses. */
+#include <cublasLt.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -59,6 +60,7 @@ extern "C" void cuda_probe(struct cuda_info *ci)
         ci->runtime_version = 0;
     if (cudaDriverGetVersion(&ci->driver_version) != cudaSuccess)
         ci->driver_version = 0;
+    ci->cublaslt_version = (long)cublasLtGetVersion();      /* needs no device */
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {

@@ -455,6 +455,8 @@ static cJSON *cuda_json(void)
         cJSON_AddNumberToObject(o, "driver_version", ci.driver_version);
     if (ci.runtime_version)
         cJSON_AddNumberToObject(o, "runtime_version", ci.runtime_version);
+    if (ci.cublaslt_version)
+        cJSON_AddNumberToObject(o, "cublaslt_version", (double)ci.cublaslt_version);
     cJSON *devs = cJSON_AddArrayToObject(o, "devices");
     for (int i = 0; i < ci.ndev; i++) {
         const struct cuda_device *d = &ci.dev[i];

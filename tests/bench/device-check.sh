@@ -90,7 +90,8 @@ libs() {
 # name the wrapper itself).
 check() {
     : "${OUT:=/tmp/device-check}"
-    mkdir -p "$OUT" && work=$(mktemp -d) || die "cannot write $OUT or a temporary folder"
+    mkdir -p "$OUT" || die "cannot write $OUT"
+    work=$(mktemp -d) || die "cannot make a temporary folder"
     logs=$work/logs; runs=$work/runs; sum=$OUT/summary.txt; mkdir -p "$logs" "$runs"
     deadline=$(($(date +%s) + ${DEADLINE_S:-570})); reserve=60
     echo "device check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname): part, status, seconds" > "$sum"
@@ -113,17 +114,19 @@ check() {
     cat "$sum"; ls -l "$OUT"
 }
 
+# The bundle, unpacked into a new temporary folder $tmp; the parts run from $dev.
+unpack() {
+    [ -f "$src/.devpack.tar.xz" ] || die "no $src/.devpack.tar.xz: run --pack in a CUDA build and carry it"
+    tmp=$(mktemp -d) || die "cannot make a temporary folder"
+    tar -C "$tmp" -xJf "$src/.devpack.tar.xz" || die "cannot unpack $src/.devpack.tar.xz"
+    dev=$tmp/.devpack
+}
+
 case "${1:-}" in
     --libs) libs ;;
     --versions) versions "$2" ;;
     --pack) pack "${2:-.}" ;;
-    --dry-run)
-        pack "${2:-.}" || exit 1
-        tmp=$(mktemp -d) && tar -C "$tmp" -xJf "$src/.devpack.tar.xz" || die "cannot unpack the bundle"
-        dev=$tmp/.devpack; OUT=${OUT:-$tmp/out}; check; rm -rf "$tmp" ;;
-    "")
-        [ -f "$src/.devpack.tar.xz" ] || die "no $src/.devpack.tar.xz: run --pack in a CUDA build and carry it"
-        tmp=$(mktemp -d) && tar -C "$tmp" -xJf "$src/.devpack.tar.xz" || die "cannot unpack the bundle"
-        dev=$tmp/.devpack; check; rm -rf "$tmp" ;;
+    --dry-run) pack "${2:-.}" && unpack && OUT=${OUT:-$tmp/out} && check; rm -rf "$tmp" ;;
+    "") unpack && check; rm -rf "$tmp" ;;
     *) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 2 ;;
 esac

@@ -8,7 +8,7 @@ import hashlib
 import json
 import sys
 
-METRICS = ("gbps_best", "gflops_best", "tokens_per_s", "speedup_vs_fp32", "error")
+METRICS = ("gflops_best", "tokens_per_s", "gbps_best", "speedup_vs_fp32", "error")
 GROUP_BY = ("series", "kernel", "alloc", "precision", "direction", "engine", "host_memory", "scheme",
             "shape", "format", "batch", "what", "config", "workload", "system")
 

@@ -30,6 +30,12 @@ pack() {
     [ -f "$bundle" ] || bundle=/work/shared/tools/bundle.sh
     [ -f "$bundle" ] || die "bundle.sh not found (set BUNDLE=/path/to/bundle.sh)"
     progs=$(for t in $TESTS; do printf 'tests/unit/%s ' "$t"; done)
+    # nvcc's objects track no headers: one older than any header is rebuilt, never bundled stale
+    newest=$(ls -t "$src"/src/*/*.h "$src"/src/*/*/*.h | head -n 1)
+    (cd "$src" && find src -name '*.cu') | while read -r cu; do
+        o=$b/${cu%.cu}.o
+        if [ -f "$o" ] && [ "$o" -ot "$newest" ]; then rm -f "$o"; fi
+    done
     make -s -C "$b" src/sparkreport $progs >&2 || die "make failed in $b"
     fonts=$(sed -n 's/^#define SR_FONT_DIR "\(.*\)"/\1/p' "$b/config.h")
     stage=$(mktemp -d) && mkdir -p "$stage/src" "$stage/tests/unit" "$stage/tests/bench" "$stage/scenarios" "$stage/fonts"

@@ -99,7 +99,7 @@ check() {
     mkdir -p "$OUT" || die "cannot write $OUT"
     work=$(mktemp -d) || die "cannot make a temporary folder"
     logs=$work/logs; runs=$work/runs; sum=$OUT/summary.txt; mkdir -p "$logs" "$runs"
-    deadline=$(($(date +%s) + ${DEADLINE_S:-570})); reserve=60
+    deadline=$(($(date +%s) + ${DEADLINE_S:-550})); reserve=60
     echo "device check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname): part, status, seconds" > "$sum"
     export SPARKREPORT_FONT_DIR="$dev/fonts"
     part versions 40 sh "$0" --versions "$dev"

@@ -1,7 +1,8 @@
 /* cuda_env.cu: asks the CUDA runtime which devices there are and what they are. A missing
  * driver is an answer ("no device", with the runtime's words), never a failure, so every call
  * in the probe is checked by hand and its failure turned into that answer. Also the grid that
- * fills the device, which every backend sizes its launches from. */
+ * fills the device, which every backend sizes its launches from, and the device each thread uses. */
+#include <cublasLt.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 
 #include "cuda/cuda.h"
 #include "cuda/cuda_check.h"
+#include "util/env.h"
 
 static int attr(cudaDeviceAttr a, int dev)
 {
@@ -47,6 +49,7 @@ static void probe_device(int i, struct cuda_device *d)
         d->mem_free_bytes = (double)fr;
     }
     cudaGetLastError();
+    d->mem_free_bytes = env_gpu_mem_free(d->mem_free_bytes, d->integrated, env_mem_available(), &d->mem_free_source);
 }
 
 extern "C" void cuda_probe(struct cuda_info *ci)
@@ -57,6 +60,7 @@ extern "C" void cuda_probe(struct cuda_info *ci)
         ci->runtime_version = 0;
     if (cudaDriverGetVersion(&ci->driver_version) != cudaSuccess)
         ci->driver_version = 0;
+    ci->cublaslt_version = (long)cublasLtGetVersion();      /* needs no device */
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
@@ -70,8 +74,21 @@ extern "C" void cuda_probe(struct cuda_info *ci)
         return;
     }
     ci->ndev = n < CUDA_MAX_DEVICES ? n : CUDA_MAX_DEVICES;
+    int current = CUDA_DEVICE;
+    if (cudaGetDevice(&current) != cudaSuccess)
+        current = CUDA_DEVICE;
     for (int i = 0; i < ci->ndev; i++)
-        probe_device(i, &ci->dev[i]);
+        probe_device(i, &ci->dev[i]);       /* makes each device current in turn */
+    cudaSetDevice(current);
+    cudaGetLastError();
+}
+
+extern "C" int cuda_use_device(char *err, size_t errlen)
+{
+    CUDA_CHECK(cudaSetDevice(CUDA_DEVICE), err, errlen);
+    return 0;
+fail:
+    return -1;
 }
 
 extern "C" int cuda_grid_for(const void *kernel, int block, size_t n, struct cuda_grid *g, char *err, size_t errlen)

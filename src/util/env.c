@@ -28,6 +28,12 @@ void cuda_probe(struct cuda_info *ci)
     snprintf(ci->reason, sizeof ci->reason,
              "not measured: this sparkreport was built without CUDA (" SR_NO_CUDA_REASON ")");
 }
+
+int cuda_use_device(char *err, size_t errlen)
+{
+    snprintf(err, errlen, "this sparkreport was built without CUDA");
+    return -1;
+}
 #endif
 
 /* Where /sys, /proc and /etc are: "" on a real machine, a fixture tree in tests. */
@@ -342,6 +348,16 @@ static double meminfo(const char *key)
 double env_mem_total(void) { return meminfo("MemTotal"); }
 double env_mem_available(void) { return meminfo("MemAvailable"); }
 
+double env_gpu_mem_free(double cuda_free, int integrated, double mem_available, const char **source)
+{
+    *source = "cudaMemGetInfo";
+    if (integrated && isfinite(mem_available) && !(cuda_free >= mem_available)) {
+        *source = "MemAvailable (integrated device: cudaMemGetInfo counts the page cache as used)";
+        return mem_available;
+    }
+    return cuda_free;
+}
+
 static void add_str_if(cJSON *o, const char *key, const char *path)
 {
     char buf[256];
@@ -439,6 +455,8 @@ static cJSON *cuda_json(void)
         cJSON_AddNumberToObject(o, "driver_version", ci.driver_version);
     if (ci.runtime_version)
         cJSON_AddNumberToObject(o, "runtime_version", ci.runtime_version);
+    if (ci.cublaslt_version)
+        cJSON_AddNumberToObject(o, "cublaslt_version", (double)ci.cublaslt_version);
     cJSON *devs = cJSON_AddArrayToObject(o, "devices");
     for (int i = 0; i < ci.ndev; i++) {
         const struct cuda_device *d = &ci.dev[i];
@@ -452,9 +470,11 @@ static cJSON *cuda_json(void)
         cJSON_AddNumberToObject(j, "mem_clock_khz", d->mem_clock_khz);
         cJSON_AddNumberToObject(j, "bus_width_bits", d->bus_width_bits);
         cJSON_AddNumberToObject(j, "l2_bytes", d->l2_bytes);
-        if (!isnan(d->mem_total_bytes)) {
+        if (!isnan(d->mem_total_bytes))
             cJSON_AddNumberToObject(j, "mem_total_bytes", d->mem_total_bytes);
+        if (!isnan(d->mem_free_bytes) && d->mem_free_source) {
             cJSON_AddNumberToObject(j, "mem_free_bytes", d->mem_free_bytes);
+            cJSON_AddStringToObject(j, "mem_free_source", d->mem_free_source);
         }
         cJSON_AddBoolToObject(j, "pageable_memory_access", d->pageable_access);
         cJSON_AddBoolToObject(j, "integrated", d->integrated);

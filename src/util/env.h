@@ -6,6 +6,10 @@
 
 #include <cjson/cJSON.h>
 
+#ifdef __cplusplus
+extern "C" {                /* cuda_env.cu asks env_gpu_mem_free */
+#endif
+
 #define ENV_MAX_CACHES 16
 #define ENV_MAX_CLUSTERS 64
 
@@ -39,6 +43,12 @@ int env_cache_levels(const struct env_cpu *c, double per_level[8]);
 double env_mem_total(void);       /* bytes, /proc/meminfo MemTotal */
 double env_mem_available(void);   /* bytes, /proc/meminfo MemAvailable */
 
+/* The free memory a GPU's working sets are sized from, bytes, and in *source which figure it is.
+ * On an integrated device (GB10, Jetson: one pool with the CPU) cudaMemGetInfo counts the page
+ * cache as used, so the larger of it and MemAvailable; a discrete device's own figure otherwise.
+ * NAN figures (refused, unreadable) count as absent. */
+double env_gpu_mem_free(double cuda_free, int integrated, double mem_available, const char **source);
+
 /* The context block: everything above plus OS, compiler, libraries, CUDA and tool version. */
 cJSON *env_context(void);
 
@@ -47,5 +57,9 @@ void env_set_root(const char *dir);
 
 /* CPU list "0-3,8" -> count of CPUs; -1 if malformed. */
 int env_cpulist_count(const char *list);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,7 +1,9 @@
 /* test_env.c: the machine description read from a fixture tree shaped like a GB10 (two
  * clusters of five Cortex-X925 and five Cortex-A725 cores, private L1/L2, one L3 per
  * cluster): core names, cache instances counted once, totals, clusters; and the fallback
- * when sysfs lists no caches. */
+ * when sysfs lists no caches; the free memory a GPU is sized from (integrated: the larger of
+ * cudaMemGetInfo and MemAvailable). */
+#include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -57,6 +59,26 @@ static const struct env_cache *find(const struct env_cpu *c, int level, const ch
     return NULL;
 }
 
+/* GB10 reports ~20 GB free through cudaMemGetInfo with 100 GB of page cache it could drop. */
+static void gpu_mem_free(const char *root)
+{
+    const char *src = NULL;
+    put(root, "proc/meminfo", "MemTotal:       128000000 kB\nMemAvailable:   100000000 kB\n");
+    double avail = env_mem_available();
+    EXPECT_NEAR(avail, 100000000 * 1024.0, 0);
+    EXPECT_NEAR(env_gpu_mem_free(20e9, 1, avail, &src), avail, 0);
+    EXPECT(src && strstr(src, "MemAvailable") == src);
+    EXPECT_NEAR(env_gpu_mem_free(120e9, 1, avail, &src), 120e9, 0);   /* the larger wins */
+    EXPECT_STR(src, "cudaMemGetInfo");
+    EXPECT_NEAR(env_gpu_mem_free(20e9, 0, avail, &src), 20e9, 0);     /* discrete: its own memory */
+    EXPECT_STR(src, "cudaMemGetInfo");
+    EXPECT_NEAR(env_gpu_mem_free(NAN, 1, avail, &src), avail, 0);     /* refused: MemAvailable */
+    EXPECT(strstr(src, "integrated") != NULL);
+    EXPECT_NEAR(env_gpu_mem_free(20e9, 1, NAN, &src), 20e9, 0);       /* no /proc/meminfo */
+    EXPECT_STR(src, "cudaMemGetInfo");
+    EXPECT(isnan(env_gpu_mem_free(NAN, 0, avail, &src)));
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/sr-env-XXXXXX";
@@ -88,6 +110,7 @@ int main(void)
     EXPECT(c.nclusters == 2);
     EXPECT_STR(c.clusters[0], "0-9");
     EXPECT_STR(c.clusters[1], "10-19");
+    gpu_mem_free(root);
 
     char cmd[600];
     snprintf(cmd, sizeof cmd, "%s/sys/devices/system/cpu", root);

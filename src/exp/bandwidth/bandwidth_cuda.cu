@@ -200,8 +200,9 @@ extern "C" {
 
 static int cuda_supports(enum bw_path path, char *why, size_t whylen)
 {
-    int dev = 0, v = 0;
-    CUDA_CHECK(cudaGetDevice(&dev), why, whylen);
+    int dev = CUDA_DEVICE, v = 0;
+    if (cuda_use_device(why, whylen) != 0)
+        return -1;
     switch (path) {
     case BW_PATH_DEVICE:
     case BW_PATH_PINNED:
@@ -315,6 +316,8 @@ static int cuda_alloc(struct bw_arrays *x, const struct bw_layout *l, char *err,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    if (cuda_use_device(err, errlen) != 0)
+        goto fail;
     CUDA_CHECK(cudaEventCreate(&g->start), err, errlen);
     CUDA_CHECK(cudaEventCreate(&g->stop), err, errlen);
     if (place(x, g, bytes, err, errlen) != 0)
@@ -335,9 +338,7 @@ static int cuda_alloc(struct bw_arrays *x, const struct bw_layout *l, char *err,
         init_host(x);                   /* the host writes first: pages start on its side */
     }
     if (x->path == BW_PATH_MANAGED_PREFETCH) {
-        int dev = 0;
-        CUDA_CHECK(cudaGetDevice(&dev), err, errlen);
-        struct cudaMemLocation loc = { cudaMemLocationTypeDevice, dev };
+        struct cudaMemLocation loc = { cudaMemLocationTypeDevice, CUDA_DEVICE };
         CUDA_CHECK(cudaMemPrefetchAsync(x->a, bytes, loc, 0, 0), err, errlen);
         CUDA_CHECK(cudaMemPrefetchAsync(x->b, bytes, loc, 0, 0), err, errlen);
         CUDA_CHECK(cudaMemPrefetchAsync(x->c, bytes, loc, 0, 0), err, errlen);
@@ -471,15 +472,15 @@ static void xfer_close(struct bw_xfer *t)
 static struct bw_xfer *xfer_open(size_t bytes, int pinned, char *err, size_t errlen)
 {
     struct bw_xfer *t = (struct bw_xfer *)calloc(1, sizeof *t);
-    int dev = 0;
     if (!t) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
     t->bytes = bytes;
     t->pinned = pinned;
-    CUDA_CHECK(cudaGetDevice(&dev), err, errlen);
-    CUDA_CHECK(cudaDeviceGetAttribute(&t->pageable_access, cudaDevAttrPageableMemoryAccess, dev), err, errlen);
+    if (cuda_use_device(err, errlen) != 0)
+        goto fail;
+    CUDA_CHECK(cudaDeviceGetAttribute(&t->pageable_access, cudaDevAttrPageableMemoryAccess, CUDA_DEVICE), err, errlen);
     if (pinned) {
         CUDA_CHECK(cudaHostAlloc(&t->h_src, bytes, cudaHostAllocMapped), err, errlen);
         CUDA_CHECK(cudaHostAlloc(&t->h_dst, bytes, cudaHostAllocMapped), err, errlen);

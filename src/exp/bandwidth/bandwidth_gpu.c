@@ -198,6 +198,7 @@ struct side {
     double window;                  /* seconds to stream */
     double bytes_per_pass;
     double passes, seconds;         /* what the last window did */
+    int failed;                     /* a window stopped on an error (sticks until side_open) */
 };
 
 static void *stream_window(void *ud)
@@ -206,11 +207,36 @@ static void *stream_window(void *ud)
     double t0 = timing_now();
     s->passes = 0;
     while (timing_now() - t0 < s->window) {
-        if (s->ops->run(&s->x, BW_TRIAD, s->iters) < 0)
+        if (s->ops->run(&s->x, BW_TRIAD, s->iters) < 0) {
+            s->failed = 1;
             break;
+        }
         s->passes += (double)s->iters;
     }
     s->seconds = timing_now() - t0;
+    return NULL;
+}
+
+/* The GPU side's thread: a new thread starts on device 0, not necessarily the one measured. */
+static void *gpu_window(void *ud)
+{
+    struct side *s = ud;
+    char err[256];
+    if (cuda_use_device(err, sizeof err) != 0) {
+        s->failed = 1;
+        return NULL;
+    }
+    return stream_window(s);
+}
+
+const char *bw_contention_error(int threaded, int cpu_failed, int gpu_failed)
+{
+    if (!threaded)
+        return "cannot start the GPU thread";
+    if (cpu_failed && gpu_failed)
+        return "the CPU and the GPU triad both failed while streaming";
+    if (cpu_failed || gpu_failed)
+        return cpu_failed ? "the CPU triad failed while streaming" : "the GPU triad failed while streaming";
     return NULL;
 }
 
@@ -275,17 +301,18 @@ static void contention(struct bw_run_state *rs, double gpu_size, double window)
     stream_window(&g);
     cJSON_AddNumberToObject(rec, "gpu_alone_gbps", side_gbps(&g));
     pthread_t th;
-    int threaded = pthread_create(&th, NULL, stream_window, &g) == 0;
+    int threaded = pthread_create(&th, NULL, gpu_window, &g) == 0;
     stream_window(&c);
     if (threaded)
         pthread_join(th, NULL);
-    cJSON_AddBoolToObject(rec, "valid", threaded);
-    if (threaded) {
+    const char *why = bw_contention_error(threaded, c.failed, g.failed);
+    cJSON_AddBoolToObject(rec, "valid", !why);
+    if (!why) {
         cJSON_AddNumberToObject(rec, "cpu_together_gbps", side_gbps(&c));
         cJSON_AddNumberToObject(rec, "gpu_together_gbps", side_gbps(&g));
         cJSON_AddNumberToObject(rec, "sum_together_gbps", side_gbps(&c) + side_gbps(&g));
     } else {
-        cJSON_AddStringToObject(rec, "error", "cannot start the GPU thread");
+        cJSON_AddStringToObject(rec, "error", why);
     }
     cJSON_AddItemToArray(rs->results, rec);
     cpu_ops->release(&c.x);

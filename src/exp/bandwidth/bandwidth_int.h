@@ -77,6 +77,10 @@ void bw_add_rates(cJSON *rec, double bytes, double bytes_wa);
 #define BW_SM_LINK_FACTOR 2.0
 int bw_sm_beyond_link(double sm_gbps, double ce_gbps, int integrated);
 
+/* The contention record's error: NULL (valid) when the GPU thread started and neither side's
+ * window stopped on an error, else why the record is not valid. */
+const char *bw_contention_error(int threaded, int cpu_failed, int gpu_failed);
+
 /* The GPU flow; without a device every item is skipped with the driver's reason. */
 cJSON *bw_gpu_run(const cJSON *params, double budget_s, char *err, size_t errlen);
 

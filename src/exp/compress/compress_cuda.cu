@@ -300,12 +300,13 @@ static void *gpu_open(const struct quant_matrix *m, int threads, char *err, size
 {
     struct gpu_h *h = (struct gpu_h *)calloc(1, sizeof *h);
     cudaDeviceProp p;
-    int dev = 0;
     (void)threads;
     if (!h) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    if (cuda_use_device(err, errlen) != 0)
+        goto fail;
     h->dm = *m;
     h->dm.vals = h->dm.scales = h->dm.idx = NULL;
     h->dm.rowptr = NULL;
@@ -322,8 +323,7 @@ static void *gpu_open(const struct quant_matrix *m, int threads, char *err, size
         goto fail;
     CUDA_CHECK(cudaMalloc(&h->partial, (size_t)h->read_grid * sizeof(double)), err, errlen);
     h->partial_h = (double *)calloc((size_t)h->read_grid, sizeof(double));
-    CUDA_CHECK(cudaGetDevice(&dev), err, errlen);
-    CUDA_CHECK(cudaGetDeviceProperties(&p, dev), err, errlen);
+    CUDA_CHECK(cudaGetDeviceProperties(&p, CUDA_DEVICE), err, errlen);
     snprintf(h->isa, sizeof h->isa, "cuda sm_%d%d", p.major, p.minor);
     return h;
 fail:

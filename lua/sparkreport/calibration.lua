@@ -82,7 +82,8 @@ end
 -- The rule the C side states (src/exp/bandwidth/) and writes into info.dram.rule.
 M.DRAM_RULE = "this machine's DRAM bandwidth is the highest best-repetition rate, in bytes actually moved (the "
   .. "write-allocate view for kernels whose stores are cached; STREAM's count for non-temporal stores and for read), "
-  .. "among the bandwidth kernels at the DRAM-sized working set, all threads, FP64"
+  .. "among the bandwidth kernels in every precision measured at the DRAM-sized working set (the largest the "
+  .. "experiment reached), all threads, both store kinds"
 M.LEGACY_RULE = "the read kernel (else triad) in FP64 at the largest working set of the bandwidth experiment, best "
   .. "repetition, in STREAM's byte count (the rule of results files older than info.dram)"
 

@@ -171,8 +171,15 @@ local function class_cells(mk, c, cal, d)
   local native, ceiling, unit = class_ceiling(c, cal, d)
   local cells = {}
   for _, pt in ipairs(c.points) do
-    local text = mk:fraction(pt.eta * native / 1e9, ceiling / 1e9, unit,
-                             ("%s %s at %.0e %s"):format(c.class, c.dtype, pt.x, c.basis == "flops" and "FLOP" or "B"))
+    local text
+    if c.basis ~= "flops" and d and d.working_set_bytes and pt.x < d.working_set_bytes then
+      -- below the DRAM-sized working set the op's bytes may sit in the caches: the DRAM figure is
+      -- no ceiling there, so its rate is shown as a multiple of it, never as an efficiency
+      text = ("%sx DRAM, in cache"):format(fmt.rate(pt.eta * native / ceiling))
+    else
+      text = mk:fraction(pt.eta * native / 1e9, ceiling / 1e9, unit,
+                         ("%s %s at %.0e %s"):format(c.class, c.dtype, pt.x, c.basis == "flops" and "FLOP" or "B"))
+    end
     cells[#cells + 1] = m(("%s at %.0e %s"):format(text, pt.x, c.basis == "flops" and "FLOP" or "B"))
   end
   return cells
@@ -192,7 +199,9 @@ local function class_table(doc, cal, d)
     rows = rows,
     caption = "Efficiency: achieved rate over the sustained peak (matmuls: the matmul peak of their dtype; attention: "
       .. "the FP32 matmul peak; memory-bound classes: the bandwidth above), as a function of the op's FLOPs or bytes; "
-      .. "between points the model interpolates in log size.",
+      .. "between points the model interpolates in log size. A memory-bound op smaller than the DRAM-sized working set "
+      .. "may run from the caches: its rate is shown as a multiple of the DRAM figure (\"in cache\"), not as an "
+      .. "efficiency.",
   }
   mk:defects(doc)
 end

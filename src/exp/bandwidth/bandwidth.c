@@ -363,7 +363,7 @@ static void measure_one(struct bw_run_state *rs, struct bw_arrays *x, enum bw_ke
 {
     char step[200];
     snprintf(step, sizeof step, "%s %s%s", bw_kernels[k].name, item,
-             x->stores == BW_STORES_NT && x->nontemporal ? ", non-temporal stores" : "");
+             x->stores == BW_STORES_NT && x->nontemporal && bw_kernels[k].writes ? ", non-temporal stores" : "");
     progress_step(rs->done, step);
     cJSON *rec = measure(rs->ops, x, k, rs->pl, rs->per_point, series);
     if (cpulist)

@@ -119,7 +119,8 @@ extern const struct bw_xfer_ops bw_cuda_xfer;   /* only in builds with CUDA */
  * calibration, compression's read fraction, the precision roofline), chosen by BW_DRAM_RULE. */
 #define BW_DRAM_RULE "this machine's DRAM bandwidth is the highest best-repetition rate, in bytes actually " \
     "moved (the write-allocate view for kernels whose stores are cached; STREAM's count for non-temporal " \
-    "stores and for read), among the bandwidth kernels at the DRAM-sized working set, all threads, FP64"
+    "stores and for read), among the bandwidth kernels in every precision measured at the DRAM-sized " \
+    "working set (the largest the experiment reached), all threads, both store kinds"
 struct bw_dram {
     double gbps;                /* 1e9 bytes/s, best repetition, bytes actually moved */
     const char *kernel;         /* "copy", "read", ... */

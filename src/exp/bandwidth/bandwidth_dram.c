@@ -50,7 +50,7 @@ static int candidate(const cJSON *r, int threads)
     const char *series = json_str(r, "series", "");
     return (strcmp(series, "size") == 0 || strcmp(series, "stores") == 0)    /* both store kinds */
            && strcmp(json_str(r, "alloc", ""), "host") == 0
-           && strcmp(json_str(r, "precision", ""), "fp64") == 0 && (int)json_num(r, "threads", -1) == threads
+           && (int)json_num(r, "threads", -1) == threads
            && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "valid"))
            && isfinite(json_num(r, "gbps_best", NAN));
 }
@@ -70,7 +70,7 @@ int bw_dram_pick(const cJSON *results, int threads, struct bw_dram *out)
         if (!(g > best))
             continue;
         best = g;
-        *out = (struct bw_dram){ g, json_str(r, "kernel", "?"), "fp64", stores,
+        *out = (struct bw_dram){ g, json_str(r, "kernel", "?"), json_str(r, "precision", "?"), stores,
                                  json_num(r, "working_set_bytes", NAN), threads, "bandwidth experiment" };
     }
     return best > 0 ? 0 : -1;

@@ -361,8 +361,8 @@ static void cpu_gemm_panel(const struct prec_gemm *g, enum cpu_kind kind, int j0
 /* Columns per CBLAS call: a GEMM of more than PANEL_FLOPS runs as column panels of at least
  * PANEL_MIN_COLS, so a stop or the deadline (progress_cut) is seen between panels within about
  * a second; smaller GEMMs are one call, as before. The time counts all panels. */
-#define PANEL_FLOPS 16e9
-#define PANEL_MIN_COLS 256
+#define PANEL_FLOPS 8e9
+#define PANEL_MIN_COLS 32
 
 static int panel_cols(const struct prec_gemm *g)
 {

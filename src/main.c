@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 
@@ -21,6 +22,7 @@
 #include "util/json.h"
 #include "util/signals.h"
 #include "util/units.h"
+#include "util/vmlimit.h"
 
 static const char usage[] =
     "Usage: sparkreport COMMAND [OPTIONS]\n"
@@ -340,8 +342,27 @@ static int cmd_list(void)
     return list_catalog() == 0 ? SR_EXIT_OK : SR_EXIT_FAILURE;
 }
 
+/* Runs before every shared library's constructor (the executable's .preinit_array): under a
+ * low address-space limit OpenBLAS's constructor would otherwise wait for ever for its buffers. */
+static void startup_limits(int argc, char **argv, char **envp)
+{
+    static char msg[512];
+    int rc = vmlimit_prepare_blas(msg, sizeof msg);
+    (void)argc, (void)argv, (void)envp;
+    if (rc > 0)
+        vmlimit_watch_start(msg, VMLIMIT_WATCH_S);
+    if (rc < 0) {
+        ssize_t w = write(STDERR_FILENO, msg, strlen(msg));
+        (void)w;
+        _exit(SR_EXIT_FAILURE);
+    }
+}
+__attribute__((section(".preinit_array"), used)) static void (*const preinit_startup)(int, char **, char **) =
+    startup_limits;
+
 int main(int argc, char **argv)
 {
+    vmlimit_watch_stop();       /* the libraries have loaded */
     signal(SIGXFSZ, SIG_IGN);   /* past a file size limit, a write fails with EFBIG and we say so */
     signals_catch(0, 0);        /* a signal removes any temporary file; run makes the first gentle */
     if (argc < 2)

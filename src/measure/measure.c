@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "util/error.h"
+#include "util/progress.h"
 #include "util/stats.h"
 #include "util/timing.h"
 
@@ -44,7 +45,7 @@ long measure_calibrate(double (*run)(void *ud, long iters), void *ud, double sam
         double t1 = run(ud, iters), t2 = run(ud, iters), t = fmin(t1, t2);
         double per = t / (double)iters;
         spent += fmax(t1, 0) + fmax(t2, 0);
-        if (!(t >= 0))                      /* a failed run: the samples will say so */
+        if (!(t >= 0) || progress_cut())    /* a failed or abandoned run: the samples will say so */
             break;
         if (t >= sample_s && (per > 0.9 * prev || t >= 20 * sample_s))
             break;
@@ -59,16 +60,22 @@ int measure_repeat(cJSON *rec, const struct measure_rule *r, double (*sample)(vo
 {
     struct stats_rule rule = { r->min_reps, r->max_reps > r->min_reps ? r->max_reps : r->min_reps, r->cv,
                                r->budget_s };
-    for (int w = 0; w < r->warmup; w++)
+    for (int w = 0; w < r->warmup && !progress_cut(); w++)
         sample(ud);
     double *x = xmalloc((size_t)rule.max_reps * sizeof *x), t0 = timing_now();
-    int n = 0;
-    enum stats_stop stop;
-    do {
-        x[n++] = sample(ud);
-    } while ((stop = stats_should_stop(&rule, x, n, timing_now() - t0)) == STATS_GO_ON);
+    int n = 0, cut;
+    enum stats_stop stop = STATS_GO_ON;
+    do {                                /* one sample at least: a kernel that gave up returns NAN */
+        x[n] = sample(ud);
+        cut = progress_cut();
+        n += !cut || isfinite(x[n]);
+    } while (!cut && (stop = stats_should_stop(&rule, x, n, timing_now() - t0)) == STATS_GO_ON);
+    if (n == 0) {
+        free(x);
+        return 0;
+    }
     cJSON_AddNumberToObject(rec, "warmup", r->warmup);
-    cJSON_AddStringToObject(rec, "stop", stats_stop_name(stop));
+    cJSON_AddStringToObject(rec, "stop", !cut ? stats_stop_name(stop) : progress_stopping() ? "signal" : "deadline");
     cJSON_AddItemToObject(rec, "samples_s", cJSON_CreateDoubleArray(x, n));
     cJSON *t = measure_stats(x, n);
     cJSON_AddItemToObject(rec, "time_s", t);

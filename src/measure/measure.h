@@ -57,7 +57,7 @@ double measure_budget(const cJSON *params, double share_s);
  * milliseconds) would otherwise set the rate, so after reaching sample_s the count doubles
  * until the time per repetition stops falling; the fastest of two tries counts each round.
  * first_s: seconds of one repetition already run (the validation run), or 0; one of 4 samples
- * or more needs no calibration. */
+ * or more needs no calibration. A cut (progress_cut) ends calibration with the count so far. */
 long measure_calibrate(double (*run)(void *ud, long iters), void *ud, double sample_s, double first_s);
 
 /* The repetition loop: r->warmup samples dropped, then samples (sample(ud) returns seconds of
@@ -65,7 +65,10 @@ long measure_calibrate(double (*run)(void *ud, long iters), void *ud, double sam
  * max_reps are taken. Adds to rec: warmup, stop ("cv" | "budget" | "max_reps"), samples_s,
  * time_s {min, median, max, mean, sd, cv, ci95_lo, ci95_hi}, cv_target (r->cv) and settled
  * (false when it stopped on budget or max_reps with the CV above cv_target). Returns the
- * number of samples. */
+ * number of samples. A cut (progress_cut: a stop was asked, or the hard deadline passed) ends
+ * the loop after the sample it happened in (one is always taken), that sample kept when it is a
+ * time (stop "signal" or "deadline"); when the only sample is the NAN of a kernel that gave up,
+ * nothing is added and it returns 0. */
 int measure_repeat(cJSON *rec, const struct measure_rule *r, double (*sample)(void *ud), void *ud);
 
 /* The statistics block of n samples: {min, median, max, mean, sd, cv, ci95_lo, ci95_hi}. */

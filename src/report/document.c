@@ -159,10 +159,8 @@ static int load_font(struct pdf_doc *d, const char *dir, const char *file, HPDF_
 {
     char path[4096];
     sr_fmt(path, sizeof path, "%s/%s", dir, file);
-    if (access(path, R_OK) != 0) {      /* libharu would only say "file open error" */
-        sr_fmt(err, errlen, "%s: %s", path, strerror(errno));
+    if (pdf_font_check(path, err, errlen) != 0)     /* libharu trusts every offset in it */
         return -1;
-    }
     d->where = "HPDF_LoadTTFontFromFile";
     const char *name = HPDF_LoadTTFontFromFile(d->pdf, path, HPDF_TRUE);
     d->where = "HPDF_GetFont";

@@ -36,6 +36,11 @@ enum pdf_chart_kind { PDF_CHART_LINE = 0, PDF_CHART_BAR, PDF_CHART_STACKED_BAR }
 struct pdf_doc *pdf_doc_new(const char *font_dir, char *err, size_t errlen);
 void pdf_doc_free(struct pdf_doc *d);
 
+/* Whether the TrueType file at path is safe to give libharu (font_check.c): a regular file, its
+ * table directory inside the file with matching checksums, the tables libharu reads present and
+ * their counts and offsets consistent. 0, or -1 with "PATH: not a usable TrueType font: why". */
+int pdf_font_check(const char *path, char *err, size_t errlen);
+
 /* Info dictionary. `date` becomes CreationDate and ModDate (UTC); the same inputs and date
  * give byte-identical files. */
 void pdf_doc_info(struct pdf_doc *d, const char *title, const char *subject, time_t date);

@@ -20,9 +20,12 @@ static struct {
 } P;
 
 static volatile sig_atomic_t stop_signal;
+static double cut_at;                   /* timing_now() seconds, or 0 */
 
 void progress_request_stop(int signo) { stop_signal = signo; }
 int progress_stopping(void) { return stop_signal; }
+void progress_deadline(double end_s) { cut_at = end_s; }
+int progress_cut(void) { return stop_signal || (cut_at > 0 && timing_now() >= cut_at); }
 
 void progress_quiet(int quiet) { P.quiet = quiet; }
 void progress_log(FILE *log) { P.log = log; }

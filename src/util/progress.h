@@ -21,6 +21,13 @@ void progress_end(void);
 void progress_request_stop(int signo);
 int progress_stopping(void);          /* the signal number asked for, or 0 */
 
+/* Inside one long kernel (a GEMM in panels, a training step in ops): progress_cut() between
+ * tiles says to abandon the work now, because a stop was asked or the hard deadline set with
+ * progress_deadline (timing_now() seconds; 0: none) has passed. A kernel that gives up returns
+ * NAN instead of a time; the harness (measure.c) stops repeating once it is set. */
+void progress_deadline(double end_s);
+int progress_cut(void);
+
 /* A line for the user and the log: "sparkreport: note: ..." */
 void progress_note(const char *fmt, ...) SR_PRINTF(1, 2);
 

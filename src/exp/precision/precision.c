@@ -53,7 +53,8 @@ static const double part_weight[NPARTS] = { 0.02, 0.08, 0.55, 0.29, 0.06 };
 
 #define MiB (1024.0 * 1024)
 #define TiB (1024.0 * 1024 * 1024 * 1024)
-#define MEM_SHARE 0.5                   /* of MemAvailable one sweep array may take */
+#define MEM_SHARE 0.5
+#define CUT_GRACE_S 2.0                 /* past the budget's end, long kernels abandon their work */                   /* of MemAvailable one sweep array may take */
 
 const struct param prec_params[] = {
     { "device", PARAM_ENUM, PARAM_NOT_KEY, NULL, "all|cpu|gpu", "all", 0, 0,
@@ -164,6 +165,8 @@ double prec_time(struct prec_run *r, struct prec_op *op, double budget_s, cJSON 
 void prec_add_rates(cJSON *rec, double flops, double bytes)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "time_s");
+    if (!t)                             /* measure_repeat took no time: a cut abandoned it */
+        return;
     double tmin = cJSON_GetObjectItemCaseSensitive(t, "min")->valuedouble;
     double tmed = cJSON_GetObjectItemCaseSensitive(t, "median")->valuedouble;
     cJSON_AddNumberToObject(rec, "flops", flops);
@@ -490,6 +493,7 @@ cJSON *prec_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     if (cpu && gpu && backend_for("precision", "gpu", why, sizeof why))
         r.end += per_device;
     info_conventions(&r);
+    progress_deadline(r.end + CUT_GRACE_S);     /* a kernel whose estimate was short stops there */
     progress_begin("precision", 2 * NPARTS, r.end - r.t0);
     if (cpu) {
         double bytes = cpu_sweep_bytes(&r);
@@ -502,6 +506,7 @@ cJSON *prec_run(const cJSON *params, double budget_s, char *err, size_t errlen)
         gpu_run(&r, r.end - timing_now());
     progress_step(2 * NPARTS, "done");
     progress_end();
+    progress_deadline(0);
     prec_free_reference(&r);
     cJSON *out = cJSON_CreateObject();
     cJSON_AddItemToObject(out, "results", r.results);

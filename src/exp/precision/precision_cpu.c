@@ -17,7 +17,9 @@
 
 #include "config.h"
 #include "util/error.h"
+#include "util/progress.h"
 #include "util/timing.h"
+#include "util/vmlimit.h"
 
 #define ALIGN ((size_t)2 << 20)
 
@@ -316,6 +318,10 @@ static int cpu_gemm_setup(struct prec_gemm *g, char *why, size_t whylen)
     int rc = cpu_kind_of(g, &kind, why, whylen);
     if (rc != PREC_OK)
         return rc;
+    if (vmlimit_blas_refusal()) {
+        snprintf(why, whylen, "%s", vmlimit_blas_refusal());
+        return PREC_ERROR;
+    }
     size_t es = kind == CPU_D ? 8 : kind == CPU_S ? 4 : 2, ds = kind == CPU_D ? 8 : 4;
     size_t m = (size_t)g->m, n = (size_t)g->n, k = (size_t)g->k;
     struct cpu_gemm *c = xcalloc(1, sizeof *c);
@@ -336,19 +342,48 @@ static int cpu_gemm_setup(struct prec_gemm *g, char *why, size_t whylen)
     return PREC_OK;
 }
 
+/* One CBLAS call for columns j0 .. j0 + cols of D (B's and D's columns are contiguous). */
+static void cpu_gemm_panel(const struct prec_gemm *g, enum cpu_kind kind, int j0, int cols)
+{
+    int m = g->m, k = g->k;
+    size_t bo = (size_t)j0 * (size_t)k, dof = (size_t)j0 * (size_t)m;
+    if (kind == CPU_D)
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, cols, k, 1.0, g->a, k, (const double *)g->b + bo, k,
+                    0.0, (double *)g->d + dof, m);
+    else if (kind == CPU_S)
+        cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, cols, k, 1.0f, g->a, k, (const float *)g->b + bo, k,
+                    0.0f, (float *)g->d + dof, m);
+    else
+        sr_cblas_sbgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, cols, k, 1.0f, g->a, k,
+                        (const uint16_t *)g->b + bo, k, 0.0f, (float *)g->d + dof, m);
+}
+
+/* Columns per CBLAS call: a GEMM of more than PANEL_FLOPS runs as column panels of at least
+ * PANEL_MIN_COLS, so a stop or the deadline (progress_cut) is seen between panels within about
+ * a second; smaller GEMMs are one call, as before. The time counts all panels. */
+#define PANEL_FLOPS 8e9
+#define PANEL_MIN_COLS 32
+
+static int panel_cols(const struct prec_gemm *g)
+{
+    double per_col = 2.0 * g->m * (double)g->k;
+    int cols = (int)fmax(PANEL_MIN_COLS, PANEL_FLOPS / per_col);
+    return cols < g->n ? cols : g->n;
+}
+
+/* Seconds of iters products, or NAN when a cut abandoned them. */
 static double cpu_gemm_run(struct prec_gemm *g, long iters)
 {
     const struct cpu_gemm *c = g->impl;
-    int m = g->m, n = g->n, k = g->k;
+    int cols = panel_cols(g);
     double t0 = timing_now();
-    for (long it = 0; it < iters; it++) {
-        if (c->kind == CPU_D)
-            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, n, k, 1.0, g->a, k, g->b, k, 0.0, g->d, m);
-        else if (c->kind == CPU_S)
-            cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, n, k, 1.0f, g->a, k, g->b, k, 0.0f, g->d, m);
-        else
-            sr_cblas_sbgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, n, k, 1.0f, g->a, k, g->b, k, 0.0f, g->d, m);
-    }
+    for (long it = 0; it < iters; it++)
+        for (int j0 = 0; j0 < g->n; j0 += cols) {
+            if (cols < g->n && progress_cut())
+                return NAN;
+            cpu_gemm_panel(g, c->kind, j0, cols < g->n - j0 ? cols : g->n - j0);
+        }
+    vmlimit_blas_done();
     return timing_now() - t0;
 }
 

@@ -70,6 +70,13 @@ static int fits(struct prec_run *r, const char *item, double each)
     return 0;
 }
 
+/* Why a measurement a cut abandoned (progress_cut) is skipped. */
+static const char *cut_reason(void)
+{
+    return progress_stopping() ? "stopped during it: the run was asked to stop"
+                               : "stopped during it: the experiment's time budget ran out (its estimate was short)";
+}
+
 /* ---- fixed costs per call ------------------------------------------------------------------- */
 
 struct overhead_ud {
@@ -245,19 +252,47 @@ static int gemm_measure(struct prec_run *r, const struct prec_ops *ops, struct p
     cJSON_AddNumberToObject(rec, "m", g->m);
     cJSON_AddNumberToObject(rec, "n", g->n);
     cJSON_AddNumberToObject(rec, "k", g->k);
-    double first = ops->gemm_run(g, 1), err = gemm_check(ops, g, r->seed);
-    prec_add_validation(rec, err, fi->tolerance);
+    double first = ops->gemm_run(g, 1), err = isfinite(first) || !progress_cut() ? gemm_check(ops, g, r->seed) : NAN;
+    if (!isnan(err))
+        prec_add_validation(rec, err, fi->tolerance);
     if (err <= fi->tolerance) {
         struct gemm_ud u = { ops, g };
         struct prec_op op = { gemm_op, &u, 0, first };
         prec_time(r, &op, budget, rec);
-        prec_add_rates(rec, prec_gemm_flops(g->m, g->n, g->k),
-                       prec_gemm_bytes(g->m, g->n, g->k, fi->in_bytes, fi->out_bytes));
+        if (cJSON_HasObjectItem(rec, "time_s"))
+            prec_add_rates(rec, prec_gemm_flops(g->m, g->n, g->k),
+                           prec_gemm_bytes(g->m, g->n, g->k, fi->in_bytes, fi->out_bytes));
+        else
+            err = NAN;                          /* no time taken: the only sample was abandoned */
+    }
+    if (isnan(err) && progress_cut()) {         /* abandoned half-way: nothing to record */
+        snprintf(why, whylen, "%s", cut_reason());
+        ops->gemm_release(g);
+        cJSON_Delete(rec);
+        return PREC_ERROR;
     }
     cJSON_AddStringToObject(rec, "algo", g->algo);
     cJSON_AddItemToArray(r->results, rec);
     ops->gemm_release(g);
     return PREC_OK;
+}
+
+/* FLOP/s of one PROBE_N^3 product after a warm-up run, or 0: the rate that sizes the first
+ * shape of a format, so a GEMM that cannot finish in the time left is never started. */
+#define PROBE_N 512
+
+static double probe_rate(struct prec_run *r, const struct prec_ops *ops, enum prec_fmt f)
+{
+    struct prec_gemm g;
+    char why[512];
+    double t = NAN;
+    gemm_init(&g, r, f, PROBE_N, PROBE_N, PROBE_N);
+    if (ops->gemm_setup(&g, why, sizeof why) == PREC_OK) {
+        ops->gemm_run(&g, 1);
+        t = ops->gemm_run(&g, 1);
+    }
+    ops->gemm_release(&g);
+    return t > 0 ? prec_gemm_flops(PROBE_N, PROBE_N, PROBE_N) / t : 0;
 }
 
 static void gemm_format(struct prec_run *r, const struct prec_ops *ops, enum prec_fmt f,
@@ -275,6 +310,8 @@ static void gemm_format(struct prec_run *r, const struct prec_ops *ops, enum pre
         }
         if (prec_out_of_time(r, item))
             return;
+        if (rate == 0 && prec_gemm_flops(s->m, s->n, s->k) > 8 * prec_gemm_flops(PROBE_N, PROBE_N, PROBE_N))
+            rate = probe_rate(r, ops, f);
         if (rate > 0 && !fits(r, item, prec_gemm_flops(s->m, s->n, s->k) / rate))
             continue;
         struct prec_gemm g;
@@ -556,8 +593,9 @@ void prec_numerics(struct prec_run *r, const struct prec_ops *ops)
             continue;
         }
         double *d = xmalloc((size_t)m * (size_t)n * sizeof *d);
-        ops->gemm_run(&g, 1);
-        if (ops->gemm_fetch(&g, NULL, m * n, d) == 0)
+        if (isnan(ops->gemm_run(&g, 1)) && progress_cut())
+            measure_skip(r->skipped, item, cut_reason());
+        else if (ops->gemm_fetch(&g, NULL, m * n, d) == 0)
             numerics_record(r, ops, &g, d);
         else
             measure_skip(r->skipped, item, "the result could not be read back");

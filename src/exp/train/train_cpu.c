@@ -19,6 +19,7 @@
 #include "util/error.h"
 #include "util/timing.h"
 #include "util/units.h"
+#include "util/vmlimit.h"
 
 #define ALIGN 64
 
@@ -113,6 +114,7 @@ static void sgemm(int ta, int tb, size_t M, size_t N, size_t K, const float *A, 
                 (int)K, 1.0f, A, ta ? (int)M : (int)K, B, tb ? (int)K : (int)N, beta, C, (int)N);
     if (small)
         omp_set_num_threads(threads);
+    vmlimit_blas_done();
 }
 
 /* A BF16 operand widened into scratch tensor `into`, or the FP32 array as it is. */
@@ -411,6 +413,10 @@ static struct train_ctx *cpu_open(const struct net_shape *s, enum net_prec p, ui
     }
     if (!cpu_supports(s, p, err, errlen))
         return NULL;
+    if (vmlimit_blas_refusal()) {       /* its matmuls are CBLAS calls */
+        snprintf(err, errlen, "%s", vmlimit_blas_refusal());
+        return NULL;
+    }
     struct train_ctx *c = xcalloc(1, sizeof *c);
     c->s = *s;
     c->p = p;

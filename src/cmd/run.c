@@ -394,6 +394,20 @@ bad:
     return SR_EXIT_SCENARIO;
 }
 
+/* The prepared scenario on top of L's stack (the --set values applied) through the same checks. */
+static int check_prepared(lua_State *L, const struct run_opts *o)
+{
+    char err[1024];
+    cJSON *ready = lua_to_json_protected(L, -1, "scenario", err, sizeof err);
+    if (!ready) {
+        fprintf(stderr, "%s: %s\n", o->scenario, err);
+        return SR_EXIT_SCENARIO;
+    }
+    int rc = check_scenario(o, ready);
+    cJSON_Delete(ready);
+    return rc;
+}
+
 /* Loads the scenario (its own state) and prepares it in L; an exit code, 0 to go on. */
 static int load_and_prepare(lua_State *L, const struct run_opts *o, const char *source)
 {
@@ -402,6 +416,8 @@ static int load_and_prepare(lua_State *L, const struct run_opts *o, const char *
     if (rc == 0 && prepare(L, o, scn) != 0)
         rc = SR_EXIT_SCENARIO;
     cJSON_Delete(scn);
+    if (rc == 0)                    /* again with the --set values applied, still before measuring */
+        rc = check_prepared(L, o);
     if (progress_stopping()) {
         fprintf(stderr, "sparkreport: %s before any measurement; nothing was written\n",
                 stopped_by(progress_stopping()));

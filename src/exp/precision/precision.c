@@ -53,8 +53,8 @@ static const double part_weight[NPARTS] = { 0.02, 0.08, 0.55, 0.29, 0.06 };
 
 #define MiB (1024.0 * 1024)
 #define TiB (1024.0 * 1024 * 1024 * 1024)
-#define MEM_SHARE 0.5
-#define CUT_GRACE_S 2.0                 /* past the budget's end, long kernels abandon their work */                   /* of MemAvailable one sweep array may take */
+#define MEM_SHARE 0.5                   /* of MemAvailable one sweep array may take */
+#define CUT_GRACE_S 2.0                 /* past the budget's end, long kernels abandon their work */
 
 const struct param prec_params[] = {
     { "device", PARAM_ENUM, PARAM_NOT_KEY, NULL, "all|cpu|gpu", "all", 0, 0,

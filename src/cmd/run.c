@@ -436,7 +436,8 @@ static int preflight(const struct run_opts *o, char **source)
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_USAGE;
     }
-    if (check_file_limit(err, sizeof err) != 0 || fs_check_output(o->outdir, 1, err, sizeof err) != 0) {
+    if (check_file_limit(err, sizeof err) != 0 || fs_check_output(o->outdir, 1, err, sizeof err) != 0
+        || render_check_fonts(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_FAILURE;
     }

@@ -154,6 +154,19 @@ static void set_ink(HPDF_Page page, struct pdf_rgb c)
 
 /* ---- lifecycle ---------------------------------------------------------------------- */
 
+static const char *const font_files[3] = { "DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf" };
+
+int pdf_fonts_check(const char *font_dir, char *err, size_t errlen)
+{
+    char path[4096];
+    for (int i = 0; i < 3; i++) {
+        sr_fmt(path, sizeof path, "%s/%s", font_dir, font_files[i]);
+        if (pdf_font_check(path, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int load_font(struct pdf_doc *d, const char *dir, const char *file, HPDF_Font *font,
                      char *err, size_t errlen)
 {
@@ -184,9 +197,9 @@ struct pdf_doc *pdf_doc_new(const char *font_dir, char *err, size_t errlen)
     }
     HPDF_SetCompressionMode(d->pdf, HPDF_COMP_ALL);
     HPDF_SetPageMode(d->pdf, HPDF_PAGE_MODE_USE_OUTLINE);
-    if (load_font(d, font_dir, "DejaVuSans.ttf", &d->regular, err, errlen) != 0 ||
-        load_font(d, font_dir, "DejaVuSans-Bold.ttf", &d->bold, err, errlen) != 0 ||
-        load_font(d, font_dir, "DejaVuSansMono.ttf", &d->mono, err, errlen) != 0) {
+    if (load_font(d, font_dir, font_files[0], &d->regular, err, errlen) != 0 ||
+        load_font(d, font_dir, font_files[1], &d->bold, err, errlen) != 0 ||
+        load_font(d, font_dir, font_files[2], &d->mono, err, errlen) != 0) {
         pdf_doc_free(d);
         return NULL;
     }

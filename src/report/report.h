@@ -41,6 +41,10 @@ void pdf_doc_free(struct pdf_doc *d);
  * their counts and offsets consistent. 0, or -1 with "PATH: not a usable TrueType font: why". */
 int pdf_font_check(const char *path, char *err, size_t errlen);
 
+/* pdf_font_check on each font pdf_doc_new would load from font_dir: what a run checks before
+ * it measures, so that a damaged font cannot fail it after the measurements. */
+int pdf_fonts_check(const char *font_dir, char *err, size_t errlen);
+
 /* Info dictionary. `date` becomes CreationDate and ModDate (UTC); the same inputs and date
  * give byte-identical files. */
 void pdf_doc_info(struct pdf_doc *d, const char *title, const char *subject, time_t date);

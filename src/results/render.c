@@ -119,6 +119,11 @@ static const char *font_dir(void)
     return d && *d ? d : SR_FONT_DIR;
 }
 
+int render_check_fonts(char *err, size_t errlen)
+{
+    return pdf_fonts_check(font_dir(), err, errlen);
+}
+
 /* report.check(results): 0, or RENDER_INVALID with err = "PATH.IN.DOCUMENT: reason".
  * Stack: [report, results] on entry and exit. */
 static int check_shape(lua_State *L, char *err, size_t errlen)

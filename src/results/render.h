@@ -24,6 +24,9 @@ int render_results(const cJSON *results, const char *pdf_path, char *err, size_t
  * render_precheck: the document's title (RENDER_TITLE_MAX); RENDER_INVALID with err. */
 #define RENDER_TITLE_MAX 200
 int render_check_env(char *err, size_t errlen);
+
+/* The report's fonts, checked as render will load them (pdf_fonts_check): 0, or -1 and why. */
+int render_check_fonts(char *err, size_t errlen);
 int render_check_text(const char *what, const char *utf8, size_t max_chars, char *err, size_t errlen);
 int render_precheck(const cJSON *results, char *err, size_t errlen);
 

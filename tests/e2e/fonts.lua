@@ -86,6 +86,21 @@ refused("a folder", d, "not a regular file")
 sh("rmdir " .. q(d .. "/" .. names[1]) .. " && mkfifo " .. q(d .. "/" .. names[1]))
 refused("a FIFO", d, "not a regular file")
 
+-- run refuses a damaged font before it measures anything, and leaves no run folder
+do
+  local bad = env.out .. "/fonts1"
+  local reports = env.out .. "/font-reports"
+  local out, code = sh(("SPARKREPORT_FONT_DIR=%s %s run %s -o %s"):format(q(bad), q(env.bin),
+                       q(env.srcdir .. "/tests/scenarios/tiny.lua"), q(reports)))
+  if code ~= 1 then fail("run with a damaged font: exit %d, expected 1:\n%s", code, out) end
+  if not out:find(bad .. "/" .. names[1] .. ": not a usable TrueType font", 1, true) then
+    fail("run with a damaged font: the message does not name the font:\n%s", out)
+  end
+  if out:find("[bandwidth", 1, true) then fail("run with a damaged font measured first:\n%s", out) end
+  local ls = sh("ls -A " .. q(reports) .. " 2>/dev/null")
+  if ls:find("%S") then fail("run with a damaged font left %s", ls) end
+end
+
 -- the undamaged copies render
 sh("rm " .. q(d .. "/" .. names[1]))
 write(d .. "/" .. names[1], good)

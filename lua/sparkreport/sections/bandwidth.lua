@@ -167,12 +167,12 @@ local function top_row(mk, r, d, with_stores, at_dram)
 end
 
 local function top_columns(with_stores)
-  local cols = { { title = "Kernel", width = 0.09 }, { title = "Precision", width = with_stores and 0.09 or 0.11 },
+  local cols = { { title = "Kernel", width = 0.09 }, { title = "Precision", width = 0.11 },
                  { title = "Best\nGB/s", align = "right", width = 0.08 }, { title = "Median\nGB/s", align = "right", width = 0.09 } }
   if with_stores then cols[#cols + 1] = { title = "Stores", width = 0.14 } end
-  for _, c in ipairs { { title = "Write-\nallocate\nGB/s", align = "right", width = 0.11 },
+  for _, c in ipairs { { title = "Write-\nallocate\nGB/s", align = "right", width = with_stores and 0.1 or 0.11 },
                        { title = "Of the DRAM\nfigure", align = "right", width = with_stores and 0.12 or 0.18 },
-                       { title = "CV", align = "right", width = with_stores and 0.08 or 0.1 },
+                       { title = "CV", align = "right", width = with_stores and 0.07 or 0.1 },
                        { title = "Reps", align = "right", width = 0.07 },
                        { title = "Validation" } } do cols[#cols + 1] = c end
   return cols

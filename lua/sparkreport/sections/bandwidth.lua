@@ -221,8 +221,8 @@ local function detail_tables(doc, exp, mk)
     doc:table {
       columns = { { title = "Precision", width = 0.11 }, { title = "Working set", align = "right", width = 0.13 },
                   { title = "Best\nGB/s", align = "right", width = 0.1 }, { title = "Median\nGB/s", align = "right", width = 0.1 },
-                  { title = "CV", align = "right", width = 0.09 },
-                  { title = "95 % CI of the mean\ntime per pass", align = "right", width = 0.26 },
+                  { title = "CV", align = "right", width = 0.11 },
+                  { title = "95 % CI of the mean\ntime per pass", align = "right", width = 0.24 },
                   { title = "Reps", align = "right", width = 0.07 }, { title = "Validation", width = 0.14 } },
       rows = rows,
       caption = mk:caption(nil),

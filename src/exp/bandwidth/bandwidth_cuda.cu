@@ -13,6 +13,7 @@
 
 #include "cuda/cuda.h"
 #include "cuda/cuda_check.h"
+#include "cuda/block_sum.cuh"
 #include "exp/bandwidth/bandwidth.h"
 
 #define BLOCK 256                   /* threads per block */
@@ -99,15 +100,7 @@ __global__ void read_sum(const T *__restrict__ a, size_t n, int passes, double *
             t += a[i];
         total += (double)t;
     }
-    sums[threadIdx.x] = total;
-    __syncthreads();
-    for (int w = blockDim.x / 2; w > 0; w /= 2) {
-        if ((int)threadIdx.x < w)
-            sums[threadIdx.x] += sums[threadIdx.x + w];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0)
-        partial[blockIdx.x] = sums[0];
+    block_sum_store(sums, total, partial);
 }
 
 template <typename T> __global__ void init_arrays(T *a, T *b, T *c, size_t n)

@@ -19,6 +19,7 @@
 
 #include "cuda/cuda.h"
 #include "cuda/cuda_check.h"
+#include "cuda/block_sum.cuh"
 #include "exp/compress/quant.h"
 
 #define BLOCK 256                   /* threads per block: eight warps, eight rows at a time */
@@ -176,15 +177,7 @@ __global__ void read_sum(const float *__restrict__ a, size_t n, double *partial)
     }
     for (size_t i = n / 4 * 4 + first; i < n; i += stride)
         t += a[i];
-    sums[threadIdx.x] = t;
-    __syncthreads();
-    for (int w = blockDim.x / 2; w > 0; w /= 2) {
-        if ((int)threadIdx.x < w)
-            sums[threadIdx.x] += sums[threadIdx.x + w];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0)
-        partial[blockIdx.x] = sums[0];
+    block_sum_store(sums, t, partial);
 }
 
 typedef void (*gemv_kernel)(struct quant_matrix, const float *, float *, int);

@@ -412,11 +412,11 @@ static int check_prepared(lua_State *L, const struct run_opts *o)
 static int load_and_prepare(lua_State *L, const struct run_opts *o, const char *source)
 {
     cJSON *scn = load_scenario(o, source);
-    int rc = !scn ? SR_EXIT_SCENARIO : check_scenario(o, scn);
+    int rc = !scn ? SR_EXIT_SCENARIO : 0;
     if (rc == 0 && prepare(L, o, scn) != 0)
         rc = SR_EXIT_SCENARIO;
     cJSON_Delete(scn);
-    if (rc == 0)                    /* again with the --set values applied, still before measuring */
+    if (rc == 0)                    /* with the --set values applied, before measuring */
         rc = check_prepared(L, o);
     if (progress_stopping()) {
         fprintf(stderr, "sparkreport: %s before any measurement; nothing was written\n",

@@ -17,7 +17,6 @@
 #include "exp/train/train_gemm.h"
 #include "util/error.h"
 #include "util/progress.h"
-#include "util/stats.h"
 #include "util/timing.h"
 
 #define FD_EPS 1e-3             /* length of the finite-difference step in parameter space */
@@ -191,13 +190,6 @@ static void reference_checks(const struct train_config *cfg, const double *loss,
 
 /* ---- the record ---- */
 
-static double median_of(double *x, int n)
-{
-    struct stats s;
-    stats_compute(x, n, &s);
-    return s.median;
-}
-
 static cJSON *config_json(const struct train_config *cfg)
 {
     const struct net_shape *s = &cfg->shape;
@@ -291,7 +283,7 @@ static void times_json(cJSON *rec, const struct runner *r, double *op_s, int n)
     for (int i = 0; i < r->nops; i++) {
         for (int k = 0; k < n; k++)
             col[k] = op_s[(size_t)k * r->nops + i];
-        cJSON_AddItemToArray(ops, op_json(&r->plan[i], i, n > 0 ? median_of(col, n) : NAN));
+        cJSON_AddItemToArray(ops, op_json(&r->plan[i], i, n > 0 ? measure_median(col, n) : NAN));
     }
     cJSON *bc = cJSON_AddObjectToObject(rec, "time_by_class_s"), *fc = cJSON_AddObjectToObject(rec, "flops_by_class");
     for (int c = 0; c < NET_NCLASSES && n > 0; c++) {
@@ -301,7 +293,7 @@ static void times_json(cJSON *rec, const struct runner *r, double *op_s, int n)
                 if ((int)net_kinds[r->plan[i].kind].cls == c)
                     col[k] += op_s[(size_t)k * r->nops + i];
         }
-        cJSON_AddNumberToObject(bc, net_class_names[c], median_of(col, n));
+        cJSON_AddNumberToObject(bc, net_class_names[c], measure_median(col, n));
     }
     for (int i = 0; i < r->nops; i++)
         cls[net_kinds[r->plan[i].kind].cls] += r->plan[i].flops;
@@ -406,7 +398,7 @@ static void outcome_json(cJSON *rec, struct runner *r, struct outcome *o)
     cJSON_AddNumberToObject(rec, "megatron_flops_per_step", net_megatron_flops(&cfg->shape, 0));
     loss_json(rec, r, o->loss, o->gnorm, o->done);
     if (o->timed > 0) {
-        double med = median_of(o->step_s, o->timed);
+        double med = measure_median(o->step_s, o->timed);
         cJSON_AddItemToObject(rec, "time_s", measure_stats(o->step_s, o->timed));
         cJSON_AddItemToObject(rec, "samples_s", cJSON_CreateDoubleArray(o->step_s, o->timed));
         cJSON_AddNumberToObject(rec, "tokens_per_s", tokens / med);

@@ -13,6 +13,7 @@
 #include "cmd/render.h"
 #include "cmd/run.h"
 #include "config.h"
+#include "exp/collective/collective.h"
 #include "exp/experiment.h"
 #include "gitrev.h"
 #include "lua/embedded.h"
@@ -376,8 +377,13 @@ int main(int argc, char **argv)
         printf("sparkreport %s (git %s)\n", PACKAGE_VERSION, SR_GIT_REV);
         return SR_EXIT_OK;
     }
-    if (!strcmp(cmd, "run"))
-        return cmd_run(argc, argv);
+    if (!strcmp(cmd, "run")) {         /* under mpirun: rank 0 runs and writes, the others serve it */
+        int rank = coll_launch_init(&argc, &argv);
+        int rc = rank < 0 ? SR_EXIT_FAILURE : rank > 0 ? coll_serve() : cmd_run(argc, argv);
+        if (rank >= 0)
+            coll_launch_finish();
+        return rc;
+    }
     if (!strcmp(cmd, "render"))
         return cmd_render(argc, argv);
     if (!strcmp(cmd, "compare"))

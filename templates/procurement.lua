@@ -3,5 +3,5 @@
 return {
   schema = "sparkreport/results",   -- the documents it draws
   name = "procurement",
-  sections = { "title", "summary", "bandwidth", "precision", "train", "model", "compress", "appendix" },
+  sections = { "title", "summary", "bandwidth", "precision", "train", "model", "compress", "collective", "appendix" },
 }

@@ -52,7 +52,26 @@ function M.load()
     by_id[row.id] = row
   end
   cache = { rows = list, by_id = by_id, sha256 = bench.sha256(text) }
+  M.load_fabric(cache)
   return cache
+end
+
+-- Each system's scale-out fabric (data/fabric.csv: NVLink domain, scale-up link, NICs, with
+-- sources) joins its row as fabric_* fields; a system without a fabric row has none.
+M.fabric_source = "data/fabric.csv"
+local fabric_numeric = { nvlink_domain = true, scaleup_gbs = true, nic_gbs_per_gpu = true }
+function M.load_fabric(cat)
+  local text = assert(bench.resource(M.fabric_source))
+  local rows = parse_csv(text)
+  local header = table.remove(rows, 1)
+  cat.fabric_sha256 = bench.sha256(text)
+  for _, r in ipairs(rows) do
+    local row = cat.by_id[r[1]]
+    for j, key in ipairs(header) do
+      local v = r[j] or ""
+      if row and key ~= "id" and v ~= "" then row["fabric_" .. key] = fabric_numeric[key] and tonumber(v) or v end
+    end
+  end
 end
 
 function M.find(id) return M.load().by_id[id] end

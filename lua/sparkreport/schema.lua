@@ -354,4 +354,43 @@ for _, name in ipairs { "bandwidth", "precision", "compress" } do
 end
 M.records.compress.fields.read_fraction_dram = opt "number"
 
+-- A collective record (sections/collective.lua): series p2p (ping-pong) or collective; a record
+-- that failed its check has no timing (valid = false, error says why).
+M.records.collective = object {
+  series = "string", op = "string", valid = "boolean", bytes = "number", error = opt "string",
+  peer = opt "integer", ranks = opt "integer", buffers = opt "string", transport = opt "string",
+  latency_s = opt "number", gbps_alg = opt "number", gbps_bus = opt "number", gbps_bus_best = opt "number",
+  time_s = opt(stats), samples_s = opt(list "number"),
+}
+function M.rules.collective(r, _, need)
+  if r.valid and r.time_s then need("gbps_alg", "number"); need("gbps_bus", "number") end
+  if r.series == "p2p" and r.valid and r.time_s then need("latency_s", "number") end
+end
+M.info.collective = object {
+  ranks = opt "integer", convention = opt "string",
+  formulas = opt(object {}),
+  job = opt(object { ranks = "integer", hosts_count = "integer", launcher = opt "string", transport = opt "string",
+                     hosts = opt(list(object { rank = "integer", host = "string", interfaces = "string" })) }),
+}
+for k, v in pairs(settle) do M.records.collective.fields[k] = v end
+
+-- The scale-out projection's records in the model experiment (series scaleout, predict/scale.c).
+for k, v in pairs { devices = opt "integer", link_source = opt "string", step_s = opt "number",
+                    tokens_per_s = opt "number", tokens_per_s_low = opt "number", tokens_per_s_high = opt "number",
+                    scaling_efficiency = opt "number", scaling_efficiency_low = opt "number",
+                    scaling_efficiency_high = opt "number", sharding = opt "string" } do
+  M.records.model.fields[k] = v
+end
+local model_rule = M.rules.model
+function M.rules.model(r, e, need)
+  model_rule(r, e, need)
+  if r.series ~= "scaleout" then return end
+  for _, f in ipairs { "workload", "system", "link_source" } do need(f, "string") end
+  need("devices", "integer")
+  for _, f in ipairs { "tokens_per_s", "tokens_per_s_low", "tokens_per_s_high", "scaling_efficiency",
+                       "scaling_efficiency_low", "scaling_efficiency_high", "hours" } do need(f, "number") end
+end
+M.info.model.fields.scaleout_rules = opt(object {})
+M.info.model.fields.scaleout_not_projected = opt(list(object { system = "string", reason = "string" }))
+
 return M

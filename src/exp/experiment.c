@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "exp/bandwidth/bandwidth.h"
+#include "exp/collective/collective.h"
 #include "exp/compress/compress.h"
 #include "exp/validate/validate.h"
 #include "exp/precision/precision.h"
@@ -23,6 +24,9 @@ const struct experiment experiments[] = {
     { "model", "the training-time model: calibrated on microbenchmarks (ops timed on their own, GEMM peak, DRAM "
       "read, intensity sweep), validated by predicting then measuring training steps, projected onto the catalog",
       validate_params, 0.2, validate_precheck, validate_run },
+    { "collective", "point-to-point latency and bandwidth, all-reduce, all-gather and reduce-scatter across the ranks "
+      "mpirun started (nccl-tests' algorithm and bus bandwidth); one rank: not measured", coll_params, 0.25,
+      coll_precheck, coll_run },
     { NULL, NULL, NULL, 0, NULL, NULL },
 };
 

@@ -40,6 +40,7 @@ static const struct row {
     { "train", "gpu", CUDA_ROW(train_cuda_ops) },
     { "compress", "cpu", &quant_cpu_ops },
     { "compress", "gpu", CUDA_ROW(quant_cuda_ops) },
+    { "collective", "gpu", NULL },      /* device buffers through NCCL: not built yet */
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 

@@ -9,6 +9,7 @@
 
 #include "predict/project.h"
 #include "predict/fit.h"
+#include "predict/scale.h"
 #include "predict/workloads.h"
 #include "util/env.h"
 #include "util/param.h"
@@ -20,6 +21,7 @@ void predict_set_catalog(const cJSON *rows)
 {
     cJSON_Delete(catalog_rows);
     catalog_rows = rows ? cJSON_Duplicate(rows, 1) : NULL;
+    predict_scale_set_catalog(rows);
 }
 
 /* Assumptions where a catalog row is silent (stated in the report's rules). */
@@ -393,4 +395,5 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
     cJSON_AddStringToObject(rules, "energy", "hours x the catalog power (board or module power, not the whole "
                             "server's); price: the catalog's purchase price, not a rental cost");
     free(sys);
+    predict_scale(results, info);       /* N = 1, 2, 4, 8 devices of each projection above */
 }

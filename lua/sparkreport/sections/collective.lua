@@ -1,0 +1,225 @@
+-- sparkreport.sections.collective: beyond one box: the collectives measured across the ranks
+-- mpirun started (bus bandwidth against size, ping-pong latency, with nccl-tests' formulas and
+-- the job's ranks, hosts and transport), then the scale-out projection (the model experiment's
+-- "scaleout" records: tokens/s on 1, 2, 4 and 8 devices with band, efficiency and the link's
+-- source) and its stated assumptions. Draws from the results only.
+local fmt = require "sparkreport.format"
+local R = require "sparkreport.results"
+
+local S = {}
+
+local OPS = { "all-reduce", "all-gather", "reduce-scatter" }
+local COUNT = { "one", "two", "three", "four", "five", "six", "seven", "eight" }
+
+local function m(text) return { text = text, kind = "measured" } end
+local function p(text) return { text = text, kind = "projected" } end
+
+local function job_text(info)
+  local job = info.job
+  if not job then return ("%d rank%s."):format(info.ranks or 1, (info.ranks or 1) == 1 and "" or "s") end
+  local hosts = {}
+  for _, h in ipairs(job.hosts or {}) do
+    hosts[#hosts + 1] = ("rank %d on %s (%s)"):format(h.rank, h.host, h.interfaces ~= "" and h.interfaces or "no interface")
+  end
+  return ("%d ranks on %d host%s, started by %s: %s. Transport: %s."):format(job.ranks, job.hosts_count,
+    job.hosts_count == 1 and "" or "s", job.launcher or "?", table.concat(hosts, "; "), job.transport or "not known")
+end
+
+local function method(doc, e)
+  local info = e.info or {}
+  doc:paragraph(job_text(info), "small")
+  local f = info.formulas or {}
+  local lines = {}
+  for _, op in ipairs { "ping-pong", "all-reduce", "all-gather", "reduce-scatter" } do
+    if f[op] then lines[#lines + 1] = ("%s: algbw = %s; %s"):format(op, f[op].algbw, f[op].busbw) end
+  end
+  doc:paragraph(("%s. %s."):format(info.convention or "nccl-tests' convention", table.concat(lines, ". ")), "small")
+end
+
+-- Bus bandwidth against size, one line per collective (medians, measured).
+local function bus_chart(doc, e)
+  local series = {}
+  for _, op in ipairs(OPS) do
+    local xs, ys = {}, {}
+    for _, r in ipairs(R.records(e, { series = "collective", op = op, valid = true })) do
+      if r.gbps_bus then xs[#xs + 1], ys[#ys + 1] = r.bytes, r.gbps_bus end
+    end
+    if #xs > 0 then series[#series + 1] = { name = op, x = xs, y = ys } end
+  end
+  if #series == 0 then return end
+  doc:chart {
+    title = "Bus bandwidth against buffer size (measured, medians)",
+    x = { label = "bytes (nccl-tests' size)", log = 2 }, y = { label = "bus bandwidth, GB/s", log = 10 },
+    series = series,
+    caption = "busbw = algbw x 2(n-1)/n for all-reduce, x (n-1)/n for all-gather and reduce-scatter: comparable "
+      .. "with the link's one-way rate whatever the rank count.",
+  }
+end
+
+local function latency_chart(doc, e)
+  local series = {}
+  for _, r in ipairs(R.records(e, { series = "p2p", valid = true })) do
+    local name = ("ping-pong 0-%d"):format(r.peer or 1)
+    local s
+    for _, x in ipairs(series) do if x.name == name then s = x end end
+    if not s then s = { name = name, x = {}, y = {} }; series[#series + 1] = s end
+    if r.latency_s then s.x[#s.x + 1], s.y[#s.y + 1] = r.bytes, r.latency_s * 1e6 end
+  end
+  if #series == 0 then return end
+  doc:chart {
+    title = "Point-to-point one-way time against message size (measured, medians)",
+    x = { label = "message bytes", log = 2 }, y = { label = "one-way time, µs", log = 10 }, series = series,
+    caption = "Half the round trip of a ping-pong between rank 0 and the peer.",
+  }
+end
+
+local function results_table(doc, e)
+  local rows = {}
+  for _, r in ipairs(e.results or {}) do
+    if r.valid == false then
+      rows[#rows + 1] = { r.op, fmt.bytes(r.bytes), { text = "failed: " .. (r.error or "?"), tone = "bad" }, "", "" }
+    elseif r.gbps_bus then
+      rows[#rows + 1] = { r.op .. (r.peer and (" 0-" .. r.peer) or ""), fmt.bytes(r.bytes),
+                          m(fmt.seconds(r.latency_s or (r.time_s and r.time_s.median))),
+                          m(fmt.rate(r.gbps_alg)), m(fmt.rate(r.gbps_bus)) }
+    end
+  end
+  if #rows == 0 then return end
+  doc:table {
+    columns = { { title = "Operation", width = 0.28 }, { title = "Size", align = "right", width = 0.15 },
+                { title = "Time", align = "right", width = 0.19 }, { title = "algbw GB/s", align = "right", width = 0.19 },
+                { title = "busbw GB/s", align = "right" } },
+    rows = rows,
+    caption = "Medians over the repetitions; the time of an operation is the slowest rank's, after a barrier; every "
+      .. "result was checked against the expected values before and after it was timed.",
+  }
+end
+
+local function skipped(doc, exps)
+  local rows = {}
+  for _, e in ipairs(exps) do
+    for _, s in ipairs(e.skipped or {}) do
+      rows[#rows + 1] = { s.item, { text = (s.reason:find("^not measured") and "" or "not measured: ") .. s.reason,
+                                    tone = "bad" } }
+    end
+    if e.status ~= "complete" and e.status ~= "partial" then
+      rows[#rows + 1] = { "collectives", { text = "not measured: " .. (e.error or e.status or "?"), tone = "bad" } }
+    end
+  end
+  if #rows == 0 then return end
+  doc:table { columns = { { title = "Item", width = 0.3 }, { title = "Why" } }, rows = rows }
+end
+
+-- ---- scale-out projection (the model experiment's scaleout records) ----
+
+local function system_names(e)
+  local names = {}
+  for _, s in ipairs(e.info and e.info.systems or {}) do names[s.id] = s.name end
+  return names
+end
+
+local function label(names, id, n)
+  if id == "dgx-spark" then return ("%s Spark%s"):format(COUNT[n] or tostring(n), n > 1 and "s" or "") end
+  local name = names[id] or id
+  if n == 1 then return name end
+  if n == 8 then return "8-GPU node, " .. name end
+  return ("%d x %s"):format(n, name)
+end
+
+local function link_cell(r)
+  local src = r.link_source or "?"
+  local kind = src:find("^measured") and "measured" or src:find("^spec") and "spec" or nil
+  return { text = src:gsub("^%a+: ", ""):gsub(" %(.*", ""), kind = kind }
+end
+
+local function scale_table(doc, e, wid, names)
+  local rows = {}
+  for _, r in ipairs(R.records(e, { series = "scaleout", workload = wid })) do
+    rows[#rows + 1] = { label(names, r.system, r.devices), r.devices > 1 and link_cell(r) or "none",
+                        p(fmt.rate(r.tokens_per_s)),
+                        p(("%s–%s"):format(fmt.rate(r.tokens_per_s_low), fmt.rate(r.tokens_per_s_high))),
+                        p(("%s (%s–%s)"):format(fmt.pct(r.scaling_efficiency), fmt.pct(r.scaling_efficiency_low),
+                                               fmt.pct(r.scaling_efficiency_high))),
+                        p(fmt.rate(r.hours) .. " h") }
+  end
+  if #rows == 0 then return end
+  doc:paragraph(wid, "bold")
+  doc:table {
+    columns = { { title = "Devices", width = 0.24 }, { title = "Link", width = 0.2 },
+                { title = "tokens/s", align = "right", width = 0.1 }, { title = "band", align = "right", width = 0.14 },
+                { title = "scaling efficiency", align = "right", width = 0.2 }, { title = "time", align = "right" } },
+    rows = rows,
+    caption = "Projected. Efficiency = tokens/s on N devices / (N x tokens/s on one); its range is the overlap "
+      .. "assumption's (all hidden to none); the tokens/s band adds the single-device band.",
+  }
+end
+
+-- tokens/s against devices, one line per system, for one workload.
+local function scale_chart(doc, e, wid, names)
+  local by, order = {}, {}
+  for _, r in ipairs(R.records(e, { series = "scaleout", workload = wid })) do
+    if not by[r.system] then by[r.system] = { name = label(names, r.system, 1), x = {}, y = {} }; order[#order + 1] = r.system end
+    local s = by[r.system]
+    s.x[#s.x + 1], s.y[#s.y + 1] = r.devices, r.tokens_per_s
+  end
+  local series = {}
+  for _, id in ipairs(order) do if #series < 12 then series[#series + 1] = by[id] end end
+  if #series == 0 then return end
+  doc:chart {
+    title = ("Projected scaling, %s: tokens/s against devices"):format(wid),
+    x = { label = "devices (data parallel)", log = 2 }, y = { label = "tokens/s (projected)", log = 10 }, series = series,
+    caption = "Central projections: one device's step plus the gradient traffic not hidden behind the backward pass.",
+  }
+end
+
+local function assumptions(doc, e)
+  local rules = e.info and e.info.scaleout_rules or {}
+  local parts = {}
+  for _, k in ipairs { "model", "traffic", "overlap", "link", "efficiency" } do
+    if rules[k] then parts[#parts + 1] = ("%s: %s"):format(k, rules[k]) end
+  end
+  if #parts > 0 then doc:paragraph("Assumptions. " .. table.concat(parts, ". ") .. ".", "small") end
+  local seen, why = {}, {}
+  for _, s in ipairs(e.info and e.info.scaleout_not_projected or {}) do
+    local key = s.system .. ": " .. s.reason
+    if not seen[key] and #why < 12 then seen[key] = true; why[#why + 1] = key end
+  end
+  if #why > 0 then doc:paragraph("Not projected: " .. table.concat(why, "; ") .. ".", "small") end
+end
+
+local function projection(doc, results)
+  local exps = R.experiments(results, "model")
+  doc:section("Scale-out projection", 2)
+  for _, e in ipairs(exps) do
+    local names, wids, seen = system_names(e), {}, {}
+    for _, r in ipairs(R.records(e, { series = "scaleout" })) do
+      if not seen[r.workload] then seen[r.workload] = true; wids[#wids + 1] = r.workload end
+    end
+    if #wids > 0 then
+      scale_chart(doc, e, seen["gpt2-124m"] and "gpt2-124m" or wids[1], names)
+      for _, wid in ipairs(wids) do scale_table(doc, e, wid, names) end
+      assumptions(doc, e)
+      return
+    end
+  end
+  doc:paragraph("Not projected: the scenario has no model experiment with projections (sr.model { workloads = ... }).")
+end
+
+function S.collective(doc, results)
+  local exps = R.experiments(results, "collective")
+  if #exps == 0 and #R.all_records(R.experiments(results, "model"), { series = "scaleout" }) == 0 then return end
+  doc:section("Beyond one box: collectives and scale-out")
+  if #exps == 0 then
+    doc:paragraph("Not measured: the scenario has no collective experiment; the projection below uses the catalog's links.")
+  end
+  for _, e in ipairs(exps) do
+    method(doc, e)
+    bus_chart(doc, e)
+    latency_chart(doc, e)
+    results_table(doc, e)
+  end
+  skipped(doc, exps)
+  projection(doc, results)
+end
+
+return S

@@ -1,0 +1,43 @@
+/* collective_int.h: what the collective experiment's parts share: the operations (one table row
+ * each: buffers, bus-bandwidth factor, formula) and the commands rank 0 sends the other ranks.
+ * The transport (MPI host buffers; NCCL device buffers) is collective_mpi.c's. */
+#ifndef SR_COLLECTIVE_INT_H
+#define SR_COLLECTIVE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum coll_op { COLL_PINGPONG, COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER, COLL_NOPS };
+
+struct coll_op_info {
+    const char *name;           /* "all-reduce": the records' op */
+    const char *algbw;          /* how the algorithm bandwidth counts bytes */
+    const char *busbw;          /* the bus bandwidth formula, nccl-tests' */
+    double (*bus_factor)(int n);    /* busbw = algbw x bus_factor(ranks) */
+};
+extern const struct coll_op_info coll_ops[COLL_NOPS];
+
+/* One command from rank 0; every rank receives it (MPI_Bcast) and takes part. */
+struct coll_cmd {
+    int32_t what;               /* enum coll_what */
+    int32_t op;                 /* enum coll_op */
+    int32_t peer;               /* ping-pong: the rank that answers rank 0 */
+    int32_t pad;
+    int64_t bytes;              /* nccl-tests' size: the full buffer (all-gather: received, reduce-scatter: sent) */
+    int64_t iters;              /* operations in one timed sample */
+};
+enum coll_what { COLL_STOP, COLL_PREPARE, COLL_TIME, COLL_CHECK, COLL_RELEASE };
+
+/* Rank 0's side of the protocol (collective_mpi.c). Each returns -1 with err on an MPI failure. */
+int coll_nranks(void);
+int coll_rank0_prepare(enum coll_op op, int64_t bytes, int peer, int *bad_rank, char *err, size_t errlen);
+double coll_rank0_time(int64_t iters, char *err, size_t errlen);    /* max over ranks, seconds; NAN on failure */
+int coll_rank0_check(int *bad_rank, char *err, size_t errlen);
+void coll_rank0_release(void);
+
+/* The value element i of rank r's send buffer holds, and what element i of a reduction over n
+ * ranks must then be: exact in float32 (small whole numbers). */
+float coll_value(int r, int64_t i);
+float coll_sum(int n, int64_t i);
+
+#endif

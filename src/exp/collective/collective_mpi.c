@@ -1,0 +1,458 @@
+/* collective_mpi.c: the MPI side of the collective experiment: joining the job a launcher
+ * started, the commands rank 0 sends and the other ranks serve, the host-buffer operations with
+ * their fill and check, and the job's description (ranks, hosts, launcher, interfaces). What to
+ * measure and how often is collective.c's; the repetition loop runs on rank 0 only. */
+#include "exp/collective/collective.h"
+#include "exp/collective/collective_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+
+float coll_value(int r, int64_t i)
+{
+    return (float)(r + 1 + (int)(i % 13));
+}
+
+float coll_sum(int n, int64_t i)
+{
+    return (float)(n * (n + 1) / 2 + n * (int)(i % 13));
+}
+
+#ifdef HAVE_MPI
+
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+
+#include <mpi.h>
+
+#define DESC_BYTES 512              /* one rank's "host\tinterfaces" at init */
+
+static int joined, rank, nranks, lost;
+static char *descs;                 /* rank 0: nranks x DESC_BYTES */
+
+/* The buffers of the prepared operation (every rank; ping-pong: ranks 0 and peer). */
+static struct {
+    struct coll_cmd cmd;
+    float *send, *recv;             /* counts below, 64-byte aligned */
+    int64_t nsend, nrecv;           /* elements (ping-pong: bytes / 4, rounded up) */
+} cur;
+
+/* "MPI_Bcast: message" into err; 0 when rc is MPI_SUCCESS. */
+static int mpi_failed(int rc, const char *call, char *err, size_t errlen)
+{
+    if (rc == MPI_SUCCESS)
+        return 0;
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    snprintf(err, errlen, "rank %d: %s: %s", rank, call, msg);
+    lost = 1;
+    return -1;
+}
+#define MPI_TRY(call, name) do { if (mpi_failed((call), name, err, errlen)) return -1; } while (0)
+
+int coll_launched(void)
+{
+    return joined;
+}
+
+int coll_nranks(void)
+{
+    return joined ? nranks : 1;
+}
+
+/* "lo 127.0.0.1, eth0 10.0.0.2": the IPv4 interfaces of this host. */
+static void interfaces(char *out, size_t n)
+{
+    struct ifaddrs *ifs, *a;
+    size_t o = 0;
+    out[0] = '\0';
+    if (getifaddrs(&ifs) != 0)
+        return;
+    for (a = ifs; a && o + 1 < n; a = a->ifa_next) {
+        char ip[INET_ADDRSTRLEN];
+        if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET || !(a->ifa_flags & IFF_UP))
+            continue;
+        inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)a->ifa_addr)->sin_addr, ip, sizeof ip);
+        o += (size_t)snprintf(out + o, n - o, "%s%s %s", o ? ", " : "", a->ifa_name, ip);
+    }
+    freeifaddrs(ifs);
+}
+
+/* Every rank's host name and interfaces, gathered on rank 0 once, at init. */
+static int gather_descs(void)
+{
+    char mine[DESC_BYTES] = "", host[MPI_MAX_PROCESSOR_NAME] = "", ifs[DESC_BYTES - 64];
+    int len = 0;
+    MPI_Get_processor_name(host, &len);
+    interfaces(ifs, sizeof ifs);
+    snprintf(mine, sizeof mine, "%.60s\t%s", host, ifs);
+    if (rank == 0)
+        descs = calloc((size_t)nranks, DESC_BYTES);
+    if (rank == 0 && !descs)
+        return -1;
+    return MPI_Gather(mine, DESC_BYTES, MPI_CHAR, descs, DESC_BYTES, MPI_CHAR, 0, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+}
+
+int coll_launch_init(int *argc, char ***argv)
+{
+    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") && !getenv("PMI_RANK"))
+        return 0;                   /* not started by a launcher: one rank, no MPI */
+    int provided;
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "sparkreport: MPI_Init_thread failed: cannot join the job mpirun started\n");
+        return -1;
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    joined = nranks > 1;
+    if (gather_descs() != 0) {
+        fprintf(stderr, "sparkreport: rank %d: cannot gather the ranks' host names at start\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return rank;
+}
+
+/* ---- the operations on host buffers: fill, run once, check ---- */
+
+static void fill(void)
+{
+    int64_t c = cur.nsend;
+    for (int64_t i = 0; i < c; i++) {
+        int64_t g = cur.cmd.op == COLL_ALLGATHER ? rank * c + i : i;   /* index in the gathered buffer */
+        cur.send[i] = cur.cmd.op == COLL_PINGPONG ? coll_value(rank == 0 ? 0 : 1, i) : coll_value(rank, g);
+    }
+    memset(cur.recv, 0, (size_t)cur.nrecv * sizeof *cur.recv);
+}
+
+static int run_once(void)
+{
+    int c = (int)cur.nrecv;
+    switch (cur.cmd.op) {
+    case COLL_PINGPONG:
+        if (rank == 0) {
+            if (MPI_Send(cur.send, (int)cur.nsend, MPI_FLOAT, cur.cmd.peer, 1, MPI_COMM_WORLD) != MPI_SUCCESS)
+                return -1;
+            return MPI_Recv(cur.recv, c, MPI_FLOAT, cur.cmd.peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        if (rank != cur.cmd.peer)
+            return 0;
+        if (MPI_Recv(cur.recv, c, MPI_FLOAT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -1;
+        return MPI_Send(cur.send, (int)cur.nsend, MPI_FLOAT, 0, 2, MPI_COMM_WORLD);
+    case COLL_ALLREDUCE:
+        return MPI_Allreduce(cur.send, cur.recv, c, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    case COLL_ALLGATHER:
+        return MPI_Allgather(cur.send, (int)cur.nsend, MPI_FLOAT, cur.recv, (int)cur.nsend, MPI_FLOAT, MPI_COMM_WORLD);
+    case COLL_REDUCESCATTER:
+        return MPI_Reduce_scatter_block(cur.send, cur.recv, c, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    }
+    return -1;
+}
+
+/* What element i of this rank's receive buffer must hold. */
+static float expected(int64_t i)
+{
+    switch (cur.cmd.op) {
+    case COLL_PINGPONG:
+        return coll_value(rank == 0 ? 1 : 0, i);    /* rank 0 gets the peer's pattern, the peer rank 0's */
+    case COLL_ALLREDUCE:
+        return coll_sum(nranks, i);
+    case COLL_ALLGATHER:
+        return coll_value((int)(i / (cur.nrecv / nranks)), i);
+    case COLL_REDUCESCATTER:
+        return coll_sum(nranks, rank * cur.nrecv + i);
+    }
+    return NAN;
+}
+
+static int check_mine(void)
+{
+    if (cur.cmd.op == COLL_PINGPONG && rank != 0 && rank != cur.cmd.peer)
+        return 1;
+    for (int64_t i = 0; i < cur.nrecv; i++)
+        if (cur.recv[i] != expected(i))
+            return 0;
+    return 1;
+}
+
+static void release(void)
+{
+    free(cur.send);
+    free(cur.recv);
+    cur.send = cur.recv = NULL;
+    cur.nsend = cur.nrecv = 0;
+}
+
+/* Sizes the buffers for cmd; 0, or -1 when memory is short. */
+static int allocate(const struct coll_cmd *cmd)
+{
+    int64_t count = cmd->bytes / 4;         /* float32 elements of nccl-tests' size */
+    release();
+    cur.cmd = *cmd;
+    switch (cmd->op) {
+    case COLL_PINGPONG: cur.nsend = cur.nrecv = count > 0 ? count : 1; break;
+    case COLL_ALLREDUCE: cur.nsend = cur.nrecv = count; break;
+    case COLL_ALLGATHER: cur.nsend = count / nranks; cur.nrecv = count; break;
+    case COLL_REDUCESCATTER: cur.nsend = count; cur.nrecv = count / nranks; break;
+    }
+    size_t a = ((size_t)cur.nsend * 4 + 63) / 64 * 64, b = ((size_t)cur.nrecv * 4 + 63) / 64 * 64;
+    cur.send = aligned_alloc(64, a ? a : 64);
+    cur.recv = aligned_alloc(64, b ? b : 64);
+    return cur.send && cur.recv ? 0 : -1;
+}
+
+/* PREPARE on every rank: buffers, one run, the check; *bad: the lowest rank whose buffers
+ * could not be allocated (returns 1) or whose values are wrong (returns 0); nranks when none. */
+static int prepare_here(const struct coll_cmd *cmd, int *bad, char *err, size_t errlen)
+{
+    int mine = allocate(cmd) == 0 ? nranks : rank;
+    MPI_TRY(MPI_Allreduce(&mine, bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (allocation)");
+    if (*bad < nranks) {
+        release();
+        return 1;
+    }
+    fill();
+    MPI_TRY(run_once(), "the first run of the operation");
+    mine = check_mine() ? nranks : rank;
+    MPI_TRY(MPI_Allreduce(&mine, bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (check)");
+    return 0;
+}
+
+static double time_here(int64_t iters, char *err, size_t errlen)
+{
+    double t, tmax = NAN;
+    if (mpi_failed(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", err, errlen))
+        return NAN;
+    double t0 = MPI_Wtime();
+    for (int64_t i = 0; i < iters; i++)
+        if (mpi_failed(run_once(), coll_ops[cur.cmd.op].name, err, errlen))
+            return NAN;
+    t = MPI_Wtime() - t0;
+    if (mpi_failed(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce (time)", err, errlen))
+        return NAN;
+    return tmax;
+}
+
+static int check_here(int *bad, char *err, size_t errlen)
+{
+    int mine = check_mine() ? nranks : rank;
+    MPI_TRY(MPI_Allreduce(&mine, bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (check)");
+    return 0;
+}
+
+/* ---- rank 0 drives ---- */
+
+/* The command broadcast, non-blocking on every rank: a rank waiting for rank 0 polls with short
+ * sleeps instead of spinning a core that rank 0's own experiments (OpenMP) measure with. */
+static int bcast_cmd(struct coll_cmd *c, int sleepy, char *err, size_t errlen)
+{
+    MPI_Request req;
+    int done = 0;
+    struct timespec nap = { 0, 200000 };   /* 0.2 ms */
+    MPI_TRY(MPI_Ibcast(c, (int)sizeof *c, MPI_BYTE, 0, MPI_COMM_WORLD, &req), "MPI_Ibcast (command)");
+    if (!sleepy) {
+        MPI_TRY(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait (command)");
+        return 0;
+    }
+    while (!done) {
+        MPI_TRY(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test (command)");
+        if (!done)
+            nanosleep(&nap, NULL);
+    }
+    return 0;
+}
+
+static int send_cmd(struct coll_cmd *c, char *err, size_t errlen)
+{
+    if (lost) {
+        snprintf(err, errlen, "the job lost a rank earlier");
+        return -1;
+    }
+    return bcast_cmd(c, 0, err, errlen);
+}
+
+/* -1 on an MPI failure; 1 when a rank could not allocate (*bad_rank says which); 0: the values
+ * were checked, *bad_rank the lowest rank with a wrong one, or nranks. */
+int coll_rank0_prepare(enum coll_op op, int64_t bytes, int peer, int *bad_rank, char *err, size_t errlen)
+{
+    struct coll_cmd c = { .what = COLL_PREPARE, .op = op, .peer = peer, .bytes = bytes };
+    if (send_cmd(&c, err, errlen) != 0)
+        return -1;
+    return prepare_here(&c, bad_rank, err, errlen);
+}
+
+double coll_rank0_time(int64_t iters, char *err, size_t errlen)
+{
+    struct coll_cmd c = { .what = COLL_TIME, .iters = iters };
+    return send_cmd(&c, err, errlen) == 0 ? time_here(iters, err, errlen) : NAN;
+}
+
+int coll_rank0_check(int *bad_rank, char *err, size_t errlen)
+{
+    struct coll_cmd c = { .what = COLL_CHECK };
+    return send_cmd(&c, err, errlen) == 0 ? check_here(bad_rank, err, errlen) : -1;
+}
+
+void coll_rank0_release(void)
+{
+    char err[256];
+    struct coll_cmd c = { .what = COLL_RELEASE };
+    if (send_cmd(&c, err, sizeof err) == 0)
+        release();
+}
+
+/* ---- the other ranks serve ---- */
+
+int coll_serve(void)
+{
+    char err[512];
+    size_t errlen = sizeof err;
+    for (;;) {
+        struct coll_cmd c;
+        int bad = 0;
+        if (bcast_cmd(&c, 1, err, errlen) != 0)
+            break;
+        if (c.what == COLL_STOP)
+            return 0;
+        int rc = c.what == COLL_PREPARE ? prepare_here(&c, &bad, err, errlen)
+               : c.what == COLL_TIME ? (isnan(time_here(c.iters, err, errlen)) ? -1 : 0)
+               : c.what == COLL_CHECK ? check_here(&bad, err, errlen) : (release(), 0);
+        if (rc < 0)
+            break;
+    }
+    fprintf(stderr, "sparkreport: %s; rank 0 is gone or the job is broken, ending this rank\n", err);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
+}
+
+void coll_launch_finish(void)
+{
+    int initialized = 0, finalized = 0;
+    if (!joined) {
+        MPI_Initialized(&initialized);
+        MPI_Finalized(&finalized);
+        if (initialized && !finalized)
+            MPI_Finalize();
+        return;
+    }
+    if (rank == 0) {
+        char err[256];
+        struct coll_cmd c = { .what = COLL_STOP };
+        release();
+        if (send_cmd(&c, err, sizeof err) != 0) {
+            fprintf(stderr, "sparkreport: %s; ending the job\n", err);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    free(descs);
+    MPI_Finalize();
+}
+
+/* ---- the job, described ---- */
+
+static void add_env(cJSON *o, const char *name)
+{
+    const char *v = getenv(name);
+    if (v)
+        cJSON_AddStringToObject(o, name, v);
+}
+
+static const char *transport(int hosts)
+{
+    const char *btl = getenv("OMPI_MCA_btl"), *pml = getenv("OMPI_MCA_pml");
+    static char t[512];
+    if (hosts == 1)
+        snprintf(t, sizeof t, "one host: shared memory (Open MPI's vader BTL is its default between ranks of a host)%s%s%s%s",
+                 btl ? "; OMPI_MCA_btl=" : "", btl ? btl : "", pml ? "; OMPI_MCA_pml=" : "", pml ? pml : "");
+    else
+        snprintf(t, sizeof t, "%d hosts: Open MPI's choice between them (TCP, or UCX on InfiniBand/RoCE), not reported by "
+                 "the library%s%s%s%s", hosts, btl ? "; OMPI_MCA_btl=" : "", btl ? btl : "",
+                 pml ? "; OMPI_MCA_pml=" : "", pml ? pml : "");
+    return t;
+}
+
+cJSON *coll_context(void)
+{
+    if (!joined || rank != 0)
+        return NULL;
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0, nhosts = 0;
+    MPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, "\n,")] = '\0';
+    cJSON *o = cJSON_CreateObject(), *hosts = cJSON_CreateArray(), *env = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "ranks", nranks);
+    cJSON_AddStringToObject(o, "launcher", lib);
+    for (int r = 0; r < nranks; r++) {
+        const char *d = descs + (size_t)r * DESC_BYTES, *tab = strchr(d, '\t');
+        int hl = tab ? (int)(tab - d) : (int)strlen(d), seen = 0;
+        for (int q = 0; q < r && !seen; q++) {
+            const char *e = descs + (size_t)q * DESC_BYTES;
+            seen = strncmp(e, d, (size_t)hl) == 0 && (e[hl] == '\t' || e[hl] == '\0');
+        }
+        nhosts += !seen;
+        cJSON *h = cJSON_CreateObject();
+        char host[DESC_BYTES];
+        snprintf(host, sizeof host, "%.*s", hl, d);
+        cJSON_AddNumberToObject(h, "rank", r);
+        cJSON_AddStringToObject(h, "host", host);
+        cJSON_AddStringToObject(h, "interfaces", tab ? tab + 1 : "");
+        cJSON_AddItemToArray(hosts, h);
+    }
+    cJSON_AddNumberToObject(o, "hosts_count", nhosts);
+    cJSON_AddItemToObject(o, "hosts", hosts);
+    cJSON_AddStringToObject(o, "transport", transport(nhosts));
+    add_env(env, "OMPI_COMM_WORLD_SIZE");
+    add_env(env, "OMPI_COMM_WORLD_LOCAL_SIZE");
+    add_env(env, "OMPI_MCA_btl");
+    add_env(env, "OMPI_MCA_pml");
+    add_env(env, "OMPI_MCA_btl_tcp_if_include");
+    cJSON_AddItemToObject(o, "env", env);
+    return o;
+}
+
+#else /* no MPI in this build: one rank, always */
+
+int coll_launch_init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    if (getenv("OMPI_COMM_WORLD_SIZE") && atoi(getenv("OMPI_COMM_WORLD_SIZE")) > 1)
+        fprintf(stderr, "sparkreport: started by mpirun, but this build has no MPI (%s); every rank would run "
+                "the scenario alone\n", SR_NO_MPI_REASON);
+    return getenv("OMPI_COMM_WORLD_SIZE") && atoi(getenv("OMPI_COMM_WORLD_SIZE")) > 1 ? -1 : 0;
+}
+int coll_launched(void) { return 0; }
+int coll_nranks(void) { return 1; }
+int coll_serve(void) { return 0; }
+void coll_launch_finish(void) { }
+cJSON *coll_context(void) { return NULL; }
+int coll_rank0_prepare(enum coll_op op, int64_t bytes, int peer, int *bad_rank, char *err, size_t errlen)
+{
+    (void)op; (void)bytes; (void)peer; (void)bad_rank;
+    snprintf(err, errlen, "this build has no MPI");
+    return -1;
+}
+double coll_rank0_time(int64_t iters, char *err, size_t errlen)
+{
+    (void)iters;
+    snprintf(err, errlen, "this build has no MPI");
+    return NAN;
+}
+int coll_rank0_check(int *bad_rank, char *err, size_t errlen)
+{
+    (void)bad_rank;
+    snprintf(err, errlen, "this build has no MPI");
+    return -1;
+}
+void coll_rank0_release(void) { }
+
+#endif

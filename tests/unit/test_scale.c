@@ -1,0 +1,106 @@
+/* test_scale.c: the scale-out projection's arithmetic against hand-computed step times (N = 2
+ * and 8 devices of GPT-2 124M's FP32 gradients over a Spark's 200 Gb/s ConnectX-7; ZeRO-3 over
+ * NVLink), and the records predict_scale appends: link source, band, efficiency, what it refuses. */
+#include <stdlib.h>
+
+#include <cjson/cJSON.h>
+
+#include "check.h"
+#include "predict/scale.h"
+#include "util/json.h"
+
+static void arithmetic(void)
+{
+    double g = 4.0 * 124e6;                                 /* FP32 gradients of 124M parameters, bytes */
+    EXPECT(predict_scale_traffic(1, g, 0, 0) == 0);
+    EXPECT_NEAR(predict_scale_traffic(2, g, 0, 0), 496e6, 1e-12);          /* 2 x 1/2 x G */
+    EXPECT_NEAR(predict_scale_traffic(8, g, 0, 0), 868e6, 1e-12);          /* 2 x 7/8 x G */
+    EXPECT_NEAR(predict_scale_traffic(4, 4e9, 2e9, 1), 6e9, 1e-12);        /* 3/4 x (4e9 + 2 x 2e9) */
+    EXPECT_NEAR(predict_scale_traffic(4, 4e9, 2e9, 3), 18e9, 1e-12);       /* per micro-batch, 3 of them */
+    /* 0.5 s of compute; 496 MB at 25 GB/s is 19.84 ms, half of it hidden */
+    EXPECT_NEAR(predict_scale_step(0.5, 496e6, 25e9, 0.5), 0.50992, 1e-12);
+    EXPECT_NEAR(predict_scale_step(0.5, 868e6, 25e9, 0.5), 0.51736, 1e-12);  /* 34.72 ms, half hidden */
+    EXPECT_NEAR(predict_scale_step(0.5, 868e6, 25e9, 0.0), 0.53472, 1e-12);
+    EXPECT_NEAR(predict_scale_step(1.0, 6e9, 450e9, 0.0), 1.0 + 6e9 / 450e9, 1e-12);
+    EXPECT(predict_scale_step(0.5, 0, 0, 0.5) == 0.5);
+}
+
+static cJSON *projection(const char *system)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "series", "projection");
+    cJSON_AddStringToObject(p, "workload", "gpt2-124m");
+    cJSON_AddStringToObject(p, "system", system);
+    cJSON_AddStringToObject(p, "system_kind", "catalog");
+    cJSON_AddStringToObject(p, "offload", "none");
+    cJSON_AddNumberToObject(p, "step_s", 0.5);
+    cJSON_AddNumberToObject(p, "tokens_per_s", 1000);     /* 500 tokens per step */
+    cJSON_AddNumberToObject(p, "hours", 10);
+    cJSON_AddNumberToObject(p, "hours_low", 8);
+    cJSON_AddNumberToObject(p, "hours_high", 12);
+    return p;
+}
+
+static const cJSON *find(const cJSON *results, const char *system, int devices)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, results)
+        if (strcmp(json_str(r, "series", ""), "scaleout") == 0 && strcmp(json_str(r, "system", ""), system) == 0
+            && json_num(r, "devices", 0) == devices)
+            return r;
+    return NULL;
+}
+
+static void records(void)
+{
+    cJSON *rows = cJSON_Parse("[{\"id\":\"dgx-spark\",\"fabric_nvlink_domain\":1,\"fabric_nic\":\"ConnectX-7\","
+                              "\"fabric_nic_gbs_per_gpu\":25}]");
+    cJSON *info = cJSON_Parse("{\"workloads\":[{\"id\":\"gpt2-124m\",\"params\":124e6,\"tokens\":1.8e6}]}");
+    cJSON *results = cJSON_CreateArray();
+    cJSON_AddItemToArray(results, projection("dgx-spark"));
+    cJSON_AddItemToArray(results, projection("this"));
+    predict_scale_set_catalog(rows);
+    predict_scale_set_measured(0, 0, 0);
+    predict_scale(results, info);
+    const cJSON *one = find(results, "dgx-spark", 1), *two = find(results, "dgx-spark", 2), *r8 = find(results, "dgx-spark", 8);
+    EXPECT(one && two && r8);
+    if (!one || !two || !r8)
+        return;
+    EXPECT_NEAR(json_num(one, "step_s", 0), 0.5, 1e-12);
+    /* the global batch (500 tokens) split in two: 0.25 s of compute + half of 19.84 ms */
+    EXPECT_NEAR(json_num(two, "step_s", 0), 0.25992, 1e-12);
+    EXPECT_NEAR(json_num(two, "tokens_per_s", 0), 500 / 0.25992, 1e-12);
+    EXPECT_NEAR(json_num(two, "scaling_efficiency", 0), 0.5 / (2 * 0.25992), 1e-12);
+    EXPECT_NEAR(json_num(two, "scaling_efficiency_low", 0), 0.5 / (2 * 0.26984), 1e-12);     /* nothing hidden */
+    EXPECT_NEAR(json_num(two, "step_s_high", 0), 0.3 + 0.01984, 1e-12);      /* slow compute, nothing hidden */
+    EXPECT_NEAR(json_num(two, "step_s_low", 0), 0.2 + 0.1 * 0.01984, 1e-12); /* fast compute, 90 % hidden */
+    EXPECT_NEAR(json_num(r8, "step_s", 0), 0.0625 + 0.01736, 1e-12);
+    EXPECT_NEAR(json_num(r8, "hours", 0), 1.8e6 / (500 / 0.07986) / 3600, 1e-12);
+    EXPECT(strstr(json_str(two, "link_source", ""), "spec: ConnectX-7 (25 GB/s") != NULL);
+    EXPECT(find(results, "this", 2) == NULL);       /* no link between machines measured */
+    EXPECT_STR(json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(info, "scaleout_not_projected"), 0), "reason", ""),
+               "no link measured: the collective did not run between machines");
+    EXPECT(cJSON_GetObjectItemCaseSensitive(info, "scaleout_rules") != NULL);
+    cJSON_Delete(results);
+    cJSON_Delete(info);
+    /* measured across two hosts: this machine scales over that link */
+    info = cJSON_Parse("{\"workloads\":[{\"id\":\"gpt2-124m\",\"params\":124e6,\"tokens\":1.8e6}]}");
+    results = cJSON_CreateArray();
+    cJSON_AddItemToArray(results, projection("this"));
+    predict_scale_set_measured(10e9, 2, 2);
+    predict_scale(results, info);
+    two = find(results, "this", 2);
+    EXPECT(two && strstr(json_str(two, "link_source", ""), "measured") != NULL);
+    EXPECT(two && fabs(json_num(two, "step_s", 0) - (0.25 + 0.5 * 496e6 / 10e9)) < 1e-12);
+    cJSON_Delete(results);
+    cJSON_Delete(info);
+    cJSON_Delete(rows);
+    predict_scale_set_catalog(NULL);
+}
+
+int main(void)
+{
+    arithmetic();
+    records();
+    return CHECK_DONE();
+}

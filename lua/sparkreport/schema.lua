@@ -378,7 +378,8 @@ for k, v in pairs(settle) do M.records.collective.fields[k] = v end
 for k, v in pairs { devices = opt "integer", link_source = opt "string", step_s = opt "number",
                     tokens_per_s = opt "number", tokens_per_s_low = opt "number", tokens_per_s_high = opt "number",
                     scaling_efficiency = opt "number", scaling_efficiency_low = opt "number",
-                    scaling_efficiency_high = opt "number", sharding = opt "string" } do
+                    scaling_efficiency_high = opt "number", sharding = opt "string", link_Bps = opt "number",
+                    link_sources = opt "string" } do
   M.records.model.fields[k] = v
 end
 local model_rule = M.rules.model

@@ -71,6 +71,35 @@ local pages = text:match("Page 1 of (%d+)")
 if not pages or not text:find("Page " .. pages .. " of " .. pages, 1, true) then fail("page numbers") end
 if not text:find(r.scenario.sha256, 1, true) then fail("PDF lacks the scenario hash") end
 
+-- the scale-out projection: the same global batch on N devices, the step split N ways plus the
+-- exposed gradient traffic over the catalog's link; rows for Sparks and an 8-GPU HBM node
+local model, one = r.experiments[#r.experiments], {}
+for _, rec in ipairs(model.results) do
+  if rec.series == "scaleout" and rec.devices == 1 then one[rec.workload .. "/" .. rec.system] = rec end
+end
+local spark2
+for _, rec in ipairs(model.results) do
+  if rec.series == "scaleout" and rec.devices > 1 then
+    local base = one[rec.workload .. "/" .. rec.system]
+    if not base then fail("scaleout %s on %d x %s has no one-device row", rec.workload, rec.devices, rec.system) end
+    if math.abs(rec.tokens_per_s * rec.step_s - base.tokens_per_s * base.step_s) > 1e-6 * base.tokens_per_s * base.step_s then
+      fail("scaleout %s %s x%d: not the recipe's global batch per step", rec.workload, rec.system, rec.devices)
+    end
+    if math.abs(rec.scaling_efficiency - base.step_s / (rec.devices * rec.step_s)) > 1e-9 then
+      fail("scaleout %s %s x%d: efficiency is not step(1) / (N step(N))", rec.workload, rec.system, rec.devices)
+    end
+    if not (rec.step_s > base.step_s / rec.devices) then fail("scaleout %s %s x%d: no traffic", rec.workload, rec.system, rec.devices) end
+    if rec.system == "dgx-spark" and rec.devices == 2 and rec.workload == "gpt2-124m" then spark2 = rec end
+  end
+end
+if not spark2 or spark2.link_Bps ~= 25e9 or not spark2.link_source:find("^spec: ConnectX%-7") then
+  fail("two Sparks: not over the catalog's ConnectX-7 (25 GB/s)")
+end
+for _, row in ipairs { "Scale-out projection", "two Sparks", "four Sparks", "eight Sparks", "8-GPU node, NVIDIA H100 SXM5",
+                       ("two Sparks%%s+25%%.0 s%%s+" .. rate(spark2.tokens_per_s):gsub("%.", "%%.")) } do
+  if not text:find(row) then fail("PDF lacks %q", row) end
+end
+
 -- render: from results.json alone, byte-identical to the run's PDF, and stable under SOURCE_DATE_EPOCH
 local a, b = env.out .. "/a.pdf", env.out .. "/b.pdf"
 sh(("%s render %s -o %s"):format(q(env.bin), q(dir .. "/results.json"), q(a)))

@@ -12,6 +12,8 @@ local OPS = { "all-reduce", "all-gather", "reduce-scatter" }
 local COUNT = { "one", "two", "three", "four", "five", "six", "seven", "eight" }
 
 local function m(text) return { text = text, kind = "measured" } end
+-- GB/s: the report's rule, with two significant figures below 0.01 (small messages)
+local function gbps(x) return x and x < 0.01 and ("%.2g"):format(x) or fmt.rate(x) end
 local function p(text) return { text = text, kind = "projected" } end
 
 local function job_text(info)
@@ -81,7 +83,7 @@ local function results_table(doc, e)
     elseif r.gbps_bus then
       rows[#rows + 1] = { r.op .. (r.peer and (" 0-" .. r.peer) or ""), fmt.bytes(r.bytes),
                           m(fmt.seconds(r.latency_s or (r.time_s and r.time_s.median))),
-                          m(fmt.rate(r.gbps_alg)), m(fmt.rate(r.gbps_bus)) }
+                          m(gbps(r.gbps_alg)), m(gbps(r.gbps_bus)) }
     end
   end
   if #rows == 0 then return end
@@ -95,19 +97,24 @@ local function results_table(doc, e)
   }
 end
 
+-- What was not measured; items that share a reason in one row.
 local function skipped(doc, exps)
-  local rows = {}
-  for _, e in ipairs(exps) do
-    for _, s in ipairs(e.skipped or {}) do
-      rows[#rows + 1] = { s.item, { text = (s.reason:find("^not measured") and "" or "not measured: ") .. s.reason,
-                                    tone = "bad" } }
-    end
-    if e.status ~= "complete" and e.status ~= "partial" then
-      rows[#rows + 1] = { "collectives", { text = "not measured: " .. (e.error or e.status or "?"), tone = "bad" } }
-    end
+  local order, by = {}, {}
+  local function add(item, why)
+    if not by[why] then by[why] = {}; order[#order + 1] = why end
+    table.insert(by[why], item)
   end
-  if #rows == 0 then return end
-  doc:table { columns = { { title = "Item", width = 0.3 }, { title = "Why" } }, rows = rows }
+  for _, e in ipairs(exps) do
+    for _, s in ipairs(e.skipped or {}) do add(s.item, s.reason) end
+    if e.status ~= "complete" and e.status ~= "partial" then add("collectives", e.error or e.status or "?") end
+  end
+  if #order == 0 then return end
+  local rows = {}
+  for _, why in ipairs(order) do
+    rows[#rows + 1] = { table.concat(by[why], ", "),
+                        { text = (why:find("^not measured") and "" or "not measured: ") .. why, tone = "bad" } }
+  end
+  doc:table { columns = { { title = "Item", width = 0.35 }, { title = "Why" } }, rows = rows }
 end
 
 -- ---- scale-out projection (the model experiment's scaleout records) ----
@@ -129,38 +136,64 @@ end
 local function link_cell(r)
   local src = r.link_source or "?"
   local kind = src:find("^measured") and "measured" or src:find("^spec") and "spec" or nil
-  return { text = src:gsub("^%a+: ", ""):gsub(" %(.*", ""), kind = kind }
+  return { text = fmt.rate((r.link_Bps or 0) / 1e9), kind = kind }
 end
 
-local function scale_table(doc, e, wid, names)
+-- The systems a table shows: this machine and the scenario's `compare` list when it has one.
+local function shown(results, id)
+  local compare = results.scenario and results.scenario.compare
+  if id == "this" or type(compare) ~= "table" or #compare == 0 then return true end
+  for _, c in ipairs(compare) do if c == id then return true end end
+  return false
+end
+
+local function scale_row(names, r)
+  return { label(names, r.system, r.devices), r.devices > 1 and link_cell(r) or "none",
+           p(fmt.rate(r.tokens_per_s)), p(("%s–%s"):format(fmt.rate(r.tokens_per_s_low), fmt.rate(r.tokens_per_s_high))),
+           p(fmt.pct(r.scaling_efficiency)),
+           p(("%.1f–%.1f %%"):format(100 * r.scaling_efficiency_low, 100 * r.scaling_efficiency_high)),
+           p(fmt.rate(r.hours) .. " h") }
+end
+
+local function scale_table(doc, results, e, wid, names)
   local rows = {}
   for _, r in ipairs(R.records(e, { series = "scaleout", workload = wid })) do
-    rows[#rows + 1] = { label(names, r.system, r.devices), r.devices > 1 and link_cell(r) or "none",
-                        p(fmt.rate(r.tokens_per_s)),
-                        p(("%s–%s"):format(fmt.rate(r.tokens_per_s_low), fmt.rate(r.tokens_per_s_high))),
-                        p(("%s (%s–%s)"):format(fmt.pct(r.scaling_efficiency), fmt.pct(r.scaling_efficiency_low),
-                                               fmt.pct(r.scaling_efficiency_high))),
-                        p(fmt.rate(r.hours) .. " h") }
+    if shown(results, r.system) then rows[#rows + 1] = scale_row(names, r) end
   end
   if #rows == 0 then return end
   doc:paragraph(wid, "bold")
   doc:table {
-    columns = { { title = "Devices", width = 0.24 }, { title = "Link", width = 0.2 },
-                { title = "tokens/s", align = "right", width = 0.1 }, { title = "band", align = "right", width = 0.14 },
-                { title = "scaling efficiency", align = "right", width = 0.2 }, { title = "time", align = "right" } },
+    columns = { { title = "Devices", width = 0.21 }, { title = "Link GB/s", align = "right", width = 0.09 },
+                { title = "tokens/s", align = "right", width = 0.12 }, { title = "band", align = "right", width = 0.19 },
+                { title = "efficiency", align = "right", width = 0.13 }, { title = "overlap range", align = "right",
+                  width = 0.15 }, { title = "time", align = "right" } },
     rows = rows,
-    caption = "Projected. Efficiency = tokens/s on N devices / (N x tokens/s on one); its range is the overlap "
-      .. "assumption's (all hidden to none); the tokens/s band adds the single-device band.",
+    caption = "Projected. Link: bus bandwidth each way per device (spec: data/fabric.csv; measured: this run's "
+      .. "all-reduce between hosts). Efficiency = tokens/s on N devices / (N x tokens/s on one); overlap range: "
+      .. "none of the traffic hidden to 90 %; the tokens/s band adds the single-device band.",
   }
 end
 
+local function fabric_sources(doc, results, e)
+  local seen, parts = {}, {}
+  for _, r in ipairs(R.records(e, { series = "scaleout" })) do
+    if r.link_sources and not seen[r.system] and shown(results, r.system) then
+      seen[r.system] = true
+      parts[#parts + 1] = ("%s: %s (%s)"):format(r.system, r.link_source:gsub("^spec: ", ""), r.link_sources)
+    end
+  end
+  if #parts > 0 then doc:paragraph("Links (spec): " .. table.concat(parts, "; ") .. ".", "small") end
+end
+
 -- tokens/s against devices, one line per system, for one workload.
-local function scale_chart(doc, e, wid, names)
+local function scale_chart(doc, results, e, wid, names)
   local by, order = {}, {}
   for _, r in ipairs(R.records(e, { series = "scaleout", workload = wid })) do
-    if not by[r.system] then by[r.system] = { name = label(names, r.system, 1), x = {}, y = {} }; order[#order + 1] = r.system end
-    local s = by[r.system]
-    s.x[#s.x + 1], s.y[#s.y + 1] = r.devices, r.tokens_per_s
+    if shown(results, r.system) then
+      if not by[r.system] then by[r.system] = { name = label(names, r.system, 1), x = {}, y = {} }; order[#order + 1] = r.system end
+      local s = by[r.system]
+      s.x[#s.x + 1], s.y[#s.y + 1] = r.devices, r.tokens_per_s
+    end
   end
   local series = {}
   for _, id in ipairs(order) do if #series < 12 then series[#series + 1] = by[id] end end
@@ -196,8 +229,9 @@ local function projection(doc, results)
       if not seen[r.workload] then seen[r.workload] = true; wids[#wids + 1] = r.workload end
     end
     if #wids > 0 then
-      scale_chart(doc, e, seen["gpt2-124m"] and "gpt2-124m" or wids[1], names)
-      for _, wid in ipairs(wids) do scale_table(doc, e, wid, names) end
+      scale_chart(doc, results, e, seen["gpt2-124m"] and "gpt2-124m" or wids[1], names)
+      for _, wid in ipairs(wids) do scale_table(doc, results, e, wid, names) end
+      fabric_sources(doc, results, e)
       assumptions(doc, e)
       return
     end

@@ -1,0 +1,42 @@
+-- tests/e2e/collective_kill.lua: a rank killed (SIGKILL) while the collectives run ends the
+-- whole job: mpirun exits non-zero naming the killed rank, rank 0 says it stopped and wrote
+-- nothing, and the reports folder holds no run folder, finished or not (.tmp-*). Skips without
+-- MPI in the build or mpirun.
+local env = ...
+local sh, q, fail, read = env.sh, env.q, env.fail, env.read
+
+if not read(env.builddir .. "/config.h"):find("#define HAVE_MPI 1", 1, true) then
+  return "skip", "this build has no MPI (configure says why)"
+end
+local mpirun = os.getenv("SR_MPIRUN") or ""
+if mpirun == "" then return "skip", "mpirun not found" end
+
+local reports, log = env.out .. "/reports", env.out .. "/mpirun.log"
+-- mpirun in the background (its pid in $!), rank 1 found among its children by its rank, killed
+-- once the collectives run (the run folder exists), then mpirun's exit status
+local script = ([[
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 %s --allow-run-as-root --oversubscribe -np 2 \
+  %s run %s -o %s --set collective.budget_s=60 --set budget_s=80 >%s 2>&1 &
+mp=$!
+i=0
+while [ $i -lt 300 ] && ! ls -d %s/.tmp-* >/dev/null 2>&1; do sleep 0.1; i=$((i+1)); done
+sleep 2
+for p in $(pgrep -P $mp); do
+  if tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1'; then kill -9 $p; echo killed; fi
+done
+wait $mp
+echo "exit $?"
+]]):format(q(mpirun), q(env.bin), q(env.srcdir .. "/tests/scenarios/collective.lua"), q(reports), q(log), q(reports))
+local out = sh(script)
+if not out:find("killed", 1, true) then fail("rank 1 was not found to kill: %s\n%s", out, read(log)) end
+local code = tonumber(out:match("exit (%d+)"))
+if not code or code == 0 then fail("mpirun exited %s after a rank was killed", tostring(code)) end
+local text = read(log)
+if not text:find("rank 1", 1, true) or not text:find("signal 9", 1, true) then fail("mpirun does not name the killed rank: %s", text) end
+if not text:find("sparkreport: SIGTERM: stopped; nothing was written", 1, true)
+   and not text:find("the MPI job failed", 1, true) then
+  fail("rank 0 gave no clear message: %s", text)
+end
+local left = sh("ls -A " .. q(reports) .. " 2>/dev/null")
+if left ~= "" then fail("the reports folder holds %s after the job ended", left) end
+return "pass"

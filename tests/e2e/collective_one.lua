@@ -1,0 +1,27 @@
+-- tests/e2e/collective_one.lua: the collective experiment run as one process (no mpirun): the run
+-- succeeds, every operation says "not measured: one rank" and why, the context has no job, and
+-- the PDF says so.
+local env = ...
+local json = require "json"
+local sh, q, fail, read = env.sh, env.q, env.fail, env.read
+
+local out, code = sh(("cd %s && %s run tests/scenarios/collective.lua -o %s -q"):format(q(env.srcdir), q(env.bin), q(env.out)))
+if code ~= 0 then fail("run exited %d: %s", code, out) end
+local dir = out:match("^(.-)/report%.pdf\n$")
+local r = json.decode(read(dir .. "/results.json"))
+local e = r.experiments[1]
+if e.status ~= "complete" or #e.results ~= 0 then fail("one rank: status %s, %d results", e.status, #e.results) end
+if r.context.mpi ~= nil then fail("one rank: context.mpi is set") end
+local ops = {}
+for _, s in ipairs(e.skipped) do
+  if s.reason:find("^not measured: one rank: ") then ops[s.item] = true end
+end
+for _, op in ipairs { "ping-pong", "all-reduce", "all-gather", "reduce-scatter" } do
+  if not ops[op] then fail("%s is not 'not measured: one rank'", op) end
+end
+if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end
+local text = sh(("%s %s -"):format(q(env.pdftotext), q(dir .. "/report.pdf"))):gsub("%s+", " ")
+if not text:find("ping-pong, all-reduce, all-gather, reduce-scatter", 1, true) or not text:find("not measured: one rank", 1, true) then
+  fail("PDF does not say the collectives were not measured with one rank")
+end
+return "pass"

@@ -26,6 +26,26 @@ function M.catalog_row(results, id)
   end
 end
 
+-- What experiments of a family did not measure, one row per reason: { items = "a, b", reason = "not
+-- measured: ..." }; an experiment that did not complete counts as `whole` (e.g. "collectives").
+function M.not_measured(exps, whole)
+  local order, by = {}, {}
+  local function add(item, why)
+    if not by[why] then by[why] = {}; order[#order + 1] = why end
+    table.insert(by[why], item)
+  end
+  for _, e in ipairs(exps) do
+    for _, s in ipairs(e.skipped or {}) do add(s.item, s.reason) end
+    if e.status ~= "complete" and e.status ~= "partial" then add(whole(e), e.error or e.status or "?") end
+  end
+  local rows = {}
+  for _, why in ipairs(order) do
+    rows[#rows + 1] = { items = table.concat(by[why], ", "),
+                        reason = (why:find("^not measured") and "" or "not measured: ") .. why }
+  end
+  return rows
+end
+
 -- Records of several experiments in one list, optionally filtered as M.records filters.
 function M.all_records(exps, filter)
   local out = {}

@@ -44,6 +44,12 @@ static void gpu_rows(const struct cuda_info *ci)
             EXPECT(ops != NULL);
         }
     }
+    /* the collective family's device buffers (NCCL) have no backend yet: the device's reason
+     * without one, the missing backend with one; its host part is MPI's, not a backend */
+    EXPECT(backend_for("collective", "gpu", why, sizeof why) == NULL);
+    EXPECT_STR(why, ci->ndev == 0 ? ci->reason : "the collective family has no gpu backend");
+    EXPECT(backend_for("collective", "cpu", why, sizeof why) == NULL);
+    EXPECT_STR(why, "the collective family has no cpu backend");
 #ifdef HAVE_CUDA
     if (ci->ndev > 0) {
         EXPECT(backend_for("bandwidth", "gpu", why, sizeof why) == &bw_cuda_ops);
@@ -61,7 +67,8 @@ static void unknown(void)
 {
     char why[256];
     EXPECT(backend_for("stream", "cpu", why, sizeof why) == NULL);
-    EXPECT_STR(why, "no experiment family \"stream\" (bandwidth, bandwidth-transfers, precision, train, compress)");
+    EXPECT_STR(why, "no experiment family \"stream\" (bandwidth, bandwidth-transfers, precision, train, compress, "
+               "collective)");
     EXPECT(backend_for("bandwidth", "tpu", why, sizeof why) == NULL);
     EXPECT_STR(why, "no device \"tpu\" (cpu or gpu)");
     EXPECT(backend_for(NULL, "cpu", why, sizeof why) == NULL && strstr(why, "\"(none)\""));

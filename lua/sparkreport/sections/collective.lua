@@ -99,21 +99,11 @@ end
 
 -- What was not measured; items that share a reason in one row.
 local function skipped(doc, exps)
-  local order, by = {}, {}
-  local function add(item, why)
-    if not by[why] then by[why] = {}; order[#order + 1] = why end
-    table.insert(by[why], item)
-  end
-  for _, e in ipairs(exps) do
-    for _, s in ipairs(e.skipped or {}) do add(s.item, s.reason) end
-    if e.status ~= "complete" and e.status ~= "partial" then add("collectives", e.error or e.status or "?") end
-  end
-  if #order == 0 then return end
   local rows = {}
-  for _, why in ipairs(order) do
-    rows[#rows + 1] = { table.concat(by[why], ", "),
-                        { text = (why:find("^not measured") and "" or "not measured: ") .. why, tone = "bad" } }
+  for _, r in ipairs(R.not_measured(exps, function() return "collectives" end)) do
+    rows[#rows + 1] = { r.items, { text = r.reason, tone = "bad" } }
   end
+  if #rows == 0 then return end
   doc:table { columns = { { title = "Item", width = 0.35 }, { title = "Why" } }, rows = rows }
 end
 

@@ -262,24 +262,12 @@ end
 
 -- What was not measured; items that share a reason in one row.
 local function skipped(doc, exps)
-  local order, by = {}, {}
-  local function add(item, why)
-    if not by[why] then by[why] = {}; order[#order + 1] = why end
-    table.insert(by[why], item)
-  end
-  for _, e in ipairs(exps) do
-    for _, s in ipairs(e.skipped or {}) do add(s.item, s.reason) end
-    if e.status ~= "complete" and e.status ~= "partial" then
-      add("compression on the " .. (DEVICE[e.device] or e.device or "?"), e.error or e.status or "?")
-    end
-  end
-  if #order == 0 then return end
-  doc:section("Not measured", 2)
   local rows = {}
-  for _, why in ipairs(order) do
-    rows[#rows + 1] = { table.concat(by[why], ", "),
-                        { text = (why:find("^not measured") and "" or "not measured: ") .. why, tone = "bad" } }
+  for _, r in ipairs(R.not_measured(exps, function(e) return "compression on the " .. (DEVICE[e.device] or e.device or "?") end)) do
+    rows[#rows + 1] = { r.items, { text = r.reason, tone = "bad" } }
   end
+  if #rows == 0 then return end
+  doc:section("Not measured", 2)
   doc:table { columns = { { title = "Item", width = 0.45 }, { title = "Why" } }, rows = rows }
 end
 

@@ -98,9 +98,40 @@ static void records(void)
     predict_scale_set_catalog(NULL);
 }
 
+/* One device had to offload: N devices shard instead (ZeRO-3), the offload's time gone, the
+ * weights gathered twice and the gradients reduce-scattered per micro-batch. */
+static void zero3(void)
+{
+    cJSON *rows = cJSON_Parse("[{\"id\":\"dgx-spark\",\"fabric_nvlink_domain\":1,\"fabric_nic_gbs_per_gpu\":25}]");
+    cJSON *info = cJSON_Parse("{\"workloads\":[{\"id\":\"gpt2-124m\",\"params\":124e6,\"tokens\":1.8e6}]}");
+    cJSON *results = cJSON_CreateArray(), *p = projection("dgx-spark");
+    cJSON_ReplaceItemInObject(p, "offload", cJSON_CreateString("optimizer"));
+    cJSON_ReplaceItemInObject(p, "step_s", cJSON_CreateNumber(0.6));
+    cJSON_AddNumberToObject(p, "offload_s_per_step", 0.1);
+    cJSON_AddNumberToObject(p, "accum", 4);
+    cJSON_AddItemToArray(results, p);
+    predict_scale_set_catalog(rows);
+    predict_scale_set_measured(0, 0, 0);
+    predict_scale(results, info);
+    const cJSON *two = find(results, "dgx-spark", 2);
+    EXPECT(two != NULL);
+    if (two) {
+        /* 2 micro-batches each; per micro-batch 1/2 x (496e6 + 2 x 248e6) bytes: 992e6 at 25 GB/s, half hidden */
+        EXPECT_STR(json_str(two, "sharding", ""), "ZeRO-3");
+        EXPECT_NEAR(json_num(two, "traffic_bytes", 0), 992e6, 1e-12);
+        EXPECT_NEAR(json_num(two, "step_s", 0), 0.25 + 0.5 * 992e6 / 25e9, 1e-12);
+        EXPECT_NEAR(json_num(two, "scaling_efficiency", 0), 0.6 / (2 * (0.25 + 0.5 * 992e6 / 25e9)), 1e-12);
+    }
+    cJSON_Delete(results);
+    cJSON_Delete(info);
+    cJSON_Delete(rows);
+    predict_scale_set_catalog(NULL);
+}
+
 int main(void)
 {
     arithmetic();
     records();
+    zero3();
     return CHECK_DONE();
 }

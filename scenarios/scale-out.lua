@@ -1,9 +1,10 @@
 -- scenarios/scale-out.lua: beyond one box. The collectives between the ranks mpirun starts
 -- (ping-pong, all-reduce, all-gather, reduce-scatter up to 1 GiB: GPT-2 124M's FP32 gradients
 -- are 0.5 GB), the copy rate of this machine's memory beside them, and the training-time model
--- projected onto one to eight Sparks and HBM GPUs. Run it with `mpirun -np 2 sparkreport run
--- scenarios/scale-out.lua` (one host, or two with a hostfile: README); run alone, the collectives
--- say "not measured: one rank" and the projection uses the catalog's links. About 3 minutes.
+-- projected onto one to eight Sparks and HBM GPUs. Run it with `mpirun -np 2 --bind-to none
+-- sparkreport run scenarios/scale-out.lua` (one host, or two with a hostfile: README); run alone,
+-- the collectives say "not measured: one rank" and the projection uses the catalog's links.
+-- About 3 minutes on an idle machine.
 local sr = require "sparkreport"
 
 return sr.scenario {

@@ -52,7 +52,35 @@ function M.load()
     by_id[row.id] = row
   end
   cache = { rows = list, by_id = by_id, sha256 = bench.sha256(text) }
+  M.merge_ranges(by_id)
   return cache
+end
+
+-- Another cited data file beside the catalog (data/*.csv): its rows as tables of strings, keyed
+-- by the header; empty cells absent. What the numbers mean is the reader's business.
+function M.data(source)
+  local rows = parse_csv(assert(bench.resource(source)))
+  local header, list = table.remove(rows, 1), {}
+  for _, r in ipairs(rows) do
+    local row = {}
+    for j, key in ipairs(header) do
+      if (r[j] or "") ~= "" then row[key] = r[j] end
+    end
+    list[#list + 1] = row
+  end
+  return list
+end
+
+-- data/spec-ranges.csv: a figure the sources disagree on, as FIELD_low, FIELD_high and
+-- FIELD_basis on its catalog row, and FIELD_sustained when the row's own figure is a measured
+-- sustained rate rather than a peak.
+function M.merge_ranges(by_id)
+  for _, r in ipairs(M.data("data/spec-ranges.csv")) do
+    local row = assert(by_id[r.id], "data/spec-ranges.csv: unknown catalog system " .. tostring(r.id))
+    row[r.field .. "_low"], row[r.field .. "_high"] = tonumber(r.low), tonumber(r.high)
+    row[r.field .. "_basis"] = r.basis
+    row[r.field .. "_sustained"] = r.central_is == "sustained"
+  end
 end
 
 function M.find(id) return M.load().by_id[id] end

@@ -152,7 +152,9 @@ end
 -- Runs every experiment; meta = { path=, source=, command= } from the C program.
 function M.execute(scn, ctx, meta)
   local started, t0 = bench.wall(), bench.now()
-  bench.set_catalog(catalog.load().rows)     -- what the model experiment projects onto
+  -- what the model experiment projects onto, the published runs its GPU profiles fit on, and
+  -- the vendor claims it reconciles
+  bench.set_catalog(catalog.load().rows, catalog.data("data/gpu-runs.csv"), catalog.data("data/vendor-claims.csv"))
   local p = scn.params
   local budget = p.budget_s * (1 - REPORT_RESERVE)
   local weights = 0

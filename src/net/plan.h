@@ -58,6 +58,7 @@ struct net_shape {
     int sparse24;       /* the blocks' linear weights 2:4 sparse: their forward matmuls run on
                            sparse matrix units (half the products executed) and read half the
                            values plus a 2-bit index each; backward and memory stay dense */
+    int amp, causal, fused_loss, optimizer;     /* TEMP: the plan branch's fields */
 };
 
 /* Why a shape cannot be built (heads do not divide hidden...): NULL when it can. */

@@ -9,17 +9,26 @@
 
 #include "predict/project.h"
 #include "predict/fit.h"
+#include "predict/stack.h"
 #include "predict/workloads.h"
 #include "util/env.h"
 #include "util/param.h"
 #include "util/error.h"
 
-static cJSON *catalog_rows;
+static cJSON *catalog_rows, *published_runs, *vendor_claims;
 
 void predict_set_catalog(const cJSON *rows)
 {
     cJSON_Delete(catalog_rows);
     catalog_rows = rows ? cJSON_Duplicate(rows, 1) : NULL;
+}
+
+void predict_set_published(const cJSON *runs, const cJSON *claims)
+{
+    cJSON_Delete(published_runs);
+    cJSON_Delete(vendor_claims);
+    published_runs = runs ? cJSON_Duplicate(runs, 1) : NULL;
+    vendor_claims = claims ? cJSON_Duplicate(claims, 1) : NULL;
 }
 
 /* Assumptions where a catalog row is silent (stated in the report's rules). */
@@ -164,6 +173,16 @@ static void system_from_row(const cJSON *row, struct predict_system *s)
     s->link_bw = num(row, "cpu_gpu_link_gbs") > 0 ? num(row, "cpu_gpu_link_gbs") * 1e9 : PCIE_LINK_BPS;
     s->power_w = num(row, "power_w");
     s->price_usd = num(row, "price_usd");
+    const char *field[] = { [NET_DT_F32] = "fp32_tflops", [NET_DT_BF16] = "bf16_tflops", [NET_DT_E4M3] = "fp8_tflops" };
+    for (int d = 0; d <= NET_DT_E4M3; d++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s_low", field[d]);
+        s->range[d].low = num(row, name) * 1e12;
+        snprintf(name, sizeof name, "%s_high", field[d]);
+        s->range[d].high = num(row, name) * 1e12;
+        snprintf(name, sizeof name, "%s_sustained", field[d]);
+        s->range[d].sustained = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, name));
+    }
 }
 
 static void system_measured(const struct predict_calib *c, struct predict_system *s)
@@ -185,8 +204,51 @@ struct step_time {
     double mem_bound;                   /* central seconds in memory-bound ops */
 };
 
-/* One optimizer step of shape s: ops of a micro-batch count accum times, the update once. */
-static void step_time(const struct predict_calib *c, const struct predict_carry *k, const struct predict_system *sys,
+/* Where op runs on sys at band end e (-1 the fast end, 0 central, 1 the slow end) in
+ * generation gen: the dtype's peak, or the end of its recorded range (the slow end: the low
+ * figure, a sustained rate when so recorded; the fast end: the high figure, a peak). */
+static struct predict_target target(const struct predict_system *sys, const struct net_op *op, enum net_prec p,
+                                    int gen, int e)
+{
+    enum net_dtype d = net_kinds[op->kind].cls == NET_ATTENTION ? (p == NET_FP32 ? NET_DT_F32 : NET_DT_BF16)
+                       : op->dtype;
+    double peak = predict_system_peak(sys, d);
+    enum net_dtype used = d;
+    while (!(sys->peak[used] > 0) && used != NET_DT_F32)     /* the dtype predict_system_peak fell back to */
+        used = used == NET_DT_BF16 ? NET_DT_F32 : NET_DT_BF16;
+    struct predict_target t = { peak, sys->bw, gen, sys->range[used].sustained };
+    if (e < 0 && sys->range[used].high > 0) {
+        t.peak = sys->range[used].high;
+        t.sustained = 0;
+    } else if (e > 0 && sys->range[used].low > 0) {
+        t.peak = sys->range[used].low;
+    }
+    return t;
+}
+
+/* An op on a system under a stack: central in the system's generation (Hopper's when the
+ * profiles have no runs of its own), the band ends the fastest and slowest generation at the
+ * fast and slow ends of the system's ranges. */
+static void stack_op(const struct predict_stack *st, const struct predict_system *sys, enum net_prec p,
+                     const struct net_op *op, double t[3], int *mem_bound)
+{
+    int own = predict_stack_gen(sys->id);
+    struct predict_target c = target(sys, op, p, own >= 0 ? own : PREDICT_HOPPER, 0);
+    t[1] = predict_stack_op_seconds(st, &c, op, mem_bound);
+    t[0] = t[2] = t[1];
+    for (int g = 0; g < PREDICT_NGENS; g++) {
+        if (own >= 0 && g != own)
+            continue;
+        struct predict_target fast = target(sys, op, p, g, -1), slow = target(sys, op, p, g, 1);
+        t[0] = fmin(t[0], predict_stack_op_seconds(st, &fast, op, NULL));
+        t[2] = fmax(t[2], predict_stack_op_seconds(st, &slow, op, NULL));
+    }
+}
+
+/* One optimizer step of shape s: ops of a micro-batch count accum times, the update once; on
+ * the measured machine (st NULL) from its calibration, else from the stack's profile, the band
+ * widened by the profile's leave-one-out errors. */
+static void step_time(const struct predict_calib *c, const struct predict_stack *st, const struct predict_system *sys,
                       const struct net_shape *s, enum net_prec p, struct step_time *t)
 {
     struct net_shape one = *s;
@@ -196,20 +258,25 @@ static void step_time(const struct predict_calib *c, const struct predict_carry 
     net_plan(&one, p, plan, nops);
     memset(t, 0, sizeof *t);
     for (int i = 0; i < nops; i++) {
-        double times = plan[i].micro < 0 ? 1 : s->accum;
-        for (int b = 0; b < 3; b++) {
-            int mb;
-            double x = times * predict_op_seconds(c, k, sys, b, p, &plan[i], &mb);
-            t->s[b] += x;
-            if (b == 1) {
-                enum net_class cls = net_kinds[plan[i].kind].cls;
-                t->cls[cls] += x;
-                if (mb) {
-                    t->cls_mem[cls] += x;
-                    t->mem_bound += x;
-                }
-            }
+        double times = plan[i].micro < 0 ? 1 : s->accum, x[3];
+        int mb;
+        if (st) {
+            stack_op(st, sys, p, &plan[i], x, &mb);
+        } else {
+            x[0] = x[1] = x[2] = predict_op_seconds(c, &plan[i], &mb);
         }
+        for (int b = 0; b < 3; b++)
+            t->s[b] += times * x[b];
+        enum net_class cls = net_kinds[plan[i].kind].cls;
+        t->cls[cls] += times * x[1];
+        if (mb) {
+            t->cls_mem[cls] += times * x[1];
+            t->mem_bound += times * x[1];
+        }
+    }
+    if (st) {
+        t->s[0] *= fmin(1, exp(st->loo_lo));
+        t->s[2] *= fmax(1, exp(st->loo_hi));
     }
     free(plan);
 }
@@ -220,9 +287,18 @@ static char *gb(double bytes, char *buf, size_t n)
     return buf;
 }
 
-static cJSON *projection_json(const struct predict_calib *c, const struct predict_carry *k, const struct predict_system *sys,
+/* The software stack a workload's hardware is projected with; NULL when no profile was fitted. */
+static const struct predict_stack *workload_stack(const struct predict_workload *w)
+{
+    const struct predict_stack *st = predict_stack_find(w->stack ? w->stack : "pytorch-fsdp");
+    return st && st->p[PREDICT_MEM_ETA] > 0 ? st : NULL;
+}
+
+static cJSON *projection_json(const struct predict_calib *c, const struct predict_system *sys,
                               const struct predict_workload *w, double band_measured)
 {
+    int measured = strcmp(sys->kind, "measured") == 0;
+    const struct predict_stack *st = measured ? NULL : workload_stack(w);
     struct predict_fit f;
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "series", "projection");
@@ -241,20 +317,25 @@ static cJSON *projection_json(const struct predict_calib *c, const struct predic
                             : f.offload == PREDICT_OFFLOAD_OPTIMIZER ? "optimizer" : "optimizer and gradients");
     if (!f.fits)
         return r;
-    if (!(sys->peak[NET_DT_F32] + sys->peak[NET_DT_BF16] > 0)) {
+    const char *why = !(sys->peak[NET_DT_F32] + sys->peak[NET_DT_BF16] > 0)
+                      ? "the catalog gives no dense FP32 or BF16 peak"
+                      : !measured && !st ? "no GPU software-stack profile was fitted (no published runs given)" : NULL;
+    if (why) {
         char fit[sizeof f.reason + 96];
-        snprintf(fit, sizeof fit, "%s; not projected: the catalog gives no dense FP32 or BF16 peak", f.reason);
+        snprintf(fit, sizeof fit, "%s; not projected: %s", f.reason, why);
         cJSON_ReplaceItemInObject(r, "fit", cJSON_CreateString(fit));
         return r;
     }
+    if (st)
+        cJSON_AddStringToObject(r, "stack", st->id);
     struct net_shape s = w->shape;
     s.batch = f.micro_batch;
     s.accum = f.accum;
     s.checkpoint = f.checkpoint;
     struct step_time t;
-    step_time(c, k, strcmp(sys->kind, "measured") == 0 ? NULL : sys, &s, w->prec, &t);
+    step_time(c, st, sys, &s, w->prec, &t);
     double lo = t.s[0], mid = t.s[1], hi = t.s[2];
-    if (strcmp(sys->kind, "measured") == 0) {
+    if (measured) {
         lo = mid * (1 - band_measured);
         hi = mid * (1 + band_measured);
     }
@@ -336,11 +417,83 @@ static cJSON *system_json(const struct predict_system *s)
     return o;
 }
 
+/* The GPU stack profiles fitted on the published runs (each left out in turn): their records
+ * and info.stack_profiles; a data file that cannot be read is info.stack_error. */
+static void fit_profiles(cJSON *results, cJSON *info)
+{
+    struct predict_run *runs = NULL;
+    char err[300];
+    int n = published_runs ? predict_runs_load(published_runs, catalog_rows, &runs, err, sizeof err) : 0;
+    if (n < 0) {
+        cJSON_AddStringToObject(info, "stack_error", err);
+        return;
+    }
+    predict_stacks_fit(runs, n);
+    if (n > 0)
+        predict_stacks_json(runs, n, results, info);
+    predict_runs_free(runs, n);
+}
+
+/* FLOPs per token of a workload's step (micro-batch 1, no recomputation): what a claimed rate
+ * needs. */
+static double flops_per_token(const struct predict_workload *w)
+{
+    struct net_shape s = w->shape;
+    s.batch = s.accum = 1;
+    s.checkpoint = 0;
+    int n = net_plan(&s, w->prec, NULL, 0);
+    struct net_op *plan = xmalloc((size_t)n * sizeof *plan);
+    net_plan(&s, w->prec, plan, n);
+    double f = 0;
+    for (int i = 0; i < n; i++)
+        f += plan[i].flops;
+    free(plan);
+    return f / s.seq;
+}
+
+/* A vendor's published training rate beside the FLOP arithmetic: what it needs per second
+ * against the system's dense peaks, and our projection of the same workload. */
+static void vendor_claims_json(const cJSON *projections, cJSON *results)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, vendor_claims) {
+        const struct predict_workload *w = predict_workload_find(str(c, "workload"));
+        const cJSON *row = NULL, *p, *x;
+        cJSON_ArrayForEach(x, catalog_rows) {
+            if (strcmp(str(x, "id"), str(c, "system")) == 0)
+                row = x;
+        }
+        double rate = strtod(str(c, "tokens_per_s"), NULL);
+        if (!w || !row || !(rate > 0))
+            continue;
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "series", "vendor_claim");
+        cJSON_AddStringToObject(r, "claim", str(c, "id"));
+        cJSON_AddStringToObject(r, "system", str(c, "system"));
+        cJSON_AddStringToObject(r, "workload", w->id);
+        cJSON_AddStringToObject(r, "what", str(c, "what"));
+        cJSON_AddStringToObject(r, "precision", str(c, "precision"));
+        cJSON_AddStringToObject(r, "source", str(c, "source"));
+        cJSON_AddNumberToObject(r, "claimed_tokens_per_s", rate);
+        cJSON_AddNumberToObject(r, "flops_per_token", flops_per_token(w));
+        cJSON_AddNumberToObject(r, "needed_flops", rate * flops_per_token(w));
+        const char *peaks[] = { "bf16_tflops", "fp8_tflops", "fp4_tflops" };
+        for (int i = 0; i < 3; i++)
+            if (num(row, peaks[i]) > 0)
+                cJSON_AddNumberToObject(r, peaks[i], num(row, peaks[i]));
+        cJSON_ArrayForEach(p, projections) {
+            if (strcmp(str(p, "series"), "projection") == 0 && strcmp(str(p, "workload"), w->id) == 0
+                && strcmp(str(p, "system"), str(c, "system")) == 0 && num(p, "tokens_per_s") > 0)
+                cJSON_AddNumberToObject(r, "projected_tokens_per_s", num(p, "tokens_per_s"));
+        }
+        cJSON_AddItemToArray(results, r);
+    }
+}
+
 void predict_project(const cJSON *params, const struct predict_calib *c, const char *device, cJSON *results,
                    cJSON *info)
 {
     const cJSON *wl = param_get(params, "workloads"), *sl = param_get(params, "systems"), *row;
-    struct predict_carry k;
     (void)device;
     struct predict_workload own;
     int has_own = named(params, "workload_name");
@@ -348,7 +501,7 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
         custom_workload(params, &own);
     if (is_none(wl) && !has_own)
         return;
-    predict_carry_from(c, &k);
+    fit_profiles(results, info);
     /* the measured machine's band: the validation's largest error (at least 5 %), and 10 % more
      * because the reference workloads' ops are larger than any the calibration timed */
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(info, "validation"),
@@ -373,19 +526,23 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
             continue;
         cJSON_AddItemToArray(wj, workload_json(w));
         for (int j = 0; j < nsys; j++)
-            cJSON_AddItemToArray(results, projection_json(c, &k, &sys[j], w, band));
+            cJSON_AddItemToArray(results, projection_json(c, &sys[j], w, band));
     }
+    vendor_claims_json(results, results);
     cJSON *rules = cJSON_AddObjectToObject(info, "projection_rules");
     cJSON_AddStringToObject(rules, "measured",
         "this machine: every op from its own calibration (curves of efficiency against size, extended to the "
         "sustained GEMM peak and the DRAM read); band: the validation's largest error (at least 5 %) plus 10 % for "
         "ops larger than any timed");
     cJSON_AddStringToObject(rules, "catalog",
-        "catalog rows: the row's dense peak for each matmul's dtype and its bandwidth (spec figures), with "
-        "efficiencies carried over: matmuls 0.70 / 0.80 / 0.90 of the peak scaled by the measured matmul curve "
-        "at the same time-at-peak; fused attention 0.40 / 0.60 / 0.80; memory-bound ops 0.70 / 0.80 / 0.90 of "
-        "the bandwidth; at least one kernel launch (2 / 4 / 6 us) per op; compute and memory time combined by "
-        "the calibrated rule. Band: the high and low ends of those ranges");
+        "catalog rows: every op of the workload's plan timed with its software stack's profile (info.stack_profiles: "
+        "efficiency per op class against size, fitted on the published GPU training runs of data/gpu-runs.csv, "
+        "nothing from the machine that ran this report) on the row's spec dense peak for the op's dtype and its "
+        "bandwidth; a row whose figure is a measured sustained rate (data/spec-ranges.csv) gets no matmul "
+        "efficiency on top. Band: the 10th to 90th percentile of the profile's leave-one-out errors, widened by "
+        "the recorded range of a disputed spec (DGX Spark BF16: 62-125 TFLOP/s) and, for GPU generations without "
+        "published runs (Blackwell), by the spread between the Ampere and Hopper efficiencies. The CPU validation "
+        "above validates the method on this machine only; it does not bound these projections");
     cJSON_AddStringToObject(rules, "offload",
         "offload (ZeRO-Offload): the link's traffic at the catalog CPU-GPU bandwidth (PCIe Gen5 x16, 128 GB/s "
         "both ways, when the row gives none) and the host's AdamW at the host bandwidth (200 GB/s when the row "

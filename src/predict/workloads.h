@@ -16,6 +16,7 @@ struct predict_workload {
     double tokens;              /* tokens to train */
     const char *basis;          /* why these tokens and this batch */
     const char *source;         /* where the architecture comes from */
+    const char *stack;          /* TEMP (the plan branch adds it): software stack profile id */
 };
 
 extern const struct predict_workload predict_workloads[];

@@ -26,6 +26,7 @@ local function hours(h) return fmt.rate(h) .. " h" end
 local function band(r) return ("%s–%s h"):format(fmt.rate(r.hours_low), fmt.rate(r.hours_high)) end
 local function ratio(x) return ("%.1fx"):format(x) end
 local function factor(x) return ("x%.2f"):format(x) end             -- a change of time: x0.72
+local function pct(x) return ("%.1f %%"):format(100 * x) end
 local function pct2(x) return ("%.2f %%"):format(100 * x) end     -- beside Calculon's published 3.65 %
 local function signed_pct(x) return ("%+.1f %%"):format(100 * x) end
 
@@ -411,14 +412,95 @@ local function context(results, exp)
            catalog = by_id(results.catalog and results.catalog.rows) }
 end
 
+-- ---- the GPU stack profiles and their leave-one-out check ----------------------------------
+
+local function profile_summary(doc, exp)
+  local rows = {}
+  for _, pr in ipairs(exp.info.stack_profiles) do
+    local l = pr.leave_one_out or pr.check
+    rows[#rows + 1] = { pr.name, pr.fitted_runs > 0 and ("fitted on %d runs, each left out in turn"):format(pr.fitted_runs)
+                          or ("%s's efficiencies; checked on %d runs never fitted on"):format(pr.fitted_on, pr.runs),
+                        l and pct(l.mean_abs_error) or "–", l and pct(l.max_abs_error) or "–",
+                        l and ("%.3f"):format(l.bias) or "–",
+                        ("%s to %s"):format(factor(pr.band_low), factor(pr.band_high)) }
+  end
+  doc:table { caption = "GPU software-stack profiles: error of the predicted tokens/s per GPU against published "
+                .. "runs. Fitted rows: predicted by the fit without that run (leave-one-out). Band: the 10th to 90th "
+                .. "percentile of those errors, applied to every projected hour below.",
+              columns = { { title = "Stack", width = 0.30 }, { title = "Basis", width = 0.27 },
+                          { title = "Mean |error|", align = "right" }, { title = "Max |error|", align = "right" },
+                          { title = "Bias", align = "right" }, { title = "Band", align = "right" } },
+              rows = rows }
+  for _, pr in ipairs(exp.info.stack_profiles) do
+    doc:paragraph(("%s: %s."):format(pr.name, pr.basis), "note")
+  end
+end
+
+local function stack_fit(doc, exp)
+  local info = exp.info or {}
+  if info.stack_error then doc:paragraph("GPU projections not made: " .. info.stack_error .. "."); return end
+  if not info.stack_profiles then return end
+  doc:section("GPU projections: software-stack profiles fitted on published training runs", 2)
+  doc:paragraph("Hours on the catalog's GPUs come from each op of the workload's plan, timed with the efficiency its "
+    .. "software stack reaches on that op class at that size (matmuls against the dense peak, attention against "
+    .. "the peak with the causal half counted, every other op against the memory bandwidth, plus a fixed cost per "
+    .. "op). Those efficiencies are fitted on published training throughput (data/gpu-runs.csv, one cited row "
+    .. "per run), never on this machine: the CPU validation above checks the method here only and does not bound "
+    .. "the GPU projections.")
+  profile_summary(doc, exp)
+  local rows = {}
+  for _, r in ipairs(R.records(exp, { series = "stack_fit" })) do
+    rows[#rows + 1] = { r.model, r.system, fmt.int(r.seq), fmt.int(r.gpus), ("%d x %d"):format(r.micro_batch, r.accum),
+                        r.checkpoint and "yes" or "no", fmt.int(r.published_tokens_per_s_per_gpu),
+                        p(fmt.int(r.predicted_tokens_per_s_per_gpu)), signed_pct(r.error),
+                        r.left_out and "left out" or "check" }
+  end
+  doc:table { caption = "Each published run (tokens/s per GPU) against its prediction; Error = Predicted / "
+                .. "Published - 1. Sources: data/gpu-runs.csv (MosaicML llm-foundry benchmark tables; llm.c's "
+                .. "GPT-2 runs, discussions #481 and #677).",
+              columns = { { title = "Model", width = 0.11 }, { title = "System", width = 0.14 },
+                          { title = "Seq", align = "right" }, { title = "GPUs", align = "right" },
+                          { title = "Micro x acc", align = "right" }, { title = "Ckpt" },
+                          { title = "Published", align = "right" }, { title = "Predicted", align = "right" },
+                          { title = "Error", align = "right" }, { title = "Role" } },
+              rows = rows }
+end
+
+local function vendor_claims(doc, exp)
+  local rows = {}
+  for _, r in ipairs(R.records(exp, { series = "vendor_claim" })) do
+    local peak = r.fp4_tflops or r.fp8_tflops or r.bf16_tflops
+    rows[#rows + 1] = { ("%s: %s tokens/s (%s)"):format(r.system, fmt.int(r.claimed_tokens_per_s), r.source),
+                        ("%.1f GFLOP"):format(r.flops_per_token / 1e9),
+                        ("%.2f PFLOP/s"):format(r.needed_flops / 1e15),
+                        ("BF16 %s, FP4 %s TFLOP/s"):format(fmt.rate(r.bf16_tflops or 0), fmt.rate(r.fp4_tflops or 0)),
+                        r.projected_tokens_per_s and p(fmt.int(r.projected_tokens_per_s)) or "–" }
+    if peak and r.needed_flops / 1e12 > peak then
+      rows[#rows][3] = rows[#rows][3] .. (" (%.1fx the %s dense peak)"):format(r.needed_flops / 1e12 / peak,
+                                                                             r.fp4_tflops and "FP4" or "listed")
+    end
+  end
+  if #rows == 0 then return end
+  doc:section("Vendor claims beside the arithmetic", 2)
+  doc:table { caption = "A published training rate times the FLOPs one token of that workload needs (our op plan: "
+                .. "forward and backward matmuls and attention) is the compute rate the claim implies, set beside "
+                .. "the system's dense peaks (catalog) and our projection. We do not guess what the vendor counted.",
+              columns = { { title = "Claim", width = 0.36 }, { title = "Per token", align = "right" },
+                          { title = "Needs", align = "right" }, { title = "Dense peaks (spec)", width = 0.2 },
+                          { title = "Projected tokens/s", align = "right" } },
+              rows = rows }
+end
+
 local function projection(doc, results, exp)
   local ctx = context(results, exp)
+  stack_fit(doc, exp)
   if #ctx.workloads == 0 or #R.records(exp, { series = "projection" }) == 0 then return end
   doc:section("Projected training time", 2)
   projection_method(doc)
   for _, w in ipairs(ctx.workloads) do workload_table(doc, ctx, exp, w) end
   time_chart(doc, ctx, exp)
   memory_table(doc, ctx, exp)
+  vendor_claims(doc, exp)
   doc:section("Verdict", 2)
   for _, w in ipairs(ctx.workloads) do verdict(doc, ctx, exp, w) end
 end

@@ -526,7 +526,7 @@ static double predict(const struct predict_calib *c, const struct train_config *
     for (int k = 0; k < NET_NCLASSES; k++)
         by_class[k] = 0;
     for (int i = 0; i < nops; i++) {
-        double s = predict_op_seconds(c, NULL, NULL, 1, cfg->prec, &plan[i], NULL);
+        double s = predict_op_seconds(c, &plan[i], NULL);
         by_class[net_kinds[plan[i].kind].cls] += s;
         t += s;
     }

@@ -116,9 +116,9 @@ static double num(const cJSON *o, const char *name)
 static void projection(void)
 {
     cJSON *rows = cJSON_Parse(
-        "[{\"id\":\"compute\",\"name\":\"compute-bound box\",\"memory\":\"HBM\",\"memory_gb\":10000,"
+        "[{\"id\":\"compute\",\"name\":\"compute-bound box\",\"memory\":\"HBM\",\"memory_gb\":10000,\"memory_unit\":\"GiB\","
         "\"mem_bw_gbs\":1e12,\"fp32_tflops\":1e6,\"bf16_tflops\":1000,\"power_w\":1000,\"price_usd\":100},"
-        "{\"id\":\"memory\",\"name\":\"memory-bound box\",\"memory\":\"LPDDR5X unified\",\"memory_gb\":10000,"
+        "{\"id\":\"memory\",\"name\":\"memory-bound box\",\"memory\":\"LPDDR5X unified\",\"memory_gb\":10000,\"memory_unit\":\"GB\","
         "\"mem_bw_gbs\":100,\"fp32_tflops\":1e9,\"bf16_tflops\":1e9},"
         "{\"id\":\"small\",\"name\":\"small box\",\"memory\":\"LPDDR5X unified\",\"memory_gb\":8,"
         "\"mem_bw_gbs\":100,\"fp32_tflops\":10,\"bf16_tflops\":20}]");
@@ -147,6 +147,10 @@ static void projection(void)
         att += cls == NET_ATTENTION ? plan[i].flops : 0;
     }
     free(plan);
+    /* llm.c ran it on 8 GPUs: each times its share of the global batch (compute is not a shared pool) */
+    EXPECT(num(r, "gpus") == 8 && w->gpus == 8 && num(r, "zero") == 0);
+    EXPECT(num(r, "reserve_bytes") == predict_fit_reserve(10000 * 1073741824.0, 0));
+    EXPECT(num(r, "capacity_bytes") == 10000 * 1073741824.0);        /* memory_unit GiB */
     double tokens = (double)s.batch * s.accum * s.seq, params_n = (double)net_param_count(&w->shape);
     /* matmul FLOPs of a step are 6 N tokens within the embeddings' share (no recomputation) */
     if (!s.checkpoint)
@@ -154,16 +158,23 @@ static void projection(void)
     double step = mm / (0.80 * 1e15) + att / (0.60 * 1e15);
     EXPECT(num(r, "step_s") >= step);                    /* + a launch per small op: 1-2 % here */
     EXPECT_NEAR(num(r, "step_s"), step, 0.02);
-    double steps = ceil(w->tokens / tokens);
+    double steps = ceil(w->tokens / (8 * tokens));
+    EXPECT(s.batch * s.accum * 8 == w->shape.batch * w->shape.accum);
     EXPECT_NEAR(num(r, "steps"), steps, 0);
     EXPECT_NEAR(num(r, "hours"), steps * num(r, "step_s") / 3600, 1e-12);
+    EXPECT_NEAR(num(r, "tokens_per_s_per_gpu"), tokens / num(r, "step_s"), 1e-12);
+    EXPECT_NEAR(num(r, "tokens_per_s"), 8 * tokens / num(r, "step_s"), 1e-12);
     EXPECT(num(r, "hours_low") < num(r, "hours") && num(r, "hours") < num(r, "hours_high"));
-    EXPECT_NEAR(num(r, "energy_kwh"), num(r, "hours") * 1.0, 1e-12);
+    EXPECT_NEAR(num(r, "energy_kwh"), num(r, "hours") * 1.0 * 8, 1e-12);      /* 1 kW per GPU */
     EXPECT_NEAR(num(r, "price_usd"), 100, 0);
     EXPECT(num(r, "memory_bound_share") < 0.01);
 
     r = record(results, "gpt2-1.5b", "memory");
     EXPECT(r && num(r, "memory_bound_share") > 0.99);
+    /* a shared pool is one device: the whole global batch on it; memory_unit "GB" */
+    EXPECT(num(r, "gpus") == 1 && num(r, "micro_batch") * num(r, "accum") == w->shape.batch * w->shape.accum);
+    EXPECT(num(r, "capacity_bytes") == 10000e9 && num(r, "reserve_bytes") == predict_fit_reserve(10000e9, 1));
+    EXPECT_NEAR(num(r, "tokens_per_s_per_gpu"), num(r, "tokens_per_s"), 0);
     EXPECT(isnan(num(r, "energy_kwh")) && isnan(num(r, "price_usd")));   /* unknown: absent */
 
     /* 8 GB cannot hold Llama-3.1 8B training; no hours, and the reason says why */
@@ -185,8 +196,8 @@ static void messages(void)
     cJSON *p = params("{\"workloads\":[\"gpt2-124m\",\"gpt5\"]}");
     EXPECT(validate_precheck(p, err, sizeof err) == -1);
     EXPECT_STR(err, "model: parameter 'workloads' has unknown workload 'gpt5' (valid: all, none, gpt2-124m, "
-               "gpt2-355m, gpt2-774m, gpt2-1.5b, llama-3.2-1b, llama-3.2-3b, llama-3.1-8b, llama-3.1-8b-lora, "
-               "llama-3.1-8b-qlora, llama-3.3-70b-qlora)");
+               "gpt2-355m, gpt2-774m, gpt2-1.5b, llama-3.2-1b, llama-3.2-3b, llama-3.1-8b, llama-3.1-8b-adam8, "
+               "llama-3.1-8b-bf16adam, llama-3.1-8b-lora, llama-3.1-8b-qlora, llama-3.3-70b-qlora)");
     cJSON_Delete(p);
     p = params("{\"workloads\":\"none\"}");
     EXPECT(validate_precheck(p, err, sizeof err) == 0);

@@ -12,18 +12,19 @@
  * - runtime, 2 GB: the CUDA context, cuBLAS/cuDNN handles and workspaces, NCCL's buffers; the top
  *   of the 0.3-2 GB the research note gives for PyTorch's CUDA context (training-model.md, 7.2).
  *   nvidia-smi already shows an H100 "80 GB" at 81559 MiB, 0.4 GB under 80 GiB, before any of it.
- * - shared pool, 21 GB instead: the OS, its services and the runtime together. Headless DGX
- *   Sparks report 101.3-102.2 GiB free to CUDA of 121.69 GiB at boot, about 19.5 GiB (21 GB)
- *   held before any model (MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks issue 47).
+ * - shared pool, 16 % of it instead: the OS, its services and the runtime together. Headless DGX
+ *   Sparks report 101.3-102.2 GiB free to CUDA of 121.69 GiB at boot, about 19.5 GiB (16 %)
+ *   held before any model (MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks issue 47); a share, so
+ *   that a small machine's pool is not all reserve.
  * - allocator, 5 % of the capacity: the caching allocator's block rounding and fragmentation.
  *   An assumption, not a measurement; the report says so. */
 #define RESERVE_RUNTIME 2e9
-#define RESERVE_SHARED 21e9
+#define RESERVE_SHARED 0.16
 #define RESERVE_ALLOCATOR 0.05
 
 double predict_fit_reserve(double capacity, int shared)
 {
-    return (shared ? RESERVE_SHARED : RESERVE_RUNTIME) + RESERVE_ALLOCATOR * capacity;
+    return (shared ? RESERVE_SHARED * capacity : RESERVE_RUNTIME) + RESERVE_ALLOCATOR * capacity;
 }
 
 double predict_capacity_bytes(double amount, const char *unit)

@@ -29,7 +29,7 @@ struct predict_fit_target {
 double predict_capacity_bytes(double amount, const char *unit);
 
 /* The reserve for the CUDA runtime and the allocator, and on a shared pool for the OS too:
- * 2 GB (discrete) or 20 GB (shared pool) + 5 % of the capacity; fit.c states the basis. */
+ * 2 GB (discrete) or 16 % (shared pool), + 5 % of the capacity; fit.c states the basis. */
 double predict_fit_reserve(double capacity, int shared);
 /* A target with that reserve and ZeRO "auto". */
 void predict_fit_target_for(double capacity, double host_capacity, int shared, int gpus,

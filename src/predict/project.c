@@ -427,8 +427,8 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
         "master weights and AdamW state unless the workload's optimizer recipe says otherwise) against the "
         "capacity in the unit the vendor means (GiB for HBM and GDDR parts: 80 GB = 85.9e9 bytes) less a reserve "
         "no tensor may use: 2 GB for the CUDA context, library workspaces and communication buffers (the top "
-        "of the 0.3-2 GB reported for PyTorch's context), 21 GB instead on a shared pool for the OS, its "
-        "services and the runtime (a headless DGX Spark shows about 19.5 GiB not free to CUDA at boot), and "
+        "of the 0.3-2 GB reported for PyTorch's context), 16 % instead on a shared pool for the OS, its "
+        "services and the runtime (a headless DGX Spark shows 19.5 of 121.7 GiB not free to CUDA at boot), and "
         "5 % of the capacity for the allocator's fragmentation (an assumption, not a measurement)");
     cJSON_AddStringToObject(rules, "fit",
         "what it takes to fit, tried in order: the workload as given; smaller micro-batches with gradient "

@@ -85,6 +85,9 @@ static void custom_workload(const cJSON *params, struct predict_workload *w)
     w->tokens = param_num(params, "workload_tokens");
     w->basis = "the scenario's own workload: its figures as the scenario gives them";
     w->source = "the scenario";
+    w->shape.amp = w->shape.causal = 1;       /* mixed precision and causal attention, as run */
+    w->gpus = 1;
+    w->stack = "pytorch";
 }
 
 static void custom_system(const cJSON *params, struct predict_system *s)
@@ -166,7 +169,9 @@ static void system_from_row(const cJSON *row, struct predict_system *s)
     s->peak[NET_DT_F32] = num(row, "fp32_tflops") * 1e12;
     s->peak[NET_DT_BF16] = num(row, "bf16_tflops") * 1e12;
     s->peak[NET_DT_E4M3] = num(row, "fp8_tflops") * 1e12;
-    s->memory = num(row, "memory_gb") * 1e9;
+    /* memory_unit: GiB for parts built from binary-density HBM or GDDR (nvidia-smi: 81920 MiB
+     * for an A100 80GB), GB where the row says so (data/README.md) */
+    s->memory = predict_capacity_bytes(num(row, "memory_gb"), str(row, "memory_unit"));
     s->shared_pool = strstr(str(row, "memory"), "unified") != NULL;
     s->host_memory = num(row, "host_memory_gb") * 1e9;
     s->host_bw = num(row, "host_bw_gbs") > 0 ? num(row, "host_bw_gbs") * 1e9 : HOST_BW_BPS;
@@ -290,8 +295,32 @@ static char *gb(double bytes, char *buf, size_t n)
 /* The software stack a workload's hardware is projected with; NULL when no profile was fitted. */
 static const struct predict_stack *workload_stack(const struct predict_workload *w)
 {
-    const struct predict_stack *st = predict_stack_find(w->stack ? w->stack : "pytorch-fsdp");
+    const struct predict_stack *st = predict_stack_find(w->stack ? w->stack : "pytorch");
     return st && st->p[PREDICT_MEM_ETA] > 0 ? st : NULL;
+}
+
+/* GPUs a workload runs on here: its published count on a catalog part that comes in multi-GPU
+ * nodes; one on this machine, a scenario system and a shared-pool system (one device each). */
+static int system_gpus(const struct predict_system *sys, const struct predict_workload *w)
+{
+    return strcmp(sys->kind, "catalog") == 0 && !sys->shared_pool && w->gpus > 1 ? w->gpus : 1;
+}
+
+/* The fit block of a projection record: what it takes to fit, per device. */
+static void fit_json(cJSON *r, const struct predict_system *sys, const struct predict_fit *f)
+{
+    cJSON_AddBoolToObject(r, "fits", f->fits);
+    cJSON_AddStringToObject(r, "fit", f->reason);
+    cJSON_AddNumberToObject(r, "memory_bytes", f->device_bytes);
+    cJSON_AddNumberToObject(r, "capacity_bytes", sys->memory);
+    cJSON_AddNumberToObject(r, "reserve_bytes", f->reserve_bytes);
+    cJSON_AddNumberToObject(r, "micro_batch", f->micro_batch);
+    cJSON_AddNumberToObject(r, "accum", f->accum);
+    cJSON_AddBoolToObject(r, "checkpoint", f->checkpoint);
+    cJSON_AddStringToObject(r, "offload", f->offload == PREDICT_OFFLOAD_NONE ? "none"
+                            : f->offload == PREDICT_OFFLOAD_OPTIMIZER ? "optimizer" : "optimizer and gradients");
+    cJSON_AddNumberToObject(r, "gpus", f->gpus);
+    cJSON_AddNumberToObject(r, "zero", f->zero);
 }
 
 static cJSON *projection_json(const struct predict_calib *c, const struct predict_system *sys,
@@ -300,21 +329,15 @@ static cJSON *projection_json(const struct predict_calib *c, const struct predic
     int measured = strcmp(sys->kind, "measured") == 0;
     const struct predict_stack *st = measured ? NULL : workload_stack(w);
     struct predict_fit f;
+    struct predict_fit_target tg;
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "series", "projection");
     cJSON_AddStringToObject(r, "workload", w->id);
     cJSON_AddStringToObject(r, "system", sys->id);
     cJSON_AddStringToObject(r, "system_kind", sys->kind);
-    predict_fit(&w->shape, w->prec, sys->memory, sys->host_memory, sys->shared_pool, &f);
-    cJSON_AddBoolToObject(r, "fits", f.fits);
-    cJSON_AddStringToObject(r, "fit", f.reason);
-    cJSON_AddNumberToObject(r, "memory_bytes", f.device_bytes);
-    cJSON_AddNumberToObject(r, "capacity_bytes", sys->memory);
-    cJSON_AddNumberToObject(r, "micro_batch", f.micro_batch);
-    cJSON_AddNumberToObject(r, "accum", f.accum);
-    cJSON_AddBoolToObject(r, "checkpoint", f.checkpoint);
-    cJSON_AddStringToObject(r, "offload", f.offload == PREDICT_OFFLOAD_NONE ? "none"
-                            : f.offload == PREDICT_OFFLOAD_OPTIMIZER ? "optimizer" : "optimizer and gradients");
+    predict_fit_target_for(sys->memory, sys->host_memory, sys->shared_pool, system_gpus(sys, w), &tg);
+    predict_fit(&w->shape, w->prec, &tg, &f);
+    fit_json(r, sys, &f);
     if (!f.fits)
         return r;
     const char *why = !(sys->peak[NET_DT_F32] + sys->peak[NET_DT_BF16] > 0)
@@ -345,10 +368,13 @@ static cJSON *projection_json(const struct predict_calib *c, const struct predic
         hi += extra;
         cJSON_AddNumberToObject(r, "offload_s_per_step", extra);
     }
-    double tokens_step = (double)s.batch * s.accum * s.seq, steps = ceil(w->tokens / tokens_step);
+    /* each device times its own share of the global batch; gradient traffic is overlapped */
+    double tokens_dev = (double)s.batch * s.accum * s.seq, tokens_step = tokens_dev * f.gpus;
+    double steps = ceil(w->tokens / tokens_step);
     cJSON_AddNumberToObject(r, "step_s", mid);
     cJSON_AddNumberToObject(r, "steps", steps);
     cJSON_AddNumberToObject(r, "tokens_per_s", tokens_step / mid);
+    cJSON_AddNumberToObject(r, "tokens_per_s_per_gpu", tokens_dev / mid);
     cJSON_AddNumberToObject(r, "hours", steps * mid / 3600);
     cJSON_AddNumberToObject(r, "hours_low", steps * lo / 3600);
     cJSON_AddNumberToObject(r, "hours_high", steps * hi / 3600);
@@ -364,7 +390,7 @@ static cJSON *projection_json(const struct predict_calib *c, const struct predic
         cJSON_AddItemToArray(bc, o);
     }
     if (sys->power_w > 0)
-        cJSON_AddNumberToObject(r, "energy_kwh", steps * mid / 3600 * sys->power_w / 1000);
+        cJSON_AddNumberToObject(r, "energy_kwh", steps * mid / 3600 * sys->power_w * f.gpus / 1000);
     if (sys->price_usd > 0)
         cJSON_AddNumberToObject(r, "price_usd", sys->price_usd);
     return r;
@@ -392,6 +418,12 @@ static cJSON *workload_json(const struct predict_workload *w)
     cJSON_AddNumberToObject(o, "vocab", s->vocab);
     cJSON_AddStringToObject(o, "note", w->basis);
     cJSON_AddStringToObject(o, "source", w->source);
+    cJSON_AddNumberToObject(o, "gpus", w->gpus > 0 ? w->gpus : 1);
+    cJSON_AddStringToObject(o, "stack", w->stack ? w->stack : "pytorch");
+    cJSON_AddStringToObject(o, "optimizer", net_optims[net_optim_of(s, w->prec)].name);
+    cJSON_AddBoolToObject(o, "amp", s->amp && w->prec != NET_FP32);
+    cJSON_AddBoolToObject(o, "causal", s->causal);
+    cJSON_AddBoolToObject(o, "fused_loss", s->fused_loss);
     return o;
 }
 
@@ -547,6 +579,23 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
         "offload (ZeRO-Offload): the link's traffic at the catalog CPU-GPU bandwidth (PCIe Gen5 x16, 128 GB/s "
         "both ways, when the row gives none) and the host's AdamW at the host bandwidth (200 GB/s when the row "
         "gives none), added without overlap; never on one shared pool");
+    cJSON_AddStringToObject(rules, "memory",
+        "memory fit, per device: the plan's tensors at their dtypes (BF16 activations and matmul outputs, FP32 "
+        "master weights and AdamW state unless the workload's optimizer recipe says otherwise) against the "
+        "capacity in the unit the vendor means (GiB for HBM and GDDR parts: 80 GB = 85.9e9 bytes) less a reserve "
+        "no tensor may use: 2 GB for the CUDA context, library workspaces and communication buffers (the top "
+        "of the 0.3-2 GB reported for PyTorch's context), 16 % instead on a shared pool for the OS, its "
+        "services and the runtime (a headless DGX Spark shows 19.5 of 121.7 GiB not free to CUDA at boot), and "
+        "5 % of the capacity for the allocator's fragmentation (an assumption, not a measurement)");
+    cJSON_AddStringToObject(rules, "fit",
+        "what it takes to fit, tried in order: the workload as given; smaller micro-batches with gradient "
+        "accumulation keeping the global batch; activation checkpointing with the largest micro-batch that "
+        "fits; on one GPU, offload of the optimizer (then the gradients) to host memory last, never on a "
+        "shared pool. A workload published on several GPUs runs on as many of a catalog part (one on this "
+        "machine and on shared-pool systems), its global batch split over them, at the lowest ZeRO stage that "
+        "fits (0: plain data parallelism; 1, 2, 3 shard the optimizer state, the gradients, the weights); "
+        "gradient and ZeRO traffic is assumed overlapped with compute here (scale-out is not modelled), "
+        "hours are for the whole configuration and energy counts every GPU's power");
     cJSON_AddStringToObject(rules, "energy", "hours x the catalog power (board or module power, not the whole "
                             "server's); price: the catalog's purchase price, not a rental cost");
     free(sys);

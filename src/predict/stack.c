@@ -39,11 +39,11 @@ int predict_stack_gen(const char *system_id)
 #define FUSED_OP_S 4e-6
 
 static struct predict_stack stacks[] = {
-    { .id = "pytorch-fsdp", .fused_loss = 0, .name = "PyTorch with FSDP (MosaicML llm-foundry, Composer, FlashAttention)",
-      .fitted_on = "pytorch-fsdp",
+    { .id = "pytorch", .fused_loss = 0, .name = "PyTorch with FSDP (MosaicML llm-foundry, Composer, FlashAttention)",
+      .fitted_on = "pytorch",
       .basis = "fitted on MosaicML llm-foundry's published throughput tables (A100 80GB and H100 80GB, BF16): "
                "PyTorch eager kernels under autocast, FlashAttention, FSDP" },
-    { .id = "fused-cuda", .name = "fused CUDA training code (llm.c)", .fitted_on = "pytorch-fsdp",
+    { .id = "fused-cuda", .name = "fused CUDA training code (llm.c)", .fitted_on = "pytorch",
       .fused = { [NET_OP_RESIDUAL] = 1, [NET_OP_CAST_GRAD] = 1, [NET_OP_QUANTIZE] = 1 },
       .op_s_override = FUSED_OP_S, .fused_loss = 1,
       .basis = "the PyTorch profile's matmul, attention and memory efficiencies (the same cuBLAS and "

@@ -28,7 +28,7 @@ extern const char *const predict_stack_param_names[PREDICT_NSTACKP];
  * neighbouring kernel (their own traffic not counted) and whether the loss is fused with the
  * LM head. */
 struct predict_stack {
-    const char *id;             /* "pytorch-fsdp", "fused-cuda" */
+    const char *id;             /* "pytorch", "fused-cuda" */
     const char *name;
     const char *fitted_on;      /* the stack whose published runs set the efficiencies */
     const char *basis;          /* what it fuses and why, with the source */

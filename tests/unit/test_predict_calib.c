@@ -104,7 +104,7 @@ static cJSON *synthetic_runs(const cJSON *catalog, int skewed, double skew)
         char buf[512];
         snprintf(buf, sizeof buf, "{\"id\":\"r%d\",\"system\":\"%s\",\"gpus\":\"8\",\"model\":\"m%d\",\"layers\":\"%d\","
                  "\"hidden\":\"%d\",\"heads\":\"%d\",\"vocab\":\"50368\",\"biases\":\"0\",\"seq\":\"%d\","
-                 "\"micro_batch\":\"%d\",\"accum\":\"2\",\"precision\":\"bf16\",\"stack\":\"pytorch-fsdp\","
+                 "\"micro_batch\":\"%d\",\"accum\":\"2\",\"precision\":\"bf16\",\"stack\":\"pytorch\","
                  "\"checkpoint\":\"%d\",\"sharding\":\"FULL_SHARD\",\"tokens_per_s_per_gpu\":\"1\",\"source\":\"test\"}",
                  i, i < 8 ? "a100-80g-sxm" : "h100-sxm", i, x[0], x[1], x[2], x[3], x[4], i % 3 == 0);
         cJSON_AddItemToArray(rows, cJSON_Parse(buf));
@@ -115,7 +115,7 @@ static cJSON *synthetic_runs(const cJSON *catalog, int skewed, double skew)
     EXPECT(n == 16);
     for (int i = 0; i < n; i++) {
         char v[64];
-        snprintf(v, sizeof v, "%.17g", predict_run_tokens(predict_stack_find("pytorch-fsdp"), p_true, &runs[i])
+        snprintf(v, sizeof v, "%.17g", predict_run_tokens(predict_stack_find("pytorch"), p_true, &runs[i])
                  * (i == skewed ? skew : 1));
         cJSON_ReplaceItemInObject(cJSON_GetArrayItem(rows, i), "tokens_per_s_per_gpu", cJSON_CreateString(v));
     }
@@ -152,7 +152,7 @@ static void stack_fit(void)
     char err[300];
     int n = predict_runs_load(rows, catalog, &runs, err, sizeof err);
     predict_stacks_fit(runs, n);
-    const struct predict_stack *st = predict_stack_find("pytorch-fsdp");
+    const struct predict_stack *st = predict_stack_find("pytorch");
     for (int i = 0; i < n; i++)
         EXPECT_NEAR(runs[i].loo / runs[i].published, 1, 0.01);
     EXPECT_NEAR(st->p[PREDICT_MM_ETA + PREDICT_HOPPER], 0.75, 0.03);
@@ -176,7 +176,7 @@ static void stack_fit(void)
     predict_runs_free(runs, n);
     cJSON_Delete(rows);
 
-    cJSON *bad = cJSON_Parse("[{\"id\":\"x\",\"system\":\"nowhere\",\"stack\":\"pytorch-fsdp\"}]");
+    cJSON *bad = cJSON_Parse("[{\"id\":\"x\",\"system\":\"nowhere\",\"stack\":\"pytorch\"}]");
     EXPECT(predict_runs_load(bad, catalog, &runs, err, sizeof err) == -1);
     EXPECT_STR(err, "data/gpu-runs.csv: run 'x' names a system the catalog lacks");
     cJSON_Delete(bad);
@@ -192,9 +192,9 @@ static void projection(void)
 {
     char buf[2048];
     snprintf(buf, sizeof buf, "[%s,"
-        "{\"id\":\"compute\",\"name\":\"compute-bound box\",\"memory\":\"HBM\",\"memory_gb\":10000,"
+        "{\"id\":\"compute\",\"name\":\"compute-bound box\",\"memory\":\"HBM\",\"memory_gb\":10000,\"memory_unit\":\"GiB\","
         "\"mem_bw_gbs\":1e12,\"fp32_tflops\":1e6,\"bf16_tflops\":1000,\"power_w\":1000,\"price_usd\":100},"
-        "{\"id\":\"memory\",\"name\":\"memory-bound box\",\"memory\":\"LPDDR5X unified\",\"memory_gb\":10000,"
+        "{\"id\":\"memory\",\"name\":\"memory-bound box\",\"memory\":\"LPDDR5X unified\",\"memory_gb\":10000,\"memory_unit\":\"GB\","
         "\"mem_bw_gbs\":100,\"fp32_tflops\":1e9,\"bf16_tflops\":1e9},"
         "{\"id\":\"small\",\"name\":\"small box\",\"memory\":\"LPDDR5X unified\",\"memory_gb\":8,"
         "\"mem_bw_gbs\":100,\"fp32_tflops\":10,\"bf16_tflops\":20}]", GPU_ROWS);
@@ -224,31 +224,46 @@ static void projection(void)
     int nops = net_plan(&s, w->prec, NULL, 0);
     struct net_op *plan = malloc((size_t)nops * sizeof *plan);
     net_plan(&s, w->prec, plan, nops);
-    double mm = 0, att = 0;
+    double mm = 0, att = 0, launches = 0;
     for (int i = 0; i < nops; i++) {
         enum net_class cls = net_kinds[plan[i].kind].cls;
         mm += cls == NET_MATMUL ? plan[i].flops : 0;
         att += cls == NET_ATTENTION ? plan[i].flops : 0;
+        launches += plan[i].kind != NET_OP_RESIDUAL;    /* llm.c fuses the residual add into the next norm */
     }
     free(plan);
+    /* llm.c ran it on 8 GPUs: each times its share of the global batch (compute is not a shared pool) */
+    EXPECT(num(r, "gpus") == 8 && w->gpus == 8 && num(r, "zero") == 0);
+    EXPECT(num(r, "reserve_bytes") == predict_fit_reserve(10000 * 1073741824.0, 0));
+    EXPECT(num(r, "capacity_bytes") == 10000 * 1073741824.0);        /* memory_unit GiB */
     double tokens = (double)s.batch * s.accum * s.seq, params_n = (double)net_param_count(&w->shape);
     /* matmul FLOPs of a step are 6 N tokens within the embeddings' share (no recomputation) */
     if (!s.checkpoint)
         EXPECT_NEAR(mm, 6 * params_n * tokens, 0.05);
     /* a generation without runs of its own: Hopper's fitted efficiencies, centrally */
-    double step = mm / (mm_eta * 1e15) + att / (att_eta * 1e15);
-    EXPECT(num(r, "step_s") >= step);                    /* + a fixed cost per op: 1-2 % here */
-    EXPECT_NEAR(num(r, "step_s"), step, 0.02);
-    double steps = ceil(w->tokens / tokens);
+    EXPECT(strcmp(cJSON_GetObjectItem(r, "stack")->valuestring, "fused-cuda") == 0);
+    const cJSON *fused = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(info, "stack_profiles"), 1), "params");
+    double step = mm / (mm_eta * 1e15) + att / (att_eta * 1e15)
+                  + launches * cJSON_GetObjectItem(fused, "op_s")->valuedouble;
+    EXPECT(num(r, "step_s") >= step * 0.999);            /* + the small matmuls' lower efficiency */
+    EXPECT_NEAR(num(r, "step_s"), step, 0.01);
+    double steps = ceil(w->tokens / (8 * tokens));
+    EXPECT(s.batch * s.accum * 8 == w->shape.batch * w->shape.accum);
     EXPECT_NEAR(num(r, "steps"), steps, 0);
     EXPECT_NEAR(num(r, "hours"), steps * num(r, "step_s") / 3600, 1e-12);
+    EXPECT_NEAR(num(r, "tokens_per_s_per_gpu"), tokens / num(r, "step_s"), 1e-12);
+    EXPECT_NEAR(num(r, "tokens_per_s"), 8 * tokens / num(r, "step_s"), 1e-12);
     EXPECT(num(r, "hours_low") < num(r, "hours") && num(r, "hours") < num(r, "hours_high"));
-    EXPECT_NEAR(num(r, "energy_kwh"), num(r, "hours") * 1.0, 1e-12);
+    EXPECT_NEAR(num(r, "energy_kwh"), num(r, "hours") * 1.0 * 8, 1e-12);      /* 1 kW per GPU */
     EXPECT_NEAR(num(r, "price_usd"), 100, 0);
     EXPECT(num(r, "memory_bound_share") < 0.01);
 
     r = record(results, "gpt2-1.5b", "memory");
     EXPECT(r && num(r, "memory_bound_share") > 0.99);
+    /* a shared pool is one device: the whole global batch on it; memory_unit "GB" */
+    EXPECT(num(r, "gpus") == 1 && num(r, "micro_batch") * num(r, "accum") == w->shape.batch * w->shape.accum);
+    EXPECT(num(r, "capacity_bytes") == 10000e9 && num(r, "reserve_bytes") == predict_fit_reserve(10000e9, 1));
+    EXPECT_NEAR(num(r, "tokens_per_s_per_gpu"), num(r, "tokens_per_s"), 0);
     EXPECT(isnan(num(r, "energy_kwh")) && isnan(num(r, "price_usd")));   /* unknown: absent */
 
     /* 8 GB cannot hold Llama-3.1 8B training; no hours, and the reason says why */
@@ -271,8 +286,8 @@ static void messages(void)
     cJSON *p = params("{\"workloads\":[\"gpt2-124m\",\"gpt5\"]}");
     EXPECT(validate_precheck(p, err, sizeof err) == -1);
     EXPECT_STR(err, "model: parameter 'workloads' has unknown workload 'gpt5' (valid: all, none, gpt2-124m, "
-               "gpt2-355m, gpt2-774m, gpt2-1.5b, llama-3.2-1b, llama-3.2-3b, llama-3.1-8b, llama-3.1-8b-lora, "
-               "llama-3.1-8b-qlora, llama-3.3-70b-qlora)");
+               "gpt2-355m, gpt2-774m, gpt2-1.5b, llama-3.2-1b, llama-3.2-3b, llama-3.1-8b, llama-3.1-8b-adam8, "
+               "llama-3.1-8b-bf16adam, llama-3.1-8b-lora, llama-3.1-8b-qlora, llama-3.3-70b-qlora)");
     cJSON_Delete(p);
     p = params("{\"workloads\":\"none\"}");
     EXPECT(validate_precheck(p, err, sizeof err) == 0);

@@ -20,9 +20,7 @@
 #include "measure/measure.h"
 #include "util/error.h"
 #include "util/progress.h"
-#include "util/env.h"
 #include "util/json.h"
-#include "util/timing.h"
 
 const struct param validate_params[] = {
     { "device", PARAM_ENUM, 0, NULL, "cpu|gpu", "cpu", 0, 0,
@@ -74,7 +72,7 @@ const struct param validate_params[] = {
     { "scrub_size", PARAM_SIZE, 0, "auto", NULL, "auto", 1024 * 1024, 1024.0 * 1024 * 1024 * 1024,
       "bytes read before each op timed on its own; auto: twice what a training step of the configuration "
       "holds (weights, gradients, optimizer state, activations): in a step, that much passes through the "
-      "caches between two runs of one op" },
+      "caches between two runs of one op (CPU only: a GPU's L2 is not the host's caches)" },
     { "budget_s", PARAM_NUM, 0, "auto", NULL, "auto", 0.1, 86400,
       "seconds for this experiment; auto: its share of the scenario budget" },
     { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },

@@ -644,19 +644,22 @@ int validate_calib_load(const cJSON *e, struct predict_calib *c, char *err, size
 /* ---- the run ---- */
 
 /* One device's calibration: the trainer whose ops are timed, whether a host buffer is read
- * between op timings (the CPU's caches), and its ceilings. */
+ * between op timings (the CPU's caches), its ceilings, and whether ceilings it cannot measure
+ * leave the experiment not measured (a GPU that refuses) rather than failed (the CPU). */
 struct vdevice {
     const char *device;
     const char *family;             /* the trainer's backend_for family */
     int scrub_host;
     int (*ceilings)(cJSON *ci, cJSON *info, char *why, size_t n);
+    int refusal_skips;
 };
 static const struct vdevice vdevices[] = {
-    { "cpu", "train", 1, validate_cpu_ceilings },
-    { "gpu", "train", 0, validate_gpu_ceilings },
+    { "cpu", "train", 1, validate_cpu_ceilings, 0 },
+    { "gpu", "train", 0, validate_gpu_ceilings, 1 },
 };
 
-/* What a GPU run would have measured, each as not measured with the driver's one reason. */
+/* What a device's run would have measured, each as not measured with one reason (without a
+ * device: the driver's). */
 static void skip_device(cJSON *skipped, const char *device, const char *why)
 {
     char item[96];
@@ -769,7 +772,7 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
     cJSON *ci = cJSON_AddObjectToObject(info, "calibration");
     if (d->ceilings(ci, info, why, sizeof why) != 0 || validate_calib_ceilings(ci, &cal, why, sizeof why) != 0) {
         progress_end();
-        if (strcmp(device, "cpu") != 0) {   /* a device that went away, or refused: not measured */
+        if (d->refusal_skips) {         /* a device that went away, or refused: not measured */
             cJSON_DeleteItemFromObject(info, "calibration");
             skip_device(skipped, device, why);
             return out;

@@ -56,7 +56,13 @@ double predict_op_size(const struct net_op *op, int *compute)
     return *compute ? op->flops : op->bytes_read + op->bytes_written;
 }
 
-static double ceiling(const struct predict_calib *c, int compute) { return compute ? c->peak : c->bw; }
+/* An op's ceiling: its dtype's matmul peak (or the one peak) when compute-bound, else the bandwidth. */
+static double ceiling(const struct predict_calib *c, enum net_dtype dt, int compute)
+{
+    if (!compute)
+        return c->bw;
+    return c->peak_dtype[dt] > 0 ? c->peak_dtype[dt] : c->peak;
+}
 
 void predict_calib_add(struct predict_calib *c, const struct net_op *op, double seconds)
 {
@@ -68,7 +74,7 @@ void predict_calib_add(struct predict_calib *c, const struct net_op *op, double 
     double x = predict_op_size(op, &compute);
     c->timed[c->ntimed++] = (struct predict_timed){ op->kind, op->which, op->dtype, op->dtype_out, op->m, op->n, op->k, op->flops,
                                                   op->bytes_read + op->bytes_written, seconds, x };
-    predict_curve_add(&c->curve[net_kinds[op->kind].cls], x, x / seconds / ceiling(c, compute));
+    predict_curve_add(&c->curve[net_kinds[op->kind].cls], x, x / seconds / ceiling(c, op->dtype, compute));
 }
 
 double predict_calib_lookup(const struct predict_calib *c, const struct net_op *op)
@@ -90,9 +96,9 @@ static double curve_seconds(const struct predict_calib *c, const struct net_op *
     if (!(x > 0))
         return c->overhead_s;
     if (!isfinite(eta))         /* a class the calibration never timed: its ceiling, and the other */
-        return predict_combine(op->flops / c->peak, (op->bytes_read + op->bytes_written) / c->bw, c->q)
+        return predict_combine(op->flops / ceiling(c, op->dtype, 1), (op->bytes_read + op->bytes_written) / c->bw, c->q)
                + c->overhead_s;
-    return x / (eta * ceiling(c, compute));
+    return x / (eta * ceiling(c, op->dtype, compute));
 }
 
 void predict_calib_finish(struct predict_calib *c)
@@ -106,7 +112,7 @@ void predict_calib_finish(struct predict_calib *c)
         double eta = predict_curve_eval(&c->curve[cls], t->x);
         if (!(t->x > 0) || !(eta > 0) || !(t->seconds > 0))
             continue;
-        double r = log(t->seconds / (t->x / (eta * ceiling(c, compute))));
+        double r = log(t->seconds / (t->x / (eta * ceiling(c, t->dtype, compute))));
         s += r;
         s2 += r * r;
         n++;

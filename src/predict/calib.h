@@ -36,6 +36,9 @@ struct predict_timed {
 
 struct predict_calib {
     double peak;                        /* sustained matmul FLOP/s (large GEMM), FP32 operands */
+    double peak_dtype[NET_NDTYPES];     /* sustained matmul FLOP/s per operand dtype (a GPU's
+                                           cuBLASLt GEMM per dtype); 0: peak. The compute
+                                           classes' curves are against the op's dtype's peak */
     double bw;                          /* sustained read bandwidth at DRAM size, bytes/s */
     double q;                           /* combine rule: t = (tc^q + tm^q)^(1/q); q >= 64: max */
     double overhead_s;                  /* fixed cost of one op (fork/join or launch) */

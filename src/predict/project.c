@@ -202,6 +202,33 @@ static void system_measured(const struct predict_calib *c, struct predict_system
     s->shared_pool = 1;
 }
 
+/* The measured machine when the calibration ran on a GPU (info.calibration: device_name,
+ * memory_bytes, shared_pool, catalog_id): its peaks per dtype and its device memory. A GPU that
+ * is a catalog system's (a GB10 is a DGX Spark's) takes that system's id, name, power and price:
+ * its row is this run's measurements, not the catalog's figures. Returns the catalog id or "". */
+static const char *system_measured_gpu(const struct predict_calib *c, const cJSON *cal, struct predict_system *s)
+{
+    const char *id = str(cal, "catalog_id");
+    const cJSON *row = NULL, *r;
+    system_measured(c, s);
+    for (int d = 0; d < NET_NDTYPES; d++)
+        if (c->peak_dtype[d] > 0)
+            s->peak[d] = c->peak_dtype[d];
+    s->memory = num(cal, "memory_bytes") > 0 ? num(cal, "memory_bytes") : s->memory;
+    s->shared_pool = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cal, "shared_pool"));
+    snprintf(s->name, sizeof s->name, "this machine (%.100s, measured)", str(cal, "device_name"));
+    cJSON_ArrayForEach(r, catalog_rows)
+        if (id[0] && strcmp(str(r, "id"), id) == 0)
+            row = r;
+    if (!row)
+        return "";
+    snprintf(s->id, sizeof s->id, "%s", id);
+    snprintf(s->name, sizeof s->name, "%.100s, measured here", str(row, "name"));
+    s->power_w = num(row, "power_w");
+    s->price_usd = num(row, "price_usd");
+    return id;
+}
+
 struct step_time {
     double s[3];                        /* low, central, high seconds per optimizer step */
     double cls[NET_NCLASSES];         /* central seconds per class */
@@ -522,11 +549,27 @@ static void vendor_claims_json(const cJSON *projections, cJSON *results)
     }
 }
 
+/* The rule for a measured GPU, and for the catalog row it replaces. */
+static void measured_gpu_rule(cJSON *rules, const cJSON *cal, const char *replaced)
+{
+    char text[512];
+    snprintf(text, sizeof text, "this machine's GPU (%.100s): every op from this GPU's own calibration (cuBLASLt GEMM "
+             "peaks per dtype, its device-memory bandwidth, an empty kernel launch, the trainer's ops timed on their "
+             "own), not from the CPU's and not from a software-stack profile; band as for the measured machine",
+             str(cal, "device_name"));
+    cJSON_AddStringToObject(rules, "measured_gpu", text);
+    if (!replaced[0])
+        return;
+    snprintf(text, sizeof text, "the %s row is this run's measurements of its GPU (%.100s): system_kind \"measured\", "
+             "its peaks, bandwidth and per-op costs measured here instead of the catalog's figures; power and price "
+             "stay the catalog's", replaced, str(cal, "device_name"));
+    cJSON_AddStringToObject(rules, "measured_catalog_row", text);
+}
+
 void predict_project(const cJSON *params, const struct predict_calib *c, const char *device, cJSON *results,
                    cJSON *info)
 {
     const cJSON *wl = param_get(params, "workloads"), *sl = param_get(params, "systems"), *row;
-    (void)device;
     struct predict_workload own;
     int has_own = named(params, "workload_name");
     if (has_own)
@@ -541,10 +584,15 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
     double band = fmax(0.05, cJSON_IsNumber(v) ? v->valuedouble : 0.5) + 0.10;
     int nsys = 2 + cJSON_GetArraySize(catalog_rows);
     struct predict_system *sys = xmalloc((size_t)nsys * sizeof *sys);
-    system_measured(c, &sys[0]);
+    const cJSON *cal = cJSON_GetObjectItemCaseSensitive(info, "calibration");
+    int gpu = device && strcmp(device, "gpu") == 0;
+    const char *mine = gpu ? system_measured_gpu(c, cal, &sys[0]) : "";
+    if (!gpu)
+        system_measured(c, &sys[0]);
     nsys = 1;
     cJSON_ArrayForEach(row, catalog_rows) {
-        if (listed(sl, str(row, "id")) && num(row, "mem_bw_gbs") > 0 && num(row, "memory_gb") > 0)
+        if (listed(sl, str(row, "id")) && num(row, "mem_bw_gbs") > 0 && num(row, "memory_gb") > 0
+            && strcmp(str(row, "id"), mine) != 0)
             system_from_row(row, &sys[nsys++]);
     }
     if (named(params, "system_name"))
@@ -596,6 +644,8 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
         "fits (0: plain data parallelism; 1, 2, 3 shard the optimizer state, the gradients, the weights); "
         "gradient and ZeRO traffic is assumed overlapped with compute here (scale-out is not modelled), "
         "hours are for the whole configuration and energy counts every GPU's power");
+    if (gpu)
+        measured_gpu_rule(rules, cal, mine);
     cJSON_AddStringToObject(rules, "energy", "hours x the catalog power (board or module power, not the whole "
                             "server's); price: the catalog's purchase price, not a rental cost");
     free(sys);

@@ -120,8 +120,14 @@ local function validation_text(doc, v)
     below(v.max_abs_error, c.max)))
 end
 
+-- "this machine's GPU (NVIDIA GB10)" for a GPU calibration, else nil.
+local function gpu_name(cal)
+  return cal and cal.device == "gpu" and ("this machine's GPU (%s)"):format(cal.device_name or "?") or nil
+end
+
 local function validation(doc, exp, cal, dev)
-  doc:section("Validation on this machine" .. (dev and (", " .. dev) or ""), 2)
+  local gpu = gpu_name(cal)
+  doc:section(gpu and ("Validation on " .. gpu) or ("Validation on this machine" .. (dev and (", " .. dev) or "")), 2)
   local how = cal and cal.device == "gpu" and "kernel launch cost" or "OpenMP fork/join cost"
   doc:paragraph("Before projecting anything, the model predicts this machine's own training steps and they are "
     .. "measured: each configuration's ops are timed on their own, in rounds that alternate with its training steps. "
@@ -136,6 +142,9 @@ local function validation(doc, exp, cal, dev)
   validation_table(doc, recs)
   local v = exp.info and exp.info.validation
   if v then validation_text(doc, v) end
+  if v and v.covers then
+    doc:paragraph(("What it covers: %s."):format(v.covers), "small")
+  end
 end
 
 -- ---- calibration -----------------------------------------------------------------------
@@ -173,7 +182,10 @@ local function class_cells(mk, c, cal, d)
   local cells = {}
   for _, pt in ipairs(c.points) do
     local text
-    if c.basis ~= "flops" and d and d.working_set_bytes and pt.x < d.working_set_bytes then
+    if c.basis == "flops" and c.against and not c.against:match("^peak_flops%.") then
+      -- each point against its own op's dtype's peak (a GPU's): the efficiency, no single rate
+      text = fmt.pct(pt.eta)
+    elseif c.basis ~= "flops" and d and d.working_set_bytes and pt.x < d.working_set_bytes then
       -- below the DRAM-sized working set the op's bytes may sit in the caches: the DRAM figure is
       -- no ceiling there, so its rate is shown as a multiple of it, never as an efficiency
       text = ("%sx DRAM, in cache"):format(fmt.rate(pt.eta * native / ceiling))
@@ -207,10 +219,26 @@ local function class_table(doc, cal, d)
   mk:defects(doc)
 end
 
+-- A GPU's calibration: its own ceilings (cal.*_what say how each was measured), never the CPU's.
+local function gpu_calibration(doc, cal, n)
+  local cb = cal.combine
+  doc:paragraph(("Measured on this run on %s: sustained matmul peaks %s (%s); device-memory bandwidth %s GB/s "
+    .. "(%s); fixed cost per op %s (%s); vector %s GFLOP/s. Compute and memory time combine as %s, chosen on %d "
+    .. "intensity microbenchmarks (mean error %s there). %d ops were timed on their own through the GPU trainer (%d "
+    .. "records with their samples in results.json); measured times spread %s around the efficiency curves, each "
+    .. "point against the peak of its op's dtype.")
+    :format(gpu_name(cal), peaks_text(cal.peak_flops), cal.peak_what or "cuBLASLt", fmt.rate(cal.bandwidth_Bps / 1e9),
+            cal.bandwidth_what or "device memory", fmt.seconds(cal.op_overhead_s), cal.op_overhead_what or "kernel launch",
+            fmt.rate(cal.vector_flops / 1e9), combine_text(cb), cb.points, fmt.pct(cb.mean_abs_error), cal.ops_measured,
+            n, fmt.pct(cal.spread)))
+  class_table(doc, cal, nil)
+end
+
 local function calibration(doc, results, exp, cal)
   doc:section("Calibration", 2)
   local n = #R.records(exp, { series = "calibration" })
   local cb = cal.combine
+  if cal.device == "gpu" then return gpu_calibration(doc, cal, n) end
   local d = dram_of(results, cal.device)
   doc:paragraph(("Measured on this run (%s, %d threads): sustained matmul peaks %s; vector %s GFLOP/s; %s; fixed cost "
     .. "per op %s. Compute and memory time combine as %s, chosen on %d intensity microbenchmarks "
@@ -497,6 +525,9 @@ local function projection(doc, results, exp)
   if #ctx.workloads == 0 or #R.records(exp, { series = "projection" }) == 0 then return end
   doc:section("Projected training time", 2)
   projection_method(doc)
+  local rules = exp.info and exp.info.projection_rules or {}
+  if rules.measured_gpu then doc:paragraph("Measured GPU: " .. rules.measured_gpu .. ".", "small") end
+  if rules.measured_catalog_row then doc:paragraph("Catalog row replaced: " .. rules.measured_catalog_row .. ".", "small") end
   for _, w in ipairs(ctx.workloads) do workload_table(doc, ctx, exp, w) end
   time_chart(doc, ctx, exp)
   memory_table(doc, ctx, exp)

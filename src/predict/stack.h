@@ -14,7 +14,8 @@ struct predict_system;
 
 /* The fitted parameters: a matmul of F FLOPs on a dense peak P takes F / (eta P) with
  * eta = mm_eta x / (x + mm_half_s), x = F / P (its time at peak); attention (its hardware FLOPs,
- * causal half included) F / (att_eta P); every other op bytes / (mem_eta BW); an op the larger
+ * causal half included) F / (att_eta P); their operand traffic at 0.85 of the bandwidth (a
+ * stated streaming efficiency, not fitted); every other op bytes / (mem_eta BW); an op the larger
  * of its compute and memory time, plus op_s (launch and framework cost). mm_eta and att_eta are
  * fitted per GPU generation (the runs have A100 and H100 rows: the same FlashAttention-2 code
  * reaches a much smaller share of Hopper's peak than of Ampere's); a generation without runs
@@ -34,10 +35,10 @@ struct predict_stack {
     const char *basis;          /* what it fuses and why, with the source */
     int fused[NET_NKINDS];
     double op_s_override;       /* > 0: this per-op cost instead of the fitted one */
+    double mem_eta_override;    /* > 0: this memory efficiency for its own elementwise ops */
     double p[PREDICT_NSTACKP];  /* fitted (copied from fitted_on's fit) */
     double loo_lo, loo_hi;      /* band: the 10th and 90th percentile of log(predicted / published)
                                    left out, of the runs it was fitted on */
-    int fused_loss;             /* the classifier fused with the loss (no logits tensor) */
     int nfit;                   /* runs fitted on; 0: no fit (no runs given) */
 };
 
@@ -63,7 +64,7 @@ int predict_runs_load(const cJSON *runs, const cJSON *catalog, struct predict_ru
 
 void predict_runs_free(struct predict_run *runs, int n);
 
-/* How the stack runs a shape: BF16 activations (AMP), causal attention, the loss fused or not. */
+/* How the stacks run a published run's shape: BF16 activations (AMP), causal attention. */
 void predict_stack_shape(const struct predict_stack *st, struct net_shape *s);
 
 /* Fits every profile on the runs of its stack, with leave-one-out (fills each run's

@@ -267,10 +267,16 @@ local function workload_text(w)
             w.note and ("; " .. w.note) or "", w.source or "none given")
 end
 
+-- The configuration a projection ran: "8 x NVIDIA H100 SXM5" when it used more than one GPU.
+local function config_name(ctx, r)
+  local name = system_name(ctx, r.system)
+  return (r.gpus or 1) > 1 and ("%d x %s"):format(r.gpus, name) or name
+end
+
 local function projection_row(ctx, sys, r)
   local hrs = r.hours and p(hours(r.hours))
     or r.fits and { text = "not projected" } or { text = "does not fit", tone = "bad" }
-  return { system_name(ctx, sys.id), BASIS[r.system_kind] or r.system_kind, hrs, r.hours and p(band(r)) or "",
+  return { config_name(ctx, r), BASIS[r.system_kind] or r.system_kind, hrs, r.hours and p(band(r)) or "",
            { text = r.fit, tone = r.fits and "good" or "bad" },
            r.energy_kwh and p(fmt.rate(r.energy_kwh)) or "n/a", r.price_usd and s(("$%s"):format(fmt.int(r.price_usd))) or "n/a" }
 end
@@ -293,15 +299,17 @@ local function workload_table(doc, ctx, exp, w)
   }
 end
 
-local function projection_method(doc)
-  doc:paragraph("Every time below is projected: the op list of the workload, each op's time from the calibrated "
-    .. "efficiencies and the combine rule, summed over the steps its tokens need. The band is the calibration's and "
-    .. "the validation's spread carried through. Basis: \"measured here\" uses this run's measured peaks, bandwidth "
-    .. "and per-op cost; \"catalog spec\" uses the catalog's dense peaks and memory bandwidth (spec, sources in the "
-    .. "appendix) with the efficiencies measured here carried over; \"scenario figures\" uses the figures the "
-    .. "scenario gave for that system. Energy: time at the catalog's power (spec), not a measurement. Price: the "
-    .. "catalog's purchase price (spec), not a running cost. Fits: weights, gradients, optimizer state and "
-    .. "activations against the system's memory, and what it takes to fit.", "small")
+-- How the projections were made: the rules the projection wrote (info.projection_rules), so
+-- that the text is this run's.
+local RULES = { "catalog", "measured", "measured_gpu", "measured_catalog_row", "memory", "fit", "offload", "energy" }
+local function projection_method(doc, exp)
+  doc:paragraph("Every time below is projected: the op list of the workload, each op's time summed over the steps "
+    .. "its tokens need. A system's hours are for the whole configuration it runs (GPUs column: llm.c's GPT-2 runs "
+    .. "on an 8-GPU node of a catalog part, everything else on one device); tokens/s per GPU compares devices.", "small")
+  local rules = exp.info and exp.info.projection_rules or {}
+  for _, k in ipairs(RULES) do
+    if rules[k] then doc:paragraph(("%s%s."):format(k:sub(1, 1):upper(), k:sub(2):gsub("_", " ") .. ": " .. rules[k]), "small") end
+  end
 end
 
 local function time_chart(doc, ctx, exp)
@@ -422,7 +430,7 @@ local function verdict(doc, ctx, exp, w)
   local text = ("%s, %s takes about %s (%s, projected)"):format(where, w.name, hours(a.hours), band(a))
   if b then
     local slower = a.hours >= b.hours
-    text = text .. ("; the %s would take %s (%s), %s %s."):format(system_name(ctx, b.system), hours(b.hours), band(b),
+    text = text .. ("; %s would take %s (%s), %s %s."):format(config_name(ctx, b), hours(b.hours), band(b),
       ratio(slower and a.hours / b.hours or b.hours / a.hours), slower and "less" or "more")
     if slower and a.memory_bound_share and b.memory_bound_share then text = text .. " " .. gap_text(ctx, w, a, b) end
   else
@@ -524,7 +532,7 @@ local function projection(doc, results, exp)
   stack_fit(doc, exp)
   if #ctx.workloads == 0 or #R.records(exp, { series = "projection" }) == 0 then return end
   doc:section("Projected training time", 2)
-  projection_method(doc)
+  projection_method(doc, exp)
   local rules = exp.info and exp.info.projection_rules or {}
   if rules.measured_gpu then doc:paragraph("Measured GPU: " .. rules.measured_gpu .. ".", "small") end
   if rules.measured_catalog_row then doc:paragraph("Catalog row replaced: " .. rules.measured_catalog_row .. ".", "small") end

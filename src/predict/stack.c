@@ -392,9 +392,14 @@ void predict_stacks_fit(struct predict_run *runs, int n)
         stacks[i].loo_lo = from->loo_lo;
         stacks[i].loo_hi = from->loo_hi;
         stacks[i].nfit = 0;
-        for (int j = 0; j < n; j++)     /* runs of a derived stack: predicted, never fitted on */
-            if (strcmp(runs[j].stack, stacks[i].id) == 0)
-                runs[j].predicted = runs[j].loo = predict_run_tokens(&stacks[i], stacks[i].p, &runs[j]);
+        for (int j = 0; j < n; j++) {   /* runs of a derived stack: predicted, never fitted on; the band
+                                           reaches their errors too */
+            if (strcmp(runs[j].stack, stacks[i].id) != 0)
+                continue;
+            runs[j].predicted = runs[j].loo = predict_run_tokens(&stacks[i], stacks[i].p, &runs[j]);
+            stacks[i].loo_lo = fmin(stacks[i].loo_lo, log(runs[j].loo / runs[j].published));
+            stacks[i].loo_hi = fmax(stacks[i].loo_hi, log(runs[j].loo / runs[j].published));
+        }
     }
 }
 

@@ -38,7 +38,8 @@ struct predict_stack {
     double mem_eta_override;    /* > 0: this memory efficiency for its own elementwise ops */
     double p[PREDICT_NSTACKP];  /* fitted (copied from fitted_on's fit) */
     double loo_lo, loo_hi;      /* band: the 10th and 90th percentile of log(predicted / published)
-                                   left out, of the runs it was fitted on */
+                                   left out, of the runs it was fitted on; a derived stack's reaches
+                                   the errors of its own check runs too */
     int nfit;                   /* runs fitted on; 0: no fit (no runs given) */
 };
 

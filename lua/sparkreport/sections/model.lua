@@ -462,7 +462,8 @@ local function profile_summary(doc, exp)
   end
   doc:table { caption = "GPU software-stack profiles: error of the predicted tokens/s per GPU against published "
                 .. "runs. Fitted rows: predicted by the fit without that run (leave-one-out). Band: the 10th to 90th "
-                .. "percentile of those errors, applied to every projected hour below.",
+                .. "percentile of those errors (a derived stack's also reaches its own check runs' errors), as a "
+                .. "factor on every projected hour below.",
               columns = { { title = "Stack", width = 0.30 }, { title = "Basis", width = 0.27 },
                           { title = "Mean |error|", align = "right" }, { title = "Max |error|", align = "right" },
                           { title = "Bias", align = "right" }, { title = "Band", align = "right" } },

@@ -146,6 +146,18 @@ static inline double pdf_baseline(double top, double size, double lead)
     return top - (lead - size) / 2.0 - PDF_ASCENT * size;
 }
 
+/* How series i of a chart is told apart (chart.c): PDF_PALETTE colours; series beyond them
+ * reuse the colours with a dash pattern (1 dashed, 2 dotted, 3 dash-dot) and always carry
+ * point markers, whose shape (0 circle, 1 square, 2 triangle, 3 diamond) also changes. */
+#define PDF_PALETTE 8
+struct pdf_look {
+    struct pdf_rgb colour;
+    int dash;               /* 0 solid */
+    int marker;             /* shape */
+    int points;             /* markers drawn whatever the series asks */
+};
+struct pdf_look pdf_series_look(int i);
+
 void pdf_fill_rect(HPDF_Page page, double x, double y, double w, double h, struct pdf_rgb c);
 void pdf_hline(HPDF_Page page, double x0, double x1, double y, double width, double grey);
 

@@ -556,8 +556,8 @@ static int in_range(const struct scale *s, double v)
     return usable(v, s->log) && v >= s->lo - eps && v <= s->hi + eps;
 }
 
-/* Whether line series i lies on an earlier one: at half or more of its usable points, a point
- * of an earlier series is within OVERLAP_PT on the page. Drawn as it is, one would hide the
+/* Whether line series i lies on an earlier one: at three quarters or more of its usable points, a
+ * point of an earlier series is within OVERLAP_PT on the page. Drawn as it is, one would hide the
  * other; it is drawn dashed with markers instead. */
 static int lies_on_earlier(const struct plot *p, int i)
 {
@@ -578,7 +578,7 @@ static int lies_on_earlier(const struct plot *p, int i)
         }
         on += hit;
     }
-    return used > 0 && 2 * on >= used;
+    return used > 0 && 4 * on >= 3 * used;
 }
 
 /* One line series, drawn inside the clip: NAN (or non-positive on a log axis) breaks it. */

@@ -27,6 +27,7 @@
 #define NOTICE_PAD 8.0
 #define NOTICE_BAR 4.0          /* the tone-coloured bar on the notice's left edge */
 #define CODE_SIZE 8.0
+#define CODE_MIN 6.0            /* a code block shrinks to this before its lines wrap */
 #define CODE_LEADING 1.25
 #define CODE_PAD 5.0
 #define TAB_STOP 8
@@ -389,7 +390,7 @@ void pdf_flow(struct pdf_doc *d, const char *cp, HPDF_Font f, double size, struc
     double lead = size * PDF_LEADING;
     int n = pdf_wrap(cp, PDF_TEXT_W, pdf_measure_font, &pf, &ln);
     for (int i = 0; i < n; i++) {
-        pdf_ensure(d, lead);
+        pdf_ensure(d, n - i == 2 && i > 0 ? 2 * lead : lead);  /* no last line alone */
         set_ink(d->page, ink);
         pdf_text(d->page, f, size, PDF_MARGIN_X, pdf_baseline(d->y, size, lead),
                  cp + ln[i].off, ln[i].len);
@@ -593,17 +594,27 @@ void pdf_paragraph(struct pdf_doc *d, const char *utf8, enum pdf_style style)
 }
 
 /* Draws lines [0, k) of a code block as one shaded box at the cursor. */
-static void code_chunk(struct pdf_doc *d, const char *text, const struct pdf_span *ln, int k)
+static void code_chunk(struct pdf_doc *d, const char *text, const struct pdf_span *ln, int k,
+                       double size)
 {
-    double lead = CODE_SIZE * CODE_LEADING, h = k * lead + 2 * CODE_PAD;
+    double lead = size * CODE_LEADING, h = k * lead + 2 * CODE_PAD;
     pdf_fill_rect(d->page, PDF_MARGIN_X, d->y - h, PDF_TEXT_W, h, (struct pdf_rgb){ 0.955, 0.955, 0.955 });
     pdf_fill_rect(d->page, PDF_MARGIN_X, d->y - h, 1.5, h, (struct pdf_rgb){ 0.70, 0.70, 0.70 });
     set_ink(d->page, INK);
     for (int i = 0; i < k; i++)
-        pdf_text(d->page, d->mono, CODE_SIZE, PDF_MARGIN_X + CODE_PAD + 2.0,
-                 pdf_baseline(d->y - CODE_PAD - i * lead, CODE_SIZE, lead),
+        pdf_text(d->page, d->mono, size, PDF_MARGIN_X + CODE_PAD + 2.0,
+                 pdf_baseline(d->y - CODE_PAD - i * lead, size, lead),
                  text + ln[i].off, ln[i].len);
     d->y -= h;
+}
+
+/* The size at which the block's longest line fits the width unwrapped: CODE_SIZE, or smaller
+ * down to CODE_MIN (below that, lines wrap). */
+static double code_size(struct pdf_doc *d, const char *text, double width)
+{
+    struct pdf_font pf = { d->mono, CODE_SIZE };
+    double w = pdf_widest_line(text, pdf_measure_font, &pf);
+    return w <= width ? CODE_SIZE : fmax(CODE_MIN, floor(CODE_SIZE * width / w * 4.0) / 4.0);
 }
 
 void pdf_code(struct pdf_doc *d, const char *utf8)
@@ -614,16 +625,17 @@ void pdf_code(struct pdf_doc *d, const char *utf8)
     size_t len = strlen(text);
     while (len > 0 && text[len - 1] == '\n')
         text[--len] = '\0';             /* a final newline is not an empty last line */
-    struct pdf_font pf = { d->mono, CODE_SIZE };
+    double inner = PDF_TEXT_W - 2 * CODE_PAD - 2.0, size = code_size(d, text, inner);
+    struct pdf_font pf = { d->mono, size };
     struct pdf_span *ln;
-    double lead = CODE_SIZE * CODE_LEADING;
-    int n = pdf_wrap(text, PDF_TEXT_W - 2 * CODE_PAD - 2.0, pdf_measure_font, &pf, &ln);
+    double lead = size * CODE_LEADING;
+    int n = pdf_wrap(text, inner, pdf_measure_font, &pf, &ln);
     pdf_place(d, 2 * CODE_PAD + lead * (n > 1 ? 2 : 1));
     for (int i = 0; i < n;) {
         pdf_ensure(d, 2 * CODE_PAD + lead * (n - i > 1 ? 2 : 1));  /* no lone line */
         int k = (int)((d->y - PDF_BODY_BOTTOM - 2 * CODE_PAD) / lead);
         k = k < 1 ? 1 : k > n - i ? n - i : k;
-        code_chunk(d, text, ln + i, k);
+        code_chunk(d, text, ln + i, k, size);
         i += k;
     }
     d->y -= PARA_GAP * PDF_BODY_SIZE;

@@ -126,9 +126,10 @@ double pdf_longest_word(const char *cp, pdf_measure_fn measure, void *ctx);
 double pdf_widest_line(const char *cp, pdf_measure_fn measure, void *ctx);
 
 /* NULL when cp wraps in width into at most PDF_CELL_LINES lines with no word broken; else
- * the text the cell shows instead: its first line, " \x85 [mark]" (an ellipsis and the
- * footnote's number), or "[mark]" alone when a word of cp is wider than width. The caller
- * prints cp whole as footnote `mark`. Free with free(). */
+ * the text the cell shows instead: its first two lines (cut after their last "; " clause, else
+ * before a colon), " \x85 [mark]" (an ellipsis and the footnote's number), or "[mark]" alone
+ * when a word of cp is wider than width. The caller prints cp whole as footnote `mark`.
+ * Free with free(). */
 char *pdf_spill(const char *cp, double width, pdf_measure_fn measure, void *ctx, int mark);
 
 /* Draws n bytes of s with its baseline at y: left-aligned at x, or aligned inside [x, x+w]. */

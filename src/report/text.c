@@ -470,11 +470,20 @@ char *pdf_spill(const char *cp, double width, pdf_measure_fn measure, void *ctx,
         free(ln);
         return NULL;
     }
-    /* The cell keeps its first line when every word of it fits, then an ellipsis and the
-     * marker; the whole text goes to the footnote. */
+    /* The cell keeps its first two lines when every word fits, cut after the last clause
+     * ("; ") in them, else before the first colon ("not measured: why"), then an ellipsis and
+     * the marker; the whole text goes to the footnote. */
     char tag[32];
     snprintf(tag, sizeof tag, "[%d]", mark);
-    size_t keep = longest <= width ? ln[0].len : 0;
+    size_t keep = longest > width ? 0 : n > 1 ? ln[1].off + ln[1].len : ln[0].len;
+    const char *cut = NULL;
+    for (const char *q = cp; q && q + 1 < cp + keep; q++)
+        if (q[0] == ';' && q[1] == ' ')
+            cut = q;
+    if (!cut)
+        cut = keep ? memchr(cp, ':', keep) : NULL;
+    if (cut && cut > cp)
+        keep = (size_t)(cut - cp);
     char *out = xmalloc(keep + sizeof tag + 4);
     memcpy(out, cp, keep);
     snprintf(out + keep, sizeof tag + 4, keep ? " \x85 %s" : "%s", tag);

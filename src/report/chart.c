@@ -664,8 +664,12 @@ static double bar(HPDF_Page pg, int i, double x, double w, double ya, double yb)
     HPDF_Page_Rectangle(pg, (HPDF_REAL)x, (HPDF_REAL)fmin(ya, yb), (HPDF_REAL)w,
                         (HPDF_REAL)fabs(yb - ya));
     HPDF_Page_FillStroke(pg);       /* the white edge separates stacked segments */
-    if (pdf_series_look(i).points && w >= 2 * MARKER_R)
-        point_marker(pg, i, x + w / 2, yb + (yb < ya ? -MARKER_R : MARKER_R) * 1.6, 1);
+    if (pdf_series_look(i).points && w >= 2 * MARKER_R) {
+        if (fabs(yb - ya) >= 3.0 * MARKER_R)    /* inside its bar or segment */
+            point_marker(pg, i, x + w / 2, (ya + yb) / 2, 1);
+        else                                    /* too thin: just beyond its end */
+            point_marker(pg, i, x + w / 2, yb + (yb < ya ? -MARKER_R : MARKER_R) * 1.6, 1);
+    }
     return yb;
 }
 

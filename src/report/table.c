@@ -187,27 +187,51 @@ static int abbreviate_all(struct grid *g)
     return any;
 }
 
+/* The footnote number of text cp (CP1252): an existing one with the same text, else a new one.
+ * A list ("a\nb\nc") becomes one line: "a; b; c". */
+static int footnote(struct grid *g, const char *cp)
+{
+    size_t n = strlen(cp), j = 0;
+    char *text = xmalloc(2 * n + 1);
+    for (size_t i = 0; i < n; i++) {
+        text[j++] = cp[i] == '\n' ? ';' : cp[i];
+        if (cp[i] == '\n')
+            text[j++] = ' ';
+    }
+    text[j] = '\0';
+    for (int i = 0; i < g->nfoot; i++) {
+        if (strcmp(strchr(g->foot[i], ' ') + 1, text) == 0) {
+            free(text);
+            return i + 1;
+        }
+    }
+    g->foot = xrealloc(g->foot, (size_t)(g->nfoot + 1) * sizeof *g->foot);
+    g->foot[g->nfoot] = xmalloc(j + 16);
+    sr_fmt(g->foot[g->nfoot], j + 16, "[%d] %s", g->nfoot + 1, text);
+    free(text);
+    return ++g->nfoot;
+}
+
 /* Text cells too long for their column (more than PDF_CELL_LINES lines, or a word wider than
- * it) keep a short head and a marker; their text becomes a numbered footnote. */
+ * it) keep a short head and a marker; their text becomes a numbered footnote, one per text. */
 static void spill_long_cells(struct pdf_doc *d, struct grid *g)
 {
     struct pdf_font pf = { d->regular, g->size };
     for (int r = 0; r < g->t->nrows; r++) {
         for (int i = 0; i < g->nshown; i++) {
             char **s = text_at(g, r, i);
+            double inner = g->w[i] - 2 * PAD_X - g->mark_w;
             if (pdf_numeric(*s))
                 continue;
-            char *head = pdf_spill(*s, g->w[i] - 2 * PAD_X - g->mark_w, pdf_measure_font,
-                                   &pf, g->nfoot + 1);
+            int fresh = g->nfoot + 1;
+            char *head = pdf_spill(*s, inner, pdf_measure_font, &pf, fresh);
             if (!head)
                 continue;
-            g->foot = xrealloc(g->foot, (size_t)(g->nfoot + 1) * sizeof *g->foot);
-            for (char *p = *s; *p; p++)
-                *p = *p == '\n' ? ';' : *p;    /* a list becomes one line: "a; b; c" */
-            size_t n = strlen(*s) + 16;
-            g->foot[g->nfoot] = xmalloc(n);
-            sr_fmt(g->foot[g->nfoot], n, "[%d] %s", g->nfoot + 1, *s);
-            g->nfoot++;
+            int mark = footnote(g, *s);
+            if (mark != fresh) {        /* the same text as an earlier footnote: its number */
+                free(head);
+                head = pdf_spill(*s, inner, pdf_measure_font, &pf, mark);
+            }
             free(*s);
             *s = head;
         }

@@ -325,12 +325,18 @@ static int figure_char(unsigned char c)
            c == 0x96 || c == 0xB1 || c == 0xD7 || c == 0x80 || c == 0xB0 || c == 0xB5;
 }
 
-/* A token of a figure: digits with figure characters, and at most a few letters (a k/M
- * suffix, "1e+06", "x10", "2^20", "64x64x64"). */
+/* A token of a figure: a digit after signs, currency or brackets, then digits with figure
+ * characters and at most two letters (a k/M suffix, "1e+06", "x10", "2^20", "64x64x64"). */
 static int number_token(const char *s, size_t n)
 {
-    size_t digits = 0, letters = 0;
-    for (size_t i = 0; i < n; i++) {
+    size_t digits = 0, letters = 0, i = 0;
+    while (i < n && (strchr("+-~<>$([=", s[i]) || (unsigned char)s[i] == 0x96 ||
+                     (unsigned char)s[i] == 0xB1 || (unsigned char)s[i] == 0x80 ||
+                     ((s[i] == 'x' || s[i] == 'X') && i + 1 < n)))
+        i++;
+    if (i == n || !isdigit((unsigned char)s[i]))
+        return 0;                       /* "v8", "fp32": a name, not a figure */
+    for (; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         digits += c >= '0' && c <= '9';
         if (!figure_char(c)) {

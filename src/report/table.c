@@ -172,19 +172,29 @@ static double fit_size(struct pdf_doc *d, struct grid *g, double cap)
     return found;
 }
 
-/* Shortens every figure with a long number (k, M, G); whether any changed. */
-static int abbreviate_all(struct grid *g)
+/* Swaps each figure with a long number for its shortened form (k, M, G) and back: the
+ * texts not in use wait in `other`. Whether any figure has a shortened form. */
+static int swap_short(struct grid *g, char **other)
 {
     int any = 0;
     for (size_t k = 0; k < (size_t)g->t->nrows * g->nshown; k++) {
-        char *a = pdf_numeric(g->text[k]) ? pdf_abbreviate(g->text[k]) : NULL;
-        if (a) {
-            free(g->text[k]);
-            g->text[k] = a;
-            any = 1;
-        }
+        if (!other[k])
+            continue;
+        char *t = g->text[k];
+        g->text[k] = other[k];
+        other[k] = t;
+        any = 1;
     }
     return any;
+}
+
+static char **shortened(const struct grid *g)
+{
+    size_t n = (size_t)g->t->nrows * g->nshown;
+    char **other = xcalloc(n + 1, sizeof *other);
+    for (size_t k = 0; k < n; k++)
+        other[k] = pdf_numeric(g->text[k]) ? pdf_abbreviate(g->text[k]) : NULL;
+    return other;
 }
 
 /* The footnote number of text cp (CP1252): an existing one with the same text, else a new one.
@@ -238,18 +248,31 @@ static void spill_long_cells(struct pdf_doc *d, struct grid *g)
     }
 }
 
-/* Font size and widths: shrink, then shorten numbers, then send wide words to footnotes; only
+/* Font size and widths: shrink; then shorten numbers, if that alone makes it fit; then send
+ * words wider than a column to footnotes (with numbers shortened only if still needed); only
  * when even that fails are words broken (the old way), at the floor size. */
 static void plan(struct pdf_doc *d, struct grid *g)
 {
     double cap = 12.0 * CELL_SIZE;      /* a text word wider than this may be a footnote */
+    char **other = NULL;
     g->size = fit_size(d, g, INFINITY);
-    if (g->size == 0.0 && abbreviate_all(g)) {
-        g->abbreviated = 1;
+    if (g->size == 0.0 && swap_short(g, other = shortened(g))) {
         g->size = fit_size(d, g, INFINITY);
+        g->abbreviated = g->size > 0.0;
+        if (!g->abbreviated)
+            swap_short(g, other);
     }
     if (g->size == 0.0)
         g->size = fit_size(d, g, cap);
+    if (g->size == 0.0 && swap_short(g, other)) {
+        g->size = fit_size(d, g, cap);
+        g->abbreviated = g->size > 0.0;
+        if (!g->abbreviated)
+            swap_short(g, other);
+    }
+    for (size_t k = 0; other && k < (size_t)g->t->nrows * g->nshown; k++)
+        free(other[k]);
+    free(other);
     if (g->size == 0.0) {
         g->size = CELL_MIN;
         g->breaks = 1;

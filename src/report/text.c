@@ -441,11 +441,12 @@ char *pdf_abbreviate(const char *cp)
     return out;
 }
 
-double pdf_longest_word(const char *cp, pdf_measure_fn measure, void *ctx)
+/* The widest run of cp between any of the bytes in `seps`. */
+static double widest_run(const char *cp, const char *seps, pdf_measure_fn measure, void *ctx)
 {
     double w = 0.0;
     for (const char *p = cp; *p;) {
-        size_t n = strcspn(p, " \n");
+        size_t n = strcspn(p, seps);
         if (n > 0)
             w = fmax(w, measure(ctx, p, n < PDF_WRAP_MAX ? n : PDF_WRAP_MAX));
         p += n;
@@ -454,17 +455,14 @@ double pdf_longest_word(const char *cp, pdf_measure_fn measure, void *ctx)
     return w;
 }
 
+double pdf_longest_word(const char *cp, pdf_measure_fn measure, void *ctx)
+{
+    return widest_run(cp, " \n", measure, ctx);
+}
+
 double pdf_widest_line(const char *cp, pdf_measure_fn measure, void *ctx)
 {
-    double w = 0.0;
-    for (const char *p = cp; *p;) {
-        size_t n = strcspn(p, "\n");
-        if (n > 0)
-            w = fmax(w, measure(ctx, p, n < PDF_WRAP_MAX ? n : PDF_WRAP_MAX));
-        p += n;
-        p += *p != '\0';
-    }
-    return w;
+    return widest_run(cp, "\n", measure, ctx);
 }
 
 char *pdf_spill(const char *cp, double width, pdf_measure_fn measure, void *ctx, int mark)

@@ -1,6 +1,6 @@
 /* test_layout.c: the report layer's layout rules on hand-written vectors: which cells are
  * figures (never wrapped), shortening long numbers (k, M), spilling long cells into footnotes,
- * a number kept with its unit when wrapping, and the series looks beyond the 8 colours.
+ * and the series looks beyond the 8 colours (a number kept with its unit is test_text.c's).
  * Whole tables and charts are checked from rendered PDFs (tests/e2e/layout.lua), which runs
  * `test_layout --pdf OUT.pdf SCRIPT` to draw a synthetic document through the Lua binding. */
 #include "check.h"
@@ -87,30 +87,6 @@ static void test_spill(void)
     free(s);
 }
 
-static const char *wrapped(const char *s, double width)
-{
-    static char out[512];
-    struct pdf_span *ln;
-    int n = pdf_wrap(s, width, unit_width, NULL, &ln);
-    out[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        size_t len = strlen(out);
-        snprintf(out + len, sizeof out - len, "%s%.*s", i ? "|" : "", (int)ln[i].len,
-                 s + ln[i].off);
-    }
-    free(ln);
-    return out;
-}
-
-static void test_units_stay(void)
-{
-    EXPECT_STR(wrapped("needs 48 GB of memory", 9), "needs|48 GB of|memory");
-    EXPECT_STR(wrapped("takes 95.8 h here", 10), "takes|95.8 h|here");
-    EXPECT_STR(wrapped("up 12.3 % now", 8), "up|12.3 %|now");
-    EXPECT_STR(wrapped("38 GB of 80 GB", 8), "38 GB of|80 GB");    /* "of" is no unit */
-    EXPECT_STR(wrapped("v8 and more", 6), "v8 and|more");
-}
-
 static double distance(struct pdf_rgb a, struct pdf_rgb b)
 {
     return fabs(a.r - b.r) + fabs(a.g - b.g) + fabs(a.b - b.b);
@@ -167,7 +143,6 @@ int main(int argc, char **argv)
     test_numeric();
     test_abbreviate();
     test_spill();
-    test_units_stay();
     test_looks();
     return CHECK_DONE();
 }

@@ -248,6 +248,55 @@ static void spill_long_cells(struct pdf_doc *d, struct grid *g)
     }
 }
 
+/* Width column i uses at most: its widest cell on one line (header words aside), padding in. */
+static double column_use(struct pdf_doc *d, const struct grid *g, int i)
+{
+    struct pdf_font reg = { d->regular, g->size }, bold = { d->bold, g->size };
+    char *title = pdf_cp1252(g->t->cols[g->col[i]].title);
+    double use = pdf_longest_word(title, pdf_measure_font, &bold);
+    free(title);
+    for (int r = 0; r < g->t->nrows; r++)
+        use = fmax(use, pdf_widest_line(*text_at(g, r, i), pdf_measure_font, &reg));
+    return use + 2 * PAD_X + g->mark_w + 0.5;
+}
+
+/* Whether a text cell of column i wraps into more than PDF_CELL_LINES lines at its width. */
+static int column_spills(struct pdf_doc *d, const struct grid *g, int i)
+{
+    struct pdf_font pf = { d->regular, g->size };
+    for (int r = 0; r < g->t->nrows; r++) {
+        const char *s = *text_at(g, r, i);
+        struct pdf_span *ln;
+        if (pdf_numeric(s))
+            continue;
+        int n = pdf_wrap(s, g->w[i] - 2 * PAD_X - g->mark_w, pdf_measure_font, &pf, &ln);
+        free(ln);
+        if (n > PDF_CELL_LINES)
+            return 1;
+    }
+    return 0;
+}
+
+/* Width that columns never use goes to columns whose long texts would otherwise become
+ * footnotes, in equal parts, so that a footnote is the last resort. */
+static void lend_slack(struct pdf_doc *d, struct grid *g)
+{
+    double slack = 0.0;
+    int needy = 0, *spills = xcalloc((size_t)g->nshown, sizeof *spills);
+    for (int i = 0; i < g->nshown; i++)
+        needy += spills[i] = column_spills(d, g, i);
+    for (int i = 0; i < g->nshown && needy; i++) {
+        double use = column_use(d, g, i);
+        if (!spills[i] && g->w[i] > use) {
+            slack += g->w[i] - use;
+            g->w[i] = use;
+        }
+    }
+    for (int i = 0; i < g->nshown && needy; i++)
+        g->w[i] += spills[i] ? slack / needy : 0.0;
+    free(spills);
+}
+
 /* Font size and widths: shrink; then shorten numbers, if that alone makes it fit; then send
  * words wider than a column to footnotes (with numbers shortened only if still needed); only
  * when even that fails are words broken (the old way), at the floor size. */
@@ -279,6 +328,8 @@ static void plan(struct pdf_doc *d, struct grid *g)
         for (int i = 0; i < g->nshown; i++)
             g->w[i] = g->nat[i];
     }
+    if (!g->breaks)
+        lend_slack(d, g);
     g->lead = g->size * LEAD_RATIO;
     g->x0 = PDF_MARGIN_X;
     g->width = 0.0;

@@ -176,8 +176,39 @@ static size_t fit_chars(const char *s, size_t n, double width, pdf_measure_fn m,
     return lo;
 }
 
-/* A figure keeps its unit on its line: when the word ending at j ends in a digit (or %) and
- * the next word is a unit ("GB", "h", "GB/s", "%", "TFLOPS"; not "of", "to"...), the end of
+/* Characters a figure is written with besides digits (CP1252): signs and ranges (- + en dash
+ * ±), separators, %, ×, currency ($ €), approximations, brackets, exponents. */
+static int figure_char(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || strchr(".,+-%/:()[]<>~=*x^eE$", c) ||
+           c == 0x96 || c == 0xB1 || c == 0xD7 || c == 0x80 || c == 0xB0 || c == 0xB5;
+}
+
+/* A token of a figure: a digit after signs, currency or brackets, then digits with figure
+ * characters and at most two letters (a k/M suffix, "1e+06", "x10", "2^20", "64x64x64"). */
+static int number_token(const char *s, size_t n)
+{
+    size_t digits = 0, letters = 0, i = 0;
+    while (i < n && (strchr("+-~<>$([=", s[i]) || (unsigned char)s[i] == 0x96 ||
+                     (unsigned char)s[i] == 0xB1 || (unsigned char)s[i] == 0x80 ||
+                     ((s[i] == 'x' || s[i] == 'X') && i + 1 < n)))
+        i++;
+    if (i == n || !isdigit((unsigned char)s[i]))
+        return 0;                       /* "v8", "fp32": a name, not a figure */
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        digits += c >= '0' && c <= '9';
+        if (!figure_char(c)) {
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+                return 0;
+            letters++;
+        }
+    }
+    return digits > 0 && letters <= 2;
+}
+
+/* A figure keeps its unit on its line: when the word ending at j is a number and the next
+ * word is a unit ("GB", "h", "GB/s", "%", "TFLOPS"; not "of", "to"...), the end of
  * the pair; else j. */
 static size_t unit_after(const char *s, size_t j, size_t e)
 {
@@ -185,7 +216,11 @@ static size_t unit_after(const char *s, size_t j, size_t e)
                                          "as", "by", "vs", "per", "for", "the", "x", NULL };
     if (j == 0 || j >= e || !isdigit((unsigned char)s[j - 1]))
         return j;
-    size_t k = j, n;
+    size_t k = j, n, w = j;
+    while (w > 0 && s[w - 1] != ' ')
+        w--;
+    if (!number_token(s + w, j - w))
+        return j;                       /* "H100 PCIe": a name, not a figure */
     while (k < e && s[k] == ' ')
         k++;
     n = strcspn(s + k, " ");
@@ -316,37 +351,6 @@ void pdf_hline(HPDF_Page page, double x0, double x1, double y, double width, dou
 }
 
 /* ---- table cells: numbers, abbreviations, footnotes ---------------------------------- */
-
-/* Characters a figure is written with besides digits (CP1252): signs and ranges (- + en dash
- * ±), separators, %, ×, currency ($ €), approximations, brackets, exponents. */
-static int figure_char(unsigned char c)
-{
-    return (c >= '0' && c <= '9') || strchr(".,+-%/:()[]<>~=*x^eE$", c) ||
-           c == 0x96 || c == 0xB1 || c == 0xD7 || c == 0x80 || c == 0xB0 || c == 0xB5;
-}
-
-/* A token of a figure: a digit after signs, currency or brackets, then digits with figure
- * characters and at most two letters (a k/M suffix, "1e+06", "x10", "2^20", "64x64x64"). */
-static int number_token(const char *s, size_t n)
-{
-    size_t digits = 0, letters = 0, i = 0;
-    while (i < n && (strchr("+-~<>$([=", s[i]) || (unsigned char)s[i] == 0x96 ||
-                     (unsigned char)s[i] == 0xB1 || (unsigned char)s[i] == 0x80 ||
-                     ((s[i] == 'x' || s[i] == 'X') && i + 1 < n)))
-        i++;
-    if (i == n || !isdigit((unsigned char)s[i]))
-        return 0;                       /* "v8", "fp32": a name, not a figure */
-    for (; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        digits += c >= '0' && c <= '9';
-        if (!figure_char(c)) {
-            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
-                return 0;
-            letters++;
-        }
-    }
-    return digits > 0 && letters <= 2;
-}
 
 /* A unit or joining word beside figures: "h", "GB/s", "TFLOPS", "%", "of", "at", "to". */
 static int unit_token(const char *s, size_t n)

@@ -140,6 +140,7 @@ static void test_units_stay(void)
     EXPECT_STR(wrapped("up 12.3 % now", 8), "up|12.3 %|now");
     EXPECT_STR(wrapped("38 GB of 80 GB", 8), "38 GB of|80 GB");
     EXPECT_STR(wrapped("v8 and more", 6), "v8 and|more");
+    EXPECT_STR(wrapped("NVIDIA H100 PCIe", 12), "NVIDIA H100|PCIe");      /* a name, not a figure */
 }
 
 int main(void)

@@ -75,9 +75,7 @@ for _, p in ipairs {
   "catalog%s+95%.8 h p%s+84%.3–110 h p%s+fits: 38 GB of 128 GB%s+13%.4 p%s+%$3999 s",         -- 95.8 h x 140 W
   "catalog%s+8%.96 h p%s+7%.89–10%.3 h p%s+fits: 38 GB of 80 GB%s+6%.27 p%s+n/a",
   "scenario%s+19%.8 h p%s+17%.5–22%.8 h p%s+fits: 38 GB of 96 GB%s+11%.9 p%s+n/a",
-  -- the long "does not fit" cell is a numbered footnote under its table (the layer's rule)
-  "measured" .. C .. "does not%s+" .. C .. "does not fit … %[1%]",
-  "\n%[1%] does not fit: needs 48 GB, 25 GB here; offload would need 23 GB more host memory\n",
+  "measured" .. C .. "does not%s+" .. C .. "does not fit: needs",
   "gpt2%-124m%s+41%.0 %%%s+22%.0 %%%s+17%.0 %%%s+24%.0 %%",
 } do
   if not section:find(p) then fail("the section lacks %s", p) end

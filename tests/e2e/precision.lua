@@ -72,9 +72,11 @@ for _, rec in ipairs(p.results) do
 end
 if nodev then
   local reason = info.cuda.reason:gsub("^not measured: ", "")
-  -- the long reason is a footnote under the table, its number in the cell
+  local first = pat(reason:match("^%S+"))                -- a wrapped cell keeps its first word
+  -- or, too long for its column, the reason is a footnote under the table, its number in the cell
   local mark = section:match("GPU%s+all%s+not measured … %[(%d+)%]")
-  if not mark or not section:gsub("%s+", " "):find(("[%s] not measured: %s"):format(mark, reason), 1, true) then
+  if not section:find("GPU%s+all%s+not measured: " .. first) and
+     not (mark and section:gsub("%s+", " "):find(("[%s] not measured: %s"):format(mark, reason), 1, true)) then
     fail("no GPU 'not measured' row with %q", reason)
   end
 end

@@ -1,9 +1,10 @@
 -- tests/e2e/layout.lua: the report layer's layout rules, read back from PDFs through pdftotext
--- (-bbox-layout word boxes and -layout text): no heading is the last text of a page, no figure
--- is wrapped away from its unit or split inside, no column is empty, long cells are footnotes,
--- charts keep one number format per axis and their legend entries whole. Checked on a synthetic
--- document drawn through the Lua binding (tests/fixtures/layout/document.lua, drawn by
--- tests/unit/test_layout --pdf) and on the reports of the model and DRAM fixtures.
+-- (-bbox-layout word boxes and -layout text): no heading is the last text of a page, no page but
+-- the last is near empty, no figure is wrapped away from its unit or split inside, no column is
+-- empty, long cells are footnotes, charts keep one number format per axis and their legend
+-- entries whole. Checked on a synthetic document drawn through the Lua binding
+-- (tests/fixtures/layout/document.lua, drawn by tests/unit/test_layout --pdf) and on the reports
+-- of the model and DRAM fixtures.
 local env = ...
 local sh, q, fail = env.sh, env.q, env.fail
 if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end
@@ -61,6 +62,18 @@ local function no_heading_ends_a_page(pages, what)
   end
 end
 
+-- A page break only where the rest would not fit: every page but the last is filled at least
+-- to its middle (A4, 842 pt; the page number aside).
+local function no_near_empty_page(pages, what)
+  for n, p in ipairs(pages) do
+    local low = 0
+    for _, l in ipairs(p.lines) do
+      if not text_of(l):match("^Page %d+ of %d+$") then low = math.max(low, l.y1) end
+    end
+    if n < #pages and low < 421 then fail("%s: page %d is near empty (text ends at %.0f pt)", what, n, low) end
+  end
+end
+
 local UNITS = { h = 1, s = 1, ms = 1, ["µs"] = 1, ns = 1, GB = 1, GiB = 1, MB = 1, MiB = 1, KiB = 1, TB = 1,
                 ["GB/s"] = 1, ["TB/s"] = 1, ["%"] = 1, W = 1, kWh = 1, TFLOPS = 1, GFLOPS = 1, ["GFLOP/s"] = 1 }
 
@@ -98,6 +111,7 @@ local out, rc = sh(("%s/tests/unit/test_layout --pdf %s %s 2>&1"):format(q(env.b
 if rc ~= 0 then fail("drawing the synthetic document: %s", out) end
 local pages, t = boxes(pdf), layout_text(pdf)
 no_heading_ends_a_page(pages, "the synthetic document")
+no_near_empty_page(pages, "the synthetic document")
 no_figure_wraps(pages, "the synthetic document")
 
 -- every figure on one line, in full or shortened with the key under the table
@@ -161,6 +175,7 @@ for _, fixture in ipairs { "model", "dram" } do
   if code ~= 0 then fail("render %s: %s", fixture, msg) end
   local rp = boxes(rpdf)
   no_heading_ends_a_page(rp, fixture .. " report")
+  no_near_empty_page(rp, fixture .. " report")
   no_figure_wraps(rp, fixture .. " report")
 end
 return "pass"

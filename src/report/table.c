@@ -1,6 +1,8 @@
 /* table.c: pdf_table: a ruled table across the text width whose rows grow to fit wrapped
  * cells, whose header row repeats on every page it spans, and which marks each figure with
- * its kind (m, s, p) when kinds are mixed. Which figures go in it is the templates' job. */
+ * its kind (m, s, p) when kinds are mixed. It fits itself to the page (figures on one line,
+ * words whole, long cells as footnotes, empty columns out, too many columns split in two).
+ * Which figures go in it is the templates' job. */
 #include "report/internal.h"
 
 #include <math.h>
@@ -552,6 +554,45 @@ static void body(struct pdf_doc *d, const struct grid *g, struct row *head, stru
     }
 }
 
+/* How many shown columns, from the first, fit the text width at the floor size (words wider
+ * than a footnote's cap aside); 0 when fewer than two do. */
+static int columns_that_fit(struct pdf_doc *d, const struct grid *g)
+{
+    double used = 0.0, pad = 2 * PAD_X + g->mark_w;
+    int k = 0;
+    while (k < g->nshown) {
+        double w = column_need(d, g, k, 12.0 * CELL_SIZE) * CELL_MIN / CELL_SIZE + pad;
+        if (used + w > PDF_TEXT_W)
+            break;
+        used += w, k++;
+    }
+    return k >= 2 && k < g->nshown ? k : 0;
+}
+
+/* A table too wide even at the floor size is drawn as two tables: its first k shown columns,
+ * then its first column again with the rest (split again if need be). */
+static void split_columns(struct pdf_doc *d, const struct grid *g, int k)
+{
+    const struct pdf_table *t = g->t;
+    int n[2] = { k, 1 + g->nshown - k };
+    for (int part = 0; part < 2; part++) {
+        struct pdf_column *cols = xcalloc((size_t)n[part], sizeof *cols);
+        struct pdf_cell *cells = xcalloc((size_t)t->nrows * n[part] + 1, sizeof *cells);
+        for (int j = 0; j < n[part]; j++) {
+            int i = part == 0 || j == 0 ? j : k + j - 1;
+            cols[j] = t->cols[g->col[i]];
+            for (int r = 0; r < t->nrows; r++)
+                cells[(size_t)r * n[part] + j] = *cell(g, r, i);
+        }
+        struct pdf_table sub = { cols, n[part], cells, t->nrows,
+                                 part == 0 ? "Too wide for the page: the columns continue in the next table."
+                                           : t->caption };
+        pdf_table(d, &sub);
+        free(cols);
+        free(cells);
+    }
+}
+
 void pdf_table(struct pdf_doc *d, const struct pdf_table *t)
 {
     if (!pdf_enter(d, "pdf_table"))
@@ -562,7 +603,13 @@ void pdf_table(struct pdf_doc *d, const struct pdf_table *t)
     }
     struct grid g;
     struct row head, ro;
+    int k;
     grid_init(&g, d, t);
+    if (g.breaks && (k = columns_that_fit(d, &g)) > 0) {
+        split_columns(d, &g, k);
+        grid_free(&g);
+        return;
+    }
     size_t nc = (size_t)g.nshown;
     head.cp = xcalloc(nc, sizeof *head.cp), ro.cp = xcalloc(nc, sizeof *ro.cp);
     head.ln = xcalloc(nc, sizeof *head.ln), ro.ln = xcalloc(nc, sizeof *ro.ln);

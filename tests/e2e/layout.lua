@@ -149,6 +149,12 @@ has(t:gsub("%s+", " "), note, "the footnotes")
 local ones = select(2, t:gsub("%[1%]", ""))
 if ones < 4 then fail("the three cells with the same long text do not all point to footnote [1] (%d markers)", ones - 1) end
 if t:find("[3]", 1, true) then fail("a repeated long text got a footnote of its own") end
+-- a table too wide even at the floor size is split in two, its first column repeated
+for c = 1, 11 do has(t, ("Wide %02d"):format(c), "the split table") end
+local names = select(2, t:gsub("wide row", ""))
+if names ~= 6 then fail("the split table does not repeat its first column (%d names for 3 rows)", names) end
+has(t, "Too wide for the page: the columns continue in the next table.", "the split table")
+has(t, "Wide table caption.", "the split table")
 -- a heading moves to the next page with the chart that did not fit under it
 for k = 1, 5 do
   for n, p in ipairs(pages) do

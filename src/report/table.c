@@ -523,15 +523,28 @@ static double tail_height(struct pdf_doc *d, const struct grid *g)
     return fmin(h, TAIL_KEEP);
 }
 
+/* Height of row r, wrapped as it will be drawn. */
+static double row_height(struct pdf_doc *d, const struct grid *g, int r)
+{
+    size_t nc = (size_t)g->nshown;
+    struct row x = { xcalloc(nc, sizeof *x.cp), xcalloc(nc, sizeof *x.ln), xcalloc(nc, sizeof *x.n), 0.0 };
+    wrap_row(d, g, r, &x);
+    free_row(g, &x, 0);
+    free(x.cp), free(x.ln), free(x.n);
+    return x.h;
+}
+
 /* Body rows, with a new page (and the header again) where the next row does not fit; the last
- * row goes with the table's tail. */
+ * row goes with the table's tail and with the row before it. */
 static void body(struct pdf_doc *d, const struct grid *g, struct row *head, struct row *ro)
 {
-    int header_drawn = 0, rows_here = 0;
+    int header_drawn = 0, rows_here = 0, last = g->t->nrows - 1;
     double tail = tail_height(d, g);
     for (int r = 0; r < g->t->nrows; r++) {
         wrap_row(d, g, r, ro);
-        double need = ro->h + (header_drawn ? 0.0 : head->h) + (r == g->t->nrows - 1 ? tail : 0.0);
+        double need = ro->h + (header_drawn ? 0.0 : head->h) + (r == last ? tail : 0.0);
+        if (r == last - 1 && rows_here >= 2)    /* the last row never starts a page alone */
+            need += row_height(d, g, last) + tail;
         if (r == 0)
             pdf_place(d, need);         /* a heading above stays with the first row */
         if (d->y - need < PDF_BODY_BOTTOM && (header_drawn ? rows_here > 0 : !pdf_page_fresh(d))) {

@@ -149,6 +149,15 @@ has(t:gsub("%s+", " "), note, "the footnotes")
 local ones = select(2, t:gsub("%[1%]", ""))
 if ones < 4 then fail("the three cells with the same long text do not all point to footnote [1] (%d markers)", ones - 1) end
 if t:find("[3]", 1, true) then fail("a repeated long text got a footnote of its own") end
+-- the last row of a table never starts a page alone
+for n, p in ipairs(pages) do
+  local last, before = false, false
+  for _, l in ipairs(p.lines) do
+    last = last or text_of(l):match("^row 12%f[%D]") ~= nil
+    before = before or text_of(l):match("^row 11%f[%D]") ~= nil
+  end
+  if last and not before then fail("page %d starts with the last row of a table alone", n) end
+end
 -- a table too wide even at the floor size is split in two, its first column repeated
 for c = 1, 11 do has(t, ("Wide %02d"):format(c), "the split table") end
 local names = select(2, t:gsub("wide row", ""))

@@ -184,6 +184,10 @@ static void lua_misuse(lua_State *L)
                      "test:1: pdf.chart: series 1 's': y has 2 values, categories has 1");
     EXPECT_LUA_ERROR(L, "doc:chart{ series = { {name='s', x={1}, y={'a'}} } }",
                      "test:1: pdf.chart: series 1 's': y[1] must be a number, got 'a'");
+    EXPECT_LUA_ERROR(L, "doc:chart{ series = { {name='s', x={1}, y={1}, lo={0.5}} } }",
+                     "test:1: pdf.chart: series 1 's': lo and hi go together, got only lo");
+    EXPECT_LUA_ERROR(L, "doc:chart{ series = { {name='s', x={1,2}, y={1,2}, lo={0.5}, hi={2,3}} } }",
+                     "test:1: pdf.chart: series 1 's': lo has 1 values, hi 2, y 2");
 }
 
 /* Draws through Lua; checks misuse messages the first time (they draw nothing). */

@@ -316,19 +316,20 @@ local function time_chart(doc, ctx, exp)
   local cats, series = {}, {}
   for _, w in ipairs(ctx.workloads) do cats[#cats + 1] = w.id end
   for _, sys in ipairs(ctx.system_list) do
-    local ys, any = {}, false
+    local ys, lo, hi, any = {}, {}, {}, false
     for i, w in ipairs(ctx.workloads) do
       local r = projections(exp, w.id)[sys.id]
       ys[i] = r and r.hours or false
+      lo[i], hi[i] = r and r.hours and r.hours_low or false, r and r.hours and r.hours_high or false   -- error bars
       any = any or ys[i] ~= false
     end
-    if any and #series < 32 then series[#series + 1] = { name = system_name(ctx, sys.id), y = ys } end
+    if any and #series < 32 then series[#series + 1] = { name = system_name(ctx, sys.id), y = ys, lo = lo, hi = hi } end
   end
   doc:chart {
     kind = "bar", title = "Projected training time per workload and system (log scale)",
     categories = cats, x = { label = "workload" }, y = { label = "hours (projected)", log = 10 }, series = series,
-    caption = "Central projections; the bands are in the tables above. A missing bar: the workload does not fit on "
-      .. "that system.",
+    caption = "Central projections with their bands as error bars (also in the tables above). A missing bar: the "
+      .. "workload does not fit on that system.",
   }
 end
 

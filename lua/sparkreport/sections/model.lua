@@ -8,6 +8,7 @@ local dram_text = require("sparkreport.calibration").dram_text
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
+local appendix = require "sparkreport.appendix"
 
 local S = {}
 
@@ -64,8 +65,10 @@ end
 
 -- ---- validation ------------------------------------------------------------------------
 
+-- layers/hidden/heads/seq/batch/vocab: the vocabulary from the record, else from its label ("V512").
 local function config_text(r)
-  return ("%d/%d/%d/%d/%d"):format(r.layers, r.hidden, r.heads, r.seq, r.batch)
+  local vocab = type(r.vocab) == "number" and r.vocab or tonumber(tostring(r.label or ""):match("V(%d+)"))
+  return ("%d/%d/%d/%d/%d"):format(r.layers, r.hidden, r.heads, r.seq, r.batch) .. (vocab and ("/%d"):format(vocab) or "/?")
 end
 
 local function validation_chart(doc, recs)
@@ -91,18 +94,22 @@ local function validation_table(doc, recs)
   local rows = {}
   for _, r in ipairs(recs) do
     rows[#rows + 1] = { r.config, config_text(r), r.precision, ("%d"):format(r.accum), r.checkpoint and "yes" or "no",
-                        p(fmt.seconds(r.predicted_s)), m(fmt.seconds(r.measured_s)), signed_pct(r.error) }
+                        p(fmt.seconds(r.predicted_s)), m(fmt.seconds(r.measured_s)),
+                        signed_pct(r.predicted_s / r.measured_s - 1), signed_pct(r.error) }
   end
   doc:table {
-    columns = { { title = "Config", width = 0.1 }, { title = "Layers/hidden/\nheads/seq/\nbatch", width = 0.19 },
-                { title = "Precision", width = 0.13 }, { title = "Accum", align = "right", width = 0.1 },
-                { title = "Check-\npointing", width = 0.12 }, { title = "Predicted", align = "right", width = 0.13 },
-                { title = "Measured\n(median)", align = "right", width = 0.13 }, { title = "Error", align = "right" } },
+    columns = { { title = "Config", width = 0.07 }, { title = "Layers/hidden/\nheads/seq/\nbatch/vocab", width = 0.2 },
+                { title = "Precision", width = 0.1 }, { title = "Accum", align = "right", width = 0.08 },
+                { title = "Ckpt", width = 0.07 }, { title = "Predicted", align = "right", width = 0.12 },
+                { title = "Measured\n(median)", align = "right", width = 0.12 },
+                { title = "Pred./\nmeas. - 1", align = "right", width = 0.12 }, { title = "Error\n(paired)", align = "right" } },
     rows = rows,
     caption = "Predicted: the sum of the configuration's ops, each its median time on its own; measured: the median "
-      .. "training step. Error: the median over rounds of predicted / measured - 1, where each round times every op "
-      .. "on its own and then one training step, so that both see the same load on a shared machine. Accum: micro-batches per optimizer step (gradient accumulation); "
-      .. "checkpointing: activations recomputed in the backward pass.",
+      .. "training step. Pred./meas. - 1: the two columns before it. Error (paired), the figure the summary uses: the "
+      .. "median over rounds of predicted / measured - 1, where each round times every op on its own and then one "
+      .. "training step, so that both see the same load on a shared machine; it differs from the ratio of the two "
+      .. "medians when the load changed between rounds. Accum: micro-batches per optimizer step (gradient "
+      .. "accumulation); ckpt: activations recomputed in the backward pass.",
   }
 end
 
@@ -220,7 +227,8 @@ local function calibration(doc, results, exp, cal)
               or ("read bandwidth " .. fmt.rate(cal.bandwidth_Bps / 1e9) .. " GB/s"),
             fmt.seconds(cal.op_overhead_s), combine_text(cb), cb.points,
             fmt.pct(cb.mean_abs_error), cal.ops_measured, n, fmt.pct(cal.spread)))
-  class_table(doc, cal, d)
+  local label = appendix.defer(doc, "Calibration: efficiency per op class", function(d2) class_table(d2, cal, d) end)
+  doc:paragraph(("The efficiency of every op class at its smallest and largest size: %s."):format(label), "small")
 end
 
 -- ---- projection ------------------------------------------------------------------------
@@ -239,11 +247,12 @@ local function workload_text(w)
 end
 
 local function projection_row(ctx, sys, r)
+  local price = r.price_usd or figure(ctx, sys.id, "price_usd")
   local hrs = r.hours and p(hours(r.hours))
     or r.fits and { text = "not projected" } or { text = "does not fit", tone = "bad" }
   return { system_name(ctx, sys.id), BASIS[r.system_kind] or r.system_kind, hrs, r.hours and p(band(r)) or "",
-           { text = r.fit, tone = r.fits and "good" or "bad" },
-           r.energy_kwh and p(fmt.rate(r.energy_kwh)) or "n/a", r.price_usd and s(("$%s"):format(fmt.int(r.price_usd))) or "n/a" }
+           { text = R.fit_short(r), tone = r.fits and "good" or "bad" },
+           r.energy_kwh and p(fmt.rate(r.energy_kwh)) or "n/a", price and s(("$%s"):format(fmt.int(price))) or "n/a" }
 end
 
 local function workload_table(doc, ctx, exp, w)
@@ -257,10 +266,13 @@ local function workload_table(doc, ctx, exp, w)
   doc:table {
     columns = { { title = "System", width = 0.18 }, { title = "Basis", width = 0.12 },
                 { title = "Time", align = "right", width = 0.12 }, { title = "Band", align = "right", width = 0.17 },
-                { title = "Fits in memory", width = 0.23 }, { title = "kWh", align = "right", width = 0.08 },
+                { title = "Fit", width = 0.23 }, { title = "kWh", align = "right", width = 0.08 },
                 { title = "Price", align = "right" } },
     rows = rows,
-    caption = "kWh: energy at the catalog's power; n/a: no power figure, or no price in the catalog.",
+    caption = "Fit: what fitting takes (ckpt: activation checkpointing; accum N: gradient accumulation; offload: "
+      .. "optimizer state in host memory). kWh: energy at the catalog's power (the chip alone); n/a: the catalog has "
+      .. "no power figure. Price: the catalog's purchase price per GPU; n/a: the catalog has none (cost per job, "
+      .. "rental included: the decision pages).",
   }
 end
 
@@ -290,8 +302,8 @@ local function time_chart(doc, ctx, exp)
   doc:chart {
     kind = "bar", title = "Projected training time per workload and system (log scale)",
     categories = cats, x = { label = "workload" }, y = { label = "hours (projected)", log = 10 }, series = series,
-    caption = "Central projections; the bands are in the tables above. A missing bar: the workload does not fit on "
-      .. "that system.",
+    caption = "Central projections on the scenario's compared systems; the bands are in the decision tables and the "
+      .. "appendix. A missing bar: the workload does not fit on that system.",
   }
 end
 
@@ -411,16 +423,35 @@ local function context(results, exp)
            catalog = by_id(results.catalog and results.catalog.rows) }
 end
 
+-- The context narrowed to the scenario's compared systems (and this machine): what a body chart plots.
+local function compared(results, ctx)
+  local want, list = {}, {}
+  for _, id in ipairs(results.scenario and results.scenario.compare or results.catalog.compare or {}) do want[id] = true end
+  for _, sys in ipairs(ctx.system_list) do
+    if want[sys.id] then list[#list + 1] = sys end
+  end
+  if #list == 0 then return ctx end
+  local out = {}
+  for k, v in pairs(ctx) do out[k] = v end
+  out.system_list = list
+  return out
+end
+
 local function projection(doc, results, exp)
   local ctx = context(results, exp)
   if #ctx.workloads == 0 or #R.records(exp, { series = "projection" }) == 0 then return end
   doc:section("Projected training time", 2)
   projection_method(doc)
-  for _, w in ipairs(ctx.workloads) do workload_table(doc, ctx, exp, w) end
-  time_chart(doc, ctx, exp)
-  memory_table(doc, ctx, exp)
-  doc:section("Verdict", 2)
-  for _, w in ipairs(ctx.workloads) do verdict(doc, ctx, exp, w) end
+  local label = appendix.defer(doc, "Projected training time per workload and system", function(d)
+    for _, w in ipairs(ctx.workloads) do workload_table(d, ctx, exp, w) end
+    d:section("Memory-bound share and verdicts, every workload", 2)
+    memory_table(d, ctx, exp)
+    for _, w in ipairs(ctx.workloads) do verdict(d, ctx, exp, w) end
+  end)
+  doc:paragraph(("Every workload on every catalog system (%d workloads, %d systems), with fit, energy and price, "
+    .. "the memory-bound share and a verdict per workload: %s. The decision pages at the front show the scenario's "
+    .. "workloads on its compared systems."):format(#ctx.workloads, #ctx.system_list, label))
+  time_chart(doc, compared(results, ctx), exp)
 end
 
 local function skipped_table(doc, exps)

@@ -6,6 +6,7 @@ local calibration = require "sparkreport.calibration"
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
+local appendix = require "sparkreport.appendix"
 
 local S = {}
 
@@ -100,9 +101,11 @@ local function stores_of(recs, k)
   return out
 end
 
-local function size_charts(doc, exp)
+-- One chart per precision; `only` (1 or 2) draws the first precision, or the ones after it.
+local function size_charts(doc, exp, only)
   local recs = R.records(exp, { series = "size" })
-  for _, prec in ipairs(present(recs, "precision", { "fp64", "fp32" })) do
+  for i, prec in ipairs(present(recs, "precision", { "fp64", "fp32" })) do
+    if only == nil or (only == 1) == (i == 1) then
     local series = {}
     for _, k in ipairs(present(recs, "kernel", KERNEL_ORDER)) do
       for _, st in ipairs(stores_of(recs, k)) do
@@ -122,6 +125,7 @@ local function size_charts(doc, exp)
       caption = marks.hollow_caption(series, gpu and "Dashed line: the GPU's L2 cache."
                 or "Dashed lines: aggregate capacity of each cache level over all CPUs, and the DRAM threshold."),
     }
+    end
   end
 end
 
@@ -241,12 +245,17 @@ local function cpu_part(doc, results, exp)
   local mk, d = marks.new(), calibration.dram(results, "cpu")
   method(doc, exp)
   dram_text(doc, d, "cpu")
-  size_charts(doc, exp)
+  size_charts(doc, exp, 1)
   top_table(doc, exp, mk, d)
   mk:defects(doc)
-  scaling_chart(doc, exp)
   skipped(doc, exp)
-  detail_tables(doc, exp, mk)
+  local label = appendix.defer(doc, "Bandwidth: thread scaling, and per kernel and working-set size", function(d2)
+    scaling_chart(d2, exp)
+    size_charts(d2, exp, 2)
+    detail_tables(d2, exp, marks.new())
+  end)
+  doc:paragraph(("Thread scaling, the other precisions' sweep, and every kernel at every working-set size with its statistics and "
+    .. "validation: %s."):format(label), "small")
 end
 
 function S.bandwidth(doc, results)

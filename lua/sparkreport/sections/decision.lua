@@ -19,6 +19,7 @@ local TFLOPS = { fp32 = "fp32_tflops", tf32 = "tf32_tflops", bf16 = "bf16_tflops
 local function p(text) return { text = text, kind = "projected" } end
 local function s(text) return { text = text, kind = "spec" } end
 
+
 local function num(x) return type(x) == "number" and x == x and x or nil end
 
 -- 107 -> "4.5 days", 9.2 -> "9.2 h": a duration as a buyer says it (verdicts only; tables keep hours).
@@ -106,17 +107,22 @@ local function system_row(ctx, w, id)
            c.energy_kwh and p(fmt.rate(c.energy_kwh)) or "n/a" }
 end
 
-local function workload_table(doc, ctx, w, i)
+-- One table for every workload: a row naming the workload, then a row per compared system.
+local function decision_table(doc, ctx)
   local rows = {}
-  for _, id in ipairs(ctx.compare) do rows[#rows + 1] = system_row(ctx, w, id) end
-  doc:paragraph(("(%d) %s: %s tokens, %s"):format(i, w.name, fmt.rate(w.tokens / 1e9) .. " B",
-                (w.precision or "?"):upper()), "bold")
+  for i, w in ipairs(ctx.workloads) do
+    rows[#rows + 1] = { { text = ("(%d) %s"):format(i, w.name), tone = "neutral" },
+                        "", "", ("%s tokens"):format(fmt.count(w.tokens)), "", "", (w.precision or "?"):upper() }
+    for _, id in ipairs(ctx.compare) do rows[#rows + 1] = system_row(ctx, w, id) end
+  end
   doc:table {
-    columns = { { title = "System", width = 0.3 }, { title = "Hours", align = "right", width = 0.1 },
+    columns = { { title = "Workload / system", width = 0.3 }, { title = "Hours", align = "right", width = 0.1 },
                 { title = "Band, h", align = "right", width = 0.14 }, { title = "Fit", width = 0.15 },
                 { title = "Buy\n$/job", align = "right", width = 0.1 }, { title = "Rent\n$/job", align = "right", width = 0.1 },
                 { title = "kWh", align = "right" } },
     rows = rows,
+    caption = "Hours: projected time for the workload's tokens, band low–high. Fit: what it takes (ckpt: activation "
+      .. "checkpointing; accum N: gradient accumulation; offload: optimizer state to host memory). Cost and kWh: below.",
   }
 end
 
@@ -174,7 +180,7 @@ local function binds_table(doc, ctx)
   local cols = { { title = "System", width = 0.3 }, { title = "Memory\nGB/s", align = "right", width = 0.12 },
                  { title = "BF16 dense\nTFLOPS", align = "right", width = 0.14 } }
   local n = math.max(#ctx.workloads, 1)
-  for i in ipairs(ctx.workloads) do cols[#cols + 1] = { title = ("Memory-\nbound (%d)"):format(i), align = "right", width = 0.44 / n } end
+  for i in ipairs(ctx.workloads) do cols[#cols + 1] = { title = ("Mem.\nbound\n(%d)"):format(i), align = "right", width = 0.44 / n } end
   local rows = {}
   for _, id in ipairs(ctx.compare) do
     local row = row_of(ctx, id) or {}
@@ -277,13 +283,10 @@ function S.decision(doc, results)
     return
   end
   local ctx = gather(results, exp)
-  doc:paragraph("The question: is an NVIDIA DGX Spark fast enough to train these workloads, or is an HBM GPU "
-    .. "needed? For each workload, the hours on each compared system with their band, whether it fits and what "
-    .. "that takes, the cost of one job and its energy; then a verdict in plain words.")
-  for i, w in ipairs(ctx.workloads) do
-    workload_table(doc, ctx, w, i)
-    doc:paragraph(verdict(ctx, w))
-  end
+  doc:paragraph("The question: is an NVIDIA DGX Spark enough to train these workloads, or are HBM GPUs needed? "
+    .. "Per workload: hours with band on each compared system, fit, cost per job and energy; then a verdict.")
+  decision_table(doc, ctx)
+  for i, w in ipairs(ctx.workloads) do doc:paragraph(("(%d) %s"):format(i, verdict(ctx, w))) end
   if #ctx.missing > 0 then
     doc:paragraph(("Not projected in this run: %s (the scenario's decide list names them; sr.model's workloads "
       .. "does not)."):format(table.concat(ctx.missing, ", ")), "note")

@@ -30,13 +30,6 @@ local function factor(x) return ("x%.2f"):format(x) end             -- a change 
 local function pct2(x) return ("%.2f %%"):format(100 * x) end     -- beside Calculon's published 3.65 %
 local function signed_pct(x) return ("%+.1f %%"):format(100 * x) end
 
--- 1.24e8 -> "124 M": counts of parameters and tokens.
-local function count(x)
-  for _, u in ipairs { { 1e12, "T" }, { 1e9, "B" }, { 1e6, "M" }, { 1e3, "k" } } do
-    if x >= u[1] then return fmt.rate(x / u[1]) .. " " .. u[2] end
-  end
-  return fmt.int(x)
-end
 
 -- "not measured: why", once (a reason may already say it).
 local function not_measured(why)
@@ -242,7 +235,7 @@ end
 
 local function workload_text(w)
   return ("%s parameters, %s tokens, sequence %d, global batch %d, %s%s (source: %s).")
-    :format(count(w.params), count(w.tokens), w.seq, w.global_batch, w.precision:upper(),
+    :format(fmt.count(w.params), fmt.count(w.tokens), w.seq, w.global_batch, w.precision:upper(),
             w.note and ("; " .. w.note) or "", w.source or "none given")
 end
 

@@ -23,7 +23,7 @@ end
 
 -- The purchase price per GPU: the catalog's, else the cost file's. Returns usd, source (or nil).
 function M.price(row, costs)
-  if row and row.price_usd then return row.price_usd, "catalog: " .. (row.sources or row.id) end
+  if row and row.price_usd then return row.price_usd, "the catalog's (its row's sources)" end
   if costs and costs.purchase_usd then return costs.purchase_usd, costs.purchase_source end
 end
 

@@ -268,7 +268,7 @@ function S.bandwidth(doc, results)
       doc:paragraph(("Partial (%s): %s."):format(exp.device or "?", exp.note or "the run stopped early"), "note")
     end
     if exp.status ~= "complete" and exp.status ~= "partial" then
-      doc:paragraph(("Not measured (%s): %s"):format(exp.device or "?", exp.error or exp.status))
+      doc:paragraph(("Not measured (%s): %s"):format(exp.device or "?", exp.reason or exp.error or exp.status))
     elseif exp.device == "gpu" then
       local function gpu_top(d2, e)
         local mk = marks.new()

@@ -271,7 +271,7 @@ local function skipped(doc, exps)
   for _, e in ipairs(exps) do
     for _, s in ipairs(e.skipped or {}) do add(s.item, s.reason) end
     if e.status ~= "complete" and e.status ~= "partial" then
-      add("compression on the " .. (DEVICE[e.device] or e.device or "?"), e.error or e.status or "?")
+      add("compression on the " .. (DEVICE[e.device] or e.device or "?"), e.reason or e.error or e.status or "?")
     end
   end
   if #order == 0 then return end

@@ -263,8 +263,8 @@ local function costs_appendix(doc, ctx)
   end
   doc:table {
     columns = { { title = "System", width = 0.14 }, { title = "Price", align = "right", width = 0.09 },
-                { title = "Price source", width = 0.17 }, { title = "Rent /\nGPU-h", align = "right", width = 0.08 },
-                { title = "Rent source, date", width = 0.2 }, { title = "Power", align = "right", width = 0.08 },
+                { title = "Price source", width = 0.16 }, { title = "Rent /\nGPU-h", align = "right", width = 0.08 },
+                { title = "Rent source, date", width = 0.2 }, { title = "Power", align = "right", width = 0.09 },
                 { title = "Power covers; source" } },
     rows = rows,
     caption = ("From %s and the catalog (%s). Prices per GPU: for HBM parts the GPU alone, its host not included.")

@@ -239,12 +239,20 @@ local function workload_text(w)
             w.note and ("; " .. w.note) or "", w.source or "none given")
 end
 
+-- "38 / 128" when it fits, "48 > 25" when not: GB the job needs, GB the system has.
+local function memory_text(r)
+  local need, have = tonumber(r.memory_bytes), tonumber(r.capacity_bytes)
+  if not (need and have) then return "" end
+  local function gb(x) return x >= 10e9 and ("%.0f"):format(x / 1e9) or fmt.rate(x / 1e9) end
+  return p(("%s %s %s"):format(gb(need), r.fits and "/" or ">", gb(have)))
+end
+
 local function projection_row(ctx, sys, r)
   local price = r.price_usd or figure(ctx, sys.id, "price_usd")
   local hrs = r.hours and p(hours(r.hours))
     or r.fits and { text = "not projected" } or { text = "does not fit", tone = "bad" }
   return { system_name(ctx, sys.id), BASIS[r.system_kind] or r.system_kind, hrs, r.hours and p(band(r)) or "",
-           { text = R.fit_short(r), tone = r.fits and "good" or "bad" },
+           { text = R.fit_short(r), tone = r.fits and "good" or "bad" }, memory_text(r),
            r.energy_kwh and p(fmt.rate(r.energy_kwh)) or "n/a", price and s(("$%s"):format(fmt.int(price))) or "n/a" }
 end
 
@@ -257,13 +265,13 @@ local function workload_table(doc, ctx, exp, w)
   doc:paragraph(w.name, "bold")
   doc:paragraph(workload_text(w), "small")
   doc:table {
-    columns = { { title = "System", width = 0.18 }, { title = "Basis", width = 0.12 },
-                { title = "Time", align = "right", width = 0.12 }, { title = "Band", align = "right", width = 0.17 },
-                { title = "Fit", width = 0.23 }, { title = "kWh", align = "right", width = 0.08 },
-                { title = "Price", align = "right" } },
+    columns = { { title = "System", width = 0.16 }, { title = "Basis", width = 0.12 },
+                { title = "Time", align = "right", width = 0.12 }, { title = "Band", align = "right", width = 0.14 },
+                { title = "Fit", width = 0.14 }, { title = "Memory,\nGB", align = "right", width = 0.12 },
+                { title = "kWh", align = "right", width = 0.09 }, { title = "Price", align = "right" } },
     rows = rows,
     caption = "Fit: what fitting takes (ckpt: activation checkpointing; accum N: gradient accumulation; offload: "
-      .. "optimizer state in host memory). kWh: energy at the catalog's power (the chip alone); n/a: the catalog has "
+      .. "optimizer state in host memory). Memory: GB the job needs / GB the system has (a > b: it does not fit). kWh: energy at the catalog's power (the chip alone); n/a: the catalog has "
       .. "no power figure. Price: the catalog's purchase price per GPU; n/a: the catalog has none (cost per job, "
       .. "rental included: the decision pages).",
   }
@@ -471,7 +479,7 @@ function S.model(doc, results)
       if cal then calibration(doc, results, e, cal) end
       projection(doc, results, e)
     else
-      doc:paragraph(("Not measured (%s): %s."):format(dev, e.error or e.status or "?"))
+      doc:paragraph(("Not measured (%s): %s."):format(dev, e.reason or e.error or e.status or "?"))
     end
   end
   skipped_table(doc, exps)

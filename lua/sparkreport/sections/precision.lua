@@ -372,7 +372,7 @@ function S.precision(doc, results)
   local exps = {}
   for _, e in ipairs(all) do
     if e.status == "complete" or e.status == "partial" then exps[#exps + 1] = e
-    else doc:paragraph(("Not measured: %s"):format(e.error or e.status or "?")) end
+    else doc:paragraph(("Not measured: %s"):format(e.reason or e.error or e.status or "?")) end
   end
   if #exps == 0 then return end
   method(doc, exps)

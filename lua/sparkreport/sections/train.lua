@@ -179,7 +179,7 @@ local function skipped_table(doc, exps)
   local rows = {}
   for _, e in ipairs(exps) do
     for _, s in ipairs(e.skipped or {}) do rows[#rows + 1] = { s.item, why(s.reason) } end
-    if e.status ~= "complete" then rows[#rows + 1] = { "training on " .. (e.device or "?"), why(e.error or e.status) } end
+    if e.status ~= "complete" then rows[#rows + 1] = { "training on " .. (e.device or "?"), why(e.reason or e.error or e.status) } end
   end
   if #rows == 0 then return end
   doc:table { columns = { { title = "Not measured", width = 0.45 }, { title = "Why" } }, rows = rows }

@@ -148,22 +148,14 @@ local function run_one(e, budget)
     rec.status, rec.error, rec.results, rec.skipped = "failed", err, {}, {}
   else
     rec.status, rec.results, rec.skipped, rec.info = "complete", out.results, out.skipped, out.info
-    local why = M.skipped_reason(out)
+    -- nothing measured because every item was skipped (a GPU experiment without a device):
+    -- "skipped" with the reason, never "complete"
+    local why = require("sparkreport.results").skipped_reason(out)
     if why then rec.status, rec.reason = "skipped", why end
   end
   return rec
 end
 
--- An experiment that measured nothing because every item was skipped (a GPU experiment without a
--- device) is "skipped", not "complete": the reason its items share, or how many reasons there are.
-function M.skipped_reason(out)
-  local skipped = type(out.skipped) == "table" and out.skipped or {}
-  if #(out.results or {}) > 0 or #skipped == 0 then return nil end
-  local first, same = skipped[1].reason, true
-  for _, k in ipairs(skipped) do same = same and k.reason == first end
-  if same then return first end
-  return ("all %d items were skipped, for different reasons (listed in skipped)"):format(#skipped)
-end
 
 -- Runs every experiment; meta = { path=, source=, command= } from the C program.
 function M.execute(scn, ctx, meta)

@@ -267,8 +267,10 @@ function S.bandwidth(doc, results)
     if exp.status == "partial" then          -- a stopped run: draw what was measured, say so
       doc:paragraph(("Partial (%s): %s."):format(exp.device or "?", exp.note or "the run stopped early"), "note")
     end
-    if exp.status ~= "complete" and exp.status ~= "partial" then
-      doc:paragraph(("Not measured (%s): %s"):format(exp.device or "?", exp.reason or exp.error or exp.status))
+    local nothing = exp.status == "complete" and R.skipped_reason(exp)      -- a file from before "skipped"
+    if nothing or (exp.status ~= "complete" and exp.status ~= "partial") then
+      doc:paragraph(("%s memory bandwidth: not measured: %s"):format(exp.device == "gpu" and "GPU" or "CPU",
+        (nothing or exp.reason or exp.error or exp.status):gsub("^not measured: ", "")))
     elseif exp.device == "gpu" then
       local function gpu_top(d2, e)
         local mk = marks.new()

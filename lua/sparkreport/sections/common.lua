@@ -101,7 +101,7 @@ local function model_text(results)
 end
 
 function S.summary(doc, results)
-  doc:section("This machine and what it measured")
+  doc:section("Summary")
   machine_table(doc, results)
   local head = R.headline(results)
   if not head then

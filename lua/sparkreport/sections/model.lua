@@ -91,18 +91,18 @@ local function validation_table(doc, recs)
                         signed_pct(r.predicted_s / r.measured_s - 1), signed_pct(r.error) }
   end
   doc:table {
-    columns = { { title = "Config", width = 0.07 }, { title = "Layers/hidden/\nheads/seq/\nbatch/vocab", width = 0.2 },
-                { title = "Precision", width = 0.1 }, { title = "Accum", align = "right", width = 0.08 },
-                { title = "Ckpt", width = 0.07 }, { title = "Predicted", align = "right", width = 0.12 },
-                { title = "Measured\n(median)", align = "right", width = 0.12 },
+    columns = { { title = "Cfg", width = 0.07 }, { title = "Layers/hidden/\nheads/seq/\nbatch/vocab", width = 0.21 },
+                { title = "Prec.", width = 0.08 }, { title = "Acc.", align = "right", width = 0.07 },
+                { title = "Ckpt", width = 0.07 }, { title = "Predicted", align = "right", width = 0.13 },
+                { title = "Measured\n(median)", align = "right", width = 0.13 },
                 { title = "Pred./\nmeas. - 1", align = "right", width = 0.12 }, { title = "Error\n(paired)", align = "right" } },
     rows = rows,
     caption = "Predicted: the sum of the configuration's ops, each its median time on its own; measured: the median "
       .. "training step. Pred./meas. - 1: the two columns before it. Error (paired), the figure the summary uses: the "
       .. "median over rounds of predicted / measured - 1, where each round times every op on its own and then one "
       .. "training step, so that both see the same load on a shared machine; it differs from the ratio of the two "
-      .. "medians when the load changed between rounds. Accum: micro-batches per optimizer step (gradient "
-      .. "accumulation); ckpt: activations recomputed in the backward pass.",
+      .. "medians when the load changed between rounds. Cfg: configuration; prec.: precision; acc.: micro-batches "
+      .. "per optimizer step (gradient accumulation); ckpt: activations recomputed in the backward pass.",
   }
 end
 

@@ -271,8 +271,8 @@ local function sources(doc, results)
   for _, r in ipairs(used_rows(results)) do
     crow[#crow + 1] = { r.id, r.confidence or "", r.sources or "no source given", r.notes or "" }
   end
-  doc:table { columns = { { title = "System", width = 0.22 }, { title = "Confidence", width = 0.12 },
-                          { title = "Sources", width = 0.31 }, { title = "Notes" } }, rows = crow,
+  doc:table { columns = { { title = "System", width = 0.22 }, { title = "Confidence", width = 0.14 },
+                          { title = "Sources", width = 0.29 }, { title = "Notes" } }, rows = crow,
               caption = ("Every catalog system this report shows (%d). Catalog %s, sha256 %s."):format(#crow,
                 results.catalog and results.catalog.source or "?", results.catalog and results.catalog.sha256 or "?") }
   doc:paragraph("Every figure is measured (on this run, on this machine, with its statistics), spec (a vendor or "

@@ -215,6 +215,25 @@ end
 
 -- ---- measured, projected, kinds ------------------------------------------------------------
 
+local WHAT = { bandwidth = "memory bandwidth", precision = "compute per precision", train = "training steps",
+               compress = "compression", model = "the model's calibration and validation" }
+
+-- "memory bandwidth (CPU), training steps (CPU)": what this run measured, from its experiments.
+local function what_ran(results)
+  local out, seen = {}, {}
+  for _, e in ipairs(results.experiments or {}) do
+    local devs = {}                   -- "all": the devices its records name
+    for _, r in ipairs(e.device == "all" and e.results or {}) do
+      if type(r.device) == "string" and not devs[r.device] then devs[r.device], devs[#devs + 1] = true, r.device:upper() end
+    end
+    local text = ("%s (%s)"):format(WHAT[e.name] or e.name, #devs > 0 and table.concat(devs, " and ") or (e.device or "?"):upper())
+    if (e.status == "complete" or e.status == "partial") and #(e.results or {}) > 0 and not seen[text] then
+      seen[text], out[#out + 1] = true, text
+    end
+  end
+  return #out > 0 and table.concat(out, ", ") or "nothing"
+end
+
 local function measured_text(ctx)
   local results = ctx.results
   local c, cu = results.context or {}, (results.context or {}).cuda or {}
@@ -223,9 +242,8 @@ local function measured_text(ctx)
   local gpu = cu.devices and #cu.devices > 0
     and ("the GPU %s"):format(cu.devices[1].name)
     or ("no GPU (%s): no GPU was measured on this run"):format(cu.reason or "no CUDA device")
-  local out = ("Measured on this run, on %s (%s, %s): the CPU's memory bandwidth, compute per precision and "
-    .. "training steps; %s."):format(c.host or "this machine", c.cpu and c.cpu.model or "unknown CPU",
-    fmt.bytes(c.memory and c.memory.total_bytes or 0), gpu)
+  local out = ("Measured on this run, on %s (%s, %s): %s; %s."):format(c.host or "this machine",
+    c.cpu and c.cpu.model or "unknown CPU", fmt.bytes(c.memory and c.memory.total_bytes or 0), what_ran(results), gpu)
   if v and num(v.n) then
     out = out .. (" The model predicted %d of this machine's own training configurations, then they were measured: "
       .. "mean error %s."):format(v.n, fmt.pct(v.mean_abs_error))

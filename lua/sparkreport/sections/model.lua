@@ -442,16 +442,18 @@ local function projection(doc, results, exp)
   local ctx = context(results, exp)
   if #ctx.workloads == 0 or #R.records(exp, { series = "projection" }) == 0 then return end
   doc:section("Projected training time", 2)
-  projection_method(doc)
   local label = appendix.defer(doc, "Projected training time per workload and system", function(d)
+    projection_method(d)
     for _, w in ipairs(ctx.workloads) do workload_table(d, ctx, exp, w) end
     d:section("Memory-bound share and verdicts, every workload", 2)
     memory_table(d, ctx, exp)
     for _, w in ipairs(ctx.workloads) do verdict(d, ctx, exp, w) end
   end)
-  doc:paragraph(("Every workload on every catalog system (%d workloads, %d systems), with fit, energy and price, "
-    .. "the memory-bound share and a verdict per workload: %s. The decision pages at the front show the scenario's "
-    .. "workloads on its compared systems."):format(#ctx.workloads, #ctx.system_list, label))
+  doc:paragraph(("Every time below is projected: each op's time from the calibrated efficiencies and the combine "
+    .. "rule, summed over the steps the workload's tokens need, with a band from the calibration's and the "
+    .. "validation's spread. How, and every workload on every catalog system (%d workloads, %d systems) with fit, "
+    .. "energy and price, the memory-bound share and a verdict per workload: %s. The decision pages at the front "
+    .. "show the scenario's workloads on its compared systems."):format(#ctx.workloads, #ctx.system_list, label))
   time_chart(doc, compared(results, ctx), exp)
 end
 

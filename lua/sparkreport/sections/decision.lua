@@ -19,7 +19,6 @@ local TFLOPS = { fp32 = "fp32_tflops", tf32 = "tf32_tflops", bf16 = "bf16_tflops
 local function p(text) return { text = text, kind = "projected" } end
 local function s(text) return { text = text, kind = "spec" } end
 
-
 local function num(x) return type(x) == "number" and x == x and x or nil end
 
 -- 107 -> "4.5 days", 9.2 -> "9.2 h": a duration as a buyer says it (verdicts only; tables keep hours).
@@ -32,10 +31,17 @@ end
 
 -- ---- what the section reads ------------------------------------------------------------------
 
+-- The model experiment to answer from: one calibrated on a GPU when the run has it, else the first.
 local function model_exp(results)
+  local first
   for _, e in ipairs(R.experiments(results, "model")) do
-    if (e.status == "complete" or e.status == "partial") and e.info then return e end
+    if (e.status == "complete" or e.status == "partial") and e.info then
+      local cal = e.info.calibration
+      if cal and cal.device == "gpu" then return e end
+      first = first or e
+    end
   end
+  return first
 end
 
 local function cost_rows(results)
@@ -79,10 +85,12 @@ end
 
 local function row_of(ctx, id) return ctx.catalog[id] or catalog.find(id) end
 
--- The record of workload w on system id: this machine's measured one when it is that system.
+-- The record of workload w on system id: this machine's own one when it is that system and the
+-- model was calibrated on its GPU (a CPU calibration says nothing of the system's GPU).
 local function rec(ctx, w, id)
   local match = ctx.results.catalog and ctx.results.catalog.match
-  local own = match == id and ctx.recs[w.id .. "|this"]
+  local cal = ctx.exp.info.calibration
+  local own = match == id and cal and cal.device == "gpu" and ctx.recs[w.id .. "|this"]
   if own and own.hours then return own, true end
   return ctx.recs[w.id .. "|" .. id], false
 end

@@ -85,6 +85,42 @@ end
 
 function M.find(id) return M.load().by_id[id] end
 
+-- The cost file (data/costs.csv, embedded): per catalog id, a purchase price where the catalog has
+-- none, cloud rental per GPU-hour and the power of the whole system per GPU, each with what it
+-- covers, its source and its date. Returns { rows = {...}, by_id = {...}, sha256 = ... }; a bad
+-- cell raises "data/costs.csv:LINE: ...", naming the value.
+M.costs_source = "data/costs.csv"
+local COST_NUMERIC = { purchase_usd = true, rent_usd_per_gpu_hour = true, system_power_w = true }
+
+function M.parse_costs(text, source)
+  local rows = parse_csv(text)
+  local header = table.remove(rows, 1) or {}
+  local list, by_id = {}, {}
+  for i, r in ipairs(rows) do
+    local row, line = {}, i + 1
+    for j, key in ipairs(header) do
+      local v = r[j] or ""
+      if COST_NUMERIC[key] and v ~= "" then
+        row[key] = tonumber(v)
+        if not row[key] or row[key] < 0 then
+          error(("%s:%d: %s '%s' is not a number of at least 0"):format(source, line, key, v), 0)
+        end
+      elseif v ~= "" then row[key] = v end
+    end
+    if not row.id or not M.find(row.id) then
+      error(("%s:%d: '%s' is not a system of %s"):format(source, line, tostring(row.id), M.source), 0)
+    end
+    list[#list + 1], by_id[row.id] = row, row
+  end
+  return { rows = list, by_id = by_id, sha256 = bench.sha256(text) }
+end
+
+local costs_cache
+function M.costs()
+  costs_cache = costs_cache or M.parse_costs(assert(bench.resource(M.costs_source)), M.costs_source)
+  return costs_cache
+end
+
 function M.ids()
   local ids = {}
   for _, r in ipairs(M.load().rows) do ids[#ids + 1] = r.id end

@@ -7,7 +7,8 @@ local sections = {}
 for _, mod in ipairs { "sparkreport.sections.common", "sparkreport.sections.bandwidth", "sparkreport.sections.precision",
                        "sparkreport.sections.regression", "sparkreport.sections.train",
                        "sparkreport.sections.compress",
-                       "sparkreport.sections.model" } do
+                       "sparkreport.sections.model",
+                       "sparkreport.sections.decision" } do
   for name, fn in pairs(require(mod)) do sections[name] = fn end
 end
 

@@ -47,7 +47,8 @@ if nodev and not c.overheads.kernel_launch_not_measured then fail("calibration d
 
 if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end
 local text = sh(("%s -layout %s -"):format(q(env.pdftotext), q(dir .. "/report.pdf")))
-local section = text:match("Compute per precision(.-)Appendix")
+-- the section with the appendices its detail moved to
+local section = text:match("Compute per precision(.*)$")
 if not section then fail("PDF lacks the section 'Compute per precision'") end
 for _, t in ipairs { "Sustained compute", "Roofline, CPU", "GEMM throughput against size, CPU", "Roofline knees",
                      "Numerical error per precision", "Check, FP64: FMA peak" } do

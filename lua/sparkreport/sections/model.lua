@@ -8,6 +8,7 @@ local dram_text = require("sparkreport.calibration").dram_text
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
+local appendix = require "sparkreport.appendix"
 
 local S = {}
 
@@ -30,13 +31,6 @@ local function pct(x) return ("%.1f %%"):format(100 * x) end
 local function pct2(x) return ("%.2f %%"):format(100 * x) end     -- beside Calculon's published 3.65 %
 local function signed_pct(x) return ("%+.1f %%"):format(100 * x) end
 
--- 1.24e8 -> "124 M": counts of parameters and tokens.
-local function count(x)
-  for _, u in ipairs { { 1e12, "T" }, { 1e9, "B" }, { 1e6, "M" }, { 1e3, "k" } } do
-    if x >= u[1] then return fmt.rate(x / u[1]) .. " " .. u[2] end
-  end
-  return fmt.int(x)
-end
 
 -- "not measured: why", once (a reason may already say it).
 local function not_measured(why)
@@ -65,8 +59,10 @@ end
 
 -- ---- validation ------------------------------------------------------------------------
 
+-- layers/hidden/heads/seq/batch/vocab: the vocabulary from the record, else from its label ("V512").
 local function config_text(r)
-  return ("%d/%d/%d/%d/%d"):format(r.layers, r.hidden, r.heads, r.seq, r.batch)
+  local vocab = type(r.vocab) == "number" and r.vocab or tonumber(tostring(r.label or ""):match("V(%d+)"))
+  return ("%d/%d/%d/%d/%d"):format(r.layers, r.hidden, r.heads, r.seq, r.batch) .. (vocab and ("/%d"):format(vocab) or "/?")
 end
 
 local function validation_chart(doc, recs)
@@ -92,18 +88,22 @@ local function validation_table(doc, recs)
   local rows = {}
   for _, r in ipairs(recs) do
     rows[#rows + 1] = { r.config, config_text(r), r.precision, ("%d"):format(r.accum), r.checkpoint and "yes" or "no",
-                        p(fmt.seconds(r.predicted_s)), m(fmt.seconds(r.measured_s)), signed_pct(r.error) }
+                        p(fmt.seconds(r.predicted_s)), m(fmt.seconds(r.measured_s)),
+                        signed_pct(r.predicted_s / r.measured_s - 1), signed_pct(r.error) }
   end
   doc:table {
-    columns = { { title = "Config", width = 0.1 }, { title = "Layers/hidden/\nheads/seq/\nbatch", width = 0.19 },
-                { title = "Precision", width = 0.13 }, { title = "Accum", align = "right", width = 0.1 },
-                { title = "Check-\npointing", width = 0.12 }, { title = "Predicted", align = "right", width = 0.13 },
-                { title = "Measured\n(median)", align = "right", width = 0.13 }, { title = "Error", align = "right" } },
+    columns = { { title = "Cfg", width = 0.07 }, { title = "Layers/hidden/\nheads/seq/\nbatch/vocab", width = 0.21 },
+                { title = "Prec.", width = 0.08 }, { title = "Acc.", align = "right", width = 0.07 },
+                { title = "Ckpt", width = 0.07 }, { title = "Predicted", align = "right", width = 0.13 },
+                { title = "Measured\n(median)", align = "right", width = 0.13 },
+                { title = "Pred./\nmeas. - 1", align = "right", width = 0.12 }, { title = "Error\n(paired)", align = "right" } },
     rows = rows,
     caption = "Predicted: the sum of the configuration's ops, each its median time on its own; measured: the median "
-      .. "training step. Error: the median over rounds of predicted / measured - 1, where each round times every op "
-      .. "on its own and then one training step, so that both see the same load on a shared machine. Accum: micro-batches per optimizer step (gradient accumulation); "
-      .. "checkpointing: activations recomputed in the backward pass.",
+      .. "training step. Pred./meas. - 1: the two columns before it. Error (paired), the figure the summary uses: the "
+      .. "median over rounds of predicted / measured - 1, where each round times every op on its own and then one "
+      .. "training step, so that both see the same load on a shared machine; it differs from the ratio of the two "
+      .. "medians when the load changed between rounds. Cfg: configuration; prec.: precision; acc.: micro-batches "
+      .. "per optimizer step (gradient accumulation); ckpt: activations recomputed in the backward pass.",
   }
 end
 
@@ -249,7 +249,8 @@ local function calibration(doc, results, exp, cal)
               or ("read bandwidth " .. fmt.rate(cal.bandwidth_Bps / 1e9) .. " GB/s"),
             fmt.seconds(cal.op_overhead_s), combine_text(cb), cb.points,
             fmt.pct(cb.mean_abs_error), cal.ops_measured, n, fmt.pct(cal.spread)))
-  class_table(doc, cal, d)
+  local label = appendix.defer(doc, "Calibration: efficiency per op class", function(d2) class_table(d2, cal, d) end)
+  doc:paragraph(("The efficiency of every op class at its smallest and largest size: %s."):format(label), "small")
 end
 
 -- ---- projection ------------------------------------------------------------------------
@@ -263,7 +264,7 @@ end
 
 local function workload_text(w)
   return ("%s parameters, %s tokens, sequence %d, global batch %d, %s%s (source: %s).")
-    :format(count(w.params), count(w.tokens), w.seq, w.global_batch, w.precision:upper(),
+    :format(fmt.count(w.params), fmt.count(w.tokens), w.seq, w.global_batch, w.precision:upper(),
             w.note and ("; " .. w.note) or "", w.source or "none given")
 end
 
@@ -273,12 +274,21 @@ local function config_name(ctx, r)
   return (r.gpus or 1) > 1 and ("%d x %s"):format(r.gpus, name) or name
 end
 
+-- "38 / 128" when it fits, "48 > 25" when not: GB the job needs, GB the system has.
+local function memory_text(r)
+  local need, have = tonumber(r.memory_bytes), tonumber(r.capacity_bytes)
+  if not (need and have) then return "" end
+  local function gb(x) return x >= 10e9 and ("%.0f"):format(x / 1e9) or fmt.rate(x / 1e9) end
+  return p(("%s %s %s"):format(gb(need), r.fits and "/" or ">", gb(have)))
+end
+
 local function projection_row(ctx, sys, r)
+  local price = r.price_usd or figure(ctx, sys.id, "price_usd")
   local hrs = r.hours and p(hours(r.hours))
     or r.fits and { text = "not projected" } or { text = "does not fit", tone = "bad" }
   return { config_name(ctx, r), BASIS[r.system_kind] or r.system_kind, hrs, r.hours and p(band(r)) or "",
-           { text = r.fit, tone = r.fits and "good" or "bad" },
-           r.energy_kwh and p(fmt.rate(r.energy_kwh)) or "n/a", r.price_usd and s(("$%s"):format(fmt.int(r.price_usd))) or "n/a" }
+           { text = R.fit_short(r), tone = r.fits and "good" or "bad" }, memory_text(r),
+           r.energy_kwh and p(fmt.rate(r.energy_kwh)) or "n/a", price and s(("$%s"):format(fmt.int(price))) or "n/a" }
 end
 
 local function workload_table(doc, ctx, exp, w)
@@ -290,18 +300,21 @@ local function workload_table(doc, ctx, exp, w)
   doc:paragraph(w.name, "bold")
   doc:paragraph(workload_text(w), "small")
   doc:table {
-    columns = { { title = "System", width = 0.18 }, { title = "Basis", width = 0.12 },
-                { title = "Time", align = "right", width = 0.12 }, { title = "Band", align = "right", width = 0.17 },
-                { title = "Fits in memory", width = 0.23 }, { title = "kWh", align = "right", width = 0.08 },
-                { title = "Price", align = "right" } },
+    columns = { { title = "System", width = 0.16 }, { title = "Basis", width = 0.12 },
+                { title = "Time", align = "right", width = 0.12 }, { title = "Band", align = "right", width = 0.14 },
+                { title = "Fit", width = 0.14 }, { title = "Memory,\nGB", align = "right", width = 0.12 },
+                { title = "kWh", align = "right", width = 0.09 }, { title = "Price", align = "right" } },
     rows = rows,
-    caption = "kWh: energy at the catalog's power; n/a: no power figure, or no price in the catalog.",
+    caption = "Fit: what fitting takes (ckpt: activation checkpointing; accum N: gradient accumulation; offload: "
+      .. "optimizer state in host memory). Memory: GB the job needs / GB the system has (a > b: it does not fit). kWh: energy at the catalog's power (the chip alone); n/a: the catalog has "
+      .. "no power figure. Price: the catalog's purchase price per GPU; n/a: the catalog has none (cost per job, "
+      .. "rental included: the decision pages).",
   }
 end
 
 -- How the projections were made: the rules the projection wrote (info.projection_rules), so
 -- that the text is this run's.
-local RULES = { "catalog", "measured", "measured_gpu", "measured_catalog_row", "memory", "fit", "offload", "energy" }
+local RULES = { "catalog", "measured", "memory", "fit", "offload", "energy" }
 local function projection_method(doc, exp)
   doc:paragraph("Every time below is projected: the op list of the workload, each op's time summed over the steps "
     .. "its tokens need. A system's hours are for the whole configuration it runs (GPUs column: llm.c's GPT-2 runs "
@@ -328,8 +341,8 @@ local function time_chart(doc, ctx, exp)
   doc:chart {
     kind = "bar", title = "Projected training time per workload and system (log scale)",
     categories = cats, x = { label = "workload" }, y = { label = "hours (projected)", log = 10 }, series = series,
-    caption = "Central projections with their bands as error bars (also in the tables above). A missing bar: the "
-      .. "workload does not fit on that system.",
+    caption = "Central projections on the scenario's compared systems, their bands as error bars (every system: the "
+      .. "appendix). A missing bar: the workload does not fit on that system.",
   }
 end
 
@@ -474,18 +487,8 @@ local function profile_summary(doc, exp)
   end
 end
 
-local function stack_fit(doc, exp)
-  local info = exp.info or {}
-  if info.stack_error then doc:paragraph("GPU projections not made: " .. info.stack_error .. "."); return end
-  if not info.stack_profiles then return end
-  doc:section("GPU projections: software-stack profiles fitted on published training runs", 2)
-  doc:paragraph("Hours on the catalog's GPUs come from each op of the workload's plan, timed with the efficiency its "
-    .. "software stack reaches on that op class at that size (matmuls against the dense peak, attention against "
-    .. "the peak with the causal half counted, every other op against the memory bandwidth, plus a fixed cost per "
-    .. "op). Those efficiencies are fitted on published training throughput (data/gpu-runs.csv, one cited row "
-    .. "per run), never on this machine: the CPU validation above checks the method here only and does not bound "
-    .. "the GPU projections.")
-  profile_summary(doc, exp)
+-- Every published run against its prediction: the leave-one-out table (an appendix).
+local function runs_table(doc, exp)
   local rows = {}
   for _, r in ipairs(R.records(exp, { series = "stack_fit" })) do
     rows[#rows + 1] = { r.model, r.system, fmt.int(r.seq), fmt.int(r.gpus), ("%d x %d"):format(r.micro_batch, r.accum),
@@ -494,14 +497,32 @@ local function stack_fit(doc, exp)
                         r.left_out and "left out" or "check" }
   end
   doc:table { caption = "Each published run (tokens/s per GPU) against its prediction; Error = Predicted / "
-                .. "Published - 1. Sources: data/gpu-runs.csv (MosaicML llm-foundry benchmark tables; llm.c's "
-                .. "GPT-2 runs, discussions #481 and #677).",
+                .. "Published - 1. Left out: predicted by the profile fitted without that run; check: a run of a "
+                .. "derived stack, never fitted on. Sources: data/gpu-runs.csv (MosaicML llm-foundry benchmark "
+                .. "tables; llm.c's GPT-2 runs, discussions #481 and #677).",
               columns = { { title = "Model", width = 0.11 }, { title = "System", width = 0.14 },
                           { title = "Seq", align = "right" }, { title = "GPUs", align = "right" },
                           { title = "Micro x acc", align = "right" }, { title = "Ckpt" },
                           { title = "Published", align = "right" }, { title = "Predicted", align = "right" },
                           { title = "Error", align = "right" }, { title = "Role" } },
               rows = rows }
+end
+
+local function stack_fit(doc, exp)
+  local info = exp.info or {}
+  if info.stack_error then doc:paragraph("GPU projections not made: " .. info.stack_error .. "."); return end
+  if not info.stack_profiles then return end
+  doc:section("GPU projections: software-stack profiles fitted on published training runs", 2)
+  local label = appendix.defer(doc, "Published GPU training runs against the stack profiles", function(d)
+    runs_table(d, exp)
+  end)
+  doc:paragraph(("Hours on the catalog's GPUs come from each op of the workload's plan, timed with the efficiency "
+    .. "its software stack reaches on that op class at that size (matmuls against the dense peak, attention against "
+    .. "the peak with the causal half counted, every other op against the memory bandwidth, plus a fixed cost per "
+    .. "op). Those efficiencies are fitted on published training throughput (data/gpu-runs.csv, one cited row per "
+    .. "run), never on this machine: the CPU validation above checks the method here only and does not bound the "
+    .. "GPU projections. Every run, predicted with the fit that left it out: %s."):format(label))
+  profile_summary(doc, exp)
 end
 
 local function vendor_claims(doc, exp)
@@ -529,21 +550,43 @@ local function vendor_claims(doc, exp)
               rows = rows }
 end
 
+-- The context narrowed to the scenario's compared systems (and this machine): what a body chart plots.
+local function compared(results, ctx)
+  local want, list = {}, {}
+  for _, id in ipairs(results.scenario and results.scenario.compare or results.catalog.compare or {}) do want[id] = true end
+  for _, sys in ipairs(ctx.system_list) do
+    if want[sys.id] then list[#list + 1] = sys end
+  end
+  if #list == 0 then return ctx end
+  local out = {}
+  for k, v in pairs(ctx) do out[k] = v end
+  out.system_list = list
+  return out
+end
+
 local function projection(doc, results, exp)
   local ctx = context(results, exp)
   stack_fit(doc, exp)
   if #ctx.workloads == 0 or #R.records(exp, { series = "projection" }) == 0 then return end
   doc:section("Projected training time", 2)
-  projection_method(doc, exp)
-  local rules = exp.info and exp.info.projection_rules or {}
-  if rules.measured_gpu then doc:paragraph("Measured GPU: " .. rules.measured_gpu .. ".", "small") end
-  if rules.measured_catalog_row then doc:paragraph("Catalog row replaced: " .. rules.measured_catalog_row .. ".", "small") end
-  for _, w in ipairs(ctx.workloads) do workload_table(doc, ctx, exp, w) end
-  time_chart(doc, ctx, exp)
-  memory_table(doc, ctx, exp)
+  local label = appendix.defer(doc, "Projected training time per workload and system", function(d)
+    projection_method(d, exp)
+    local rules = exp.info and exp.info.projection_rules or {}
+    if rules.measured_gpu then d:paragraph("Measured GPU: " .. rules.measured_gpu .. ".", "small") end
+    if rules.measured_catalog_row then d:paragraph("Catalog row replaced: " .. rules.measured_catalog_row .. ".", "small") end
+    for _, w in ipairs(ctx.workloads) do workload_table(d, ctx, exp, w) end
+    d:section("Memory-bound share and verdicts, every workload", 2)
+    memory_table(d, ctx, exp)
+    for _, w in ipairs(ctx.workloads) do verdict(d, ctx, exp, w) end
+  end)
+  doc:paragraph(("Every time below is projected: on the catalog's GPUs each op of the workload's plan timed with its "
+    .. "software stack's profile (above), on this machine from its own calibration, summed over the steps the "
+    .. "workload's tokens need, with a band. How, and every workload on every catalog system (%d workloads, %d "
+    .. "systems) with fit, energy and price, the memory-bound share and a verdict per workload: %s. The decision "
+    .. "pages at the front show the scenario's workloads on its compared systems."):format(#ctx.workloads,
+    #ctx.system_list, label))
+  time_chart(doc, compared(results, ctx), exp)
   vendor_claims(doc, exp)
-  doc:section("Verdict", 2)
-  for _, w in ipairs(ctx.workloads) do verdict(doc, ctx, exp, w) end
 end
 
 local function skipped_table(doc, exps)
@@ -570,7 +613,7 @@ function S.model(doc, results)
       if cal then calibration(doc, results, e, cal) end
       projection(doc, results, e)
     else
-      doc:paragraph(("Not measured (%s): %s."):format(dev, e.error or e.status or "?"))
+      doc:paragraph(("Not measured (%s): %s."):format(dev, e.reason or e.error or e.status or "?"))
     end
   end
   skipped_table(doc, exps)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "exp/experiment.h"
 #include "exp/validate/validate.h"
 #include "predict/fit.h"
 #include "predict/project.h"
@@ -356,8 +357,22 @@ static void sparsity(void)
     free(b);
 }
 
+/* The scenario's `decide` choices are the reference workloads, every one and nothing else. */
+static void decide_choices(void)
+{
+    const struct param *d = scenario_params;
+    while (d->name && strcmp(d->name, "decide") != 0)
+        d++;
+    EXPECT(d->name != NULL);
+    char ids[2048] = "";
+    for (int i = 0; i < predict_nworkloads; i++)
+        snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%s", i ? "|" : "", predict_workloads[i].id);
+    EXPECT_STR(d->choices, ids);
+}
+
 int main(void)
 {
+    decide_choices();
     stack_fit();
     curves();
     combine();

@@ -6,6 +6,7 @@ local sr = require "sparkreport"
 return sr.scenario {
   title    = "Quick check",
   budget_s = 15,
+  decide   = { "gpt2-124m", "llama-3.1-8b-lora" },   -- the two workloads its model projects
 
   sr.bandwidth {
     kernels = { "copy", "scale", "add", "triad", "read", "fill" },

@@ -3,5 +3,6 @@
 return {
   schema = "sparkreport/results",   -- the documents it draws
   name = "procurement",
-  sections = { "title", "summary", "bandwidth", "precision", "train", "model", "compress", "collective", "appendix" },
+  -- the answer first (pages 1-2), then one finding per section; detail goes to the appendices
+  sections = { "decision", "summary", "bandwidth", "precision", "train", "model", "compress", "collective", "appendix" },
 }

@@ -52,6 +52,7 @@ function M.load()
     by_id[row.id] = row
   end
   cache = { rows = list, by_id = by_id, sha256 = bench.sha256(text) }
+  M.merge_ranges(by_id)
   M.load_fabric(cache)
   return cache
 end
@@ -74,7 +75,70 @@ function M.load_fabric(cat)
   end
 end
 
+-- Another cited data file beside the catalog (data/*.csv): its rows as tables of strings, keyed
+-- by the header; empty cells absent. What the numbers mean is the reader's business.
+function M.data(source)
+  local rows = parse_csv(assert(bench.resource(source)))
+  local header, list = table.remove(rows, 1), {}
+  for _, r in ipairs(rows) do
+    local row = {}
+    for j, key in ipairs(header) do
+      if (r[j] or "") ~= "" then row[key] = r[j] end
+    end
+    list[#list + 1] = row
+  end
+  return list
+end
+
+-- data/spec-ranges.csv: a figure the sources disagree on, as FIELD_low, FIELD_high and
+-- FIELD_basis on its catalog row, and FIELD_sustained when the row's own figure is a measured
+-- sustained rate rather than a peak.
+function M.merge_ranges(by_id)
+  for _, r in ipairs(M.data("data/spec-ranges.csv")) do
+    local row = assert(by_id[r.id], "data/spec-ranges.csv: unknown catalog system " .. tostring(r.id))
+    row[r.field .. "_low"], row[r.field .. "_high"] = tonumber(r.low), tonumber(r.high)
+    row[r.field .. "_basis"] = r.basis
+    row[r.field .. "_sustained"] = r.central_is == "sustained"
+  end
+end
+
 function M.find(id) return M.load().by_id[id] end
+
+-- The cost file (data/costs.csv, embedded): per catalog id, a purchase price where the catalog has
+-- none, cloud rental per GPU-hour and the power of the whole system per GPU, each with what it
+-- covers, its source and its date. Returns { rows = {...}, by_id = {...}, sha256 = ... }; a bad
+-- cell raises "data/costs.csv:LINE: ...", naming the value.
+M.costs_source = "data/costs.csv"
+local COST_NUMERIC = { purchase_usd = true, rent_usd_per_gpu_hour = true, system_power_w = true }
+
+function M.parse_costs(text, source)
+  local rows = parse_csv(text)
+  local header = table.remove(rows, 1) or {}
+  local list, by_id = {}, {}
+  for i, r in ipairs(rows) do
+    local row, line = {}, i + 1
+    for j, key in ipairs(header) do
+      local v = r[j] or ""
+      if COST_NUMERIC[key] and v ~= "" then
+        row[key] = tonumber(v)
+        if not row[key] or row[key] < 0 then
+          error(("%s:%d: %s '%s' is not a number of at least 0"):format(source, line, key, v), 0)
+        end
+      elseif v ~= "" then row[key] = v end
+    end
+    if not row.id or not M.find(row.id) then
+      error(("%s:%d: '%s' is not a system of %s"):format(source, line, tostring(row.id), M.source), 0)
+    end
+    list[#list + 1], by_id[row.id] = row, row
+  end
+  return { rows = list, by_id = by_id, sha256 = bench.sha256(text) }
+end
+
+local costs_cache
+function M.costs()
+  costs_cache = costs_cache or M.parse_costs(assert(bench.resource(M.costs_source)), M.costs_source)
+  return costs_cache
+end
 
 function M.ids()
   local ids = {}

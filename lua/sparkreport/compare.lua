@@ -294,7 +294,7 @@ local function compare_experiments(base, cur, o, out)
     elseif not RAN[eb.status] or not RAN[ec.status] then
       local which = not RAN[eb.status] and "baseline" or "current run"
       local e = not RAN[eb.status] and eb or ec
-      whole_experiment(id, ec, ("did not run in the %s: %s"):format(which, text(e.error or e.status or "no status")), out)
+      whole_experiment(id, ec, ("did not run in the %s: %s"):format(which, text(e.reason or e.error or e.status or "no status")), out)
     else
       local diffs = M.param_differences(ec.name, eb.params, ec.params)
       if #diffs > 0 then

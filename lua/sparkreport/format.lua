@@ -35,4 +35,12 @@ M.duration = bench.format_duration
 
 function M.int(x) return ("%d"):format(math.floor(x + 0.5)) end
 
+-- 1.24e8 -> "124 M", 9.89e9 -> "9.89 B": counts of parameters and tokens.
+function M.count(x)
+  for _, u in ipairs { { 1e12, "T" }, { 1e9, "B" }, { 1e6, "M" }, { 1e3, "k" } } do
+    if x >= u[1] then return M.rate(x / u[1]) .. " " .. u[2] end
+  end
+  return M.int(x)
+end
+
 return M

@@ -8,6 +8,7 @@ for _, mod in ipairs { "sparkreport.sections.common", "sparkreport.sections.band
                        "sparkreport.sections.regression", "sparkreport.sections.train",
                        "sparkreport.sections.compress",
                        "sparkreport.sections.model",
+                       "sparkreport.sections.decision",
                        "sparkreport.sections.collective" } do
   for name, fn in pairs(require(mod)) do sections[name] = fn end
 end

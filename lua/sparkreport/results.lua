@@ -36,7 +36,7 @@ function M.not_measured(exps, whole)
   end
   for _, e in ipairs(exps) do
     for _, s in ipairs(e.skipped or {}) do add(s.item, s.reason) end
-    if e.status ~= "complete" and e.status ~= "partial" then add(whole(e), e.error or e.status or "?") end
+    if e.status ~= "complete" and e.status ~= "partial" then add(whole(e), e.reason or e.error or e.status or "?") end
   end
   local rows = {}
   for _, why in ipairs(order) do
@@ -101,6 +101,31 @@ function M.gpu_headline(results)
     end
     if best then return best, exp end
   end
+end
+
+-- Why an experiment measured nothing, when every item it had was skipped (a GPU experiment without
+-- a device): the reason its items share, or how many reasons there are; nil when it measured something.
+function M.skipped_reason(e)
+  local skipped = type(e.skipped) == "table" and e.skipped or {}
+  if #(e.results or {}) > 0 or #skipped == 0 then return nil end
+  local first, same = skipped[1].reason, true
+  for _, k in ipairs(skipped) do same = same and k.reason == first end
+  if same then return first end
+  return ("all %d items were skipped, for different reasons (listed in skipped)"):format(#skipped)
+end
+
+-- What fitting a projection record takes, in a table cell's words: "fits", "ckpt + accum 16",
+-- "offload", "2 GPUs + ckpt", "does not fit" (fields read defensively: older records lack some).
+function M.fit_short(r)
+  if not r.fits then return "does not fit" end
+  local parts, fit = {}, type(r.fit) == "string" and r.fit or ""
+  if math.type(r.gpus) and r.gpus > 1 then parts[#parts + 1] = ("%d GPUs"):format(r.gpus) end
+  if r.offload and r.offload ~= "none" then parts[#parts + 1] = "offload" end
+  if r.checkpoint == true or fit:find("checkpointing") then parts[#parts + 1] = "ckpt" end
+  local accum = fit:match("gradient accumulation (%d+)")
+  if accum then parts[#parts + 1] = "accum " .. accum end
+  if #parts == 0 then return "fits" end
+  return table.concat(parts, " + ")
 end
 
 return M

@@ -132,8 +132,11 @@ local function catalog_block(ctx, compare)
   end
   use(row and row.id)
   for _, id in ipairs(compare) do use(id) end
+  local costs, crows = catalog.costs(), {}
+  for _, r in ipairs(rows) do crows[#crows + 1] = costs.by_id[r.id] end
   return { source = catalog.source, sha256 = cat.sha256, match = row and row.id,
-           match_reason = reason, compare = compare, rows = rows }
+           match_reason = reason, compare = compare, rows = rows,
+           costs = { source = catalog.costs_source, sha256 = costs.sha256, rows = crows } }
 end
 
 local function run_one(e, budget)
@@ -145,14 +148,21 @@ local function run_one(e, budget)
     rec.status, rec.error, rec.results, rec.skipped = "failed", err, {}, {}
   else
     rec.status, rec.results, rec.skipped, rec.info = "complete", out.results, out.skipped, out.info
+    -- nothing measured because every item was skipped (a GPU experiment without a device):
+    -- "skipped" with the reason, never "complete"
+    local why = require("sparkreport.results").skipped_reason(out)
+    if why then rec.status, rec.reason = "skipped", why end
   end
   return rec
 end
 
+
 -- Runs every experiment; meta = { path=, source=, command= } from the C program.
 function M.execute(scn, ctx, meta)
   local started, t0 = bench.wall(), bench.now()
-  bench.set_catalog(catalog.load().rows)     -- what the model experiment projects onto
+  -- what the model experiment projects onto, the published runs its GPU profiles fit on, and
+  -- the vendor claims it reconciles
+  bench.set_catalog(catalog.load().rows, catalog.data("data/gpu-runs.csv"), catalog.data("data/vendor-claims.csv"))
   local p = scn.params
   local budget = p.budget_s * (1 - REPORT_RESERVE)
   local weights = 0
@@ -164,7 +174,8 @@ function M.execute(scn, ctx, meta)
     scenario = { path = meta.path, name = meta.name, sha256 = bench.sha256(meta.source),
                  source = meta.source, command = meta.command, title = p.title,
                  template = p.template, budget_s = p.budget_s, compare = p.compare,
-                 baseline = p.baseline, cwd = meta.cwd },
+                 baseline = p.baseline, cwd = meta.cwd,
+                 decide = p.decide, life_years = p.life_years, utilisation = p.utilisation, kwh_usd = p.kwh_usd },
     catalog = catalog_block(ctx, p.compare),
     experiments = {},
   }

@@ -96,20 +96,25 @@ M.document = object {
   scenario = object {
     title = opt "string", template = opt "string", name = opt "string", path = opt "string",
     sha256 = opt "string", command = opt "string", source = opt "string", cwd = opt "string",
+    decide = opt(list "string"), compare = opt(list "string"), life_years = opt "number",
+    utilisation = opt "number", kwh_usd = opt "number",
   },
   catalog = object {
     source = opt "string", sha256 = opt "string", match = opt "string", match_reason = opt "string",
     rows = opt(list(object {
       id = "string", name = "string", mem_bw_gbs = opt "number", memory_gb = opt "number",
       memory = opt "string", sources = opt "string", confidence = opt "string", notes = opt "string",
-      host_bw_gbs = opt "number",
+      host_bw_gbs = opt "number", price_usd = opt "number", power_w = opt "number", bf16_tflops = opt "number",
     }, M.limits.catalog_rows)),
+    costs = opt(object { source = opt "string", rows = opt(list(object {
+      id = "string", purchase_usd = opt "number", rent_usd_per_gpu_hour = opt "number", system_power_w = opt "number",
+    }, M.limits.catalog_rows)) }),
   },
 }
 
 -- One experiment entry; its results are checked against M.records[name] when there is one.
 M.experiment = object {
-  name = "string", device = opt "string", status = opt "string", error = opt "string",
+  name = "string", device = opt "string", status = opt "string", error = opt "string", reason = opt "string",
   note = opt "string", results = list(object {}),
   skipped = opt(list(object { item = "string", reason = "string" })),
   params = opt(object {}), info = opt(object {}),

@@ -173,7 +173,8 @@ static int any_failure(const cJSON *results)
 {
     const cJSON *exps = cJSON_GetObjectItemCaseSensitive(results, "experiments");
     for (const cJSON *e = exps ? exps->child : NULL; e; e = e->next) {
-        if (strcmp(json_str(e, "status", "failed"), "complete") != 0)
+        const char *st = json_str(e, "status", "failed");
+        if (strcmp(st, "complete") != 0 && strcmp(st, "skipped") != 0)   /* skipped: a reason, no failure */
             return 1;
         for (const cJSON *r = cJSON_GetObjectItemCaseSensitive(e, "results")->child; r; r = r->next)
             if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "valid")))

@@ -52,6 +52,23 @@ static void probe_device(int i, struct cuda_device *d)
     d->mem_free_bytes = env_gpu_mem_free(d->mem_free_bytes, d->integrated, env_mem_available(), &d->mem_free_source);
 }
 
+/* Three cases a reader must tell apart: no driver at all (no CUDA device), a driver older than the
+ * runtime this build carries (driver too old: versions named), and any other refusal. */
+static void cuda_word_reason(struct cuda_info *ci, cudaError_t e)
+{
+    int d = ci->driver_version, r = ci->runtime_version;
+    if (e == cudaErrorInsufficientDriver && d > 0)
+        snprintf(ci->reason, sizeof ci->reason, "CUDA driver too old: the driver supports CUDA %d.%d, this "
+                 "build's runtime needs %d.%d (%s)", d / 1000, d % 1000 / 10, r / 1000, r % 1000 / 10,
+                 cudaGetErrorName(e));
+    else if (e == cudaErrorInsufficientDriver)
+        snprintf(ci->reason, sizeof ci->reason, "no CUDA device: no NVIDIA driver is loaded (%s)",
+                 cudaGetErrorName(e));
+    else
+        snprintf(ci->reason, sizeof ci->reason, "no CUDA device: %s (%s)", cudaGetErrorString(e),
+                 cudaGetErrorName(e));
+}
+
 extern "C" void cuda_probe(struct cuda_info *ci)
 {
     memset(ci, 0, sizeof *ci);
@@ -64,8 +81,7 @@ extern "C" void cuda_probe(struct cuda_info *ci)
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
-        snprintf(ci->reason, sizeof ci->reason, "no CUDA device: %s (%s)", cudaGetErrorString(e),
-                 cudaGetErrorName(e));
+        cuda_word_reason(ci, e);
         cudaGetLastError();
         return;
     }

@@ -42,6 +42,17 @@ const struct param scenario_params[] = {
     { "baseline", PARAM_STR, 0, NULL, NULL, "none", 0, 0,
       "run to compare this one with (comparison.pdf/.json in the run folder, exit 6 when slower): "
       "none; latest (DIR/latest before this run); a run folder's name in DIR; a path with a '/'" },
+    { "decide", PARAM_ENUM, PARAM_LIST, NULL,
+      "gpt2-124m|gpt2-355m|gpt2-774m|gpt2-1.5b|llama-3.2-1b|llama-3.2-3b|llama-3.1-8b|llama-3.1-8b-adam8|"
+      "llama-3.1-8b-bf16adam|llama-3.1-8b-lora|llama-3.1-8b-qlora|llama-3.3-70b-qlora",
+      "gpt2-124m,llama-3.1-8b-lora,llama-3.1-8b,llama-3.1-8b-adam8,llama-3.3-70b-qlora", 0, 0,
+      "reference workloads the decision page answers for (ids of src/predict/workloads.c; sr.model must project them)" },
+    { "life_years", PARAM_NUM, 0, NULL, NULL, "3", 0.25, 20,
+      "years over which a purchase price is spread in the cost per job (straight-line)" },
+    { "utilisation", PARAM_NUM, 0, NULL, NULL, "0.5", 0.01, 1,
+      "share of the hours of that life a bought system runs jobs (the rest of its price is idle time)" },
+    { "kwh_usd", PARAM_NUM, 0, NULL, NULL, "0.15", 0, 10,
+      "electricity price in USD per kWh for the energy of a job on a bought system" },
     { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 

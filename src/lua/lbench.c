@@ -95,7 +95,8 @@ static int l_parse(lua_State *L)
 }
 
 /* bench.run(name, params, budget_s) -> {results, skipped, info} | nil, message */
-/* bench.set_catalog(rows): the catalog rows the model experiment projects onto. */
+/* bench.set_catalog(rows [, runs [, claims]]): the catalog rows the model experiment projects
+ * onto, the published GPU runs its stack profiles fit on, the vendor claims it reconciles. */
 static int l_set_catalog(lua_State *L)
 {
     if (sr_lua_is_scenario(L))
@@ -107,6 +108,22 @@ static int l_set_catalog(lua_State *L)
         return luaL_error(L, "%s", err);
     predict_set_catalog(rows);
     cJSON_Delete(rows);
+    cJSON *more[2] = { NULL, NULL };
+    for (int i = 0; i < 2; i++) {
+        if (lua_isnoneornil(L, 2 + i))
+            continue;
+        luaL_checktype(L, 2 + i, LUA_TTABLE);
+        lua_pushvalue(L, 2 + i);
+        more[i] = lua_to_json(L, -1, i ? "claims" : "runs", err, sizeof err);
+        lua_pop(L, 1);
+        if (!more[i]) {
+            cJSON_Delete(more[0]);
+            return luaL_error(L, "%s", err);
+        }
+    }
+    predict_set_published(more[0], more[1]);
+    cJSON_Delete(more[0]);
+    cJSON_Delete(more[1]);
     return 0;
 }
 

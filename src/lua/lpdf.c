@@ -39,7 +39,8 @@ static const char *const CELL_FIELDS[] = { "text", "kind", "tone", NULL };
 static const char *const CHART_FIELDS[] = { "kind", "title", "height", "caption", "x", "y",
                                             "series", "marks", "categories", NULL };
 static const char *const AXIS_FIELDS[] = { "label", "log", "format", "min", "max", NULL };
-static const char *const SERIES_FIELDS[] = { "name", "x", "y", "dashed", "points", "hollow", NULL };
+static const char *const SERIES_FIELDS[] = { "name", "x", "y", "dashed", "points", "hollow",
+                                             "lo", "hi", NULL };
 static const char *const MARK_FIELDS[] = { "x", "label", NULL };
 
 /* ---- checking helpers --------------------------------------------------------------- */
@@ -448,6 +449,18 @@ static const double *read_numbers(lua_State *L, int t, const char *k, int anchor
     return v;
 }
 
+/* The optional band of a series: lo and hi, both or neither, as many values as y. */
+static void read_band(lua_State *L, int idx, int anchor, const char *ctx, struct pdf_series *s)
+{
+    int nlo, nhi;
+    s->lo = read_numbers(L, idx, "lo", anchor, ctx, &nlo);
+    s->hi = read_numbers(L, idx, "hi", anchor, ctx, &nhi);
+    if ((nlo < 0) != (nhi < 0))
+        luaL_error(L, "%s: lo and hi go together, got only %s", ctx, nlo < 0 ? "hi" : "lo");
+    if (nlo >= 0 && (nlo != s->n || nhi != s->n))
+        luaL_error(L, "%s: lo has %d values, hi %d, y %d", ctx, nlo, nhi, s->n);
+}
+
 static void read_one_series(lua_State *L, int idx, int i, int anchor,
                             const struct pdf_chart *c, struct pdf_series *s)
 {
@@ -472,6 +485,7 @@ static void read_one_series(lua_State *L, int idx, int i, int anchor,
         luaL_error(L, "%s: y has %d values, categories has %d", ctx, ny, c->ncategories);
     s->n = ny;
     s->hollow = read_numbers(L, idx, "hollow", anchor, ctx, &s->nhollow);
+    read_band(L, idx, anchor, ctx, s);
 }
 
 static void read_series(lua_State *L, int t, int anchor, struct pdf_chart *c)

@@ -25,27 +25,36 @@ const struct net_kind_info net_kinds[NET_NKINDS] = {
     [NET_OP_LAYERNORM] = { "layernorm", NET_NORM, "LayerNorm forward: 8 FLOPs per element" },
     [NET_OP_QUANTIZE] = { "quantize", NET_ELEMENTWISE,
         "FP8: a matmul input's absolute maximum, then BF16 -> E4M3 with that scale: two passes" },
-    [NET_OP_MATMUL] = { "matmul", NET_MATMUL, "Y = X W^T + b: 2mnk FLOPs (the bias is not counted)" },
+    [NET_OP_MATMUL] = { "matmul", NET_MATMUL,
+        "Y = X W^T + b: 2mnk FLOPs (the bias is not counted); Y FP32, BF16 under AMP; the LM head fused "
+        "with the loss writes no logits" },
     [NET_OP_ATTENTION] = { "attention", NET_ATTENTION,
         "causal softmax(Q K^T / sqrt(d)) V per head: 4 B s^2 h FLOPs, Megatron's count of the full "
-        "s x s products" },
+        "s x s products; causal: 2 B s (s + 1) h, the s (s + 1) / 2 scores on and below the diagonal" },
     [NET_OP_RESIDUAL] = { "residual", NET_ELEMENTWISE, "y += x: 1 FLOP per element" },
     [NET_OP_GELU] = { "gelu", NET_ELEMENTWISE, "GELU (tanh form): 8 FLOPs per element" },
-    [NET_OP_XENT] = { "cross_entropy", NET_LOSS, "softmax over the vocabulary and -log p: 5 FLOPs per logit" },
-    [NET_OP_XENT_BWD] = { "cross_entropy_bwd", NET_LOSS, "dlogits = (p - onehot) / tokens: 2 FLOPs per logit" },
+    [NET_OP_XENT] = { "cross_entropy", NET_LOSS,
+        "softmax over the vocabulary and -log p: 5 FLOPs per logit; FP32 writes the probabilities, AMP "
+        "(fused classifier) the loss and row log-sum-exp only; fused with the head: no logit read" },
+    [NET_OP_XENT_BWD] = { "cross_entropy_bwd", NET_LOSS,
+        "dlogits = (p - onehot) / tokens: 2 FLOPs per logit, written over the logits; fused with the "
+        "head: on chip, no bytes of [T, V]" },
     [NET_OP_CAST_GRAD] = { "cast_grad", NET_ELEMENTWISE, "a matmul's output gradient FP32 -> BF16 (RNE)" },
     [NET_OP_MATMUL_DGRAD] = { "matmul_dgrad", NET_MATMUL, "dX = dY W: 2mnk FLOPs" },
     [NET_OP_MATMUL_WGRAD] = { "matmul_wgrad", NET_MATMUL,
         "dW += dY^T X, db += column sums of dY: 2mnk FLOPs (the bias gradient is not counted)" },
     [NET_OP_GELU_BWD] = { "gelu_bwd", NET_ELEMENTWISE, "GELU backward: 13 FLOPs per element" },
-    [NET_OP_ATTENTION_BWD] = { "attention_bwd", NET_ATTENTION, "attention backward: 8 B s^2 h FLOPs (2x forward)" },
+    [NET_OP_ATTENTION_BWD] = { "attention_bwd", NET_ATTENTION,
+        "attention backward: 8 B s^2 h FLOPs (2x forward; causal: 4 B s (s + 1) h)" },
     [NET_OP_LAYERNORM_BWD] = { "layernorm_bwd", NET_NORM,
         "LayerNorm backward, input gradient added to the residual stream's: 14 FLOPs per element" },
     [NET_OP_EMBED_BWD] = { "embed_bwd", NET_OTHER, "dwte[token] += dx, dwpe[position] += dx" },
     [NET_OP_GRAD_NORM] = { "grad_norm", NET_OPTIMIZER, "global L2 norm of the gradients: 2 FLOPs per parameter" },
     [NET_OP_ADAMW] = { "adamw", NET_OPTIMIZER,
         "AdamW with bias correction, decoupled weight decay and global-norm clipping: 16 FLOPs per "
-        "parameter; reads w, m, v, g (16 B), writes w, m, v (12 B) and the BF16 copy of matmul weights" },
+        "parameter; reads w, m, v, g and writes w, m, v at the optimizer recipe's bytes (FP32 AdamW: 16 B "
+        "and 12 B; BF16 AdamW: 8 B and 6 B; 8-bit Adam: 10.004 B and 6.004 B, (de)quantization FLOPs "
+        "not counted), and the BF16 copy of matmul weights where the recipe keeps one" },
     [NET_OP_QUANTIZE_WEIGHTS] = { "quantize_weights", NET_ELEMENTWISE,
         "FP8: each block weight's absolute maximum, then BF16 -> E4M3: two passes" },
     [NET_OP_RMSNORM] = { "rmsnorm", NET_NORM, "RMSNorm forward: 4 FLOPs per element" },
@@ -60,10 +69,11 @@ const struct net_kind_info net_kinds[NET_NKINDS] = {
     [NET_OP_ROPE_BWD] = { "rope_bwd", NET_ELEMENTWISE,
         "the inverse rotation of dq and dk in place: 3 FLOPs per element" },
     [NET_OP_FLASH_ATTENTION] = { "flash_attention", NET_ATTENTION,
-        "fused causal attention (FlashAttention): 4 B s^2 h FLOPs as the unfused op; reads q, k, v, "
-        "writes the output and the row log-sum-exp, no s x s tensor" },
+        "fused causal attention (FlashAttention): 4 B s^2 h FLOPs as the unfused op (causal: 2 B s (s + 1) h, "
+        "the masked blocks skipped); reads q, k, v, writes the output and the row log-sum-exp, no s x s tensor" },
     [NET_OP_FLASH_ATTENTION_BWD] = { "flash_attention_bwd", NET_ATTENTION,
-        "fused attention backward recomputing the scores: 5 products, 10 B s^2 h FLOPs (2.5x forward)" },
+        "fused attention backward recomputing the scores: 5 products, 10 B s^2 h FLOPs (2.5x forward; "
+        "causal: 5 B s (s + 1) h)" },
     [NET_OP_LORA_A] = { "lora_a", NET_MATMUL,
         "LoRA U = X A^T, A [parts r, in]: 2 T (parts r) in FLOPs" },
     [NET_OP_LORA_B] = { "lora_b", NET_MATMUL,
@@ -77,6 +87,22 @@ const struct net_kind_info net_kinds[NET_NKINDS] = {
     [NET_OP_DEQUANTIZE] = { "dequantize", NET_ELEMENTWISE,
         "4-bit base: a frozen linear's weight to BF16 before each use (forward, recompute, dgrad): "
         "2 FLOPs per weight (code lookup, scale)" },
+};
+
+/* bitsandbytes' blockwise 8-bit states: one FP32 absmax per 2048 values of each moment
+ * (Dettmers et al. 2022, section 2.1; tensors under 4096 elements keep 32-bit states there,
+ * which this count ignores: norms and biases, a negligible share) */
+#define ADAM8_BLOCK 2048.0
+
+const struct net_optim_info net_optims[NET_NOPTIMS] = {
+    [NET_OPT_ADAMW] = { "adamw", 4, 4, 8, 1,
+        "AdamW, FP32 master weights, gradients and two moments: 16 B per parameter, 18 with the BF16 "
+        "matmul copy (ZeRO paper's 16 psi; DeepSpeed's estimator)" },
+    [NET_OPT_ADAMW_BF16] = { "adamw-bf16", 2, 2, 4, 0,
+        "AdamW in pure BF16: weights, gradients and both moments BF16, no FP32 master: 8 B per parameter" },
+    [NET_OPT_ADAM8] = { "adam8bit", 4, 4, 2 * (1 + 4 / ADAM8_BLOCK), 1,
+        "8-bit Adam (Dettmers et al. 2022, bitsandbytes): FP32 master and gradients, two 1-byte moments "
+        "with an FP32 absmax per block of 2048: 10.004 B per parameter, 12.004 with the BF16 matmul copy" },
 };
 
 const struct net_param_info net_params[NET_NPARAMS] = {
@@ -141,8 +167,8 @@ const char *net_shape_problem(const struct net_shape *s)
     if (s->kv_heads > 0 && s->heads % s->kv_heads != 0)
         return "kv_heads must divide heads (each key/value head serves heads / kv_heads query heads)";
     if ((unsigned)s->mlp > NET_MLP_SWIGLU || (unsigned)s->norm > NET_NORM_RMS
-        || (unsigned)s->attention > NET_ATT_FLASH)
-        return "mlp, norm or attention is not one of its enum's values";
+        || (unsigned)s->attention > NET_ATT_FLASH || (unsigned)s->optimizer >= NET_NOPTIMS)
+        return "mlp, norm, attention or optimizer is not one of its enum's values";
     if (s->base_dtype != 0 && (s->lora_rank == 0 || (s->base_dtype != NET_DT_BF16
                                                      && s->base_dtype != NET_DT_NF4)))
         return "base_dtype applies to a LoRA shape's frozen base only, and is BF16 or NF4";
@@ -174,6 +200,13 @@ const char *net_shape_extension(const struct net_shape *s)
 
 int net_kv_heads(const struct net_shape *s) { return s->kv_heads > 0 ? s->kv_heads : s->heads; }
 int net_ffn(const struct net_shape *s) { return s->ffn > 0 ? s->ffn : 4 * s->hidden; }
+
+enum net_optim net_optim_of(const struct net_shape *s, enum net_prec p)
+{
+    if (s->optimizer == NET_OPT_ADAMW_BF16 && p == NET_FP32)
+        return NET_OPT_ADAMW;
+    return (enum net_optim)s->optimizer;
+}
 
 static size_t qkv_out(const struct net_shape *s)     /* h + 2 k d */
 {
@@ -329,6 +362,9 @@ static enum net_dtype base_dtype(const struct net_shape *s, enum net_prec p)
 
 static int nf4_base(const struct net_shape *s) { return s->lora_rank > 0 && s->base_dtype == NET_DT_NF4; }
 
+/* Mixed precision as it is run: activations in BF16 (only under the BF16 and FP8 recipes). */
+static int amp_on(const struct net_shape *s, enum net_prec p) { return s->amp && p != NET_FP32; }
+
 /* Widest input, widest output and largest weight of the linears (blocks only: up to the head). */
 struct widths { double in, out, w, lora_u, lora_parts; };
 
@@ -355,6 +391,8 @@ static double act_elems(const struct net_shape *s, enum net_prec p, enum net_act
     double att = (double)s->batch * s->heads * s->seq * s->seq, r = s->lora_rank > 0 ? s->lora_rank : 0;
     double qkv = (double)qkv_out(s), flash = s->attention == NET_ATT_FLASH;
     double stats = s->norm == NET_NORM_RMS ? 1 : 2;
+    int amp = amp_on(s, p);
+    enum net_dtype av = amp ? NET_DT_BF16 : NET_DT_F32;    /* activations and their gradients */
     struct widths all, blk;
     widths_of(s, 1, &all);
     widths_of(s, 0, &blk);
@@ -366,18 +404,20 @@ static double act_elems(const struct net_shape *s, enum net_prec p, enum net_act
         *dt = act_low(p); return T * h;
     case NET_A_GELU: *dt = act_low(p); return T * f;
     case NET_A_RES: case NET_A_RES2: case NET_A_DRES: case NET_A_DLN: case NET_A_DATTY:
-        return T * h;
+        *dt = av; return T * h;
     case NET_A_LN1_STATS: case NET_A_LN2_STATS: case NET_A_LNF_STATS: return stats * T;
-    case NET_A_QKV: case NET_A_DQKV: return T * qkv;
-    case NET_A_FC: case NET_A_DFC: return T * (double)fc_out(s);
-    case NET_A_ATT: return flash ? att / s->seq : att;       /* flash: the row log-sum-exp */
+    case NET_A_QKV: case NET_A_DQKV: *dt = av; return T * qkv;
+    case NET_A_FC: case NET_A_DFC: *dt = av; return T * (double)fc_out(s);
+    /* the scores stay FP32 under AMP (autocast runs softmax in FP32); flash: the row LSE */
+    case NET_A_ATT: return flash ? att / s->seq : att;
     case NET_A_DATT: return flash ? 0 : att;
-    case NET_A_LOGITS: return T * V;
-    case NET_A_DLOW: *dt = NET_DT_BF16; return p == NET_FP32 ? 0 : T * all.out;
+    case NET_A_LOGITS: *dt = av; return s->fused_loss ? 0 : T * V;    /* fused: chunks on chip */
+    case NET_A_DLOW:      /* no casts under AMP; the fused loss's head gradient is never held */
+        *dt = NET_DT_BF16; return p == NET_FP32 || amp ? 0 : T * (s->fused_loss ? blk.out : all.out);
     case NET_A_XQ: *dt = NET_DT_E4M3; return p == NET_FP8 && !nf4_base(s) ? T * blk.in : 0;
     case NET_A_WIDEN_X: return p == NET_BF16 ? T * dmax(all.in, all.out) : 0;
     case NET_A_WIDEN_W: return p == NET_BF16 ? dmax(all.w, T * blk.in) : 0;
-    case NET_A_HEADS: case NET_A_DHEADS: return T * (h + qkv);
+    case NET_A_HEADS: case NET_A_DHEADS: *dt = av; return T * (h + qkv);
     case NET_A_GEMM_WS: return GEMM_WORKSPACE_BYTES / 4;
     case NET_A_LORA_U: *dt = act_low(p); return T * r * blk.lora_u;
     case NET_A_DLORA_U: *dt = act_low(p); return T * r * blk.lora_parts;
@@ -406,9 +446,11 @@ void net_memory(const struct net_shape *s, enum net_prec p, enum net_impl impl,
     m->params = N;
     m->trainable = Nt;
     m->frozen = m->frozen_linears = 0;
-    m->bytes[NET_MEM_WEIGHTS] = 4 * Nt;
-    m->bytes[NET_MEM_GRADS] = 4 * Nt;
-    m->bytes[NET_MEM_OPTIMIZER] = 8 * Nt;
+    const struct net_optim_info *o = &net_optims[net_optim_of(s, p)];
+    int low = p != NET_FP32 && o->low_copy;
+    m->bytes[NET_MEM_WEIGHTS] = o->weights * Nt;
+    m->bytes[NET_MEM_GRADS] = o->grads * Nt;
+    m->bytes[NET_MEM_OPTIMIZER] = o->moments * Nt;
     if (s->lora_rank > 0) {
         /* the frozen base: its block linears at base_dtype, the rest at the matmul dtype; FP8
          * adds an E4M3 copy of the block linears made once; the adapters have BF16 copies */
@@ -416,12 +458,12 @@ void net_memory(const struct net_shape *s, enum net_prec p, enum net_impl impl,
         m->frozen_linears = blin * net_dtype_bytes[bd];
         m->frozen = m->frozen_linears + (N - blin) * net_dtype_bytes[act_low(p)];
         m->bytes[NET_MEM_WEIGHTS] += m->frozen;
-        if (p != NET_FP32)
+        if (low)
             m->bytes[NET_MEM_LOW] += 2 * Nt;
         if (p == NET_FP8 && bd != NET_DT_NF4)
             m->bytes[NET_MEM_LOW] += blin;
     } else {
-        if (p != NET_FP32)
+        if (low)
             m->bytes[NET_MEM_LOW] += 2 * (double)net_low_count(s);
         if (p == NET_FP8)
             m->bytes[NET_MEM_LOW] += (double)net_fp8_count(s);
@@ -443,6 +485,11 @@ struct dims {
     double lo;                  /* bytes of a BF16-or-FP32 matmul operand in this recipe */
     double qkv, kd, f;          /* h + 2 k d, k d, MLP inner size */
     double r;                   /* LoRA rank, 0 without */
+    double ao;                  /* bytes of an activation or activation gradient: 4, 2 under AMP */
+    double lb;                  /* bytes of a logit (and its gradient) in memory: ao, 0 fused */
+    double wb, gb;              /* bytes of a weight (embedding rows) and of a gradient (optimizer) */
+    double cz;                  /* share of the s x s scores computed: 1, causal (s + 1) / 2s */
+    int amp, fused;
 };
 
 static void dims_of(const struct net_shape *s, enum net_prec p, struct dims *d)
@@ -452,7 +499,17 @@ static void dims_of(const struct net_shape *s, enum net_prec p, struct dims *d)
     d->lo = net_dtype_bytes[act_low(p)];
     d->qkv = (double)qkv_out(s); d->kd = (d->qkv - d->h) / 2; d->f = net_ffn(s);
     d->r = s->lora_rank > 0 ? s->lora_rank : 0;
+    d->amp = amp_on(s, p);
+    d->fused = s->fused_loss != 0;
+    d->ao = d->amp ? 2 : 4;
+    d->lb = d->fused ? 0 : d->ao;
+    d->wb = net_optims[net_optim_of(s, p)].weights;
+    d->gb = net_optims[net_optim_of(s, p)].grads;
+    d->cz = s->causal ? (d->s + 1) / (2 * d->s) : 1;
 }
+
+/* Bytes per element of a linear's output and of its gradient: the logits' for the LM head. */
+static double y_bytes(const struct dims *d, int linear) { return linear == NET_LIN_LMHEAD ? d->lb : d->ao; }
 
 static void set(struct net_op *op, double m, double n, double k, double flops, double rd, double wr)
 {
@@ -473,40 +530,41 @@ typedef void (*cost_fn)(const struct net_shape *, enum net_prec, const struct di
 static void c_zero(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s; (void)p;
-    set(op, d->N, 1, 1, 0, 0, 4 * d->N);
+    set(op, d->N, 1, 1, 0, 0, d->gb * d->N);
 }
 
 static void c_embed(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)p;
     if (s->rope)            /* no wpe: a row copy */
-        set(op, d->T, d->h, 1, 0, 4 * d->T + 4 * d->T * d->h, 4 * d->T * d->h);
+        set(op, d->T, d->h, 1, 0, 4 * d->T + d->wb * d->T * d->h, d->ao * d->T * d->h);
     else
-        set(op, d->T, d->h, 1, d->T * d->h, 4 * d->T + 8 * d->T * d->h, 4 * d->T * d->h);
+        set(op, d->T, d->h, 1, d->T * d->h, 4 * d->T + 2 * d->wb * d->T * d->h, d->ao * d->T * d->h);
 }
 
 static void c_embed_bwd(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)p;
+    double g = d->gb * d->T * d->h, dx = d->ao * d->T * d->h;   /* rows of dwte (and dwpe), dx */
     if (s->rope)
-        set(op, d->T, d->h, 1, d->T * d->h, 4 * d->T + 8 * d->T * d->h, 4 * d->T * d->h);
+        set(op, d->T, d->h, 1, d->T * d->h, 4 * d->T + dx + g, g);
     else
-        set(op, d->T, d->h, 1, 2 * d->T * d->h, 4 * d->T + 12 * d->T * d->h, 8 * d->T * d->h);
+        set(op, d->T, d->h, 1, 2 * d->T * d->h, 4 * d->T + dx + 2 * g, 2 * g);
 }
 
 static void c_layernorm(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s;
     op->dtype_out = act_low(p);
-    set(op, d->T, d->h, 1, 8 * d->T * d->h, 4 * d->T * d->h + 8 * d->h, d->lo * d->T * d->h + 8 * d->T);
+    set(op, d->T, d->h, 1, 8 * d->T * d->h, d->ao * d->T * d->h + 8 * d->h, d->lo * d->T * d->h + 8 * d->T);
 }
 
 static void c_layernorm_bwd(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s; (void)p;
-    double dres = op->which == NET_LNF ? 0 : 4 * d->T * d->h;     /* the final norm writes dres */
-    set(op, d->T, d->h, 1, 14 * d->T * d->h, 8 * d->T * d->h + 8 * d->T + 12 * d->h + dres,
-        4 * d->T * d->h + 8 * d->h);
+    double dres = op->which == NET_LNF ? 0 : d->ao * d->T * d->h;     /* the final norm writes dres */
+    set(op, d->T, d->h, 1, 14 * d->T * d->h, 2 * d->ao * d->T * d->h + 8 * d->T + 12 * d->h + dres,
+        d->ao * d->T * d->h + 8 * d->h);
 }
 
 /* RMSNorm: one statistic per row (1 / rms) and a gain; as LayerNorm otherwise. */
@@ -514,15 +572,15 @@ static void c_rmsnorm(const struct net_shape *s, enum net_prec p, const struct d
 {
     (void)s;
     op->dtype_out = act_low(p);
-    set(op, d->T, d->h, 1, 4 * d->T * d->h, 4 * d->T * d->h + 4 * d->h, d->lo * d->T * d->h + 4 * d->T);
+    set(op, d->T, d->h, 1, 4 * d->T * d->h, d->ao * d->T * d->h + 4 * d->h, d->lo * d->T * d->h + 4 * d->T);
 }
 
 static void c_rmsnorm_bwd(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s; (void)p;
-    double dres = op->which == NET_LNF ? 0 : 4 * d->T * d->h;
-    set(op, d->T, d->h, 1, 10 * d->T * d->h, 8 * d->T * d->h + 4 * d->T + 8 * d->h + dres,
-        4 * d->T * d->h + 4 * d->h);
+    double dres = op->which == NET_LNF ? 0 : d->ao * d->T * d->h;
+    set(op, d->T, d->h, 1, 10 * d->T * d->h, 2 * d->ao * d->T * d->h + 4 * d->T + 8 * d->h + dres,
+        d->ao * d->T * d->h + 4 * d->h);
 }
 
 /* The dtype of a forward matmul's operands: E4M3 for the blocks' linears in the FP8 recipe
@@ -536,7 +594,6 @@ static void c_matmul(const struct net_shape *s, enum net_prec p, const struct di
 {
     double in, out, x;
     int bias;
-    (void)d;
     linear_dims(s, op->which, &in, &out, &bias);
     op->dtype = fwd_dtype(s, p, op->which);
     x = net_dtype_bytes[op->dtype];
@@ -546,7 +603,7 @@ static void c_matmul(const struct net_shape *s, enum net_prec p, const struct di
     int sparse = s->sparse24 && op->which != NET_LIN_LMHEAD;
     double w = sparse ? 0.5 * x + 0.125 : x;
     set(op, T, out, in, (sparse ? 1 : 2) * T * out * in, x * T * in + w * out * in + (bias ? 4 * out : 0),
-        4 * T * out);
+        y_bytes(d, op->which) * T * out);
 }
 
 static void c_dgrad(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
@@ -555,7 +612,8 @@ static void c_dgrad(const struct net_shape *s, enum net_prec p, const struct dim
     int bias;
     linear_dims(s, op->which, &in, &out, &bias);
     op->dtype = act_low(p);
-    set(op, d->T, out, in, 2 * d->T * out * in, d->lo * (d->T * out + out * in), 4 * d->T * in);
+    double dy = op->which == NET_LIN_LMHEAD && d->fused ? 0 : d->lo;     /* fused: dlogits on chip */
+    set(op, d->T, out, in, 2 * d->T * out * in, dy * d->T * out + d->lo * out * in, d->ao * d->T * in);
 }
 
 static void c_wgrad(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
@@ -564,9 +622,9 @@ static void c_wgrad(const struct net_shape *s, enum net_prec p, const struct dim
     int bias;
     linear_dims(s, op->which, &in, &out, &bias);
     op->dtype = act_low(p);
-    double b = bias ? 4 * out : 0;
-    set(op, d->T, out, in, 2 * d->T * out * in, d->lo * (d->T * in + d->T * out) + 4 * out * in + b,
-        4 * out * in + b);
+    double b = bias ? d->gb * out : 0, dy = op->which == NET_LIN_LMHEAD && d->fused ? 0 : d->lo;
+    set(op, d->T, out, in, 2 * d->T * out * in, d->lo * d->T * in + dy * d->T * out + d->gb * out * in + b,
+        d->gb * out * in + b);
 }
 
 static void c_cast_grad(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
@@ -605,15 +663,15 @@ static void c_attention(const struct net_shape *s, enum net_prec p, const struct
 {
     (void)s;
     op->dtype_out = act_low(p);
-    set(op, d->T, d->h, 1, 4 * d->T * d->s * d->h, 4 * d->T * d->qkv,
+    set(op, d->T, d->h, 1, d->cz * 4 * d->T * d->s * d->h, d->ao * d->T * d->qkv,
         4 * d->B * d->a * d->s * d->s + d->lo * d->T * d->h);
 }
 
 static void c_attention_bwd(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s; (void)p;
-    set(op, d->T, d->h, 1, 8 * d->T * d->s * d->h, 4 * d->T * (d->qkv + d->h) + 4 * d->B * d->a * d->s * d->s,
-        4 * d->T * d->qkv);
+    set(op, d->T, d->h, 1, d->cz * 8 * d->T * d->s * d->h,
+        d->ao * d->T * (d->qkv + d->h) + 4 * d->B * d->a * d->s * d->s, d->ao * d->T * d->qkv);
 }
 
 /* Fused: reads q, k, v once (ideal on-chip reuse), writes the output and 4 B a s bytes of row
@@ -622,15 +680,16 @@ static void c_flash(const struct net_shape *s, enum net_prec p, const struct dim
 {
     (void)s;
     op->dtype_out = act_low(p);
-    set(op, d->T, d->h, 1, 4 * d->T * d->s * d->h, 4 * d->T * d->qkv,
+    set(op, d->T, d->h, 1, d->cz * 4 * d->T * d->s * d->h, d->ao * d->T * d->qkv,
         d->lo * d->T * d->h + 4 * d->B * d->a * d->s);
 }
 
 static void c_flash_bwd(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s; (void)p;
-    set(op, d->T, d->h, 1, 2.5 * 4 * d->T * d->s * d->h,
-        4 * d->T * d->qkv + d->lo * d->T * d->h + 4 * d->T * d->h + 4 * d->B * d->a * d->s, 4 * d->T * d->qkv);
+    set(op, d->T, d->h, 1, d->cz * 2.5 * 4 * d->T * d->s * d->h,
+        d->ao * d->T * d->qkv + d->lo * d->T * d->h + d->ao * d->T * d->h + 4 * d->B * d->a * d->s,
+        d->ao * d->T * d->qkv);
 }
 
 /* q and k rotated in place (FP32), cos and sin tables [s, d/2] each. */
@@ -638,39 +697,39 @@ static void c_rope(const struct net_shape *s, enum net_prec p, const struct dims
 {
     (void)s; (void)p;
     double n = d->T * (d->h + d->kd), tables = 4 * d->s * (d->h / d->a);
-    set(op, d->T, d->h + d->kd, 1, 3 * n, 4 * n + tables, 4 * n);
+    set(op, d->T, d->h + d->kd, 1, 3 * n, d->ao * n + tables, d->ao * n);
 }
 
 static void c_residual(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s; (void)p;
-    set(op, d->T, d->h, 1, d->T * d->h, 8 * d->T * d->h, 4 * d->T * d->h);
+    set(op, d->T, d->h, 1, d->T * d->h, 2 * d->ao * d->T * d->h, d->ao * d->T * d->h);
 }
 
 static void c_gelu(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s;
     op->dtype_out = act_low(p);
-    set(op, d->T, d->f, 1, 8 * d->T * d->f, 4 * d->T * d->f, d->lo * d->T * d->f);
+    set(op, d->T, d->f, 1, 8 * d->T * d->f, d->ao * d->T * d->f, d->lo * d->T * d->f);
 }
 
 static void c_gelu_bwd(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s; (void)p;
-    set(op, d->T, d->f, 1, 13 * d->T * d->f, 8 * d->T * d->f, 4 * d->T * d->f);
+    set(op, d->T, d->f, 1, 13 * d->T * d->f, 2 * d->ao * d->T * d->f, d->ao * d->T * d->f);
 }
 
 static void c_swiglu(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s;
     op->dtype_out = act_low(p);
-    set(op, d->T, d->f, 1, 6 * d->T * d->f, 8 * d->T * d->f, d->lo * d->T * d->f);
+    set(op, d->T, d->f, 1, 6 * d->T * d->f, 2 * d->ao * d->T * d->f, d->lo * d->T * d->f);
 }
 
 static void c_swiglu_bwd(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s; (void)p;
-    set(op, d->T, d->f, 1, 12 * d->T * d->f, 12 * d->T * d->f, 8 * d->T * d->f);
+    set(op, d->T, d->f, 1, 12 * d->T * d->f, 3 * d->ao * d->T * d->f, 2 * d->ao * d->T * d->f);
 }
 
 /* ---- LoRA: per block linear, A [parts r, in] and B [out, r] per part (block diagonal);
@@ -696,8 +755,8 @@ static void c_lora_b(const struct net_shape *s, enum net_prec p, const struct di
     double in, out, pr;
     lora_dims(s, d, op->which, &in, &out, &pr);
     op->dtype = act_low(p);
-    set(op, d->T, out, d->r, 2 * d->T * out * d->r, d->lo * (d->T * pr + out * d->r) + 4 * d->T * out,
-        4 * d->T * out);
+    set(op, d->T, out, d->r, 2 * d->T * out * d->r, d->lo * (d->T * pr + out * d->r) + d->ao * d->T * out,
+        d->ao * d->T * out);
 }
 
 static void c_lora_b_dgrad(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
@@ -713,7 +772,8 @@ static void c_lora_a_dgrad(const struct net_shape *s, enum net_prec p, const str
     double in, out, pr;
     lora_dims(s, d, op->which, &in, &out, &pr);
     op->dtype = act_low(p);
-    set(op, d->T, pr, in, 2 * d->T * pr * in, d->lo * (d->T * pr + pr * in) + 4 * d->T * in, 4 * d->T * in);
+    set(op, d->T, pr, in, 2 * d->T * pr * in, d->lo * (d->T * pr + pr * in) + d->ao * d->T * in,
+        d->ao * d->T * in);
 }
 
 static void c_lora_b_wgrad(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
@@ -744,28 +804,41 @@ static void c_dequantize(const struct net_shape *s, enum net_prec p, const struc
     set(op, out, in, 1, 2 * out * in, net_dtype_bytes[NET_DT_NF4] * out * in, 2 * out * in);
 }
 
+/* FP32: the probabilities written over the logits. AMP and fused: llm.c's fused classifier
+ * (reads the logits, writes the loss and the row log-sum-exp; its backward reads the logits
+ * again and writes dlogits over them); fused with the LM head no logit reaches memory. */
 static void c_xent(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s; (void)p;
-    set(op, d->T, d->V, 1, 5 * d->T * d->V, 4 * d->T * d->V + 4 * d->T, 4 * d->T * d->V + 4 * d->T);
+    if (d->amp || d->fused)
+        set(op, d->T, d->V, 1, 5 * d->T * d->V, d->lb * d->T * d->V + 4 * d->T, 8 * d->T);
+    else
+        set(op, d->T, d->V, 1, 5 * d->T * d->V, 4 * d->T * d->V + 4 * d->T, 4 * d->T * d->V + 4 * d->T);
 }
 
 static void c_xent_bwd(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s; (void)p;
-    set(op, d->T, d->V, 1, 2 * d->T * d->V, 4 * d->T * d->V + 4 * d->T, 4 * d->T * d->V);
+    if (d->amp || d->fused)
+        set(op, d->T, d->V, 1, 2 * d->T * d->V, d->lb * d->T * d->V + 8 * d->T, d->lb * d->T * d->V);
+    else
+        set(op, d->T, d->V, 1, 2 * d->T * d->V, 4 * d->T * d->V + 4 * d->T, 4 * d->T * d->V);
 }
 
 static void c_grad_norm(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s; (void)p;
-    set(op, d->N, 1, 1, 2 * d->N, 4 * d->N, 0);
+    set(op, d->N, 1, 1, 2 * d->N, d->gb * d->N, 0);
 }
 
+/* Reads weights, moments and gradients and writes weights and moments at the recipe's bytes
+ * (net_optims), and the BF16 matmul copy where the recipe keeps one. */
 static void c_adamw(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
-    double low = p == NET_FP32 ? 0 : 2 * (s->lora_rank > 0 ? d->N : (double)net_low_count(s));
-    set(op, d->N, 1, 1, 16 * d->N, 16 * d->N, 12 * d->N + low);
+    const struct net_optim_info *o = &net_optims[net_optim_of(s, p)];
+    double low = p == NET_FP32 || !o->low_copy ? 0 : 2 * (s->lora_rank > 0 ? d->N : (double)net_low_count(s));
+    set(op, d->N, 1, 1, 16 * d->N, (o->weights + o->moments + o->grads) * d->N,
+        (o->weights + o->moments) * d->N + low);
 }
 
 static const cost_fn costs[NET_NKINDS] = {
@@ -803,8 +876,16 @@ static void emit(struct emitter *e, enum net_kind k, enum net_phase ph, int laye
     struct net_op op = { .kind = k, .phase = ph, .layer = layer, .micro = micro, .which = which,
                            .dtype = NET_DT_F32, .dtype_out = NET_DT_F32 };
     costs[k](e->s, e->p, &e->d, &op);
-    if (k == NET_OP_MATMUL || k == NET_OP_MATMUL_DGRAD || k == NET_OP_MATMUL_WGRAD)
-        op.dtype_out = NET_DT_F32;
+    enum net_class c = net_kinds[k].cls;
+    if (e->d.amp && (c == NET_NORM || c == NET_ELEMENTWISE || c == NET_ATTENTION || c == NET_LOSS)) {
+        op.dtype = op.dtype == NET_DT_F32 ? NET_DT_BF16 : op.dtype;     /* BF16 activations in */
+        if (c != NET_LOSS && op.dtype_out == NET_DT_F32)
+            op.dtype_out = NET_DT_BF16;
+    }
+    if (k == NET_OP_MATMUL || k == NET_OP_MATMUL_DGRAD)
+        op.dtype_out = e->d.amp ? NET_DT_BF16 : NET_DT_F32;
+    else if (k == NET_OP_MATMUL_WGRAD)
+        op.dtype_out = e->d.gb == 2 ? NET_DT_BF16 : NET_DT_F32;
     if (e->ops && e->n < e->cap)
         e->ops[e->n] = op;
     e->n++;
@@ -829,7 +910,7 @@ static void linear_fwd(struct emitter *e, enum net_phase ph, int l, int mb, int 
 static void linear_bwd(struct emitter *e, int l, int mb, int lin)
 {
     int block = lin != NET_LIN_LMHEAD;
-    if (e->p != NET_FP32)
+    if (e->p != NET_FP32 && !e->d.amp && (block || !e->d.fused))   /* AMP: dY is BF16 already */
         emit(e, NET_OP_CAST_GRAD, NET_BWD, l, mb, lin);
     if (block && nf4_base(e->s))
         emit(e, NET_OP_DEQUANTIZE, NET_BWD, l, mb, lin);

@@ -36,6 +36,24 @@ enum net_mlp { NET_MLP_GELU = 0, NET_MLP_SWIGLU };        /* SwiGLU: gate, up, d
 enum net_normtype { NET_NORM_LAYER = 0, NET_NORM_RMS };
 enum net_att { NET_ATT_UNFUSED = 0, NET_ATT_FLASH };      /* flash: no s x s tensors */
 
+/* Optimizer recipes, with the bytes per trained parameter each holds (research note section 3):
+ * ADAMW: FP32 master weights, FP32 gradients, two FP32 moments (4 + 4 + 8 = 16, + the recipe's
+ * BF16 matmul copy 2 = 18). ADAMW_BF16: pure BF16 weights, gradients and moments, no FP32
+ * master and no separate BF16 copy (2 + 2 + 4 = 8). ADAM8: 8-bit Adam (Dettmers et al. 2022,
+ * "8-bit Optimizers via Block-wise Quantization", bitsandbytes): FP32 master and gradients, two
+ * 1-byte moments with one FP32 absmax per block of 2048 (2 (1 + 4/2048) = 2.0039; + 4 + 4 + the
+ * BF16 copy 2 = 12.004). Under the FP32 recipe ADAMW_BF16 is ADAMW (there is no BF16 anywhere). */
+enum net_optim { NET_OPT_ADAMW = 0, NET_OPT_ADAMW_BF16, NET_OPT_ADAM8, NET_NOPTIMS };
+struct net_optim_info {
+    const char *name;           /* "adamw", "adamw-bf16", "adam8bit" */
+    double weights;             /* bytes per trained parameter: the weights the optimizer updates */
+    double grads;               /* the gradients it reads */
+    double moments;             /* both moments, with their quantization scales */
+    int low_copy;               /* a separate BF16 copy of the matmul weights (BF16, FP8 recipes) */
+    const char *basis;
+};
+extern const struct net_optim_info net_optims[NET_NOPTIMS];
+
 struct net_shape {
     int layers, hidden, heads, seq, vocab;  /* L, h, a, s, V; head size d = h / a */
     int batch;                              /* B: sequences per micro-batch */
@@ -58,7 +76,17 @@ struct net_shape {
     int sparse24;       /* the blocks' linear weights 2:4 sparse: their forward matmuls run on
                            sparse matrix units (half the products executed) and read half the
                            values plus a 2-bit index each; backward and memory stay dense */
+    /* how it is run (all zero: the training backends' own plan, FP32 activations) */
+    int amp;            /* BF16 and FP8 recipes: activations, their gradients and matmul outputs
+                           in BF16 (residual stream, norm outputs, qkv, attention output, fc,
+                           GELU, logits), as llm.c and PyTorch AMP hold them; no cast ops */
+    int causal;         /* attention FLOPs of the causal half: s (s + 1) / 2 of the s^2 scores */
+    int fused_loss;     /* LM head and cross-entropy fused: no [T, V] logits tensor in memory */
+    int optimizer;      /* enum net_optim */
 };
+
+/* The optimizer recipe a shape trains with in recipe p (ADAMW_BF16 is ADAMW under FP32). */
+enum net_optim net_optim_of(const struct net_shape *s, enum net_prec p);
 
 /* Why a shape cannot be built (heads do not divide hidden...): NULL when it can. */
 const char *net_shape_problem(const struct net_shape *s);

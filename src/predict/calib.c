@@ -56,7 +56,13 @@ double predict_op_size(const struct net_op *op, int *compute)
     return *compute ? op->flops : op->bytes_read + op->bytes_written;
 }
 
-static double ceiling(const struct predict_calib *c, int compute) { return compute ? c->peak : c->bw; }
+/* An op's ceiling: its dtype's matmul peak (or the one peak) when compute-bound, else the bandwidth. */
+static double ceiling(const struct predict_calib *c, enum net_dtype dt, int compute)
+{
+    if (!compute)
+        return c->bw;
+    return c->peak_dtype[dt] > 0 ? c->peak_dtype[dt] : c->peak;
+}
 
 void predict_calib_add(struct predict_calib *c, const struct net_op *op, double seconds)
 {
@@ -68,7 +74,7 @@ void predict_calib_add(struct predict_calib *c, const struct net_op *op, double 
     double x = predict_op_size(op, &compute);
     c->timed[c->ntimed++] = (struct predict_timed){ op->kind, op->which, op->dtype, op->dtype_out, op->m, op->n, op->k, op->flops,
                                                   op->bytes_read + op->bytes_written, seconds, x };
-    predict_curve_add(&c->curve[net_kinds[op->kind].cls], x, x / seconds / ceiling(c, compute));
+    predict_curve_add(&c->curve[net_kinds[op->kind].cls], x, x / seconds / ceiling(c, op->dtype, compute));
 }
 
 double predict_calib_lookup(const struct predict_calib *c, const struct net_op *op)
@@ -90,9 +96,9 @@ static double curve_seconds(const struct predict_calib *c, const struct net_op *
     if (!(x > 0))
         return c->overhead_s;
     if (!isfinite(eta))         /* a class the calibration never timed: its ceiling, and the other */
-        return predict_combine(op->flops / c->peak, (op->bytes_read + op->bytes_written) / c->bw, c->q)
+        return predict_combine(op->flops / ceiling(c, op->dtype, 1), (op->bytes_read + op->bytes_written) / c->bw, c->q)
                + c->overhead_s;
-    return x / (eta * ceiling(c, compute));
+    return x / (eta * ceiling(c, op->dtype, compute));
 }
 
 void predict_calib_finish(struct predict_calib *c)
@@ -106,7 +112,7 @@ void predict_calib_finish(struct predict_calib *c)
         double eta = predict_curve_eval(&c->curve[cls], t->x);
         if (!(t->x > 0) || !(eta > 0) || !(t->seconds > 0))
             continue;
-        double r = log(t->seconds / (t->x / (eta * ceiling(c, compute))));
+        double r = log(t->seconds / (t->x / (eta * ceiling(c, t->dtype, compute))));
         s += r;
         s2 += r * r;
         n++;
@@ -131,28 +137,9 @@ double predict_combine(double tc, double tm, double q)
     return hi * pow(pow(tc / hi, q) + pow(tm / hi, q), 1 / q);
 }
 
-/* ---- systems that were not measured ---- */
+/* ---- systems ---- */
 
-/* Bands, low / central / high efficiency (research note, training-model.md 4.1 and 4.5):
- * large GEMMs sustain 85-97 % of the clock ceiling, and boost-clock spec peaks are above the
- * sustained clock, so 0.70-0.90 of the catalog dense peak; memory-bound ops 0.70-0.90 of the
- * catalog bandwidth ("0.8-0.9 on HBM parts"; large copies 88-94 % of the HBM roof); fused
- * attention 0.40-0.80 of the dense peak by our FLOP count (FlashAttention-2 reaches 50-73 %
- * forward, less backward, and skips the masked half that Megatron's count includes); kernel
- * launch 2-6 us. The matmul band is scaled by the measured machine's curve: an op gets the
- * efficiency the calibration measured at the same time-at-peak. */
-void predict_carry_from(const struct predict_calib *c, struct predict_carry *k)
-{
-    (void)c;
-    *k = (struct predict_carry){
-        .mm_eta = { 0.70, 0.80, 0.90 },
-        .att_eta = { 0.40, 0.60, 0.80 },
-        .mem_eta = { 0.70, 0.80, 0.90 },
-        .overhead_s = { 2e-6, 4e-6, 6e-6 },
-    };
-}
-
-static double sys_peak(const struct predict_system *s, enum net_dtype d)
+double predict_system_peak(const struct predict_system *s, enum net_dtype d)
 {
     const enum net_dtype order[] = { d, NET_DT_BF16, NET_DT_F32, NET_DT_E4M3 };
     for (int i = 0; i < 4; i++)
@@ -161,43 +148,12 @@ static double sys_peak(const struct predict_system *s, enum net_dtype d)
     return NAN;
 }
 
-/* The measured machine's matmul efficiency at the op's time-at-peak, relative to its best. */
-static double size_factor(const struct predict_calib *c, const struct net_op *op, double peak)
+double predict_op_seconds(const struct predict_calib *c, const struct net_op *op, int *mem_bound)
 {
-    const struct predict_curve *mm = &c->curve[NET_MATMUL];
-    if (mm->n == 0 || !(c->peak > 0))
-        return 1;
-    double best = 0;
-    for (int i = 0; i < mm->n; i++)
-        best = fmax(best, mm->eta[i]);
-    double f = predict_curve_eval(mm, op->flops * c->peak / peak) / best;
-    return fmin(1, fmax(f, 0.05));
-}
-
-double predict_op_seconds(const struct predict_calib *c, const struct predict_carry *k,
-                        const struct predict_system *sys, int b, enum net_prec p, const struct net_op *op,
-                        int *mem_bound)
-{
-    double bytes = op->bytes_read + op->bytes_written;
-    if (!sys) {
-        double t = predict_calib_lookup(c, op);
-        if (!(t >= 0))
-            t = curve_seconds(c, op);
-        if (mem_bound)
-            *mem_bound = bytes / c->bw > op->flops / c->peak;
-        return t;
-    }
-    int e = 2 - b;                      /* low time: high efficiency */
-    enum net_class cls = net_kinds[op->kind].cls;
-    double peak = sys_peak(sys, op->dtype), tc;
-    if (cls == NET_MATMUL)
-        tc = op->flops / (k->mm_eta[e] * size_factor(c, op, peak) * peak);
-    else if (cls == NET_ATTENTION)
-        tc = op->flops / (k->att_eta[e] * sys_peak(sys, p == NET_FP32 ? NET_DT_F32 : NET_DT_BF16));
-    else
-        tc = op->flops / sys_peak(sys, NET_DT_F32);
-    double tm = bytes / (k->mem_eta[e] * sys->bw);
+    double t = predict_calib_lookup(c, op);
+    if (!(t >= 0))
+        t = curve_seconds(c, op);
     if (mem_bound)
-        *mem_bound = tm > tc;
-    return fmax(predict_combine(tc, tm, c->q), k->overhead_s[b]);
+        *mem_bound = (op->bytes_read + op->bytes_written) / c->bw > op->flops / c->peak;
+    return t;
 }

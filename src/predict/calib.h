@@ -36,6 +36,9 @@ struct predict_timed {
 
 struct predict_calib {
     double peak;                        /* sustained matmul FLOP/s (large GEMM), FP32 operands */
+    double peak_dtype[NET_NDTYPES];     /* sustained matmul FLOP/s per operand dtype (a GPU's
+                                           cuBLASLt GEMM per dtype); 0: peak. The compute
+                                           classes' curves are against the op's dtype's peak */
     double bw;                          /* sustained read bandwidth at DRAM size, bytes/s */
     double q;                           /* combine rule: t = (tc^q + tm^q)^(1/q); q >= 64: max */
     double overhead_s;                  /* fixed cost of one op (fork/join or launch) */
@@ -68,24 +71,19 @@ struct predict_system {
     double host_memory, host_bw, link_bw;   /* bytes, bytes/s, bytes/s each way; 0: none */
     int shared_pool;                    /* CPU and accelerator draw on the same memory */
     double power_w, price_usd;          /* 0: unknown */
+    struct {                            /* a dense peak the sources disagree on (0: none): the
+                                           range, and whether peak[] is a measured sustained rate */
+        double low, high;
+        int sustained;
+    } range[NET_NDTYPES];
 };
 
-/* Efficiency assumptions for a system that was not measured (catalog and scenario rows),
- * central value and band, and where they come from; the measured machine uses its curves. */
-struct predict_carry {
-    double mm_eta[3];                   /* matmul: low, central, high (from the calibration) */
-    double att_eta[3];                  /* attention FLOPs against the matmul peak */
-    double mem_eta[3];                  /* memory-bound ops against the catalog bandwidth */
-    double overhead_s[3];               /* per op (kernel launch) */
-};
-void predict_carry_from(const struct predict_calib *c, struct predict_carry *k);
+/* A system's dense matmul FLOP/s for operands of dtype d: its own, else BF16, FP32, E4M3. */
+double predict_system_peak(const struct predict_system *s, enum net_dtype d);
 
-/* Seconds of one op of a step in recipe p: on the measured machine (sys == NULL) its timed
- * value when the calibration has one, else the curves; on a system, the carried efficiencies
- * at band point b (0 low time: high efficiencies, 1 central, 2 high time), attention on the
- * matrix units in the recipe's matmul dtype. *mem_bound: memory time > compute time. */
-double predict_op_seconds(const struct predict_calib *c, const struct predict_carry *k,
-                        const struct predict_system *sys, int b, enum net_prec p, const struct net_op *op,
-                        int *mem_bound);
+/* Seconds of one op on the measured machine: its timed value when the calibration has one,
+ * else the curves. *mem_bound: its bytes at the bandwidth take longer than its FLOPs at the peak.
+ * Systems that were not measured are timed by their stack's profile (stack.h). */
+double predict_op_seconds(const struct predict_calib *c, const struct net_op *op, int *mem_bound);
 
 #endif

@@ -1,14 +1,49 @@
-/* fit.c: the search for a configuration that fits in a device's memory: as given, then with
- * activation checkpointing, then with smaller micro-batches, then with the optimizer (and the
- * gradients) offloaded to host memory. It counts bytes only; what each choice costs in time
- * is the step-time model's business. */
+/* fit.c: the search for a configuration that fits in a device's memory after the reserve: as
+ * given, then smaller micro-batches with accumulation, then activation checkpointing, at each
+ * ZeRO stage allowed, and for one GPU last with the optimizer (and the gradients) offloaded to
+ * host memory. It counts bytes only; what each choice costs in time is the step-time model's. */
 #include "predict/fit.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-/* "71.2 GB", "1.1 TB": decimal units, as device memory is sold. */
+/* The reserve (stated in the report's projection rules too):
+ * - runtime, 2 GB: the CUDA context, cuBLAS/cuDNN handles and workspaces, NCCL's buffers; the top
+ *   of the 0.3-2 GB the research note gives for PyTorch's CUDA context (training-model.md, 7.2).
+ *   nvidia-smi already shows an H100 "80 GB" at 81559 MiB, 0.4 GB under 80 GiB, before any of it.
+ * - shared pool, 16 % of it instead: the OS, its services and the runtime together. Headless DGX
+ *   Sparks report 101.3-102.2 GiB free to CUDA of 121.69 GiB at boot, about 19.5 GiB (16 %)
+ *   held before any model (MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks issue 47); a share, so
+ *   that a small machine's pool is not all reserve.
+ * - allocator, 5 % of the capacity: the caching allocator's block rounding and fragmentation.
+ *   An assumption, not a measurement; the report says so. */
+#define RESERVE_RUNTIME 2e9
+#define RESERVE_SHARED 0.16
+#define RESERVE_ALLOCATOR 0.05
+
+double predict_fit_reserve(double capacity, int shared)
+{
+    return (shared ? RESERVE_SHARED * capacity : RESERVE_RUNTIME) + RESERVE_ALLOCATOR * capacity;
+}
+
+double predict_capacity_bytes(double amount, const char *unit)
+{
+    return amount * (unit && strcmp(unit, "GiB") == 0 ? 1073741824.0 : 1e9);
+}
+
+void predict_fit_target_for(double capacity, double host_capacity, int shared, int gpus,
+                            struct predict_fit_target *t)
+{
+    t->capacity = capacity;
+    t->host_capacity = host_capacity;
+    t->reserve = predict_fit_reserve(capacity, shared);
+    t->shared = shared;
+    t->gpus = gpus > 0 ? gpus : 1;
+    t->zero = PREDICT_ZERO_AUTO;
+}
+
+/* "71.2 GB", "1.1 TB": decimal units, as the report prints every capacity. */
 static char *gb(double b, char *buf, size_t n)
 {
     if (b >= 1e12)
@@ -20,75 +55,121 @@ static char *gb(double b, char *buf, size_t n)
     return buf;
 }
 
-/* What the offload moves off the device, what the host then holds, and the traffic it adds.
- * The device keeps every weight its ops read: the matmul copies (BF16; the FP32 weights
- * themselves in the FP32 recipe) and the FP32 embeddings, norms and biases. */
-static void offload(const struct net_shape *s, enum net_prec p, int level, struct predict_fit *f)
+static void sum(struct net_memory *m)
 {
-    struct net_memory *m = &f->mem;
-    double Nt = m->trainable, lora = s->lora_rank > 0;
-    double master = p == NET_FP32 ? 0 : 4 * (lora ? Nt : (double)net_low_count(s));
-    double up = p == NET_FP32 ? 4 * Nt : lora ? 2 * Nt : m->bytes[NET_MEM_WEIGHTS] - master
-                                                              + 2 * (double)net_low_count(s);
-    f->host_bytes = f->offload_traffic_bytes = f->host_optimizer_bytes = 0;
-    if (level == PREDICT_OFFLOAD_NONE)
-        return;
-    m->bytes[NET_MEM_WEIGHTS] -= master;
-    m->bytes[NET_MEM_OPTIMIZER] = 0;
-    f->host_bytes = 12 * Nt;                   /* FP32 master and two moments */
-    f->host_optimizer_bytes = 28 * Nt;         /* AdamW: reads w, m, v, g, writes w, m, v */
-    f->offload_traffic_bytes = 4 * Nt + up;    /* FP32 gradients down, weights up */
-    if (level == PREDICT_OFFLOAD_GRADIENTS) {
-        /* each micro-batch's gradients go down as they are made and are summed on the host */
-        m->bytes[NET_MEM_GRADS] = 0;
-        f->host_bytes += 4 * Nt;
-        f->host_optimizer_bytes += 8 * Nt * s->accum;
-        f->offload_traffic_bytes = 4 * Nt * s->accum + up;
-    }
     m->total = 0;
     for (int i = 0; i < NET_NMEM; i++)
         m->total += m->bytes[i];
 }
 
-static void measure(const struct net_shape *s, enum net_prec p, int level, struct predict_fit *f)
+/* Trained parameters that have a separate master (the optimizer's weights) beside the copy the
+ * matmuls read: the linears' (LoRA: the adapters'), in the BF16 and FP8 recipes with a recipe
+ * that keeps a copy. Their master bytes. */
+static double master_bytes(const struct net_shape *s, enum net_prec p, const struct net_memory *m)
 {
-    net_memory(s, p, NET_IMPL_GPU, &f->mem);
-    offload(s, p, level, f);
-    f->micro_batch = s->batch;
-    f->accum = s->accum;
-    f->checkpoint = s->checkpoint;
+    const struct net_optim_info *o = &net_optims[net_optim_of(s, p)];
+    if (p == NET_FP32 || !o->low_copy)
+        return 0;
+    return o->weights * (s->lora_rank > 0 ? m->trainable : (double)net_low_count(s));
+}
+
+/* One block's parameters (its linears, norms and biases). */
+static double block_params(const struct net_shape *s)
+{
+    return (double)(net_param_offset(s, NET_P_LNFW, 0) - net_param_offset(s, NET_P_LN1W, 0)) / s->layers;
+}
+
+void predict_fit_memory(const struct net_shape *s, enum net_prec p, int gpus, int zero,
+                        struct net_memory *m)
+{
+    net_memory(s, p, NET_IMPL_GPU, m);
+    if (zero <= 0 || gpus <= 1)
+        return;
+    double keep = 1.0 / gpus, w = m->bytes[NET_MEM_WEIGHTS], master = master_bytes(s, p, m);
+    m->bytes[NET_MEM_OPTIMIZER] *= keep;
+    m->bytes[NET_MEM_WEIGHTS] = zero >= 3 ? w * keep : w - master * (1 - keep);
+    if (zero >= 2)
+        m->bytes[NET_MEM_GRADS] *= keep;
+    if (zero >= 3) {
+        m->bytes[NET_MEM_LOW] *= keep;
+        m->bytes[NET_MEM_SCRATCH] += 2 * block_params(s) * (p == NET_FP32 ? 4 : 2);
+    }
+    sum(m);
+}
+
+/* What the offload moves off the device, what the host then holds, and the traffic it adds.
+ * The device keeps every weight its ops read: the matmul copies (the weights themselves when
+ * the recipe keeps none) and the embeddings, norms and biases. */
+static void offload(const struct net_shape *s, enum net_prec p, int level, struct predict_fit *f)
+{
+    struct net_memory *m = &f->mem;
+    const struct net_optim_info *o = &net_optims[net_optim_of(s, p)];
+    double Nt = m->trainable, master = master_bytes(s, p, m);
+    double up = p == NET_FP32 ? 4 * Nt : s->lora_rank > 0 ? 2 * Nt
+              : master > 0 ? m->bytes[NET_MEM_WEIGHTS] - master + 2 * (double)net_low_count(s)
+              : m->bytes[NET_MEM_WEIGHTS];
+    f->host_bytes = f->offload_traffic_bytes = f->host_optimizer_bytes = 0;
+    if (level == PREDICT_OFFLOAD_NONE)
+        return;
+    m->bytes[NET_MEM_WEIGHTS] -= master;
+    m->bytes[NET_MEM_OPTIMIZER] = 0;
+    f->host_bytes = (o->weights + o->moments) * Nt;                 /* master and moments */
+    f->host_optimizer_bytes = (2 * (o->weights + o->moments) + o->grads) * Nt;  /* read all, write w, m, v */
+    f->offload_traffic_bytes = o->grads * Nt + up;                  /* gradients down, weights up */
+    if (level == PREDICT_OFFLOAD_GRADIENTS) {
+        /* each micro-batch's gradients go down as they are made and are summed on the host */
+        m->bytes[NET_MEM_GRADS] = 0;
+        f->host_bytes += o->grads * Nt;
+        f->host_optimizer_bytes += 2 * o->grads * Nt * s->accum;
+        f->offload_traffic_bytes = o->grads * Nt * s->accum + up;
+    }
+    sum(m);
+}
+
+static void measure(const struct net_shape *u, enum net_prec p, int zero, int level, struct predict_fit *f)
+{
+    predict_fit_memory(u, p, f->gpus, zero, &f->mem);
+    offload(u, p, level, f);
+    f->micro_batch = u->batch;
+    f->accum = u->accum;
+    f->checkpoint = u->checkpoint;
     f->offload = level;
+    f->zero = f->gpus > 1 ? zero : 0;
     f->device_bytes = f->mem.total;
 }
 
 static int fits(const struct predict_fit *f)
 {
-    return f->device_bytes <= f->capacity_bytes
+    return f->device_bytes <= f->capacity_bytes - f->reserve_bytes
         && (f->host_capacity_bytes <= 0 || f->host_bytes <= f->host_capacity_bytes);
 }
 
-/* One offload level: as given, checkpointing, then checkpointing with the largest micro-batch
- * below the given one that divides the global batch and fits. */
-static int search(const struct net_shape *s, enum net_prec p, int level, struct predict_fit *f)
+/* The largest micro-batch up to b that divides a device's share of the global batch. */
+static int divisor_at_most(long per, int b)
 {
-    struct net_shape t = *s;
-    long global = (long)s->batch * s->accum;
-    measure(&t, p, level, f);
-    if (fits(f))
-        return 1;
-    t.checkpoint = 1;
-    measure(&t, p, level, f);
-    if (fits(f))
-        return 1;
-    for (int b = s->batch - 1; b >= 1; b--) {
-        if (global % b != 0)
-            continue;
-        t.batch = b;
-        t.accum = (int)(global / b);
-        measure(&t, p, level, f);
-        if (fits(f))
-            return 1;
-    }
+    while (b > 1 && per % b != 0)
+        b--;
+    return b;
+}
+
+/* One ZeRO stage and offload level: as given; smaller micro-batches (accumulation keeping the
+ * device's share of the global batch); checkpointing with the largest micro-batch that fits. */
+static int search(const struct net_shape *s, enum net_prec p, int zero, int level, struct predict_fit *f)
+{
+    struct net_shape u = *s;
+    long per = (long)s->batch * s->accum / f->gpus;
+    int b0 = divisor_at_most(per, s->batch < per ? s->batch : (int)per);
+    for (int ck = s->checkpoint; ck <= 1; ck++)
+        for (int b = b0; b >= 1; b--) {
+            if (per % b != 0)
+                continue;
+            u.batch = b;
+            u.accum = (int)(per / b);
+            u.checkpoint = ck;
+            measure(&u, p, zero, level, f);
+            if (fits(f))
+                return 1;
+        }
     return 0;
 }
 
@@ -102,63 +183,101 @@ static void say(struct predict_fit *f, const char *fmt, ...)
     va_end(ap);
 }
 
-/* "fits with A, B and C: 71.2 GB of 80 GB", naming only what the fit added to the shape. */
-static void describe_fit(const struct net_shape *s, struct predict_fit *f)
+/* ": 71.2 GB of 79.6 GB usable (85.9 GB less a 6.3 GB reserve)" */
+static void say_room(struct predict_fit *f)
+{
+    char a[24], b[24], c[24], d[24];
+    say(f, ": %s of %s usable (%s less a %s reserve)", gb(f->device_bytes, a, sizeof a),
+        gb(f->capacity_bytes - f->reserve_bytes, b, sizeof b), gb(f->capacity_bytes, c, sizeof c),
+        gb(f->reserve_bytes, d, sizeof d));
+}
+
+/* "fits with A, B and C: ...", naming only what the fit added to the shape. */
+static void describe_fit(const struct net_shape *s, int b0, struct predict_fit *f)
 {
     static const char *const off[] = { "", "offload of the master weights and optimizer state to host memory",
                                        "offload of the master weights, optimizer state and gradients to host memory" };
-    int what[3] = { f->offload != 0, f->checkpoint && !s->checkpoint, f->micro_batch != s->batch };
-    int n = what[0] + what[1] + what[2], k = 0;
-    char a[24], b[24];
+    int what[4] = { f->gpus > 1, f->offload != 0, f->checkpoint && !s->checkpoint, f->micro_batch != b0 };
+    int n = what[0] + what[1] + what[2] + what[3], k = 0;
+    char a[24];
     f->reason[0] = 0;
     say(f, n ? "fits with " : "fits");
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         if (!what[i])
             continue;
         say(f, "%s", k == 0 ? "" : k == n - 1 ? " and " : ", ");
         k++;
-        if (i == 0)
-            say(f, "%s (%s there)", off[f->offload], gb(f->host_bytes, a, sizeof a));
+        if (i == 0 && f->zero > 0)
+            say(f, "ZeRO-%d over %d GPUs", f->zero, f->gpus);
+        else if (i == 0)
+            say(f, "data parallelism over %d GPUs", f->gpus);
         else if (i == 1)
+            say(f, "%s (%s there)", off[f->offload], gb(f->host_bytes, a, sizeof a));
+        else if (i == 2)
             say(f, "activation checkpointing");
         else
             say(f, "gradient accumulation %d (micro-batch %d)", f->accum, f->micro_batch);
     }
-    say(f, ": %s of %s", gb(f->device_bytes, a, sizeof a), gb(f->capacity_bytes, b, sizeof b));
+    say_room(f);
 }
 
-int predict_fit(const struct net_shape *s, enum net_prec p, double capacity, double host_capacity,
-              int shared, struct predict_fit *f)
+/* None fits: the smallest configuration without offload at the highest stage allowed, and what
+ * offload would need where it is possible. */
+static void describe_none(const struct net_shape *s, enum net_prec p, const struct predict_fit_target *t,
+                          int zmax, struct predict_fit *f)
 {
-    char a[24], b[24], c[24], d[24];
-    memset(f, 0, sizeof *f);
-    f->capacity_bytes = capacity;
-    f->host_capacity_bytes = host_capacity;
-    for (int level = PREDICT_OFFLOAD_NONE; level <= PREDICT_OFFLOAD_GRADIENTS; level++) {
-        if (level > PREDICT_OFFLOAD_NONE && shared)
-            break;
-        if (search(s, p, level, f)) {
-            f->fits = 1;
-            describe_fit(s, f);
-            return 1;
-        }
-    }
-    /* none fits: report the smallest configuration without offload, and what offload would need */
-    struct net_shape t = *s;
+    char a[24], c[24], d[24];
+    struct net_shape u = *s;
     struct predict_fit o = *f;
-    t.checkpoint = 1;
-    t.accum = s->batch * s->accum;
-    t.batch = 1;
-    measure(&t, p, PREDICT_OFFLOAD_GRADIENTS, &o);
-    measure(&t, p, PREDICT_OFFLOAD_NONE, f);
+    u.checkpoint = 1;
+    u.accum = (int)((long)s->batch * s->accum / f->gpus);
+    u.batch = 1;
+    measure(&u, p, zmax, PREDICT_OFFLOAD_GRADIENTS, &o);
+    measure(&u, p, zmax, PREDICT_OFFLOAD_NONE, f);
     f->reason[0] = 0;
-    say(f, "does not fit: needs %s with activation checkpointing and micro-batch 1, %s here",
-        gb(f->device_bytes, a, sizeof a), gb(capacity, b, sizeof b));
-    if (shared)
+    say(f, "does not fit: needs %s with activation checkpointing and micro-batch 1", gb(f->device_bytes, a, sizeof a));
+    if (f->gpus > 1)
+        say(f, " per GPU (ZeRO-%d over %d GPUs)", zmax, f->gpus);
+    say(f, ", %s usable here (%s less a %s reserve)", gb(f->capacity_bytes - f->reserve_bytes, a, sizeof a),
+        gb(f->capacity_bytes, c, sizeof c), gb(f->reserve_bytes, d, sizeof d));
+    if (t->shared)
         say(f, "; offload buys no capacity: host and device share one memory pool");
-    else
+    else if (f->gpus == 1)
         say(f, "; offloading the optimizer and gradients would need %s here and %s of host memory (%s there)",
             gb(o.device_bytes, a, sizeof a), gb(o.host_bytes, c, sizeof c),
-            host_capacity > 0 ? gb(host_capacity, d, sizeof d) : "no limit given");
+            t->host_capacity > 0 ? gb(t->host_capacity, d, sizeof d) : "no limit given");
+}
+
+int predict_fit(const struct net_shape *s, enum net_prec p, const struct predict_fit_target *t,
+                struct predict_fit *f)
+{
+    memset(f, 0, sizeof *f);
+    f->capacity_bytes = t->capacity;
+    f->host_capacity_bytes = t->host_capacity;
+    f->reserve_bytes = t->reserve;
+    f->gpus = t->gpus > 1 ? t->gpus : 1;
+    long global = (long)s->batch * s->accum;
+    if (global % f->gpus != 0) {
+        measure(s, p, 0, PREDICT_OFFLOAD_NONE, f);
+        snprintf(f->reason, sizeof f->reason, "does not fit: a global batch of %ld sequences does not split over "
+                 "%d GPUs", global, f->gpus);
+        return 0;
+    }
+    int b0 = divisor_at_most(global / f->gpus, s->batch < global / f->gpus ? s->batch : (int)(global / f->gpus));
+    int zmin = f->gpus == 1 ? 0 : t->zero == PREDICT_ZERO_AUTO ? 0 : t->zero;
+    int zmax = f->gpus == 1 ? 0 : t->zero == PREDICT_ZERO_AUTO ? 3 : t->zero;
+    for (int z = zmin; z <= zmax; z++)
+        if (search(s, p, z, PREDICT_OFFLOAD_NONE, f)) {
+            f->fits = 1;
+            describe_fit(s, b0, f);
+            return 1;
+        }
+    for (int level = PREDICT_OFFLOAD_OPTIMIZER; level <= PREDICT_OFFLOAD_GRADIENTS && f->gpus == 1 && !t->shared; level++)
+        if (search(s, p, 0, level, f)) {
+            f->fits = 1;
+            describe_fit(s, b0, f);
+            return 1;
+        }
+    describe_none(s, p, t, zmax, f);
     return 0;
 }

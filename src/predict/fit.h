@@ -1,43 +1,75 @@
 /* fit.h: whether a training configuration fits in a device's memory, and what it takes to make
- * it fit: activation checkpointing, smaller micro-batches with more accumulation, offload of
- * the optimizer to host memory. Byte counts come from net_memory (src/net/plan.h); how long
- * the offload's traffic and the host's optimizer take is the caller's business. */
+ * it fit: smaller micro-batches with more accumulation, activation checkpointing, ZeRO sharding
+ * over the GPUs of a data-parallel node, offload of the optimizer to host memory. Byte counts
+ * come from net_memory (src/net/plan.h); what each choice costs in time is the caller's. */
 #ifndef SR_PREDICT_FIT_H
 #define SR_PREDICT_FIT_H
 
 #include "net/plan.h"
 
-/* ZeRO-Offload (Ren et al. 2021): the FP32 master weights and AdamW's moments (level 1), and
- * the gradients too (level 2), live in host memory; the host runs AdamW. */
+/* ZeRO-Offload (Ren et al. 2021): the optimizer's master weights and moments (level 1), and
+ * the gradients too (level 2), live in host memory; the host runs the optimizer. */
 enum predict_offload { PREDICT_OFFLOAD_NONE = 0, PREDICT_OFFLOAD_OPTIMIZER, PREDICT_OFFLOAD_GRADIENTS };
 
-struct predict_fit {
-    int fits;                   /* the configuration below fits in capacity_bytes */
-    int micro_batch, accum;     /* chosen; micro_batch x accum = the shape's batch x accum */
-    int checkpoint;             /* activation checkpointing in the chosen configuration */
-    int offload;                /* enum predict_offload */
-    struct net_memory mem;    /* device bytes by category (offloaded ones 0) of the chosen
-                                   configuration, or when none fits of the smallest without
-                                   offload (checkpointing, micro-batch 1) */
-    double device_bytes;        /* mem.total: what device memory must hold */
-    double capacity_bytes, host_capacity_bytes;     /* as given */
-    double host_bytes;          /* host memory the offload holds (master, moments, gradients) */
-    double offload_traffic_bytes;   /* host <-> device bytes per optimizer step the offload adds:
-                                       FP32 gradients down (once per step, or each micro-batch's
-                                       at level 2), updated weights up */
-    double host_optimizer_bytes;    /* bytes the host's AdamW (and at level 2 its gradient
-                                       accumulation) moves in host memory per step */
-    char reason[256];           /* "fits with activation checkpointing and gradient
-                                   accumulation 8 (micro-batch 1): 71.2 GB of 80 GB" */
+#define PREDICT_ZERO_AUTO (-1)  /* the lowest ZeRO stage that fits */
+
+/* Where a configuration must fit. */
+struct predict_fit_target {
+    double capacity;            /* bytes of memory per device (GiB parts in bytes of 2^30) */
+    double host_capacity;       /* bytes of host memory; 0: unknown, no limit */
+    double reserve;             /* bytes per device no tensor may use (predict_fit_reserve) */
+    int shared;                 /* host and device are one pool (DGX Spark): offload buys nothing */
+    int gpus;                   /* data-parallel devices; the global batch is split over them */
+    int zero;                   /* ZeRO stage 0 (plain data parallelism), 1 (optimizer state
+                                   sharded), 2 (+ gradients), 3 (+ weights), or PREDICT_ZERO_AUTO */
 };
 
-/* Tries, in order: the shape as given; activation checkpointing; checkpointing with smaller
- * micro-batches (the largest that fits, dividing the global batch, accumulation making up the
- * rest); the same with offload level 1, then 2 -- never when `shared` (host and device memory
- * are one pool, as on a DGX Spark: offload buys no capacity there) or when the host's
- * `host_capacity` bytes (0: unknown, no limit) cannot hold it. Device bytes are
- * net_memory(NET_IMPL_GPU). Returns f->fits. */
-int predict_fit(const struct net_shape *s, enum net_prec p, double capacity, double host_capacity,
-              int shared, struct predict_fit *f);
+/* Bytes of `amount` memory in the vendor's `unit`: "GiB" (2^30), anything else GB (1e9, the
+ * smaller reading); data/README.md says which unit each catalog row means. */
+double predict_capacity_bytes(double amount, const char *unit);
+
+/* The reserve for the CUDA runtime and the allocator, and on a shared pool for the OS too:
+ * 2 GB (discrete) or 16 % (shared pool), + 5 % of the capacity; fit.c states the basis. */
+double predict_fit_reserve(double capacity, int shared);
+/* A target with that reserve and ZeRO "auto". */
+void predict_fit_target_for(double capacity, double host_capacity, int shared, int gpus,
+                            struct predict_fit_target *t);
+
+struct predict_fit {
+    int fits;                   /* the configuration below fits in capacity_bytes - reserve_bytes */
+    int micro_batch, accum;     /* chosen, per device; micro_batch x accum x gpus = the shape's
+                                   batch x accum (the global batch, sequences per step) */
+    int checkpoint;             /* activation checkpointing in the chosen configuration */
+    int offload;                /* enum predict_offload */
+    int gpus, zero;             /* devices and the ZeRO stage chosen */
+    struct net_memory mem;      /* bytes per device by category (offloaded ones 0, sharded ones
+                                   divided) of the chosen configuration, or when none fits of the
+                                   smallest without offload (checkpointing, micro-batch 1) */
+    double device_bytes;        /* mem.total: what each device's memory must hold */
+    double capacity_bytes, host_capacity_bytes, reserve_bytes;     /* as given */
+    double host_bytes;          /* host memory the offload holds (master, moments, gradients) */
+    double offload_traffic_bytes;   /* host <-> device bytes per optimizer step the offload adds:
+                                       gradients down (once per step, or each micro-batch's at
+                                       level 2), updated weights up */
+    double host_optimizer_bytes;    /* bytes the host's optimizer (and at level 2 its gradient
+                                       accumulation) moves in host memory per step */
+    char reason[320];           /* "fits with gradient accumulation 8 (micro-batch 1): 71.2 GB of
+                                   79.6 GB usable (85.9 GB less a 6.3 GB reserve)" */
+};
+
+/* Device bytes of shape s (one device's micro-batch and accumulation) under ZeRO stage `zero`
+ * over `gpus` devices: stage 1 divides the moments and the master weights that have a
+ * low-precision copy, 2 also the gradients, 3 also the weights the forward reads, plus two
+ * blocks' weights gathered at a time (FSDP's current and prefetched unit) as scratch. */
+void predict_fit_memory(const struct net_shape *s, enum net_prec p, int gpus, int zero,
+                        struct net_memory *m);
+
+/* Tries, in order, at each ZeRO stage from the lowest allowed: the shape as given (its global
+ * batch split over t->gpus); smaller micro-batches with accumulation keeping the global batch;
+ * activation checkpointing with the largest micro-batch that fits; then, for one GPU only, the
+ * same with offload level 1, then 2 -- never when t->shared or when the host's capacity cannot
+ * hold it. Returns f->fits. */
+int predict_fit(const struct net_shape *s, enum net_prec p, const struct predict_fit_target *t,
+                struct predict_fit *f);
 
 #endif

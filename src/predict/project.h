@@ -14,6 +14,10 @@
  * before the experiments run. NULL: none. */
 void predict_set_catalog(const cJSON *rows);
 
+/* The published GPU training runs (data/gpu-runs.csv rows) the stack profiles fit on, and the
+ * vendor claims (data/vendor-claims.csv rows) set beside the projections; NULL: none. */
+void predict_set_published(const cJSON *runs, const cJSON *claims);
+
 /* Checks the workloads and systems params name (precheck). */
 int predict_check(const cJSON *params, char *err, size_t errlen);
 

@@ -161,15 +161,17 @@ static int one_device(const cJSON *p, const cJSON *info, struct scale_one *s, co
         return -1;
     }
     double trainable = json_num(w, "trainable_params", json_num(w, "params", 0));
+    double gpus = fmax(1, json_num(p, "gpus", 1));   /* a projection of several GPUs: each ran 1/gpus of
+                                                        the global batch, so one device runs it all */
     s->zero3 = strcmp(json_str(p, "offload", "none"), "none") != 0;
-    s->compute_s = step - json_num(p, "offload_s_per_step", 0);
+    s->compute_s = (step - json_num(p, "offload_s_per_step", 0)) * gpus;
     s->lo = json_num(p, "hours_low", hours) / hours;
     s->hi = json_num(p, "hours_high", hours) / hours;
     s->tokens_step = json_num(p, "tokens_per_s", 0) * step;
     s->tokens = json_num(w, "tokens", 0);
     s->grad_bytes = SCALE_GRAD_BYTES * trainable;
     s->param_bytes = SCALE_PARAM_BYTES * json_num(w, "params", 0);
-    s->accum = json_num(p, "accum", 1);
+    s->accum = json_num(p, "accum", 1) * gpus;
     return 0;
 }
 
@@ -180,7 +182,8 @@ static void rules(cJSON *info)
     cJSON_AddStringToObject(r, "model",
         "data parallelism over N devices with the recipe's global batch: each device runs 1/N of the step's micro-batches "
         "(as fast as one device runs them); step = one device's step / N + the traffic not hidden, over the link's bus "
-        "bandwidth; the gradients are reduced once per optimizer step (no reduction during accumulation)");
+        "bandwidth; the gradients are reduced once per optimizer step (no reduction during accumulation). A projection "
+        "made on several GPUs (llm.c's 8) gives one device's step as that many times its per-GPU step");
     snprintf(t, sizeof t, "all-reduce of the trainable parameters' gradients at %.0f bytes each (FP32 gradients): "
              "2(N-1)/N x bytes; where one device had to offload, ZeRO-3 instead: reduce-scatter of the gradients and "
              "two all-gathers of the %.0f-byte weights per micro-batch, (N-1)/N x (gradients + 2 x weights) each; "
@@ -219,7 +222,7 @@ void predict_scale(cJSON *results, cJSON *info)
             if (n > 1 && !(link > 0))
                 not_projected(skip, p, n, src);
             else
-                cJSON_AddItemToArray(add, record(p, &s, json_num(p, "step_s", 0), n, link, src));
+                cJSON_AddItemToArray(add, record(p, &s, s.compute_s + json_num(p, "offload_s_per_step", 0), n, link, src));
         }
     }
     while (cJSON_GetArraySize(add) > 0)

@@ -11,11 +11,17 @@ struct predict_workload {
     const char *name;           /* "Llama-3.1 8B LoRA fine-tune (rank 16)" */
     const char *kind;           /* "pretrain", "full fine-tune", "LoRA", "QLoRA" */
     struct net_shape shape;   /* batch = micro-batch (sequences), accum = micro-batches per
-                                   step: global batch = batch x accum sequences of seq tokens */
+                                   step: global batch = batch x accum sequences of seq tokens
+                                   over all gpus; amp, causal, fused_loss and optimizer: how the
+                                   run is done */
     enum net_prec prec;
     double tokens;              /* tokens to train */
     const char *basis;          /* why these tokens and this batch */
     const char *source;         /* where the architecture comes from */
+    int gpus;                   /* data-parallel GPUs of the run (llm.c's published runs: 8; a
+                                   fine-tune: 1); the global batch is split over them */
+    const char *stack;          /* the software stack it is run with: "fused-cuda" (llm.c),
+                                   "pytorch" (PyTorch / Hugging Face); the stack profile reads it */
 };
 
 extern const struct predict_workload predict_workloads[];

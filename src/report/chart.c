@@ -6,6 +6,7 @@
 #include "util/units.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,14 +33,16 @@
 #define AFTER_CHART 12.0
 #define COORD_LIMIT 10000.0     /* page coordinates are clamped here; the clip hides them */
 
-/* Ten hues whose lightness also differs, so that neighbours stay apart in greyscale print;
- * point markers change shape with the index for the same reason. */
-static const struct pdf_rgb PALETTE[] = {
+/* Eight hues whose lightness also differs, so that neighbours stay apart in greyscale print;
+ * series beyond them reuse a hue with a dash pattern and markers (pdf_series_look). */
+static const struct pdf_rgb PALETTE[PDF_PALETTE] = {
     { 0.12, 0.31, 0.62 }, { 0.93, 0.55, 0.13 }, { 0.17, 0.55, 0.33 }, { 0.78, 0.17, 0.17 },
     { 0.58, 0.45, 0.80 }, { 0.45, 0.28, 0.15 }, { 0.93, 0.55, 0.78 }, { 0.30, 0.30, 0.30 },
-    { 0.70, 0.72, 0.15 }, { 0.10, 0.55, 0.65 },
 };
-#define NPALETTE ((int)(sizeof PALETTE / sizeof PALETTE[0]))
+#define MIN_SEGMENT 1.5         /* pt: the thinnest bar or stacked segment drawn */
+#define OVERLAP_PT 1.5          /* points closer than this on the page are drawn on each other */
+#define WHISKER_W 0.7
+#define WHISKER_CAP 2.0
 
 struct scale {              /* one axis: a data range mapped onto a span of the page */
     double lo, hi;          /* shown data range; both > 0 on a log axis */
@@ -61,6 +64,7 @@ struct plot {               /* a chart being laid out and drawn */
     int bars;               /* BAR or STACKED_BAR: x is categories */
     int rotate;             /* category labels drawn at 45 degrees */
     int empty;              /* nothing to plot: frame and "no data" */
+    int *hidden;            /* nseries: line series drawn on an earlier one (lies_on_earlier) */
 };
 
 static double lg(double v, int base)
@@ -87,12 +91,27 @@ static double map(const struct scale *s, double v)
     return p < -COORD_LIMIT ? -COORD_LIMIT : p > COORD_LIMIT ? COORD_LIMIT : p;
 }
 
+struct pdf_look pdf_series_look(int i)
+{
+    int round = i / PDF_PALETTE;
+    return (struct pdf_look){ PALETTE[i % PDF_PALETTE], round % 4, (i + round) % 4, round > 0 };
+}
+
 static struct pdf_rgb colour(int i)
 {
-    return PALETTE[i % NPALETTE];
+    return pdf_series_look(i).colour;
 }
 
 /* ---- ranges ------------------------------------------------------------------------- */
+
+/* Widens [lo, hi] to a point's band, so that error bars are not cut at the frame. */
+static void band_extent(double blo, double bhi, int ylog, double *lo, double *hi)
+{
+    if (usable(blo, ylog))
+        *lo = fmin(*lo, blo), *hi = fmax(*hi, blo);
+    if (usable(bhi, ylog))
+        *lo = fmin(*lo, bhi), *hi = fmax(*hi, bhi);
+}
 
 /* Extent of usable line data: along x, or along y for points whose x is inside sx. */
 static int line_extent(const struct pdf_chart *c, int want_y, const struct scale *sx,
@@ -109,6 +128,8 @@ static int line_extent(const struct pdf_chart *c, int want_y, const struct scale
                 continue;
             double v = want_y ? y : x;
             *lo = fmin(*lo, v), *hi = fmax(*hi, v);
+            if (want_y && s->lo && s->hi)
+                band_extent(s->lo[k], s->hi[k], ylog, lo, hi);
         }
     }
     return *lo <= *hi;
@@ -128,6 +149,8 @@ static int bar_extent(const struct pdf_chart *c, int ylog, double *lo, double *h
             if (!usable(v, ylog))
                 continue;
             any = 1;
+            if (!stacked && s->lo && s->hi)
+                band_extent(s->lo[j], s->hi[j], ylog, lo, hi);
             if (!stacked)
                 *lo = fmin(*lo, v), *hi = fmax(*hi, v);
             else if (v >= 0)
@@ -216,30 +239,76 @@ static void tidy_exponent(char *buf)
     memmove(dst, src, strlen(src) + 1);
 }
 
+/* "2.50e+07" -> "2.5e7": three significant digits at most, no trailing zeros. */
+static void sci_label(double v, char *buf, size_t n)
+{
+    char m[48], *e;
+    snprintf(m, sizeof m, "%.2e", v);
+    e = strchr(m, 'e');
+    if (e) {
+        char *z = e;
+        while (z > m && z[-1] == '0')
+            z--;
+        if (z > m && z[-1] == '.')
+            z--;
+        memmove(z, e, strlen(e) + 1);
+    }
+    sr_fmt(buf, n, "%s", m);
+    tidy_exponent(buf);
+}
+
+/* Plain decimals, three significant digits below 100: "2500", "12.5", "0.0025". */
+static void plain_label(double v, char *buf, size_t n)
+{
+    double a = fabs(v);
+    int dec = a >= 100.0 ? 0 : (int)fmin(6.0, 2.0 - floor(log10(a) + 1e-9));
+    sr_fmt(buf, n, "%.*f", dec < 0 ? 0 : dec, v);
+    if (strchr(buf, '.')) {
+        char *z = buf + strlen(buf);
+        while (z[-1] == '0')
+            *--z = '\0';
+        if (z[-1] == '.')
+            z[-1] = '\0';
+    }
+}
+
+/* One format per axis, chosen from its range: exponents ("1e7", "2^24") for every label when
+ * any would need one, plain decimals for all otherwise. */
+static int axis_sci(const struct scale *s)
+{
+    double top = fmax(fabs(s->lo), fabs(s->hi));
+    if (s->log == 10)
+        return s->lo < 1e-3 * (1 - 1e-9) || s->hi > 1e5 * (1 + 1e-9);
+    if (s->log == 2)
+        return s->lo < pow(2.0, -6) * (1 - 1e-9) || s->hi > pow(2.0, 20) * (1 + 1e-9);
+    return top >= 1e7 || (s->step < 1.0 && ceil(-log10(s->step) - 1e-9) > 6);
+}
+
 static void tick_label(const struct scale *s, double v, char *buf, size_t n)
 {
+    int sci = axis_sci(s);
     if (v == 0.0 || (!s->log && fabs(v) < s->step * 1e-6)) {
         sr_fmt(buf, n, "0");                /* not "0.0000", "-0" or "1e-17" */
     } else if (s->fmt == PDF_FMT_BYTES) {
         units_format_bytes(v, buf, n);
     } else if (s->log) {
         double e = lg(v, s->log), r = round(e);
-        if (fabs(e - r) > 1e-9)             /* an end of an explicit range */
-            sr_fmt(buf, n, "%.3g", v);
-        else if (s->log == 10 && (r < -3 || r > 5))
+        int power = fabs(e - r) <= 1e-9;    /* else an end of an explicit range */
+        if (sci && power && s->log == 10)
             sr_fmt(buf, n, "1e%d", (int)r);
-        else if (s->log == 2 && (r < -6 || r > 20))
+        else if (sci && power)
             sr_fmt(buf, n, "2^%d", (int)r);
+        else if (sci)
+            sci_label(v, buf, n);
         else
-            sr_fmt(buf, n, "%g", v);
+            plain_label(v, buf, n);
     } else {
         int dec = s->step >= 1.0 ? 0 : (int)ceil(-log10(s->step) - 1e-9);
-        if (fabs(v) >= 1e7 || dec > 6)
-            sr_fmt(buf, n, "%.3g", v);
+        if (sci)
+            sci_label(v, buf, n);
         else
             sr_fmt(buf, n, "%.*f", dec, v);
     }
-    tidy_exponent(buf);
 }
 
 /* Widest label among the labelled ticks, pt. */
@@ -386,18 +455,24 @@ static void set_fill(HPDF_Page pg, struct pdf_rgb c)
     HPDF_Page_SetRGBFill(pg, (HPDF_REAL)c.r, (HPDF_REAL)c.g, (HPDF_REAL)c.b);
 }
 
-/* Colour, width and dash of series i: dashed for ceilings and ideals, dotted for series
- * beyond the palette so they differ from the ones sharing their colour. */
-static void line_style(HPDF_Page pg, int i, int dashed)
+/* Colour, width and dash of series i: dashed for ceilings and ideals and for a line drawn
+ * on an earlier one (`hidden`), else the pattern of its look (solid for the first eight). */
+static void line_style(HPDF_Page pg, int i, int dashed, int hidden)
 {
-    static const HPDF_UINT16 dash[] = { 5, 3 }, dot[] = { 1, 2 };
-    set_stroke(pg, colour(i));
+    static const HPDF_UINT16 dash[] = { 5, 3 }, dot[] = { 1, 2 }, dashdot[] = { 5, 2, 1, 2 },
+                             over[] = { 3, 3 };
+    struct pdf_look lk = pdf_series_look(i);
+    set_stroke(pg, lk.colour);
     HPDF_Page_SetLineWidth(pg, LINE_W);
     HPDF_Page_SetLineJoin(pg, HPDF_ROUND_JOIN);
-    if (dashed)
+    if (hidden)
+        HPDF_Page_SetDash(pg, over, 2, 3);
+    else if (dashed || lk.dash == 1)
         HPDF_Page_SetDash(pg, dash, 2, 0);
-    else if (i >= NPALETTE)
+    else if (lk.dash == 2)
         HPDF_Page_SetDash(pg, dot, 2, 0);
+    else if (lk.dash == 3)
+        HPDF_Page_SetDash(pg, dashdot, 4, 0);
     else
         HPDF_Page_SetDash(pg, NULL, 0, 0);
 }
@@ -413,7 +488,7 @@ static void point_marker(HPDF_Page pg, int i, double x, double y, int hollow)
         HPDF_Page_SetLineWidth(pg, 0.9);
         HPDF_Page_SetDash(pg, NULL, 0, 0);
     }
-    switch (i % 4) {
+    switch (pdf_series_look(i).marker) {
     case 0: HPDF_Page_Circle(pg, (HPDF_REAL)x, (HPDF_REAL)y, (HPDF_REAL)r); break;
     case 1: HPDF_Page_Rectangle(pg, (HPDF_REAL)(x - r * 0.9), (HPDF_REAL)(y - r * 0.9),
                                 (HPDF_REAL)(1.8 * r), (HPDF_REAL)(1.8 * r)); break;
@@ -481,6 +556,31 @@ static int in_range(const struct scale *s, double v)
     return usable(v, s->log) && v >= s->lo - eps && v <= s->hi + eps;
 }
 
+/* Whether line series i lies on an earlier one: at three quarters or more of its usable points, a
+ * point of an earlier series is within OVERLAP_PT on the page. Drawn as it is, one would hide the
+ * other; it is drawn dashed with markers instead. */
+static int lies_on_earlier(const struct plot *p, int i)
+{
+    const struct pdf_series *s = &p->c->series[i];
+    int used = 0, on = 0;
+    for (int k = 0; k < s->n && s->x && s->y; k++) {
+        if (!in_range(&p->sx, s->x[k]) || !in_range(&p->sy, s->y[k]))
+            continue;
+        double x = map(&p->sx, s->x[k]), y = map(&p->sy, s->y[k]);
+        int hit = 0;
+        used++;
+        for (int j = 0; j < i && !hit; j++) {
+            const struct pdf_series *o = &p->c->series[j];
+            for (int m = 0; m < o->n && o->x && o->y && !hit; m++)
+                hit = in_range(&p->sx, o->x[m]) && in_range(&p->sy, o->y[m]) &&
+                      fabs(map(&p->sx, o->x[m]) - x) < OVERLAP_PT &&
+                      fabs(map(&p->sy, o->y[m]) - y) < OVERLAP_PT;
+        }
+        on += hit;
+    }
+    return used > 0 && 4 * on >= 3 * used;
+}
+
 /* One line series, drawn inside the clip: NAN (or non-positive on a log axis) breaks it. */
 static void series(const struct plot *p, int i)
 {
@@ -489,7 +589,7 @@ static void series(const struct plot *p, int i)
     int pen = 0, drew = 0;
     if (!s->x || !s->y || s->n < 1)
         return;
-    line_style(pg, i, s->dashed);
+    line_style(pg, i, s->dashed, p->hidden[i]);
     for (int k = 0; k < s->n; k++) {
         if (!usable(s->x[k], p->sx.log) || !usable(s->y[k], p->sy.log)) {
             pen = 0;
@@ -506,53 +606,101 @@ static void series(const struct plot *p, int i)
         HPDF_Page_Stroke(pg);
 }
 
+/* A vertical error bar with caps at x from lo to hi (data), in the series' colour. */
+static void whisker(const struct plot *p, int i, double x, double lo, double hi)
+{
+    HPDF_Page pg = p->d->page;
+    if (!usable(lo, p->sy.log) || !usable(hi, p->sy.log))
+        return;
+    double a = map(&p->sy, lo), b = map(&p->sy, hi);
+    struct pdf_rgb c = colour(i);
+    set_stroke(pg, (struct pdf_rgb){ c.r * 0.6, c.g * 0.6, c.b * 0.6 });
+    HPDF_Page_SetLineWidth(pg, WHISKER_W);
+    HPDF_Page_SetDash(pg, NULL, 0, 0);
+    HPDF_Page_MoveTo(pg, (HPDF_REAL)x, (HPDF_REAL)a);
+    HPDF_Page_LineTo(pg, (HPDF_REAL)x, (HPDF_REAL)b);
+    for (int e = 0; e < 2; e++) {
+        double y = e ? b : a;
+        HPDF_Page_MoveTo(pg, (HPDF_REAL)(x - WHISKER_CAP), (HPDF_REAL)y);
+        HPDF_Page_LineTo(pg, (HPDF_REAL)(x + WHISKER_CAP), (HPDF_REAL)y);
+    }
+    HPDF_Page_Stroke(pg);
+}
+
+/* Error bars of line series i where it gives a band. */
+static void series_band(const struct plot *p, int i)
+{
+    const struct pdf_series *s = &p->c->series[i];
+    for (int k = 0; k < s->n && s->x && s->lo && s->hi; k++)
+        if (in_range(&p->sx, s->x[k]))
+            whisker(p, i, map(&p->sx, s->x[k]), s->lo[k], s->hi[k]);
+}
+
 /* Point markers of series i, outside the clip so that points on the frame stay whole (points
  * outside the shown range are left out). A point with no neighbour gets its marker even
  * without `points`: a line needs two points, and no value may silently disappear. */
 static void series_points(const struct plot *p, int i)
 {
     const struct pdf_series *s = &p->c->series[i];
+    int always = s->points || p->hidden[i] || pdf_series_look(i).points;
     for (int k = 0; k < s->n && s->x && s->y; k++) {
         int ok = in_range(&p->sx, s->x[k]) && in_range(&p->sy, s->y[k]);
         int prev = k > 0 && usable(s->x[k - 1], p->sx.log) && usable(s->y[k - 1], p->sy.log);
         int next = k + 1 < s->n && usable(s->x[k + 1], p->sx.log) && usable(s->y[k + 1], p->sy.log);
         int hollow = is_hollow(s, k);
-        if (ok && (s->points || hollow || (!prev && !next)))
+        if (ok && (always || hollow || (!prev && !next)))
             point_marker(p->d->page, i, map(&p->sx, s->x[k]), map(&p->sy, s->y[k]), hollow);
     }
 }
 
-static void bar(HPDF_Page pg, int i, double x, double w, double ya, double yb)
+/* A bar from ya to yb (page), never thinner than MIN_SEGMENT: a value too small to see still
+ * shows. Returns the far end drawn. Series beyond the palette carry their marker on top. */
+static double bar(HPDF_Page pg, int i, double x, double w, double ya, double yb)
 {
+    if (fabs(yb - ya) < MIN_SEGMENT)
+        yb = ya + (yb < ya ? -MIN_SEGMENT : MIN_SEGMENT);
+    HPDF_Page_SetGrayStroke(pg, 1.0);
     set_fill(pg, colour(i));
     HPDF_Page_Rectangle(pg, (HPDF_REAL)x, (HPDF_REAL)fmin(ya, yb), (HPDF_REAL)w,
                         (HPDF_REAL)fabs(yb - ya));
     HPDF_Page_FillStroke(pg);       /* the white edge separates stacked segments */
+    if (pdf_series_look(i).points && w >= 2 * MARKER_R) {
+        if (fabs(yb - ya) >= 3.0 * MARKER_R)    /* inside its bar or segment */
+            point_marker(pg, i, x + w / 2, (ya + yb) / 2, 1);
+        else                                    /* too thin: just beyond its end */
+            point_marker(pg, i, x + w / 2, yb + (yb < ya ? -MARKER_R : MARKER_R) * 1.6, 1);
+    }
+    return yb;
 }
 
-/* Grouped bars (one per series inside each category) or stacks (one per category). */
+/* Grouped bars (one per series inside each category, with their error bars) or stacks (one
+ * per category, each segment drawn from where the one below ended). */
 static void bars(const struct plot *p)
 {
     const struct pdf_chart *c = p->c;
     HPDF_Page pg = p->d->page;
     double cw = (p->x1 - p->x0) / c->ncategories, base = p->sy.log ? p->sy.lo : 0.0;
     int stacked = c->kind == PDF_CHART_STACKED_BAR;
-    HPDF_Page_SetGrayStroke(pg, 1.0);
-    HPDF_Page_SetLineWidth(pg, stacked ? 0.6 : 0.3);
     for (int j = 0; j < c->ncategories; j++) {
         double pos = base, neg = base, left = p->x0 + j * cw;
+        double up = map(&p->sy, base), down = up;       /* page ends of the stack so far */
         for (int i = 0; i < c->nseries; i++) {
             const struct pdf_series *s = &c->series[i];
             double v = j < s->n && s->y ? s->y[j] : NAN;
             if (!usable(v, p->sy.log))
                 continue;
+            HPDF_Page_SetLineWidth(pg, stacked ? 0.6 : 0.3);
             if (!stacked) {
-                double gw = cw * 0.8 / c->nseries;
-                bar(pg, i, left + cw * 0.1 + i * gw, gw, map(&p->sy, base), map(&p->sy, v));
+                double gw = cw * 0.8 / c->nseries, x = left + cw * 0.1 + i * gw;
+                bar(pg, i, x, gw, map(&p->sy, base), map(&p->sy, v));
+                if (s->lo && s->hi)
+                    whisker(p, i, x + gw / 2, s->lo[j], s->hi[j]);
+            } else if (v >= 0) {
+                pos += v;
+                up = bar(pg, i, left + cw * 0.2, cw * 0.6, up, fmax(map(&p->sy, pos), up));
             } else {
-                double *acc = v >= 0 ? &pos : &neg, from = *acc;
-                *acc += v;
-                bar(pg, i, left + cw * 0.2, cw * 0.6, map(&p->sy, from), map(&p->sy, *acc));
+                neg += v;
+                down = bar(pg, i, left + cw * 0.2, cw * 0.6, down, fmin(map(&p->sy, neg), down));
             }
         }
     }
@@ -571,7 +719,7 @@ static void data(const struct plot *p)
         bars(p);
     else
         for (int i = 0; i < p->c->nseries; i++)
-            series(p, i);
+            series(p, i), series_band(p, i);
     HPDF_Page_GRestore(pg);
 }
 
@@ -723,14 +871,16 @@ static void swatch(const struct plot *p, int i, double x, double y)
         set_fill(pg, colour(i));
         HPDF_Page_Rectangle(pg, (HPDF_REAL)(x + 4.0), (HPDF_REAL)(y - 4.0), 9.0f, 8.0f);
         HPDF_Page_Fill(pg);
+        if (pdf_series_look(i).points)
+            point_marker(pg, i, x + 8.5, y, 1);
         return;
     }
     HPDF_Page_GSave(pg);
-    line_style(pg, i, p->c->series[i].dashed);
+    line_style(pg, i, p->c->series[i].dashed, p->hidden[i]);
     HPDF_Page_MoveTo(pg, (HPDF_REAL)x, (HPDF_REAL)y);
     HPDF_Page_LineTo(pg, (HPDF_REAL)(x + SWATCH_W), (HPDF_REAL)y);
     HPDF_Page_Stroke(pg);
-    if (p->c->series[i].points)
+    if (p->c->series[i].points || p->hidden[i] || pdf_series_look(i).points)
         point_marker(pg, i, x + SWATCH_W / 2, y, 0);
     HPDF_Page_GRestore(pg);
 }
@@ -814,9 +964,12 @@ void pdf_chart(struct pdf_doc *d, const struct pdf_chart *c)
     layout(&p);
     double leg = legend(&p, 0.0, 0);
     double cap = c->caption && *c->caption ? pdf_caption_height(d, c->caption) : 0.0;
-    pdf_ensure(d, p.height + leg + cap + 4.0);
+    pdf_place(d, p.height + leg + cap + 4.0);
     p.top = d->y - 4.0;
     layout(&p);
+    p.hidden = xcalloc((size_t)(c->nseries > 0 ? c->nseries : 1), sizeof *p.hidden);
+    for (int i = 0; i < c->nseries && !p.bars && !p.empty; i++)
+        p.hidden[i] = lies_on_earlier(&p, i);
     draw(&p);
     d->y = p.top - p.height;
     legend(&p, d->y - 2.0, 1);
@@ -824,4 +977,5 @@ void pdf_chart(struct pdf_doc *d, const struct pdf_chart *c)
     if (cap > 0)
         pdf_caption(d, c->caption);
     d->y -= AFTER_CHART;
+    free(p.hidden);
 }

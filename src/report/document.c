@@ -5,6 +5,7 @@
 #include "report/internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +21,13 @@
 #define TITLE_TOP (PDF_PAGE_H - 230.0)  /* the title sits a third down the first page */
 #define H1_SIZE 16.0
 #define H2_SIZE 12.0
-#define KEEP_WITH_NEXT 60.0     /* a heading needs room for some text under it, or moves on */
+#define H1_MIN_ROOM 200.0       /* a chapter starting lower than this starts the next page */
 #define PARA_GAP 0.6            /* space after a paragraph, in units of its font size */
 #define NOTICE_SIZE 10.0
 #define NOTICE_PAD 8.0
 #define NOTICE_BAR 4.0          /* the tone-coloured bar on the notice's left edge */
 #define CODE_SIZE 8.0
+#define CODE_MIN 6.0            /* a code block shrinks to this before its lines wrap */
 #define CODE_LEADING 1.25
 #define CODE_PAD 5.0
 #define TAB_STOP 8
@@ -223,6 +225,8 @@ void pdf_doc_free(struct pdf_doc *d)
         return;
     if (d->pdf)
         HPDF_Free(d->pdf);
+    for (int i = 0; i < d->npending; i++)
+        free(d->pending[i].cp);
     free(d->pages);
     free(d->header);
     free(d);
@@ -328,6 +332,8 @@ static int write_file(struct pdf_doc *d, const char *path, char *err, size_t err
 int pdf_doc_save(struct pdf_doc *d, const char *path, char *err, size_t errlen)
 {
     if (!d->numbered && !d->error[0]) {
+        d->where = "pdf_doc_save";
+        pdf_place(d, 0.0);      /* headings with nothing after them still appear */
         if (!d->page)
             pdf_new_page(d);    /* a PDF needs a page; an empty report gets a blank one */
         number_pages(d);
@@ -384,7 +390,7 @@ void pdf_flow(struct pdf_doc *d, const char *cp, HPDF_Font f, double size, struc
     double lead = size * PDF_LEADING;
     int n = pdf_wrap(cp, PDF_TEXT_W, pdf_measure_font, &pf, &ln);
     for (int i = 0; i < n; i++) {
-        pdf_ensure(d, lead);
+        pdf_ensure(d, n - i == 2 && i > 0 ? 2 * lead : lead);  /* no last line alone */
         set_ink(d->page, ink);
         pdf_text(d->page, f, size, PDF_MARGIN_X, pdf_baseline(d->y, size, lead),
                  cp + ln[i].off, ln[i].len);
@@ -412,11 +418,22 @@ double pdf_caption_height(struct pdf_doc *d, const char *utf8)
     return PDF_CAPTION_GAP + n * PDF_CAPTION_SIZE * PDF_LEADING;
 }
 
+/* Height of the first `most` lines of wrapped text (all of them when it has fewer). */
+static double flow_height(const char *cp, HPDF_Font f, double size, int most)
+{
+    struct pdf_font pf = { f, size };
+    struct pdf_span *ln;
+    int n = pdf_wrap(cp, PDF_TEXT_W, pdf_measure_font, &pf, &ln);
+    free(ln);
+    return (n < most ? n : most) * size * PDF_LEADING;
+}
+
 void pdf_title(struct pdf_doc *d, const char *title, const char *subtitle)
 {
     if (!pdf_enter(d, "pdf_title"))
         return;
     char *t = pdf_cp1252(title), *s = pdf_cp1252(subtitle);
+    pdf_place(d, 0.0);
     if (!pdf_page_fresh(d))
         pdf_new_page(d);
     d->chapter = NULL;
@@ -445,7 +462,7 @@ void pdf_notice(struct pdf_doc *d, const char *utf8, enum pdf_tone tone)
     double lead = NOTICE_SIZE * PDF_LEADING, inner = PDF_TEXT_W - 2 * NOTICE_PAD - NOTICE_BAR;
     int n = pdf_wrap(cp, inner, pdf_measure_font, &pf, &ln);
     double h = n * lead + 2 * NOTICE_PAD;
-    pdf_ensure(d, h + 8.0);
+    pdf_place(d, h + 8.0);
     double y0 = d->y - h;
     pdf_fill_rect(d->page, PDF_MARGIN_X, y0, PDF_TEXT_W, h, pdf_tone_fill(tone));
     pdf_fill_rect(d->page, PDF_MARGIN_X, y0, NOTICE_BAR, h, tone_ink(tone));
@@ -459,6 +476,58 @@ void pdf_notice(struct pdf_doc *d, const char *utf8, enum pdf_tone tone)
     free(cp);
 }
 
+/* Height of a waiting heading drawn at the cursor (air above it, its lines, the gap below). */
+static double heading_height(const struct pdf_doc *d, const struct pdf_heading *h, int first,
+                             int fresh)
+{
+    double size = h->level == 1 ? H1_SIZE : H2_SIZE;
+    struct pdf_font pf = { d->bold, size };
+    struct pdf_span *ln;
+    int n = pdf_wrap(h->cp, PDF_TEXT_W, pdf_measure_font, &pf, &ln);
+    free(ln);
+    double above = first && fresh ? 0.0 : (h->level == 1 ? 1.2 : 0.8) * size;
+    return above + n * size * PDF_LEADING + (h->level == 1 ? 12.0 : 4.0);
+}
+
+static void draw_heading(struct pdf_doc *d, const struct pdf_heading *h, int first)
+{
+    double size = h->level == 1 ? H1_SIZE : H2_SIZE;
+    if (!(first && pdf_page_fresh(d)))
+        d->y -= (h->level == 1 ? 1.2 : 0.8) * size;     /* air above, not at a page top */
+    HPDF_Outline o = outline(d, h->level == 1 ? NULL : d->chapter, h->cp, d->y);
+    if (h->level == 1)
+        d->chapter = o;
+    pdf_flow(d, h->cp, d->bold, size, HEADING_INK);
+    if (h->level == 1) {
+        pdf_hline(d->page, PDF_MARGIN_X, PDF_MARGIN_X + PDF_TEXT_W, d->y - 2.0, 0.8, 0.6);
+        d->y -= 12.0;
+    } else {
+        d->y -= 4.0;
+    }
+}
+
+void pdf_place(struct pdf_doc *d, double h)
+{
+    if (d->npending == 0) {
+        pdf_ensure(d, h);
+        return;
+    }
+    int chapter = 0, fresh = pdf_page_fresh(d);
+    double need = h;
+    for (int i = 0; i < d->npending; i++) {
+        need += heading_height(d, &d->pending[i], i == 0, fresh);
+        chapter |= d->pending[i].level == 1;
+    }
+    /* A chapter opens with room to read, not in the last lines of a page. */
+    if (!d->page || (!fresh && d->y - fmax(need, chapter ? H1_MIN_ROOM : 0.0) < PDF_BODY_BOTTOM))
+        pdf_new_page(d);
+    for (int i = 0; i < d->npending; i++) {
+        draw_heading(d, &d->pending[i], i == 0);
+        free(d->pending[i].cp);
+    }
+    d->npending = 0;
+}
+
 void pdf_section(struct pdf_doc *d, const char *utf8, int level)
 {
     if (!pdf_enter(d, "pdf_section"))
@@ -467,26 +536,9 @@ void pdf_section(struct pdf_doc *d, const char *utf8, int level)
         pdf_fail(d, "pdf_section: level must be 1 or 2, got %d", level);
         return;
     }
-    char *cp = pdf_cp1252(utf8);
-    double size = level == 1 ? H1_SIZE : H2_SIZE;
-    if (level == 1 && !pdf_page_fresh(d)) {
-        pdf_new_page(d);
-    } else if (level == 2) {
-        if (d->page && !pdf_page_fresh(d))
-            d->y -= 0.8 * size;         /* air above a sub-heading, not at a page top */
-        pdf_ensure(d, size * PDF_LEADING + KEEP_WITH_NEXT);
-    }
-    HPDF_Outline o = outline(d, level == 1 ? NULL : d->chapter, cp, d->y);
-    if (level == 1)
-        d->chapter = o;
-    pdf_flow(d, cp, d->bold, size, HEADING_INK);
-    if (level == 1) {
-        pdf_hline(d->page, PDF_MARGIN_X, PDF_MARGIN_X + PDF_TEXT_W, d->y - 2.0, 0.8, 0.6);
-        d->y -= 12.0;
-    } else {
-        d->y -= 4.0;
-    }
-    free(cp);
+    if (d->npending == PDF_PENDING_MAX)
+        pdf_place(d, 0.0);              /* headings with nothing between: draw the oldest */
+    d->pending[d->npending++] = (struct pdf_heading){ pdf_cp1252(utf8), level };
 }
 
 static void style_of(const struct pdf_doc *d, enum pdf_style style, HPDF_Font *f,
@@ -534,6 +586,7 @@ void pdf_paragraph(struct pdf_doc *d, const char *utf8, enum pdf_style style)
         return;
     char *cp = pdf_cp1252(utf8), *text = expand_tabs(cp);
     style_of(d, style, &f, &size, &ink);
+    pdf_place(d, flow_height(text, f, size, 2));
     pdf_flow(d, text, f, size, ink);
     d->y -= PARA_GAP * size;
     free(text);
@@ -541,17 +594,27 @@ void pdf_paragraph(struct pdf_doc *d, const char *utf8, enum pdf_style style)
 }
 
 /* Draws lines [0, k) of a code block as one shaded box at the cursor. */
-static void code_chunk(struct pdf_doc *d, const char *text, const struct pdf_span *ln, int k)
+static void code_chunk(struct pdf_doc *d, const char *text, const struct pdf_span *ln, int k,
+                       double size)
 {
-    double lead = CODE_SIZE * CODE_LEADING, h = k * lead + 2 * CODE_PAD;
+    double lead = size * CODE_LEADING, h = k * lead + 2 * CODE_PAD;
     pdf_fill_rect(d->page, PDF_MARGIN_X, d->y - h, PDF_TEXT_W, h, (struct pdf_rgb){ 0.955, 0.955, 0.955 });
     pdf_fill_rect(d->page, PDF_MARGIN_X, d->y - h, 1.5, h, (struct pdf_rgb){ 0.70, 0.70, 0.70 });
     set_ink(d->page, INK);
     for (int i = 0; i < k; i++)
-        pdf_text(d->page, d->mono, CODE_SIZE, PDF_MARGIN_X + CODE_PAD + 2.0,
-                 pdf_baseline(d->y - CODE_PAD - i * lead, CODE_SIZE, lead),
+        pdf_text(d->page, d->mono, size, PDF_MARGIN_X + CODE_PAD + 2.0,
+                 pdf_baseline(d->y - CODE_PAD - i * lead, size, lead),
                  text + ln[i].off, ln[i].len);
     d->y -= h;
+}
+
+/* The size at which the block's longest line fits the width unwrapped: CODE_SIZE, or smaller
+ * down to CODE_MIN (below that, lines wrap). */
+static double code_size(struct pdf_doc *d, const char *text, double width)
+{
+    struct pdf_font pf = { d->mono, CODE_SIZE };
+    double w = pdf_widest_line(text, pdf_measure_font, &pf);
+    return w <= width ? CODE_SIZE : fmax(CODE_MIN, floor(CODE_SIZE * width / w * 4.0) / 4.0);
 }
 
 void pdf_code(struct pdf_doc *d, const char *utf8)
@@ -562,15 +625,17 @@ void pdf_code(struct pdf_doc *d, const char *utf8)
     size_t len = strlen(text);
     while (len > 0 && text[len - 1] == '\n')
         text[--len] = '\0';             /* a final newline is not an empty last line */
-    struct pdf_font pf = { d->mono, CODE_SIZE };
+    double inner = PDF_TEXT_W - 2 * CODE_PAD - 2.0, size = code_size(d, text, inner);
+    struct pdf_font pf = { d->mono, size };
     struct pdf_span *ln;
-    double lead = CODE_SIZE * CODE_LEADING;
-    int n = pdf_wrap(text, PDF_TEXT_W - 2 * CODE_PAD - 2.0, pdf_measure_font, &pf, &ln);
+    double lead = size * CODE_LEADING;
+    int n = pdf_wrap(text, inner, pdf_measure_font, &pf, &ln);
+    pdf_place(d, 2 * CODE_PAD + lead * (n > 1 ? 2 : 1));
     for (int i = 0; i < n;) {
         pdf_ensure(d, 2 * CODE_PAD + lead * (n - i > 1 ? 2 : 1));  /* no lone line */
         int k = (int)((d->y - PDF_BODY_BOTTOM - 2 * CODE_PAD) / lead);
         k = k < 1 ? 1 : k > n - i ? n - i : k;
-        code_chunk(d, text, ln + i, k);
+        code_chunk(d, text, ln + i, k, size);
         i += k;
     }
     d->y -= PARA_GAP * PDF_BODY_SIZE;
@@ -581,8 +646,8 @@ void pdf_code(struct pdf_doc *d, const char *utf8)
 
 void pdf_space(struct pdf_doc *d, double points)
 {
-    if (!pdf_enter(d, "pdf_space"))
-        return;
+    if (!pdf_enter(d, "pdf_space") || d->npending > 0)
+        return;                         /* under a waiting heading: its own gap is enough */
     if (!d->page)
         pdf_new_page(d);
     if (points > 0)

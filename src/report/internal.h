@@ -30,6 +30,9 @@
  * keeps wrapping linear on pathological input (a megabyte without a space). */
 #define PDF_WRAP_MAX 1024
 
+/* Headings that may wait, one after another, for their first content (H1, H2, H2...). */
+#define PDF_PENDING_MAX 4
+
 struct pdf_rgb { double r, g, b; };
 
 struct pdf_doc {
@@ -42,6 +45,11 @@ struct pdf_doc {
     double y;                   /* cursor: top of the free space on the page, pt from bottom */
     char *header;               /* CP1252 running header, or NULL */
     HPDF_Outline chapter;       /* the last level-1 outline entry: parent of level 2 */
+    struct pdf_heading {        /* headings waiting for the content they keep with */
+        char *cp;               /* CP1252 */
+        int level;
+    } pending[PDF_PENDING_MAX];
+    int npending;
     const char *where;          /* the public call in progress, named in error messages */
     int saving;                 /* libharu errors now belong to the save, not the drawing */
     int numbered;               /* page numbers drawn: the page set is final */
@@ -60,6 +68,11 @@ void pdf_fail(struct pdf_doc *d, const char *fmt, ...) SR_PRINTF(2, 3);
  * is used even when h does not fit on it: there is nowhere better). */
 void pdf_ensure(struct pdf_doc *d, double h);
 void pdf_new_page(struct pdf_doc *d);
+/* Keep-with-next: every flowing element calls this before drawing, with the height of its
+ * first piece that must not be split (a paragraph's first two lines, a table's header and
+ * first row, a whole chart). Headings waiting for content are drawn here, on the page where
+ * that piece fits with them; without waiting headings it is pdf_ensure(h). */
+void pdf_place(struct pdf_doc *d, double h);
 int pdf_page_fresh(const struct pdf_doc *d);
 struct pdf_rgb pdf_tone_fill(enum pdf_tone tone);
 /* Draws wrapped CP1252 text across the text width at the cursor, breaking pages between
@@ -92,6 +105,33 @@ struct pdf_span { size_t off, len; };
 int pdf_wrap(const char *s, double width, pdf_measure_fn measure, void *ctx,
              struct pdf_span **lines);
 
+/* Table cells (text.c). A cell of more than PDF_CELL_LINES lines, or with a word wider than
+ * its column, becomes a footnote; a figure has at most PDF_FIGURE_TOKENS tokens. */
+#define PDF_CELL_LINES 4
+#define PDF_FIGURE_TOKENS 8
+
+/* Whether CP1252 text is a figure, which must never wrap: its first token is a number
+ * ("187375\x9626835", "+4.0", "$3999", "~1e+06", "x1.5"), every other token a number or a
+ * short unit or joining word ("h", "GB/s", "%", "of"), with no more words than figures + 1.
+ * "fits: 38 GB of 80 GB", "v8", "fp32" and "cudaErrorInsufficientDriver" are text. */
+int pdf_numeric(const char *cp);
+
+/* A copy of cp with every number of five or more digits (before the decimal point, thousands
+ * separators allowed) written with 3 significant digits and k, M or G: "187375\x9626835 h"
+ * -> "187k\x9626.8k h". NULL when no number was long enough. Free with free(). */
+char *pdf_abbreviate(const char *cp);
+
+/* The widest word (between spaces and line breaks), and the widest hard line, of cp. */
+double pdf_longest_word(const char *cp, pdf_measure_fn measure, void *ctx);
+double pdf_widest_line(const char *cp, pdf_measure_fn measure, void *ctx);
+
+/* NULL when cp wraps in width into at most PDF_CELL_LINES lines with no word broken; else
+ * the text the cell shows instead: its first two lines (cut after their last "; " clause, else
+ * before a colon), " \x85 [mark]" (an ellipsis and the footnote's number), or "[mark]" alone
+ * when a word of cp is wider than width. The caller prints cp whole as footnote `mark`.
+ * Free with free(). */
+char *pdf_spill(const char *cp, double width, pdf_measure_fn measure, void *ctx, int mark);
+
 /* Draws n bytes of s with its baseline at y: left-aligned at x, or aligned inside [x, x+w]. */
 void pdf_text(HPDF_Page page, HPDF_Font f, double size, double x, double y,
               const char *s, size_t n);
@@ -106,6 +146,18 @@ static inline double pdf_baseline(double top, double size, double lead)
 {
     return top - (lead - size) / 2.0 - PDF_ASCENT * size;
 }
+
+/* How series i of a chart is told apart (chart.c): PDF_PALETTE colours; series beyond them
+ * reuse the colours with a dash pattern (1 dashed, 2 dotted, 3 dash-dot) and always carry
+ * point markers, whose shape (0 circle, 1 square, 2 triangle, 3 diamond) also changes. */
+#define PDF_PALETTE 8
+struct pdf_look {
+    struct pdf_rgb colour;
+    int dash;               /* 0 solid */
+    int marker;             /* shape */
+    int points;             /* markers drawn whatever the series asks */
+};
+struct pdf_look pdf_series_look(int i);
 
 void pdf_fill_rect(HPDF_Page page, double x, double y, double w, double h, struct pdf_rgb c);
 void pdf_hline(HPDF_Page page, double x0, double x1, double y, double width, double grey);

@@ -120,6 +120,8 @@ struct pdf_series {
     const double *hollow;   /* nhollow 1-based point indices drawn as outlines (statistics
                                that did not settle); NULL: none */
     int nhollow;
+    const double *lo, *hi;  /* n values each, or NULL: a band drawn as an error bar at each
+                               point (bar) whose lo and hi are finite */
 };
 
 struct pdf_mark {           /* a vertical dashed line across the plot with a label */
@@ -128,7 +130,11 @@ struct pdf_mark {           /* a vertical dashed line across the plot with a lab
 };
 
 /* A chart of `height` points across the text width. LINE: series of (x, y). BAR and
- * STACKED_BAR: categories along x (x values ignored; y[i] belongs to categories[i]). */
+ * STACKED_BAR: categories along x (x values ignored; y[i] belongs to categories[i]).
+ * Legibility is the layer's: 8 colours, then the same colours with dash patterns and point
+ * markers; a line hidden under an earlier one of the same values is drawn dashed with
+ * markers; a stacked segment is never thinner than a hairline; every tick label of an axis
+ * has one format (all plain or all "1e7"). */
 struct pdf_chart {
     enum pdf_chart_kind kind;
     const char *title;

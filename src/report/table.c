@@ -1,13 +1,18 @@
 /* table.c: pdf_table: a ruled table across the text width whose rows grow to fit wrapped
  * cells, whose header row repeats on every page it spans, and which marks each figure with
- * its kind (m, s, p) when kinds are mixed. Which figures go in it is the templates' job. */
+ * its kind (m, s, p) when kinds are mixed. It fits itself to the page (figures on one line,
+ * words whole, long cells as footnotes, empty columns out, too many columns split in two).
+ * Which figures go in it is the templates' job. */
 #include "report/internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CELL_SIZE 8.5
-#define CELL_LEAD (CELL_SIZE * 1.3)
+#define CELL_SIZE 8.5          /* preferred size of cell text, pt */
+#define CELL_MIN 6.0            /* the floor a crowded table shrinks to */
+#define CELL_STEP 0.25
+#define LEAD_RATIO 1.3
 #define PAD_X 4.0
 #define PAD_Y 3.0
 #define MIN_COL_W 24.0          /* a shared column never gets less than this */
@@ -18,99 +23,390 @@
 #define RULE_STRONG 0.7
 #define RULE_THIN 0.25
 #define AFTER_TABLE 10.0
+#define TAIL_KEEP 24.0          /* legend/notes/caption kept on the last row's page, at most */
 
 static const char KIND_LETTER[] = "-msp";       /* indexed by enum pdf_kind */
 static const char *const KIND_MEANING[] = {
     NULL, "measured on this run", "spec (source given)", "projected (model, with band)",
 };
 static const struct pdf_rgb HEAD_FILL = { 0.88, 0.88, 0.88 };
+static const char ABBREV_NOTE[] = "Numbers shortened to fit: k thousand, M million, G billion.";
 
-struct grid {               /* a table's geometry, the same on all its pages */
+/* A table's plan, the same on all its pages: which columns are shown (a column empty in every
+ * row is left out), the font size that lets every figure stay on one line and every word
+ * unbroken, column widths, and the text of each cell (shortened figures, footnote markers). */
+struct grid {
     const struct pdf_table *t;
+    int nshown, *col;       /* the shown columns: indices into t->cols */
+    double size, lead;      /* cell text, pt */
     double x0, width;       /* the table's left edge and total width, pt */
-    double *x, *w;          /* ncols: each column's left edge and width, pt */
+    double *x, *w;          /* nshown: each column's left edge and width, pt */
+    double *nat;            /* nshown: widths before fitting, pt */
+    char **text;            /* nrows * nshown CP1252 cell texts, row-major */
+    char **foot;            /* nfoot footnotes, CP1252 */
+    int nfoot, abbreviated, breaks;     /* breaks: words may break (nothing else fitted) */
     unsigned kinds;         /* bit (1 << kind) for each kind present in the cells */
     int header;             /* some column has a title: draw the header row */
     int markers;            /* more than one kind: each figure gets its letter */
     double mark_w;          /* room kept at the end of every cell for a letter */
 };
 
-struct row {                /* one row, each cell converted and wrapped */
-    char **cp;              /* ncols CP1252 copies */
-    struct pdf_span **ln;   /* ncols line lists */
-    int *n;                 /* ncols line counts */
+struct row {                /* one row, each shown cell wrapped */
+    const char **cp;        /* nshown CP1252 texts (owned by the grid) */
+    struct pdf_span **ln;   /* nshown line lists */
+    int *n;                 /* nshown line counts */
     double h;               /* pt */
 };
 
-static void column_widths(struct grid *g)
+static const struct pdf_cell *cell(const struct grid *g, int r, int i)
+{
+    return &g->t->cells[(size_t)r * g->t->ncols + g->col[i]];
+}
+
+static char **text_at(const struct grid *g, int r, int i)
+{
+    return &g->text[(size_t)r * g->nshown + i];
+}
+
+static int blank(const char *s)
+{
+    for (; s && *s; s++)
+        if (*s != ' ' && *s != '\n' && *s != '\t')
+            return 0;
+    return 1;
+}
+
+/* Columns with a figure or a word in some row; all of them when the table has no rows. */
+static void shown_columns(struct grid *g)
 {
     const struct pdf_table *t = g->t;
-    double fixed = 0.0, share = 0.0, total, scale;
-    int nfree = 0;
+    g->col = xcalloc((size_t)t->ncols, sizeof *g->col);
+    g->nshown = 0;
     for (int i = 0; i < t->ncols; i++) {
-        if (t->cols[i].width > 0)
-            fixed += t->cols[i].width * PDF_TEXT_W;
-        else
-            nfree++;
+        int used = t->nrows == 0;
+        for (int r = 0; r < t->nrows && !used; r++)
+            used = !blank(t->cells[(size_t)r * t->ncols + i].text);
+        if (used)
+            g->col[g->nshown++] = i;
     }
-    if (nfree) {
-        share = (PDF_TEXT_W - fixed) / nfree;
-        share = share < MIN_COL_W ? MIN_COL_W : share;
+    if (g->nshown == 0)                 /* every cell empty: keep the header that says so */
+        for (int i = 0; i < t->ncols; i++)
+            g->col[g->nshown++] = i;
+}
+
+/* Widths before fitting: the columns' own fractions; those left free share the rest. When
+ * columns were left out, the others grow in proportion to fill what the table had. */
+static void natural_widths(struct grid *g)
+{
+    const struct pdf_table *t = g->t;
+    double fixed = 0.0, all = 0.0, share = 0.0, total = 0.0;
+    int nfree = 0, anyfree = 0;
+    for (int i = 0; i < t->ncols; i++)
+        all += t->cols[i].width, anyfree |= t->cols[i].width <= 0;
+    for (int i = 0; i < g->nshown; i++) {
+        double f = t->cols[g->col[i]].width;
+        fixed += f > 0 ? f * PDF_TEXT_W : 0.0;
+        nfree += f <= 0;
     }
-    total = fixed + nfree * share;
-    scale = total > PDF_TEXT_W ? PDF_TEXT_W / total : 1.0;  /* over-full: shrink all */
+    if (nfree)
+        share = fmax((PDF_TEXT_W - fixed) / nfree, MIN_COL_W);
+    double grow = !nfree && fixed > 0 && g->nshown < t->ncols
+                  ? (anyfree ? PDF_TEXT_W : all * PDF_TEXT_W) / fixed : 1.0;
+    for (int i = 0; i < g->nshown; i++) {
+        double f = t->cols[g->col[i]].width;
+        g->nat[i] = f > 0 ? f * PDF_TEXT_W * grow : share;
+        total += g->nat[i];
+    }
+    for (int i = 0; i < g->nshown && total > PDF_TEXT_W; i++)
+        g->nat[i] *= PDF_TEXT_W / total;            /* over-full: shrink all */
+}
+
+/* What column i needs at CELL_SIZE, padding aside: its widest figure (one line) and its
+ * widest word (text wraps only between words), header words included. `cap` limits what a
+ * text word may ask: wider words go to footnotes. */
+static double column_need(struct pdf_doc *d, const struct grid *g, int i, double cap)
+{
+    struct pdf_font reg = { d->regular, CELL_SIZE }, bold = { d->bold, CELL_SIZE };
+    char *title = pdf_cp1252(g->t->cols[g->col[i]].title);
+    double need = pdf_longest_word(title, pdf_measure_font, &bold);
+    free(title);
+    for (int r = 0; r < g->t->nrows; r++) {
+        const char *s = *text_at(g, r, i);
+        double w = pdf_numeric(s) ? pdf_widest_line(s, pdf_measure_font, &reg)
+                                  : fmin(pdf_longest_word(s, pdf_measure_font, &reg), cap);
+        need = fmax(need, w);
+    }
+    return need;
+}
+
+/* Widths at `size` when every column gets its need: the natural widths, needy columns
+ * widened, the others giving up their slack in proportion. 0 when the needs do not fit. */
+static int fit_widths(struct grid *g, const double *need, double size)
+{
+    double pad = 2 * PAD_X + g->mark_w, sum = 0.0, slack = 0.0, total = 0.0;
+    for (int i = 0; i < g->nshown; i++) {
+        double m = need[i] * size / CELL_SIZE + pad;
+        sum += m;
+        g->w[i] = fmax(g->nat[i], m);
+        total += g->w[i];
+        slack += g->w[i] - m;
+    }
+    if (sum > PDF_TEXT_W + 1e-6)
+        return 0;
+    double over = total - fmax(PDF_TEXT_W, 0.0);
+    for (int i = 0; i < g->nshown && over > 0 && slack > 0; i++) {
+        double m = need[i] * size / CELL_SIZE + pad;
+        g->w[i] -= over * (g->w[i] - m) / slack;
+    }
+    return 1;
+}
+
+/* The largest size from CELL_SIZE down to CELL_MIN at which the needs fit; 0 when none. */
+static double fit_size(struct pdf_doc *d, struct grid *g, double cap)
+{
+    double *need = xcalloc((size_t)g->nshown, sizeof *need), found = 0.0;
+    for (int i = 0; i < g->nshown; i++)
+        need[i] = column_need(d, g, i, cap);
+    for (double s = CELL_SIZE; s >= CELL_MIN - 1e-9 && found == 0.0; s -= CELL_STEP)
+        if (fit_widths(g, need, s))
+            found = s;
+    free(need);
+    return found;
+}
+
+/* Swaps each figure with a long number for its shortened form (k, M, G) and back: the
+ * texts not in use wait in `other`. Whether any figure has a shortened form. */
+static int swap_short(struct grid *g, char **other)
+{
+    int any = 0;
+    for (size_t k = 0; k < (size_t)g->t->nrows * g->nshown; k++) {
+        if (!other[k])
+            continue;
+        char *t = g->text[k];
+        g->text[k] = other[k];
+        other[k] = t;
+        any = 1;
+    }
+    return any;
+}
+
+static char **shortened(const struct grid *g)
+{
+    size_t n = (size_t)g->t->nrows * g->nshown;
+    char **other = xcalloc(n + 1, sizeof *other);
+    for (size_t k = 0; k < n; k++)
+        other[k] = pdf_numeric(g->text[k]) ? pdf_abbreviate(g->text[k]) : NULL;
+    return other;
+}
+
+/* The footnote number of text cp (CP1252): an existing one with the same text, else a new one.
+ * A list ("a\nb\nc") becomes one line: "a; b; c". */
+static int footnote(struct grid *g, const char *cp)
+{
+    size_t n = strlen(cp), j = 0;
+    char *text = xmalloc(2 * n + 1);
+    for (size_t i = 0; i < n; i++) {
+        text[j++] = cp[i] == '\n' ? ';' : cp[i];
+        if (cp[i] == '\n')
+            text[j++] = ' ';
+    }
+    text[j] = '\0';
+    for (int i = 0; i < g->nfoot; i++) {
+        if (strcmp(strchr(g->foot[i], ' ') + 1, text) == 0) {
+            free(text);
+            return i + 1;
+        }
+    }
+    g->foot = xrealloc(g->foot, (size_t)(g->nfoot + 1) * sizeof *g->foot);
+    g->foot[g->nfoot] = xmalloc(j + 16);
+    sr_fmt(g->foot[g->nfoot], j + 16, "[%d] %s", g->nfoot + 1, text);
+    free(text);
+    return ++g->nfoot;
+}
+
+/* Text cells too long for their column (more than PDF_CELL_LINES lines, or a word wider than
+ * it) keep a short head and a marker; their text becomes a numbered footnote, one per text. */
+static void spill_long_cells(struct pdf_doc *d, struct grid *g)
+{
+    struct pdf_font pf = { d->regular, g->size };
+    for (int r = 0; r < g->t->nrows; r++) {
+        for (int i = 0; i < g->nshown; i++) {
+            char **s = text_at(g, r, i);
+            double inner = g->w[i] - 2 * PAD_X - g->mark_w;
+            if (pdf_numeric(*s))
+                continue;
+            int fresh = g->nfoot + 1;
+            char *head = pdf_spill(*s, inner, pdf_measure_font, &pf, fresh);
+            if (!head)
+                continue;
+            int mark = footnote(g, *s);
+            if (mark != fresh) {        /* the same text as an earlier footnote: its number */
+                free(head);
+                head = pdf_spill(*s, inner, pdf_measure_font, &pf, mark);
+            }
+            free(*s);
+            *s = head;
+        }
+    }
+}
+
+/* Width column i uses at most: its widest cell on one line (header words aside), padding in. */
+static double column_use(struct pdf_doc *d, const struct grid *g, int i)
+{
+    struct pdf_font reg = { d->regular, g->size }, bold = { d->bold, g->size };
+    char *title = pdf_cp1252(g->t->cols[g->col[i]].title);
+    double use = pdf_longest_word(title, pdf_measure_font, &bold);
+    free(title);
+    for (int r = 0; r < g->t->nrows; r++)
+        use = fmax(use, pdf_widest_line(*text_at(g, r, i), pdf_measure_font, &reg));
+    return use + 2 * PAD_X + g->mark_w + 0.5;
+}
+
+/* Whether a text cell of column i wraps into more than PDF_CELL_LINES lines at its width. */
+static int column_spills(struct pdf_doc *d, const struct grid *g, int i)
+{
+    struct pdf_font pf = { d->regular, g->size };
+    for (int r = 0; r < g->t->nrows; r++) {
+        const char *s = *text_at(g, r, i);
+        struct pdf_span *ln;
+        if (pdf_numeric(s))
+            continue;
+        int n = pdf_wrap(s, g->w[i] - 2 * PAD_X - g->mark_w, pdf_measure_font, &pf, &ln);
+        free(ln);
+        if (n > PDF_CELL_LINES)
+            return 1;
+    }
+    return 0;
+}
+
+/* Width that columns never use goes to columns whose long texts would otherwise become
+ * footnotes, in equal parts, so that a footnote is the last resort. */
+static void lend_slack(struct pdf_doc *d, struct grid *g)
+{
+    double slack = 0.0;
+    int needy = 0, *spills = xcalloc((size_t)g->nshown, sizeof *spills);
+    for (int i = 0; i < g->nshown; i++)
+        needy += spills[i] = column_spills(d, g, i);
+    for (int i = 0; i < g->nshown && needy; i++) {
+        double use = column_use(d, g, i);
+        if (!spills[i] && g->w[i] > use) {
+            slack += g->w[i] - use;
+            g->w[i] = use;
+        }
+    }
+    for (int i = 0; i < g->nshown && needy; i++)
+        g->w[i] += spills[i] ? slack / needy : 0.0;
+    free(spills);
+}
+
+/* Font size and widths: shrink; then shorten numbers, if that alone makes it fit; then send
+ * words wider than a column to footnotes (with numbers shortened only if still needed); only
+ * when even that fails are words broken (the old way), at the floor size. */
+static void plan(struct pdf_doc *d, struct grid *g)
+{
+    double cap = 12.0 * CELL_SIZE;      /* a text word wider than this may be a footnote */
+    char **other = NULL;
+    g->size = fit_size(d, g, INFINITY);
+    if (g->size == 0.0 && swap_short(g, other = shortened(g))) {
+        g->size = fit_size(d, g, INFINITY);
+        g->abbreviated = g->size > 0.0;
+        if (!g->abbreviated)
+            swap_short(g, other);
+    }
+    if (g->size == 0.0)
+        g->size = fit_size(d, g, cap);
+    if (g->size == 0.0 && swap_short(g, other)) {
+        g->size = fit_size(d, g, cap);
+        g->abbreviated = g->size > 0.0;
+        if (!g->abbreviated)
+            swap_short(g, other);
+    }
+    for (size_t k = 0; other && k < (size_t)g->t->nrows * g->nshown; k++)
+        free(other[k]);
+    free(other);
+    if (g->size == 0.0) {
+        g->size = CELL_MIN;
+        g->breaks = 1;
+        for (int i = 0; i < g->nshown; i++)
+            g->w[i] = g->nat[i];
+    }
+    if (!g->breaks)
+        lend_slack(d, g);
+    g->lead = g->size * LEAD_RATIO;
     g->x0 = PDF_MARGIN_X;
     g->width = 0.0;
-    for (int i = 0; i < t->ncols; i++) {
-        g->w[i] = (t->cols[i].width > 0 ? t->cols[i].width * PDF_TEXT_W : share) * scale;
+    for (int i = 0; i < g->nshown; i++) {
         g->x[i] = g->x0 + g->width;
         g->width += g->w[i];
     }
+    if (!g->breaks)
+        spill_long_cells(d, g);
 }
 
 static void grid_init(struct grid *g, struct pdf_doc *d, const struct pdf_table *t)
 {
     int distinct = 0;
+    memset(g, 0, sizeof *g);
     g->t = t;
-    g->x = xcalloc((size_t)t->ncols, sizeof *g->x);
-    g->w = xcalloc((size_t)t->ncols, sizeof *g->w);
-    column_widths(g);
-    g->header = 0;
+    shown_columns(g);
+    g->x = xcalloc((size_t)g->nshown, sizeof *g->x);
+    g->w = xcalloc((size_t)g->nshown, sizeof *g->w);
+    g->nat = xcalloc((size_t)g->nshown, sizeof *g->nat);
+    g->text = xcalloc((size_t)t->nrows * g->nshown + 1, sizeof *g->text);
+    for (int r = 0; r < t->nrows; r++)
+        for (int i = 0; i < g->nshown; i++)
+            *text_at(g, r, i) = pdf_cp1252(cell(g, r, i)->text);
+    natural_widths(g);
     for (int i = 0; i < t->ncols; i++)
         g->header |= t->cols[i].title && *t->cols[i].title;
-    g->kinds = 0;
-    for (size_t i = 0; i < (size_t)t->nrows * (size_t)t->ncols; i++) {
-        enum pdf_kind k = t->cells[i].kind;
-        if (k >= PDF_KIND_MEASURED && k <= PDF_KIND_PROJECTED)
-            g->kinds |= 1u << k;
+    for (int r = 0; r < t->nrows; r++) {
+        for (int i = 0; i < g->nshown; i++) {
+            enum pdf_kind k = cell(g, r, i)->kind;
+            if (k >= PDF_KIND_MEASURED && k <= PDF_KIND_PROJECTED)
+                g->kinds |= 1u << k;
+        }
     }
     for (int k = PDF_KIND_MEASURED; k <= PDF_KIND_PROJECTED; k++)
         distinct += (g->kinds >> k) & 1u;
     g->markers = distinct > 1;
     g->mark_w = g->markers ? MARK_GAP + pdf_width(d->regular, MARK_SIZE, "m", 1) + 0.5 : 0.0;
+    plan(d, g);
 }
 
-/* Converts and wraps row r (-1: the header) into ro. */
+static void grid_free(struct grid *g)
+{
+    for (size_t k = 0; k < (size_t)g->t->nrows * g->nshown; k++)
+        free(g->text[k]);
+    for (int i = 0; i < g->nfoot; i++)
+        free(g->foot[i]);
+    free(g->text), free(g->foot), free(g->col), free(g->x), free(g->w), free(g->nat);
+}
+
+/* Wraps row r (-1: the header) into ro: words at spaces, figures not at all (they fit). */
 static void wrap_row(struct pdf_doc *d, const struct grid *g, int r, struct row *ro)
 {
-    const struct pdf_table *t = g->t;
-    struct pdf_font pf = { r < 0 ? d->bold : d->regular, CELL_SIZE };
+    struct pdf_font pf = { r < 0 ? d->bold : d->regular, g->size };
     int most = 1;
-    for (int i = 0; i < t->ncols; i++) {
-        const char *utf8 = r < 0 ? t->cols[i].title : t->cells[(size_t)r * t->ncols + i].text;
+    for (int i = 0; i < g->nshown; i++) {
+        const char *s = r < 0 ? NULL : *text_at(g, r, i);
         double inner = g->w[i] - 2 * PAD_X - g->mark_w;
-        ro->cp[i] = pdf_cp1252(utf8);
+        if (r < 0)
+            s = g->t->cols[g->col[i]].title;
+        ro->cp[i] = r < 0 ? pdf_cp1252(s) : s;
+        if (r >= 0 && !g->breaks && pdf_numeric(s))
+            inner = INFINITY;           /* planned to fit: never wrap a figure */
         ro->n[i] = pdf_wrap(ro->cp[i], inner > 4.0 ? inner : 4.0, pdf_measure_font, &pf,
                             &ro->ln[i]);
         most = ro->n[i] > most ? ro->n[i] : most;
     }
-    ro->h = r < 0 && !g->header ? 0.0 : most * CELL_LEAD + 2 * PAD_Y;
+    ro->h = r < 0 && !g->header ? 0.0 : most * g->lead + 2 * PAD_Y;
 }
 
-static void free_row(const struct grid *g, struct row *ro)
+static void free_row(const struct grid *g, struct row *ro, int header)
 {
-    for (int i = 0; i < g->t->ncols; i++) {
-        free(ro->cp[i]);
+    for (int i = 0; i < g->nshown; i++) {
+        if (header)
+            free((char *)ro->cp[i]);
         free(ro->ln[i]);
     }
 }
@@ -128,15 +424,15 @@ static void cell_text(struct pdf_doc *d, const struct grid *g, const struct row 
                       double top, HPDF_Font f, enum pdf_kind kind)
 {
     double inner = g->w[i] - 2 * PAD_X - g->mark_w;
-    enum pdf_align align = g->t->cols[i].align;
+    enum pdf_align align = g->t->cols[g->col[i]].align;
     for (int k = 0; k < ro->n[i]; k++) {
         const char *s = ro->cp[i] + ro->ln[i][k].off;
         size_t n = ro->ln[i][k].len;
-        double tw = pdf_width(f, CELL_SIZE, s, n), x = g->x[i] + PAD_X;
-        double base = pdf_baseline(top - PAD_Y - k * CELL_LEAD, CELL_SIZE, CELL_LEAD);
+        double tw = pdf_width(f, g->size, s, n), x = g->x[i] + PAD_X;
+        double base = pdf_baseline(top - PAD_Y - k * g->lead, g->size, g->lead);
         x += align == PDF_ALIGN_RIGHT ? inner - tw : align == PDF_ALIGN_CENTER ? (inner - tw) / 2 : 0;
         HPDF_Page_SetGrayFill(d->page, 0.08);
-        pdf_text(d->page, f, CELL_SIZE, x, base, s, n);
+        pdf_text(d->page, f, g->size, x, base, s, n);
         if (g->markers && kind >= PDF_KIND_MEASURED && kind <= PDF_KIND_PROJECTED &&
             k == ro->n[i] - 1 && ro->cp[i][0])
             marker(d, x + tw, base, kind);
@@ -146,7 +442,6 @@ static void cell_text(struct pdf_doc *d, const struct grid *g, const struct row 
 /* Draws row r (-1: the header) at the cursor and moves the cursor below it. */
 static void draw_row(struct pdf_doc *d, const struct grid *g, const struct row *ro, int r)
 {
-    const struct pdf_table *t = g->t;
     double top = d->y;
     if (r < 0 && !g->header) {      /* untitled columns (key-value lists): a rule only */
         pdf_hline(d->page, g->x0, g->x0 + g->width, top, RULE_STRONG, 0.25);
@@ -156,8 +451,8 @@ static void draw_row(struct pdf_doc *d, const struct grid *g, const struct row *
         pdf_fill_rect(d->page, g->x0, top - ro->h, g->width, ro->h, HEAD_FILL);
         pdf_hline(d->page, g->x0, g->x0 + g->width, top, RULE_STRONG, 0.25);
     }
-    for (int i = 0; i < t->ncols; i++) {
-        const struct pdf_cell *c = r < 0 ? NULL : &t->cells[(size_t)r * t->ncols + i];
+    for (int i = 0; i < g->nshown; i++) {
+        const struct pdf_cell *c = r < 0 ? NULL : cell(g, r, i);
         if (c && c->tone != PDF_TONE_NONE)
             pdf_fill_rect(d->page, g->x[i], top - ro->h, g->w[i], ro->h, pdf_tone_fill(c->tone));
         cell_text(d, g, ro, i, top, c ? d->regular : d->bold, c ? c->kind : PDF_KIND_NONE);
@@ -195,13 +490,63 @@ static void kind_legend(struct pdf_doc *d, unsigned kinds)
     d->y -= lead + 3.0;
 }
 
-/* Body rows, with a new page (and the header again) where the next row does not fit. */
+/* The notes under a table (CP1252 lines drawn as captions: footnotes, the abbreviation key). */
+static void notes(struct pdf_doc *d, const struct grid *g)
+{
+    struct pdf_font pf = { d->regular, PDF_CAPTION_SIZE };
+    for (int i = 0; i < g->nfoot + g->abbreviated; i++) {
+        const char *s = i < g->nfoot ? g->foot[i] : ABBREV_NOTE;
+        struct pdf_span *ln;
+        double lead = PDF_CAPTION_SIZE * PDF_LEADING;
+        int n = pdf_wrap(s, PDF_TEXT_W, pdf_measure_font, &pf, &ln);
+        d->y -= i == 0 ? PDF_CAPTION_GAP : 0.0;
+        for (int k = 0; k < n; k++) {
+            pdf_ensure(d, lead);
+            HPDF_Page_SetGrayFill(d->page, 0.35);
+            pdf_text(d->page, d->regular, PDF_CAPTION_SIZE, PDF_MARGIN_X,
+                     pdf_baseline(d->y, PDF_CAPTION_SIZE, lead), s + ln[k].off, ln[k].len);
+            d->y -= lead;
+        }
+        free(ln);
+    }
+}
+
+/* Height of what follows the last row (legend, notes, caption), at most TAIL_KEEP: kept on
+ * the last row's page, so that no caption starts a page alone. */
+static double tail_height(struct pdf_doc *d, const struct grid *g)
+{
+    double h = g->markers ? LEGEND_SIZE * PDF_LEADING + 3.0 : 0.0;
+    if (g->nfoot + g->abbreviated > 0)
+        h += PDF_CAPTION_GAP + PDF_CAPTION_SIZE * PDF_LEADING;
+    if (g->t->caption && *g->t->caption)
+        h += pdf_caption_height(d, g->t->caption);
+    return fmin(h, TAIL_KEEP);
+}
+
+/* Height of row r, wrapped as it will be drawn. */
+static double row_height(struct pdf_doc *d, const struct grid *g, int r)
+{
+    size_t nc = (size_t)g->nshown;
+    struct row x = { xcalloc(nc, sizeof *x.cp), xcalloc(nc, sizeof *x.ln), xcalloc(nc, sizeof *x.n), 0.0 };
+    wrap_row(d, g, r, &x);
+    free_row(g, &x, 0);
+    free(x.cp), free(x.ln), free(x.n);
+    return x.h;
+}
+
+/* Body rows, with a new page (and the header again) where the next row does not fit; the last
+ * row goes with the table's tail and with the row before it. */
 static void body(struct pdf_doc *d, const struct grid *g, struct row *head, struct row *ro)
 {
-    int header_drawn = 0, rows_here = 0;
+    int header_drawn = 0, rows_here = 0, last = g->t->nrows - 1;
+    double tail = tail_height(d, g);
     for (int r = 0; r < g->t->nrows; r++) {
         wrap_row(d, g, r, ro);
-        double need = ro->h + (header_drawn ? 0.0 : head->h);
+        double need = ro->h + (header_drawn ? 0.0 : head->h) + (r == last ? tail : 0.0);
+        if (r == last - 1 && rows_here >= 2)    /* the last row never starts a page alone */
+            need += row_height(d, g, last) + tail;
+        if (r == 0)
+            pdf_place(d, need);         /* a heading above stays with the first row */
         if (d->y - need < PDF_BODY_BOTTOM && (header_drawn ? rows_here > 0 : !pdf_page_fresh(d))) {
             if (header_drawn)       /* close the part on this page */
                 pdf_hline(d->page, g->x0, g->x0 + g->width, d->y, RULE_STRONG, 0.25);
@@ -214,11 +559,50 @@ static void body(struct pdf_doc *d, const struct grid *g, struct row *head, stru
         }
         draw_row(d, g, ro, r);
         rows_here++;
-        free_row(g, ro);
+        free_row(g, ro, 0);
     }
     if (!header_drawn) {            /* no rows: the header alone says what is missing */
-        pdf_ensure(d, head->h);
+        pdf_place(d, head->h + tail);
         draw_row(d, g, head, -1);
+    }
+}
+
+/* How many shown columns, from the first, fit the text width at the floor size (words wider
+ * than a footnote's cap aside); 0 when fewer than two do. */
+static int columns_that_fit(struct pdf_doc *d, const struct grid *g)
+{
+    double used = 0.0, pad = 2 * PAD_X + g->mark_w;
+    int k = 0;
+    while (k < g->nshown) {
+        double w = column_need(d, g, k, 12.0 * CELL_SIZE) * CELL_MIN / CELL_SIZE + pad;
+        if (used + w > PDF_TEXT_W)
+            break;
+        used += w, k++;
+    }
+    return k >= 2 && k < g->nshown ? k : 0;
+}
+
+/* A table too wide even at the floor size is drawn as two tables: its first k shown columns,
+ * then its first column again with the rest (split again if need be). */
+static void split_columns(struct pdf_doc *d, const struct grid *g, int k)
+{
+    const struct pdf_table *t = g->t;
+    int n[2] = { k, 1 + g->nshown - k };
+    for (int part = 0; part < 2; part++) {
+        struct pdf_column *cols = xcalloc((size_t)n[part], sizeof *cols);
+        struct pdf_cell *cells = xcalloc((size_t)t->nrows * n[part] + 1, sizeof *cells);
+        for (int j = 0; j < n[part]; j++) {
+            int i = part == 0 || j == 0 ? j : k + j - 1;
+            cols[j] = t->cols[g->col[i]];
+            for (int r = 0; r < t->nrows; r++)
+                cells[(size_t)r * n[part] + j] = *cell(g, r, i);
+        }
+        struct pdf_table sub = { cols, n[part], cells, t->nrows,
+                                 part == 0 ? "Too wide for the page: the columns continue in the next table."
+                                           : t->caption };
+        pdf_table(d, &sub);
+        free(cols);
+        free(cells);
     }
 }
 
@@ -232,22 +616,27 @@ void pdf_table(struct pdf_doc *d, const struct pdf_table *t)
     }
     struct grid g;
     struct row head, ro;
-    size_t nc = (size_t)t->ncols;
+    int k;
     grid_init(&g, d, t);
+    if (g.breaks && (k = columns_that_fit(d, &g)) > 0) {
+        split_columns(d, &g, k);
+        grid_free(&g);
+        return;
+    }
+    size_t nc = (size_t)g.nshown;
     head.cp = xcalloc(nc, sizeof *head.cp), ro.cp = xcalloc(nc, sizeof *ro.cp);
     head.ln = xcalloc(nc, sizeof *head.ln), ro.ln = xcalloc(nc, sizeof *ro.ln);
     head.n = xcalloc(nc, sizeof *head.n), ro.n = xcalloc(nc, sizeof *ro.n);
-    pdf_ensure(d, 0.0);
     wrap_row(d, &g, -1, &head);
     body(d, &g, &head, &ro);
     pdf_hline(d->page, g.x0, g.x0 + g.width, d->y, RULE_STRONG, 0.25);
     if (g.markers)
         kind_legend(d, g.kinds);
+    notes(d, &g);
     if (t->caption && *t->caption)
         pdf_caption(d, t->caption);
     d->y -= AFTER_TABLE;
-    free_row(&g, &head);
+    free_row(&g, &head, 1);
     free(head.cp), free(ro.cp), free(head.ln), free(ro.ln), free(head.n), free(ro.n);
-    free(g.x);
-    free(g.w);
+    grid_free(&g);
 }

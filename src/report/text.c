@@ -3,7 +3,10 @@
  * where it goes on the page is the caller's business (document.c, table.c, chart.c). */
 #include "report/internal.h"
 
+#include <ctype.h>
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,6 +176,66 @@ static size_t fit_chars(const char *s, size_t n, double width, pdf_measure_fn m,
     return lo;
 }
 
+/* Characters a figure is written with besides digits (CP1252): signs and ranges (- + en dash
+ * ±), separators, %, ×, currency ($ €), approximations, brackets, exponents. */
+static int figure_char(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || strchr(".,+-%/:()[]<>~=*x^eE$", c) ||
+           c == 0x96 || c == 0xB1 || c == 0xD7 || c == 0x80 || c == 0xB0 || c == 0xB5;
+}
+
+/* A token of a figure: a digit after signs, currency or brackets, then digits with figure
+ * characters and at most two letters (a k/M suffix, "1e+06", "x10", "2^20", "64x64x64"). */
+static int number_token(const char *s, size_t n)
+{
+    size_t digits = 0, letters = 0, i = 0;
+    while (i < n && (strchr("+-~<>$([=", s[i]) || (unsigned char)s[i] == 0x96 ||
+                     (unsigned char)s[i] == 0xB1 || (unsigned char)s[i] == 0x80 ||
+                     ((s[i] == 'x' || s[i] == 'X') && i + 1 < n)))
+        i++;
+    if (i == n || !isdigit((unsigned char)s[i]))
+        return 0;                       /* "v8", "fp32": a name, not a figure */
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        digits += c >= '0' && c <= '9';
+        if (!figure_char(c)) {
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+                return 0;
+            letters++;
+        }
+    }
+    return digits > 0 && letters <= 2;
+}
+
+/* A figure keeps its unit on its line: when the word ending at j is a number and the next
+ * word is a unit ("GB", "h", "GB/s", "%", "TFLOPS"; not "of", "to"...), the end of
+ * the pair; else j. */
+static size_t unit_after(const char *s, size_t j, size_t e)
+{
+    static const char *const joins[] = { "of", "at", "to", "and", "on", "in", "or", "is",
+                                         "as", "by", "vs", "per", "for", "the", "x", NULL };
+    if (j == 0 || j >= e || !isdigit((unsigned char)s[j - 1]))
+        return j;
+    size_t k = j, n, w = j;
+    while (w > 0 && s[w - 1] != ' ')
+        w--;
+    if (!number_token(s + w, j - w))
+        return j;                       /* "H100 PCIe": a name, not a figure */
+    while (k < e && s[k] == ' ')
+        k++;
+    n = strcspn(s + k, " ");
+    n = k + n > e ? e - k : n;
+    if (n == 0 || n > 6 || !(isalpha((unsigned char)s[k]) || s[k] == '%' || s[k] == '\xB5'))
+        return j;
+    for (size_t i = 0; i < n; i++)
+        if (!(isalpha((unsigned char)s[k + i]) || strchr("%/^23\xB5\xB2\xB3", s[k + i])))
+            return j;                  /* "GB," ends a clause: may wrap after */
+    for (int i = 0; joins[i]; i++)
+        if (strlen(joins[i]) == n && strncmp(joins[i], s + k, n) == 0)
+            return j;
+    return k + n;
+}
+
 /* Wraps the hard line s[p..e) (no "\n" inside), appending its lines. */
 static void wrap_hard_line(const char *s, size_t p, size_t e, double width, pdf_measure_fn m,
                            void *ctx, struct pdf_span **lines, int *n, int *cap)
@@ -185,6 +248,7 @@ static void wrap_hard_line(const char *s, size_t p, size_t e, double width, pdf_
                 j++;
             while (j < e && s[j] != ' ')
                 j++;
+            j = unit_after(s, j, e);
             if (j - p > PDF_WRAP_MAX || m(ctx, s + p, j - p) > width)
                 break;
             fit = i = j;
@@ -284,4 +348,153 @@ void pdf_hline(HPDF_Page page, double x0, double x1, double y, double width, dou
     HPDF_Page_MoveTo(page, (HPDF_REAL)x0, (HPDF_REAL)y);
     HPDF_Page_LineTo(page, (HPDF_REAL)x1, (HPDF_REAL)y);
     HPDF_Page_Stroke(page);
+}
+
+/* ---- table cells: numbers, abbreviations, footnotes ---------------------------------- */
+
+/* A unit or joining word beside figures: "h", "GB/s", "TFLOPS", "%", "of", "at", "to". */
+static int unit_token(const char *s, size_t n)
+{
+    if (n > 8)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || figure_char(c) || c >= 0x80))
+            return 0;
+    }
+    return 1;
+}
+
+int pdf_numeric(const char *cp)
+{
+    int numbers = 0, units = 0, first = 1;
+    for (const char *p = cp ? cp : ""; *p;) {
+        while (*p == ' ' || *p == '\n' || *p == '\t')
+            p++;
+        size_t n = strcspn(p, " \n\t");
+        if (n == 0)
+            break;
+        if (number_token(p, n))
+            numbers++;
+        else if (!first && unit_token(p, n))
+            units++;
+        else
+            return 0;                   /* a word: the cell is text */
+        first = 0;
+        p += n;
+    }
+    return numbers > 0 && numbers + units <= PDF_FIGURE_TOKENS && units <= numbers + 1;
+}
+
+/* Writes v (>= 10000) with 3 significant digits and a k, M or G suffix. */
+static size_t short_number(double v, char *out, size_t outlen)
+{
+    static const char suffix[] = "kMG";
+    int i = 0;
+    v /= 1000.0;
+    while (v >= 999.5 && i < 2)
+        v /= 1000.0, i++;
+    int len = snprintf(out, outlen, v >= 99.95 ? "%.0f%c" : v >= 9.995 ? "%.1f%c" : "%.2f%c",
+                       v, suffix[i]);
+    return len > 0 ? (size_t)len : 0;
+}
+
+char *pdf_abbreviate(const char *cp)
+{
+    size_t len = strlen(cp), j = 0;
+    char *out = xmalloc(len + 1);
+    int changed = 0;
+    for (size_t i = 0; i < len;) {
+        size_t k = i, digits = 0;
+        int starts = (i == 0 || !isalnum((unsigned char)cp[i - 1]) || cp[i - 1] == 'x') &&
+                     isdigit((unsigned char)cp[i]);
+        while (starts && k < len && (isdigit((unsigned char)cp[k]) ||
+                                     (cp[k] == ',' && k + 3 < len + 1 && isdigit((unsigned char)cp[k + 1]))))
+            digits += isdigit((unsigned char)cp[k++]) != 0;
+        if (k < len && cp[k] == '.')    /* a decimal part goes with its number */
+            for (k++; k < len && isdigit((unsigned char)cp[k]); k++)
+                ;
+        int exponent = k < len && (cp[k] == 'e' || cp[k] == 'E');
+        if (digits >= 5 && !exponent && (k == len || !isalpha((unsigned char)cp[k]))) {
+            char num[64], tmp[16];
+            size_t m = 0;
+            for (size_t q = i; q < k && m + 1 < sizeof num; q++)
+                if (cp[q] != ',')
+                    num[m++] = cp[q];
+            num[m] = '\0';
+            size_t w = short_number(strtod(num, NULL), tmp, sizeof tmp);
+            if (w <= k - i) {           /* never longer than what it replaces */
+                memcpy(out + j, tmp, w);
+                j += w;
+                i = k;
+                changed = 1;
+                continue;
+            }
+        }
+        if (k == i)
+            k = i + 1;
+        memcpy(out + j, cp + i, k - i);
+        j += k - i;
+        i = k;
+    }
+    out[j] = '\0';
+    if (!changed) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* The widest run of cp between any of the bytes in `seps`. */
+static double widest_run(const char *cp, const char *seps, pdf_measure_fn measure, void *ctx)
+{
+    double w = 0.0;
+    for (const char *p = cp; *p;) {
+        size_t n = strcspn(p, seps);
+        if (n > 0)
+            w = fmax(w, measure(ctx, p, n < PDF_WRAP_MAX ? n : PDF_WRAP_MAX));
+        p += n;
+        p += *p != '\0';
+    }
+    return w;
+}
+
+double pdf_longest_word(const char *cp, pdf_measure_fn measure, void *ctx)
+{
+    return widest_run(cp, " \n", measure, ctx);
+}
+
+double pdf_widest_line(const char *cp, pdf_measure_fn measure, void *ctx)
+{
+    return widest_run(cp, "\n", measure, ctx);
+}
+
+char *pdf_spill(const char *cp, double width, pdf_measure_fn measure, void *ctx, int mark)
+{
+    struct pdf_span *ln;
+    int n = pdf_wrap(cp, width, measure, ctx, &ln);
+    double longest = pdf_longest_word(cp, measure, ctx);
+    if (n <= PDF_CELL_LINES && longest <= width) {
+        free(ln);
+        return NULL;
+    }
+    /* The cell keeps its first two lines when every word fits, cut after the last clause
+     * ("; ") in them, else before the first colon ("not measured: why"), then an ellipsis and
+     * the marker; the whole text goes to the footnote. */
+    char tag[32];
+    snprintf(tag, sizeof tag, "[%d]", mark);
+    size_t keep = longest > width ? 0 : n > 1 ? ln[1].off + ln[1].len : ln[0].len;
+    const char *cut = NULL;
+    for (const char *q = cp; q && q + 1 < cp + keep; q++)
+        if (q[0] == ';' && q[1] == ' ')
+            cut = q;
+    if (!cut)
+        cut = keep ? memchr(cp, ':', keep) : NULL;
+    if (cut && cut > cp)
+        keep = (size_t)(cut - cp);
+    char *out = xmalloc(keep + sizeof tag + 4);
+    memcpy(out, cp, keep);
+    snprintf(out + keep, sizeof tag + 4, keep ? " \x85 %s" : "%s", tag);
+    free(ln);
+    return out;
 }

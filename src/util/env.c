@@ -451,7 +451,10 @@ static cJSON *cuda_json(void)
     cuda_probe(&ci);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddBoolToObject(o, "built", ci.built);
-    if (ci.driver_version)
+    /* what a reader must not confuse, in one word; versions 13000 = 13.0, driver 0 = none loaded */
+    cJSON_AddStringToObject(o, "status", !ci.built ? "built without CUDA" : ci.ndev > 0 ? "device"
+                            : strncmp(ci.reason, "CUDA driver too old", 19) == 0 ? "driver too old" : "no CUDA device");
+    if (ci.built)
         cJSON_AddNumberToObject(o, "driver_version", ci.driver_version);
     if (ci.runtime_version)
         cJSON_AddNumberToObject(o, "runtime_version", ci.runtime_version);

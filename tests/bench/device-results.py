@@ -55,6 +55,22 @@ def best_lines(results):
     return ["%s: %s %.4g" % (key, k, v) for (key, k), v in sorted(best.items())]
 
 
+def model_lines(info):
+    """The model's GPU calibration and validation in one or two lines, when the run has them."""
+    cal, v, out = info.get("calibration") or {}, info.get("validation") or {}, []
+    if cal:
+        out.append("calibration %s (%s): peaks %s TFLOP/s, %.4g GB/s, %.3g us per op, q %s, %s ops"
+                   % (cal.get("device"), cal.get("device_name", "cpu"),
+                      ", ".join("%s %.4g" % (k, x / 1e12) for k, x in sorted(cal.get("peak_flops", {}).items())),
+                      cal.get("bandwidth_Bps", 0) / 1e9, cal.get("op_overhead_s", 0) * 1e6,
+                      (cal.get("combine") or {}).get("q"), cal.get("ops_measured")))
+    if v:
+        out.append("validation %s: n %d, mean |error| %.2f %%, max %.2f %%, bias %.3f, spread %.3f, tau %s"
+                   % (v.get("device"), v["n"], 100 * v["mean_abs_error"], 100 * v["max_abs_error"], v["bias"],
+                      v["spread"], v.get("kendall_tau")))
+    return out
+
+
 def summary(paths):
     for p in paths:
         d = load(p)
@@ -69,6 +85,8 @@ def summary(paths):
                 print("  not measured (%d): %s: %s" % (len(items), items[0], reason))
             for r in bad[:6]:
                 print("  invalid: %s" % {k: r[k] for k in r if k in GROUP_BY or k == "error"})
+            for line in model_lines(e.get("info") or {}) if e["name"] == "model" else []:
+                print("  " + line)
             for line in best_lines([r for r in res if r.get("valid") is not False])[:40]:
                 print("  " + line)
 

@@ -63,7 +63,8 @@ end
 
 if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end
 local text = sh(("%s -layout %s -"):format(q(env.pdftotext), q(dir .. "/report.pdf")))
-local section = text:match("Compression: quantization and pruning(.-)Appendix")
+-- the section and the appendices its chart and speed tables moved to
+local section = text:match("Compression: quantization and pruning(.*)$")
 if not section then fail("PDF lacks the compression section") end
 for _, t in ipairs { "Compression, CPU", "Speed-up over dense FP32 against bits per weight", "Accuracy",
                      "of the bandwidth experiment's read", "held-out loss over" } do

@@ -28,9 +28,13 @@ local figure = "150 GB/s, the copy kernel in FP64 with non-temporal stores at 48
 local sections = {
   summary = part(t, "Summary", "Memory bandwidth Kernels:"),
   bandwidth = part(t, "Memory bandwidth Kernels:", "Compute per precision"),
-  precision = part(t, "Compute per precision", "Training time on this and other systems"),
+  precision = part(t, "Compute per precision", "Training time on this and other systems")   -- and its appendix
+              .. (t:match(".*Compute: GEMM sizes, numerical error, what was not measured(.-)Appendix") or fail("no GEMM appendix")),
   model = part(t, "Training time on this and other systems", "Compression: quantization and pruning"),
-  compress = part(t, "Compression: quantization and pruning", "Appendix"),
+  -- the section, then the appendix its speed tables moved to (its heading: the last time its title appears)
+  compress = part(t, "Compression: quantization and pruning", "Appendices")
+             .. (t:match(".*Compression, CPU: speed per scheme and batch(.-)Catalog sources and kinds of numbers")
+                 or fail("no compression appendix")),
 }
 has(sections.summary, "This machine's DRAM bandwidth, the one figure the report divides by: " .. figure, "the summary")
 has(sections.summary, "Rule: this machine's DRAM bandwidth is the highest best-repetition rate", "the summary")

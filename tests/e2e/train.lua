@@ -56,6 +56,10 @@ if #gpu.results == 0 then
   if #gpu.skipped ~= 1 or gpu.skipped[1].reason ~= reason or not gpu.skipped[1].item:find("^tiny bf16 gpu") then
     fail("gpu: expected one skipped item with the CUDA probe's reason %q", tostring(reason))
   end
+  -- nothing measured: the experiment is "skipped" with that reason, never "complete"
+  if gpu.status ~= "skipped" or gpu.reason ~= reason then
+    fail("gpu: status %s, reason %q (wanted skipped, %q)", tostring(gpu.status), tostring(gpu.reason), tostring(reason))
+  end
 end
 
 if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end

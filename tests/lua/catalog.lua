@@ -1,5 +1,6 @@
 -- tests/lua/catalog.lua: the embedded catalog parses (quoted fields, empty cells unknown),
--- machines match a row only when they are that system, and the CPU-side bandwidth rule.
+-- machines match a row only when they are that system, the memory units, and the CPU-side
+-- bandwidth rule.
 local catalog = require "sparkreport.catalog"
 
 local cat = catalog.load()
@@ -11,6 +12,12 @@ assert(spark.fp64_tflops == nil, "an empty cell is unknown, not zero")
 assert(spark.notes:find("One memory pool shared by CPU and GPU", 1, true))   -- quoted, with commas
 assert(catalog.find("h100-sxm").bf16_tflops == 989)
 assert(#cat.sha256 == 64)
+-- memory_unit: every row says GiB or GB; HBM parts GiB, the Spark's one pool GB (data/README.md)
+for _, r in ipairs(cat.rows) do
+  assert(r.memory_unit == "GiB" or r.memory_unit == "GB", r.id .. ": memory_unit " .. tostring(r.memory_unit))
+end
+assert(catalog.find("h100-sxm").memory_unit == "GiB" and catalog.find("h200-sxm").memory_unit == "GiB")
+assert(catalog.find("a100-80g-sxm").memory_unit == "GiB" and spark.memory_unit == "GB")
 
 local function ctx(gpu, cpu, ncpu, board)
   return { cuda = { devices = gpu and { { name = gpu } } or {} }, cpu = { model = cpu or "AMD EPYC", logical_cpus = ncpu or 2 },

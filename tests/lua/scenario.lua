@@ -20,7 +20,15 @@ fails(function() return sr.bandwidth "all" end, "sr.bandwidth expects a table of
 fails(function() return sr.bandwidth { max_size = "5TiB" } end, "bandwidth: parameter 'max_size' = 5TiB is out of range (3 KiB .. 1 TiB)")
 fails(function() return sr.bandwidth { sizes = { "64KiB", "900GiB" } } end, "bandwidth: a working set of 900 GiB does not fit in memory")
 fails(function() return sr.scenario { title = "x" } end, "scenario: no experiments (add e.g. sr.bandwidth { })")
-fails(function() return sr.scenario { budget = 5, sr.bandwidth {} } end, "scenario: unknown parameter 'budget' (valid: baseline, budget_s, compare, template, title)")
+fails(function() return sr.scenario { budget = 5, sr.bandwidth {} } end, "scenario: unknown parameter 'budget' (valid: baseline, budget_s, compare, decide, kwh_usd, life_years, template, title, utilisation)")
+-- the decision pages' fields: workloads by id, cost parameters within their limits
+local dscn = sr.scenario { sr.bandwidth {} }
+assert(dscn.params.decide[1] == "gpt2-124m" and dscn.params.decide[4] == "llama-3.3-70b-qlora" and #dscn.params.decide == 4)
+assert(dscn.params.life_years == 3 and dscn.params.utilisation == 0.5 and dscn.params.kwh_usd == 0.15)
+fails(function() return sr.scenario { decide = { "gpt2-124m", "gpt5" }, sr.bandwidth {} } end, "'decide'")
+fails(function() return sr.scenario { decide = { "gpt5" }, sr.bandwidth {} } end, "gpt5")
+fails(function() return sr.scenario { utilisation = 1.5, sr.bandwidth {} } end, "scenario: parameter 'utilisation' = 1.5 is out of range")
+fails(function() return sr.scenario { life_years = 0, sr.bandwidth {} } end, "scenario: parameter 'life_years' = 0 is out of range")
 fails(function() return sr.scenario { 42 } end, "scenario: entry 1 is not an experiment")
 fails(function() return sr.scenario { compare = { "h300" }, sr.bandwidth {} } end, "scenario: unknown catalog system 'h300'")
 

@@ -393,6 +393,220 @@ static void test_lora(void)
     EXPECT_STR(net_op_label(find(n, NET_OP_LORA_B_WGRAD, NET_LIN_FC, 1), buf, sizeof buf), "lora_b_wgrad fc, block 1");
 }
 
+/* ---- how it is run: AMP, causal attention, a fused loss, optimizer recipes ---- */
+
+/* The plan with every run option zero, against figures taken from the plan before the options
+ * existed (commit 9ca4391): op count, summed FLOPs and bytes, a position-weighted sum that moves
+ * if any op's bytes, FLOPs or output dtype move, and the GPU and CPU memory totals. */
+static void snapshot(struct net_shape s, enum net_prec p, const double want[7])
+{
+    int n = plan(&s, p);
+    double f = 0, r = 0, w = 0, x = 0;
+    for (int i = 0; i < n; i++) {
+        f += ops[i].flops;
+        r += ops[i].bytes_read;
+        w += ops[i].bytes_written;
+        x += (i % 7 + 1) * (ops[i].bytes_read + 3 * ops[i].bytes_written) + (i % 5) * ops[i].flops
+           + ops[i].dtype_out * (i % 3);
+    }
+    struct net_memory g, c;
+    net_memory(&s, p, NET_IMPL_GPU, &g);
+    net_memory(&s, p, NET_IMPL_CPU, &c);
+    EXPECT(n == (int)want[0]);
+    EXPECT_NEAR(f, want[1], 1e-15);
+    EXPECT_NEAR(r, want[2], 1e-15);
+    EXPECT_NEAR(w, want[3], 1e-15);
+    EXPECT_NEAR(x, want[4], 1e-15);
+    EXPECT_NEAR(g.total, want[5], 1e-15);
+    EXPECT_NEAR(c.total, want[6], 1e-15);
+}
+
+static void test_zero_options(void)
+{
+    static const double want[12][7] = {
+        { 153, 137359578, 13420224, 7659840, 439282308, 36916220, 3092724 },
+        { 165, 114830336, 12212992, 6732288, 349412928, 36719104, 3082752 },
+        { 467, 129720704, 16604600.320000004, 9334784, 430563973.9520002, 34491038.719999999, 854686.71999999997 },
+        { 281, 89594240, 11815936, 5270528, 248688832, 35298816, 1662464 },
+        { 179, 137359578, 11780160, 7986828, 405009513, 36899996, 3246996 },
+        { 191, 114830336, 10557696, 7146368, 330539251, 36874880, 3402368 },
+        { 493, 129720704, 13006008.320000004, 9181952, 447835328.32800019, 34474014.719999999, 1001502.72 },
+        { 307, 89594240, 9323264, 5409536, 291746789, 34951168, 1478656 },
+        { 204, 137973018, 12617376, 8293548, 462458227, 37004252, 3180756 },
+        { 216, 115346432, 11208960, 7404416, 367184362, 37008000, 3371648 },
+        { 493, 129720704, 13006008.320000004, 9181952, 447835328.32800019, 34474014.719999999, 837662.71999999997 },
+        { 331, 89864576, 9483008, 5544704, 274481877, 35084288, 1447936 },
+    };
+    struct net_shape g = { 3, 48, 6, 37, 101, 3, 2, 0, .tied = 1 }, l = llama_like();
+    struct net_shape q = l, lr = l;
+    q.lora_rank = 4; q.base_dtype = NET_DT_NF4; q.checkpoint = 1;
+    lr.lora_rank = 4; lr.tied = 1;
+    const struct net_shape *sh[4] = { &g, &l, &q, &lr };
+    for (int p = 0; p < NET_NPRECS; p++)
+        for (int i = 0; i < 4; i++)
+            snapshot(*sh[i], p, want[4 * p + i]);
+    /* AMP and BF16 AdamW mean nothing under FP32: the same plan */
+    struct net_shape a = g;
+    a.amp = 1;
+    a.optimizer = NET_OPT_ADAMW_BF16;
+    snapshot(a, NET_FP32, want[0]);
+}
+
+/* GPT-2 shaped, flash attention, AMP: per block 32 s b h + 4 a s b (Korthikanti's FlashAttention
+ * form without dropout, research note section 3) plus the two LayerNorms' FP32 mean and rstd,
+ * 16 s b, which the closed form leaves out: within 1 / (2h) of it, exact with them. */
+static void test_amp_activations(void)
+{
+    struct net_shape s = { .layers = 4, .hidden = 768, .heads = 12, .seq = 1024, .vocab = 50257, .batch = 4,
+                           .accum = 1, .attention = NET_ATT_FLASH, .amp = 1 };
+    double sbh = (double)s.seq * s.batch * s.hidden, asb = (double)s.heads * s.seq * s.batch;
+    double per = act_bytes(s, 5) - act_bytes(s, 4);
+    EXPECT_NEAR(per, 32 * sbh + 4 * asb, 1.0 / (2 * 768));
+    EXPECT_NEAR(per, 32 * sbh + 4 * asb + 16.0 * s.seq * s.batch, 1e-12);
+    s.checkpoint = 1;               /* full recomputation keeps each block's input, BF16 */
+    EXPECT_NEAR(act_bytes(s, 5) - act_bytes(s, 4), 2 * sbh, 1e-12);
+    /* outside the blocks: tokens and targets (4 T each), one more residual (2 T h), lnf (2 T h) and
+     * its stats (8 T), BF16 logits (2 T V) and FP32 losses (4 T) */
+    s.checkpoint = 0;
+    double T = (double)s.seq * s.batch, h = s.hidden, V = s.vocab;
+    EXPECT_NEAR(act_bytes(s, 4) - 4 * per, 8 * T + 2 * T * h + 2 * T * h + 8 * T + 2 * T * V + 4 * T, 1e-12);
+    s.fused_loss = 1;               /* no logits held */
+    EXPECT_NEAR(act_bytes(s, 4) - 4 * per, 8 * T + 4 * T * h + 8 * T + 4 * T, 1e-12);
+    /* no BF16 gradient copies under AMP: the activation gradients are BF16 already */
+    struct net_tensor d;
+    net_act_tensor(&s, NET_BF16, NET_IMPL_GPU, NET_A_DLOW, &d);
+    EXPECT(d.elems == 0);
+    net_act_tensor(&s, NET_BF16, NET_IMPL_GPU, NET_A_DQKV, &d);
+    EXPECT(d.dtype == NET_DT_BF16 && d.elems == T * 3 * h);
+}
+
+static void test_amp_ops(void)
+{
+    struct net_shape s = { 2, 64, 4, 64, 256, 8, 1, 0, .tied = 0, .attention = NET_ATT_FLASH, .amp = 1 };
+    double T = 512, h = 64, V = 256, B = 8, a = 4;
+    int n = plan(&s, NET_BF16);
+    EXPECT(count(n, NET_OP_CAST_GRAD) == 0);
+    const struct net_op *q = find(n, NET_OP_MATMUL, NET_LIN_QKV, 1);
+    EXPECT(q && q->dtype == NET_DT_BF16 && q->dtype_out == NET_DT_BF16);
+    EXPECT_NEAR(q->bytes_read, 2 * (T * h + 3 * h * h) + 4 * 3 * h, 0);     /* X, W, FP32 bias */
+    EXPECT_NEAR(q->bytes_written, 2 * T * 3 * h, 0);
+    const struct net_op *r = find(n, NET_OP_RESIDUAL, 1, 0);
+    EXPECT(r && r->bytes_read == 2 * 2 * T * h && r->bytes_written == 2 * T * h && r->dtype == NET_DT_BF16);
+    const struct net_op *dg = find(n, NET_OP_MATMUL_DGRAD, NET_LIN_FC, 0);
+    EXPECT(dg && dg->bytes_read == 2 * (T * 4 * h + 4 * h * h) && dg->bytes_written == 2 * T * h);
+    const struct net_op *wg = find(n, NET_OP_MATMUL_WGRAD, NET_LIN_FC, 0);     /* FP32 gradient += */
+    EXPECT(wg && wg->bytes_read == 2 * (T * h + T * 4 * h) + 4 * 4 * h * h + 4 * 4 * h);
+    EXPECT(wg->bytes_written == 4 * 4 * h * h + 4 * 4 * h && wg->dtype_out == NET_DT_F32);
+    const struct net_op *fa = find(n, NET_OP_FLASH_ATTENTION, 0, 0);
+    EXPECT(fa && fa->bytes_read == 2 * T * 3 * h && fa->bytes_written == 2 * T * h + 4 * B * a * 64);
+    const struct net_op *g = find(n, NET_OP_GELU_BWD, 0, 1);
+    EXPECT(g && g->bytes_read == 2 * 2 * T * 4 * h && g->bytes_written == 2 * T * 4 * h);
+    const struct net_op *x = find(n, NET_OP_XENT, 0, -1), *xb = find(n, NET_OP_XENT_BWD, 0, -1);
+    EXPECT(x && x->bytes_read == 2 * T * V + 4 * T && x->bytes_written == 8 * T);
+    EXPECT(xb && xb->bytes_read == 2 * T * V + 8 * T && xb->bytes_written == 2 * T * V);
+    /* the FLOPs do not move */
+    struct net_shape f32 = s;
+    f32.amp = 0;
+    double fl = 0;
+    for (int i = 0; i < n; i++)
+        fl += ops[i].flops;
+    int m = plan(&f32, NET_BF16);
+    for (int i = 0; i < m; i++)
+        fl -= ops[i].flops;
+    EXPECT(fl == 0);
+}
+
+/* Causal: the s (s + 1) / 2 scores on and below the diagonal: forward 2 B s (s + 1) h, the
+ * unfused backward twice that, the flash backward 2.5 times. */
+static void test_causal(void)
+{
+    struct net_shape s = { 2, 64, 4, 64, 256, 8, 1, 0, .tied = 0, .causal = 1 };
+    double B = 8, sq = 64, h = 64;
+    int n = plan(&s, NET_BF16);
+    EXPECT(find(n, NET_OP_ATTENTION, 0, 1)->flops == 2 * B * sq * (sq + 1) * h);
+    EXPECT(find(n, NET_OP_ATTENTION_BWD, 0, 1)->flops == 4 * B * sq * (sq + 1) * h);
+    EXPECT_NEAR(matmul_flops(n, 0), net_megatron_flops(&s, 0) - 2 * 3 * 2 * B * sq * (sq - 1) * h, 1e-15);
+    s.attention = NET_ATT_FLASH;
+    n = plan(&s, NET_BF16);
+    EXPECT(find(n, NET_OP_FLASH_ATTENTION, 0, 0)->flops == 2 * B * sq * (sq + 1) * h);
+    EXPECT(find(n, NET_OP_FLASH_ATTENTION_BWD, 0, 0)->flops == 5 * B * sq * (sq + 1) * h);
+}
+
+/* Fused LM head and loss: the same FLOPs, no [T, V] bytes anywhere. */
+static void test_fused_loss(void)
+{
+    struct net_shape s = { 2, 64, 4, 64, 256, 8, 1, 0, .tied = 0, .attention = NET_ATT_FLASH, .amp = 1 };
+    double T = 512, h = 64, V = 256, f0 = 0, f1 = 0;
+    int n = plan(&s, NET_BF16);
+    for (int i = 0; i < n; i++)
+        f0 += ops[i].flops;
+    s.fused_loss = 1;
+    n = plan(&s, NET_BF16);
+    for (int i = 0; i < n; i++)
+        f1 += ops[i].flops;
+    EXPECT(f0 == f1);
+    const struct net_op *m = find(n, NET_OP_MATMUL, NET_LIN_LMHEAD, -1);
+    EXPECT(m && m->bytes_written == 0 && m->bytes_read == 2 * (T * h + V * h));
+    const struct net_op *x = find(n, NET_OP_XENT, 0, -1), *xb = find(n, NET_OP_XENT_BWD, 0, -1);
+    EXPECT(x->bytes_read == 4 * T && x->bytes_written == 8 * T && xb->bytes_read == 8 * T && xb->bytes_written == 0);
+    const struct net_op *dg = find(n, NET_OP_MATMUL_DGRAD, NET_LIN_LMHEAD, -1);
+    EXPECT(dg && dg->bytes_read == 2 * V * h && dg->bytes_written == 2 * T * h);
+    /* without AMP: no cast of the head's gradient either, and no [T, V] copy of it */
+    s.amp = 0;
+    n = plan(&s, NET_BF16);
+    EXPECT(count(n, NET_OP_CAST_GRAD) == 2 * 4 && find(n, NET_OP_CAST_GRAD, NET_LIN_LMHEAD, -1) == NULL);
+    struct net_tensor d;
+    net_act_tensor(&s, NET_BF16, NET_IMPL_GPU, NET_A_DLOW, &d);
+    EXPECT(d.elems == T * 4 * h);
+}
+
+/* Bytes per trained parameter of each recipe (research note section 3; plan.h), in memory and
+ * in the optimizer's op, on GPT-2-shaped weights where the BF16 copy covers the linears only. */
+static void test_optimizers(void)
+{
+    EXPECT(net_optims[NET_OPT_ADAMW].weights + net_optims[NET_OPT_ADAMW].grads + net_optims[NET_OPT_ADAMW].moments == 16);
+    EXPECT(net_optims[NET_OPT_ADAMW_BF16].weights + net_optims[NET_OPT_ADAMW_BF16].grads
+           + net_optims[NET_OPT_ADAMW_BF16].moments == 8);
+    EXPECT(net_optims[NET_OPT_ADAM8].moments == 2 + 8.0 / 2048);
+    struct net_shape s = shapes[2];
+    s.tied = 1;
+    double N = (double)net_param_count(&s), low = (double)net_low_count(&s);
+    static const double per[NET_NOPTIMS] = { 16, 8, 10 + 8.0 / 2048 };
+    static const double rd[NET_NOPTIMS] = { 16, 8, 10 + 8.0 / 2048 }, wr[NET_NOPTIMS] = { 12, 6, 6 + 8.0 / 2048 };
+    for (int o = 0; o < NET_NOPTIMS; o++) {
+        struct net_memory m;
+        s.optimizer = o;
+        net_memory(&s, NET_BF16, NET_IMPL_GPU, &m);
+        double copy = o == NET_OPT_ADAMW_BF16 ? 0 : 2 * low;
+        EXPECT_NEAR(m.bytes[NET_MEM_WEIGHTS] + m.bytes[NET_MEM_GRADS] + m.bytes[NET_MEM_OPTIMIZER]
+                    + m.bytes[NET_MEM_LOW], per[o] * N + copy, 1e-15);
+        int n = plan(&s, NET_BF16);
+        const struct net_op *u = &ops[n - 1], *z = &ops[0];
+        EXPECT(u->kind == NET_OP_ADAMW && z->kind == NET_OP_ZERO_GRAD);
+        EXPECT_NEAR(u->bytes_read, rd[o] * N, 1e-15);
+        EXPECT_NEAR(u->bytes_written, wr[o] * N + copy, 1e-15);
+        EXPECT(z->bytes_written == (o == NET_OPT_ADAMW_BF16 ? 2 : 4) * N);
+    }
+    /* the 18, 8 and 12 B per parameter people quote, on an 8B-class shape: within 1.5 %, because
+     * its untied embedding (6.5 % of N) feeds no matmul and has no BF16 copy */
+    struct net_shape l = { .layers = 32, .hidden = 4096, .heads = 32, .seq = 4096, .vocab = 128256, .batch = 1,
+                           .accum = 1, .kv_heads = 8, .ffn = 14336, .mlp = NET_MLP_SWIGLU, .norm = NET_NORM_RMS,
+                           .nobias = 1, .rope = 1, .attention = NET_ATT_FLASH };
+    static const double quoted[NET_NOPTIMS] = { 18, 8, 12 };
+    for (int o = 0; o < NET_NOPTIMS; o++) {
+        struct net_memory m;
+        l.optimizer = o;
+        net_memory(&l, NET_BF16, NET_IMPL_GPU, &m);
+        double st = m.bytes[NET_MEM_WEIGHTS] + m.bytes[NET_MEM_GRADS] + m.bytes[NET_MEM_OPTIMIZER] + m.bytes[NET_MEM_LOW];
+        EXPECT_NEAR(st / m.params, quoted[o], 0.015);
+    }
+    EXPECT(net_optim_of(&l, NET_FP32) == NET_OPT_ADAM8);
+    l.optimizer = NET_OPT_ADAMW_BF16;
+    EXPECT(net_optim_of(&l, NET_FP32) == NET_OPT_ADAMW && net_optim_of(&l, NET_FP8) == NET_OPT_ADAMW_BF16);
+    l.optimizer = NET_NOPTIMS;
+    EXPECT(net_shape_problem(&l) != NULL);
+}
+
 int main(void)
 {
     test_megatron();
@@ -405,5 +619,11 @@ int main(void)
     test_arch_params();
     test_activations();
     test_lora();
+    test_zero_options();
+    test_amp_activations();
+    test_amp_ops();
+    test_causal();
+    test_fused_loss();
+    test_optimizers();
     return CHECK_DONE();
 }

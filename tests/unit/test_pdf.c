@@ -37,9 +37,9 @@ static void ladder_chart(struct pdf_doc *d)
     for (int i = 0; i < 3; i++)
         marks[i] = (struct pdf_mark){ 65536.0 * (double)(1ull << (4 * i)), labels[i] };
     struct pdf_series s[] = {
-        { "copy", x, copy, 24, 0, 1 },
-        { "triad", x, triad, 24, 0, 1 },
-        { "vendor spec (273 GB/s)", sx, spec, 2, 1, 0 },
+        { "copy", x, copy, 24, 0, 1, .hollow = NULL },
+        { "triad", x, triad, 24, 0, 1, .hollow = NULL },
+        { "vendor spec (273 GB/s)", sx, spec, 2, 1, 0, .hollow = NULL },
     };
     struct pdf_chart c = {
         .kind = PDF_CHART_LINE, .title = "Bandwidth vs working set (CPU, 20 threads)",
@@ -58,14 +58,14 @@ static void bar_charts(struct pdf_doc *d)
                                      "B200", "laptop" };
     double cpu[] = { 210, 205, 230, 232, 250, 150 }, gpu[] = { 240, 238, 250, 251, 260, NAN };
     double compute[] = { 3.0, 1.0, 0.8, 0.7, 0.4, 9.0 }, memory[] = { 9.0, 1.2, 0.9, 0.8, 0.5, 20.0 };
-    struct pdf_series s[] = { { "CPU", NULL, cpu, 6, 0, 0 }, { "GPU", NULL, gpu, 6, 0, 0 } };
+    struct pdf_series s[] = { { "CPU", NULL, cpu, 6, 0, 0, .hollow = NULL }, { "GPU", NULL, gpu, 6, 0, 0, .hollow = NULL } };
     struct pdf_chart c = {
         .kind = PDF_CHART_BAR, .title = "STREAM kernels", .y = { "GB/s", 0, 0, NAN, NAN },
         .series = s, .nseries = 2, .categories = cats, .ncategories = 6, .height = 200,
     };
     pdf_chart(d, &c);
-    struct pdf_series st[] = { { "compute", NULL, compute, 6, 0, 0 },
-                               { "memory", NULL, memory, 6, 0, 0 } };
+    struct pdf_series st[] = { { "compute", NULL, compute, 6, 0, 0, .hollow = NULL },
+                               { "memory", NULL, memory, 6, 0, 0, .hollow = NULL } };
     struct pdf_chart c2 = {
         .kind = PDF_CHART_STACKED_BAR, .title = "Projected step time per system",
         .y = { "hours per 1e9 tokens", 0, 0, NAN, NAN }, .series = st, .nseries = 2,
@@ -82,7 +82,7 @@ static void roofline_and_empty(struct pdf_doc *d)
         roof[i] = ai[i] * 273 < 31000 ? ai[i] * 273 : 31000;
         perf[i] = roof[i] * 0.7;
     }
-    struct pdf_series s[] = { { "roof", ai, roof, 7, 1, 0 }, { "GEMM", ai, perf, 7, 0, 1 } };
+    struct pdf_series s[] = { { "roof", ai, roof, 7, 1, 0, .hollow = NULL }, { "GEMM", ai, perf, 7, 0, 1, .hollow = NULL } };
     struct pdf_chart c = {
         .kind = PDF_CHART_LINE, .title = "Roofline (BF16)",
         .x = { "arithmetic intensity (FLOP/byte)", 10, 0, NAN, NAN },
@@ -184,6 +184,10 @@ static void lua_misuse(lua_State *L)
                      "test:1: pdf.chart: series 1 's': y has 2 values, categories has 1");
     EXPECT_LUA_ERROR(L, "doc:chart{ series = { {name='s', x={1}, y={'a'}} } }",
                      "test:1: pdf.chart: series 1 's': y[1] must be a number, got 'a'");
+    EXPECT_LUA_ERROR(L, "doc:chart{ series = { {name='s', x={1}, y={1}, lo={0.5}} } }",
+                     "test:1: pdf.chart: series 1 's': lo and hi go together, got only lo");
+    EXPECT_LUA_ERROR(L, "doc:chart{ series = { {name='s', x={1,2}, y={1,2}, lo={0.5}, hi={2,3}} } }",
+                     "test:1: pdf.chart: series 1 's': lo has 1 values, hi 2, y 2");
 }
 
 /* Draws through Lua; checks misuse messages the first time (they draw nothing). */
@@ -366,7 +370,7 @@ static void check_huge(const char *dir)
     struct pdf_table t = { cols, 2, cells, 1, s };
     pdf_table(d, &t);
     double x[] = { 1, 2 }, y[] = { 1, 2 };
-    struct pdf_series ser = { s, x, y, 2, 0, 1 };
+    struct pdf_series ser = { s, x, y, 2, 0, 1, .hollow = NULL };
     struct pdf_mark mark = { 1.5, s };
     const char *cats[] = { s, "" };
     struct pdf_chart c = { .title = s, .x = { s, 0, 0, NAN, NAN }, .y = { s, 0, 0, NAN, NAN },

@@ -132,6 +132,17 @@ static void test_wrap(void)
     free(s);
 }
 
+/* A figure keeps its unit on its line; joining words are not units. */
+static void test_units_stay(void)
+{
+    EXPECT_STR(wrapped("needs 48 GB of memory", 9), "needs|48 GB of|memory");
+    EXPECT_STR(wrapped("takes 95.8 h here", 10), "takes|95.8 h|here");
+    EXPECT_STR(wrapped("up 12.3 % now", 8), "up|12.3 %|now");
+    EXPECT_STR(wrapped("38 GB of 80 GB", 8), "38 GB of|80 GB");
+    EXPECT_STR(wrapped("v8 and more", 6), "v8 and|more");
+    EXPECT_STR(wrapped("NVIDIA H100 PCIe", 12), "NVIDIA H100|PCIe");      /* a name, not a figure */
+}
+
 int main(void)
 {
     test_repertoire();
@@ -140,5 +151,6 @@ int main(void)
     test_truncation();
     test_copy();
     test_wrap();
+    test_units_stay();
     return CHECK_DONE();
 }

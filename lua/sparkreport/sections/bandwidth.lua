@@ -6,6 +6,7 @@ local calibration = require "sparkreport.calibration"
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
+local appendix = require "sparkreport.appendix"
 
 local S = {}
 
@@ -100,9 +101,11 @@ local function stores_of(recs, k)
   return out
 end
 
-local function size_charts(doc, exp)
+-- One chart per precision; `only` (1 or 2) draws the first precision, or the ones after it.
+local function size_charts(doc, exp, only)
   local recs = R.records(exp, { series = "size" })
-  for _, prec in ipairs(present(recs, "precision", { "fp64", "fp32" })) do
+  for i, prec in ipairs(present(recs, "precision", { "fp64", "fp32" })) do
+    if only == nil or (only == 1) == (i == 1) then
     local series = {}
     for _, k in ipairs(present(recs, "kernel", KERNEL_ORDER)) do
       for _, st in ipairs(stores_of(recs, k)) do
@@ -122,6 +125,7 @@ local function size_charts(doc, exp)
       caption = marks.hollow_caption(series, gpu and "Dashed line: the GPU's L2 cache."
                 or "Dashed lines: aggregate capacity of each cache level over all CPUs, and the DRAM threshold."),
     }
+    end
   end
 end
 
@@ -241,12 +245,17 @@ local function cpu_part(doc, results, exp)
   local mk, d = marks.new(), calibration.dram(results, "cpu")
   method(doc, exp)
   dram_text(doc, d, "cpu")
-  size_charts(doc, exp)
+  size_charts(doc, exp, 1)
   top_table(doc, exp, mk, d)
   mk:defects(doc)
-  scaling_chart(doc, exp)
   skipped(doc, exp)
-  detail_tables(doc, exp, mk)
+  local label = appendix.defer(doc, "Bandwidth: thread scaling, and per kernel and working-set size", function(d2)
+    scaling_chart(d2, exp)
+    size_charts(d2, exp, 2)
+    detail_tables(d2, exp, marks.new())
+  end)
+  doc:paragraph(("Thread scaling, the other precisions' sweep, and every kernel at every working-set size with its statistics and "
+    .. "validation: %s."):format(label), "small")
 end
 
 function S.bandwidth(doc, results)
@@ -258,8 +267,10 @@ function S.bandwidth(doc, results)
     if exp.status == "partial" then          -- a stopped run: draw what was measured, say so
       doc:paragraph(("Partial (%s): %s."):format(exp.device or "?", exp.note or "the run stopped early"), "note")
     end
-    if exp.status ~= "complete" and exp.status ~= "partial" then
-      doc:paragraph(("Not measured (%s): %s"):format(exp.device or "?", exp.error or exp.status))
+    local nothing = exp.status == "complete" and R.skipped_reason(exp)      -- a file from before "skipped"
+    if nothing or (exp.status ~= "complete" and exp.status ~= "partial") then
+      doc:paragraph(("%s memory bandwidth: not measured: %s"):format(exp.device == "gpu" and "GPU" or "CPU",
+        (nothing or exp.reason or exp.error or exp.status):gsub("^not measured: ", "")))
     elseif exp.device == "gpu" then
       local function gpu_top(d2, e)
         local mk = marks.new()

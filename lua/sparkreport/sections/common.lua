@@ -5,8 +5,10 @@ local calibration = require "sparkreport.calibration"
 local catalog = require "sparkreport.catalog"
 local fmt = require "sparkreport.format"
 local R = require "sparkreport.results"
+local appendix = require "sparkreport.appendix"
 
 local S = {}
+local machine_table
 
 local function cpu_line(ctx)
   local c = ctx.cpu or {}
@@ -24,13 +26,25 @@ local function gpu_line(ctx)
   return "none measured: " .. (cu.reason or "unknown reason")
 end
 
-function S.title(doc, results)
-  local scn, ctx = results.scenario or {}, results.context or {}
-  doc:title(scn.title or "sparkreport", "What this machine's memory and compute mean for training time")
+-- The report's first lines: its title, and a partial run said before any figure.
+function S.title_block(doc, results, subtitle)
+  local scn = results.scenario or {}
+  doc:title(scn.title or "sparkreport", subtitle or "What this machine's memory and compute mean for training time")
   if results.status ~= "complete" then
     doc:notice(("PARTIAL RUN: %s. Figures cover only what was measured before it stopped.")
                :format(results.status_reason or results.status), "bad")
   end
+  doc:header(scn.title or "sparkreport")
+end
+
+function S.title(doc, results)
+  S.title_block(doc, results)
+  machine_table(doc, results)
+end
+
+-- The machine and the run: host, CPU, GPU, catalog match, times, scenario, tool.
+machine_table = function(doc, results)
+  local scn, ctx = results.scenario or {}, results.context or {}
   local match = results.catalog and results.catalog.match
   local lines = {
     { "Machine", ctx.host or "unknown" },
@@ -44,7 +58,6 @@ function S.title(doc, results)
     { "Tool", ("sparkreport %s (git %s)"):format(ctx.tool and ctx.tool.version or "?", ctx.tool and ctx.tool.git or "?") },
   }
   doc:table { columns = { { title = "", width = 0.2 }, { title = "" } }, rows = lines }
-  doc:header(scn.title or "sparkreport")
 end
 
 local function fraction_text(results, head, dram)
@@ -89,6 +102,7 @@ end
 
 function S.summary(doc, results)
   doc:section("Summary")
+  machine_table(doc, results)
   local head = R.headline(results)
   if not head then
     doc:paragraph("Not measured: no CPU bandwidth result validated in this run, so there is no headline figure.")
@@ -187,33 +201,140 @@ local function rerun_command(results)
   return table.concat(parts, " ")
 end
 
-function S.appendix(doc, results)
-  doc:section("Appendix")
-  doc:section("Environment", 2)
-  local rows = {}
-  flatten("", results.context or {}, rows)
-  doc:table { columns = { { title = "Item", width = 0.35 }, { title = "Value" } }, rows = rows }
-  doc:section("Catalog sources", 2)
-  local crow = {}
-  for _, r in ipairs(results.catalog and results.catalog.rows or {}) do
-    crow[#crow + 1] = { r.id, r.confidence or "", r.sources or "", r.notes or "" }
+-- Readable labels of the environment's keys ("cpu.caches.1.cpus_sharing" is no label).
+local LABELS = {
+  host = "Host name", ["cpu.model"] = "CPU model", ["cpu.arch"] = "CPU architecture",
+  ["cpu.logical_cpus"] = "Logical CPUs", ["cpu.clusters"] = "CPU core clusters",
+  ["cpu.caches_source"] = "Cache sizes read from", ["cpu.caches_total_bytes"] = "All caches together",
+  ["memory.total_bytes"] = "Memory, total", ["memory.available_bytes"] = "Memory, available at the start",
+  ["os.name"] = "Operating system", ["os.kernel"] = "Kernel", ["os.kernel_build"] = "Kernel build",
+  ["cuda.built"] = "Built with CUDA", ["cuda.reason"] = "GPU: why none was measured",
+  ["cuda.runtime_version"] = "CUDA runtime (built against)", ["cuda.driver_version"] = "CUDA driver (supports up to)",
+  ["cuda.cublaslt_version"] = "cuBLASLt", ["cuda.status"] = "CUDA status",
+  ["build.compiler"] = "Compiler", ["build.cflags"] = "Compiler flags", ["build.openmp_env"] = "OpenMP/BLAS variables set",
+  ["build.openmp_max_threads"] = "OpenMP threads", ["build.openmp_version"] = "OpenMP version (date)",
+  ["tool.git"] = "sparkreport git revision", ["tool.name"] = "Tool", ["tool.version"] = "sparkreport version",
+}
+
+local function cuda_version(v)
+  return ("%d.%d (%d)"):format(v // 1000, v % 1000 // 10, v)
+end
+
+-- "build.libraries.lua" -> "Build: libraries: lua"; values of *_bytes as sizes, CUDA versions as x.y.
+local function env_row(key, value)
+  local label = LABELS[key] or (key:gsub("_bytes$", ""):gsub("_", " "):gsub("%.", ": "):gsub("^%l", string.upper))
+  local n = tonumber(value)
+  if n and key:find("_bytes$") then value = fmt.bytes(n)
+  elseif key == "cuda.driver_version" and n == 0 then value = "none loaded (0)"
+  elseif n and key:find("^cuda%..*_version$") and key ~= "cuda.cublaslt_version" and n >= 1000 then value = cuda_version(n) end
+  return { label, value }
+end
+
+-- One row per CPU cache, in words: "L2 unified, 2.00 MiB, 2 instances, each shared by 1 CPU".
+local function cache_rows(caches, out)
+  for _, c in ipairs(caches or {}) do
+    out[#out + 1] = { ("CPU cache L%s %s"):format(tostring(c.level or "?"), tostring(c.type or ""):lower()),
+      ("%s, %s instance(s), each shared by %s CPU(s)"):format(c.size_bytes and fmt.bytes(c.size_bytes) or "?",
+        tostring(c.instances or "?"), tostring(c.cpus_sharing or "?")) }
   end
-  doc:table { columns = { { title = "System", width = 0.15 }, { title = "Confidence", width = 0.12 },
-                          { title = "Sources", width = 0.35 }, { title = "Notes" } }, rows = crow,
-              caption = ("Catalog %s, sha256 %s."):format(results.catalog and results.catalog.source or "?",
-                                                           results.catalog and results.catalog.sha256 or "?") }
-  doc:section("Kinds of numbers", 2)
+end
+
+local function environment(doc, results)
+  local ctx, rows, flat = results.context or {}, {}, {}
+  local rest = {}
+  for k, v in pairs(ctx) do rest[k] = v end
+  local cpu = {}
+  for k, v in pairs(ctx.cpu or {}) do if k ~= "caches" then cpu[k] = v end end
+  rest.cpu = cpu
+  flatten("", rest, flat)
+  for _, r in ipairs(flat) do rows[#rows + 1] = env_row(r[1], r[2]) end
+  cache_rows(ctx.cpu and ctx.cpu.caches, rows)
+  doc:table { columns = { { title = "Item", width = 0.35 }, { title = "Value" } }, rows = rows,
+              caption = "The context block of results.json, as this run recorded it." }
+end
+
+-- Every catalog row the report uses: the compared systems and those the model projected onto.
+local function used_rows(results)
+  local out, seen = {}, {}
+  local function add(row) if row and not seen[row.id] then seen[row.id] = true; out[#out + 1] = row end end
+  for _, r in ipairs(results.catalog and results.catalog.rows or {}) do add(r) end
+  for _, e in ipairs(R.experiments(results, "model")) do
+    for _, sy in ipairs(e.info and e.info.systems or {}) do
+      if sy.kind == "catalog" then add(R.catalog_row(results, sy.id) or catalog.find(sy.id)) end
+    end
+  end
+  return out
+end
+
+local function sources(doc, results)
+  local crow = {}
+  for _, r in ipairs(used_rows(results)) do
+    crow[#crow + 1] = { r.id, r.confidence or "", r.sources or "no source given", r.notes or "" }
+  end
+  doc:table { columns = { { title = "System", width = 0.22 }, { title = "Confidence", width = 0.14 },
+                          { title = "Sources", width = 0.29 }, { title = "Notes" } }, rows = crow,
+              caption = ("Every catalog system this report shows (%d). Catalog %s, sha256 %s."):format(#crow,
+                results.catalog and results.catalog.source or "?", results.catalog and results.catalog.sha256 or "?") }
   doc:paragraph("Every figure is measured (on this run, on this machine, with its statistics), spec (a vendor or "
     .. "published figure, with its catalog source), or projected (output of the model, with a low/high band). "
     .. "Tables that mix kinds mark each figure: m measured, s spec, p projected.")
-  doc:section("Scenario", 2)
+end
+
+-- The scenario without its comments: they describe what its author expected, not what this run did.
+local function code_of(line)
+  local quote, i = nil, 1
+  while i <= #line do
+    local c = line:sub(i, i)
+    if quote then
+      if c == "\\" then i = i + 1 elseif c == quote then quote = nil end
+    elseif c == '"' or c == "'" then quote = c
+    elseif line:sub(i, i + 1) == "--" then return (line:sub(1, i - 1):gsub("%s+$", "")), true end
+    i = i + 1
+  end
+  return line, false
+end
+
+local function strip_comments(src)
+  local out = {}
+  for line in (src .. "\n"):gmatch("(.-)\n") do
+    local code, had = code_of(line)
+    if not (had and code == "") then out[#out + 1] = code end
+  end
+  return (table.concat(out, "\n"):gsub("\n\n\n+", "\n\n"))
+end
+
+local function what_ran(doc, results)
+  local rows = {}
+  for _, e in ipairs(results.experiments or {}) do
+    rows[#rows + 1] = { e.name, e.device or "", e.status or "?", e.elapsed_s and fmt.duration(e.elapsed_s) or "",
+                        ("%d"):format(#(e.results or {})), ("%d"):format(#(e.skipped or {})) }
+  end
+  doc:table { columns = { { title = "Experiment", width = 0.2 }, { title = "Device", width = 0.12 },
+                          { title = "Status", width = 0.16 }, { title = "Time", align = "right", width = 0.16 },
+                          { title = "Records", align = "right", width = 0.16 }, { title = "Skipped", align = "right" } },
+              rows = rows, caption = "What this run did, experiment by experiment (results.json)." }
+end
+
+local function scenario(doc, results)
   local scn = results.scenario or {}
+  what_ran(doc, results)
   doc:paragraph(("Rerun with: %s"):format(rerun_command(results)), "mono")
-  doc:paragraph(("The command expects the scenario file %s with sha256 %s, whose source follows; if the file "
-    .. "has changed since, save this source and run it instead. OpenMP and BLAS variables not named in the "
-    .. "command were unset (the environment table lists them under build.openmp_env)."):format(scn.path or "?",
-    scn.sha256 or "?"))
-  doc:code(scn.source or "")
+  doc:paragraph(("The command expects the scenario file %s with sha256 %s. Its code follows without its comments "
+    .. "(they state what its author expected, not what this run measured; the table above is this run); if the "
+    .. "file has changed since, save this code and run it instead. OpenMP and BLAS variables not named in the "
+    .. "command were unset."):format(scn.path or "?", scn.sha256 or "?"))
+  doc:code(strip_comments(scn.source or ""))
+end
+
+function S.appendix(doc, results)
+  appendix.defer(doc, "Catalog sources and kinds of numbers", function(d) sources(d, results) end)
+  appendix.defer(doc, "Environment", function(d) environment(d, results) end)
+  appendix.defer(doc, "Scenario: what ran and how to rerun it", function(d) scenario(d, results) end)
+  doc:section("Appendices")
+  local list = {}
+  for _, part in ipairs(appendix.parts(doc)) do list[#list + 1] = part.label .. ": " .. part.title end
+  doc:paragraph(table.concat(list, "; ") .. ".", "small")
+  appendix.draw(doc, 2)
 end
 
 return S

@@ -9,6 +9,7 @@ local calibration = require "sparkreport.calibration"
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
+local appendix = require "sparkreport.appendix"
 
 local S = {}
 
@@ -287,9 +288,19 @@ local function device_part(doc, results, exp)
   summary_table(doc, exp, #bs > 0 and bs or { 1 })
   if #bs > 0 then
     bounds(doc, exp, bs, bwread, mk, d)
-    chart(doc, exp, bs)
-    for _, b in ipairs(bs) do speed_table(doc, exp, b, read, mk, d) end
+    local said = {}                   -- defects the body states already: the appendix does not repeat them
+    for _, e in ipairs(mk.errors) do said[e] = true end
     mk:defects(doc)
+    local label = appendix.defer(doc, ("Compression, %s: speed per scheme and batch"):format(DEVICE[exp.device] or exp.device),
+      function(d2)
+        local mk2 = marks.new()
+        chart(d2, exp, bs)
+        for _, b in ipairs(bs) do speed_table(d2, exp, b, read, mk2, d) end
+        for i = #mk2.errors, 1, -1 do if said[mk2.errors[i]] then table.remove(mk2.errors, i) end end
+        mk2:defects(d2)
+      end)
+    doc:paragraph(("Speed-up against bits per weight, and each scheme's time, bytes and speed-up at every batch with "
+      .. "its statistics: %s."):format(label), "small")
   end
   if #R.records(exp, { series = "layer_error" }) > 0 then
     doc:section("Accuracy", 2)
@@ -306,9 +317,18 @@ function S.compress(doc, results)
     .. "held-out loss a trained model loses with it.")
   for _, e in ipairs(exps) do
     if e.status == "partial" then doc:paragraph(("Partial (%s): %s."):format(e.device or "?", e.note or "stopped early"), "note") end
-    if e.status == "complete" or e.status == "partial" then device_part(doc, results, e) end
+    if e.status == "complete" or e.status == "partial" then device_part(doc, results, e)
+    elseif e.status == "skipped" then
+      doc:paragraph(("Compression, %s: not measured: %s."):format(DEVICE[e.device] or e.device or "?",
+        (tostring(e.reason):gsub("^not measured: ", ""))))
+    end
   end
-  skipped(doc, exps)
+  local n = 0
+  for _, e in ipairs(exps) do n = n + #(e.skipped or {}) + ((e.status == "complete" or e.status == "partial") and 0 or 1) end
+  if n > 0 then
+    local label = appendix.defer(doc, "Compression: what was not measured", function(d) skipped(d, exps) end)
+    doc:paragraph(("%d compression items were not measured; each with its reason: %s."):format(n, label), "small")
+  end
 end
 
 return S

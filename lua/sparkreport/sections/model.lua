@@ -8,6 +8,7 @@ local dram_text = require("sparkreport.calibration").dram_text
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
+local appendix = require "sparkreport.appendix"
 
 local S = {}
 
@@ -26,16 +27,10 @@ local function hours(h) return fmt.rate(h) .. " h" end
 local function band(r) return ("%s–%s h"):format(fmt.rate(r.hours_low), fmt.rate(r.hours_high)) end
 local function ratio(x) return ("%.1fx"):format(x) end
 local function factor(x) return ("x%.2f"):format(x) end             -- a change of time: x0.72
+local function pct(x) return ("%.1f %%"):format(100 * x) end
 local function pct2(x) return ("%.2f %%"):format(100 * x) end     -- beside Calculon's published 3.65 %
 local function signed_pct(x) return ("%+.1f %%"):format(100 * x) end
 
--- 1.24e8 -> "124 M": counts of parameters and tokens.
-local function count(x)
-  for _, u in ipairs { { 1e12, "T" }, { 1e9, "B" }, { 1e6, "M" }, { 1e3, "k" } } do
-    if x >= u[1] then return fmt.rate(x / u[1]) .. " " .. u[2] end
-  end
-  return fmt.int(x)
-end
 
 -- "not measured: why", once (a reason may already say it).
 local function not_measured(why)
@@ -64,8 +59,10 @@ end
 
 -- ---- validation ------------------------------------------------------------------------
 
+-- layers/hidden/heads/seq/batch/vocab: the vocabulary from the record, else from its label ("V512").
 local function config_text(r)
-  return ("%d/%d/%d/%d/%d"):format(r.layers, r.hidden, r.heads, r.seq, r.batch)
+  local vocab = type(r.vocab) == "number" and r.vocab or tonumber(tostring(r.label or ""):match("V(%d+)"))
+  return ("%d/%d/%d/%d/%d"):format(r.layers, r.hidden, r.heads, r.seq, r.batch) .. (vocab and ("/%d"):format(vocab) or "/?")
 end
 
 local function validation_chart(doc, recs)
@@ -91,18 +88,22 @@ local function validation_table(doc, recs)
   local rows = {}
   for _, r in ipairs(recs) do
     rows[#rows + 1] = { r.config, config_text(r), r.precision, ("%d"):format(r.accum), r.checkpoint and "yes" or "no",
-                        p(fmt.seconds(r.predicted_s)), m(fmt.seconds(r.measured_s)), signed_pct(r.error) }
+                        p(fmt.seconds(r.predicted_s)), m(fmt.seconds(r.measured_s)),
+                        signed_pct(r.predicted_s / r.measured_s - 1), signed_pct(r.error) }
   end
   doc:table {
-    columns = { { title = "Config", width = 0.1 }, { title = "Layers/hidden/\nheads/seq/\nbatch", width = 0.19 },
-                { title = "Precision", width = 0.13 }, { title = "Accum", align = "right", width = 0.1 },
-                { title = "Check-\npointing", width = 0.12 }, { title = "Predicted", align = "right", width = 0.13 },
-                { title = "Measured\n(median)", align = "right", width = 0.13 }, { title = "Error", align = "right" } },
+    columns = { { title = "Cfg", width = 0.07 }, { title = "Layers/hidden/\nheads/seq/\nbatch/vocab", width = 0.21 },
+                { title = "Prec.", width = 0.08 }, { title = "Acc.", align = "right", width = 0.07 },
+                { title = "Ckpt", width = 0.07 }, { title = "Predicted", align = "right", width = 0.13 },
+                { title = "Measured\n(median)", align = "right", width = 0.13 },
+                { title = "Pred./\nmeas. - 1", align = "right", width = 0.12 }, { title = "Error\n(paired)", align = "right" } },
     rows = rows,
     caption = "Predicted: the sum of the configuration's ops, each its median time on its own; measured: the median "
-      .. "training step. Error: the median over rounds of predicted / measured - 1, where each round times every op "
-      .. "on its own and then one training step, so that both see the same load on a shared machine. Accum: micro-batches per optimizer step (gradient accumulation); "
-      .. "checkpointing: activations recomputed in the backward pass.",
+      .. "training step. Pred./meas. - 1: the two columns before it. Error (paired), the figure the summary uses: the "
+      .. "median over rounds of predicted / measured - 1, where each round times every op on its own and then one "
+      .. "training step, so that both see the same load on a shared machine; it differs from the ratio of the two "
+      .. "medians when the load changed between rounds. Cfg: configuration; prec.: precision; acc.: micro-batches "
+      .. "per optimizer step (gradient accumulation); ckpt: activations recomputed in the backward pass.",
   }
 end
 
@@ -119,8 +120,14 @@ local function validation_text(doc, v)
     below(v.max_abs_error, c.max)))
 end
 
+-- "this machine's GPU (NVIDIA GB10)" for a GPU calibration, else nil.
+local function gpu_name(cal)
+  return cal and cal.device == "gpu" and ("this machine's GPU (%s)"):format(cal.device_name or "?") or nil
+end
+
 local function validation(doc, exp, cal, dev)
-  doc:section("Validation on this machine" .. (dev and (", " .. dev) or ""), 2)
+  local gpu = gpu_name(cal)
+  doc:section(gpu and ("Validation on " .. gpu) or ("Validation on this machine" .. (dev and (", " .. dev) or "")), 2)
   local how = cal and cal.device == "gpu" and "kernel launch cost" or "OpenMP fork/join cost"
   doc:paragraph("Before projecting anything, the model predicts this machine's own training steps and they are "
     .. "measured: each configuration's ops are timed on their own, in rounds that alternate with its training steps. "
@@ -135,6 +142,9 @@ local function validation(doc, exp, cal, dev)
   validation_table(doc, recs)
   local v = exp.info and exp.info.validation
   if v then validation_text(doc, v) end
+  if v and v.covers then
+    doc:paragraph(("What it covers: %s."):format(v.covers), "small")
+  end
 end
 
 -- ---- calibration -----------------------------------------------------------------------
@@ -172,7 +182,10 @@ local function class_cells(mk, c, cal, d)
   local cells = {}
   for _, pt in ipairs(c.points) do
     local text
-    if c.basis ~= "flops" and d and d.working_set_bytes and pt.x < d.working_set_bytes then
+    if c.basis == "flops" and c.against and not c.against:match("^peak_flops%.") then
+      -- each point against its own op's dtype's peak (a GPU's): the efficiency, no single rate
+      text = fmt.pct(pt.eta)
+    elseif c.basis ~= "flops" and d and d.working_set_bytes and pt.x < d.working_set_bytes then
       -- below the DRAM-sized working set the op's bytes may sit in the caches: the DRAM figure is
       -- no ceiling there, so its rate is shown as a multiple of it, never as an efficiency
       text = ("%sx DRAM, in cache"):format(fmt.rate(pt.eta * native / ceiling))
@@ -206,10 +219,26 @@ local function class_table(doc, cal, d)
   mk:defects(doc)
 end
 
+-- A GPU's calibration: its own ceilings (cal.*_what say how each was measured), never the CPU's.
+local function gpu_calibration(doc, cal, n)
+  local cb = cal.combine
+  doc:paragraph(("Measured on this run on %s: sustained matmul peaks %s (%s); device-memory bandwidth %s GB/s "
+    .. "(%s); fixed cost per op %s (%s); vector %s GFLOP/s. Compute and memory time combine as %s, chosen on %d "
+    .. "intensity microbenchmarks (mean error %s there). %d ops were timed on their own through the GPU trainer (%d "
+    .. "records with their samples in results.json); measured times spread %s around the efficiency curves, each "
+    .. "point against the peak of its op's dtype.")
+    :format(gpu_name(cal), peaks_text(cal.peak_flops), cal.peak_what or "cuBLASLt", fmt.rate(cal.bandwidth_Bps / 1e9),
+            cal.bandwidth_what or "device memory", fmt.seconds(cal.op_overhead_s), cal.op_overhead_what or "kernel launch",
+            fmt.rate(cal.vector_flops / 1e9), combine_text(cb), cb.points, fmt.pct(cb.mean_abs_error), cal.ops_measured,
+            n, fmt.pct(cal.spread)))
+  class_table(doc, cal, nil)
+end
+
 local function calibration(doc, results, exp, cal)
   doc:section("Calibration", 2)
   local n = #R.records(exp, { series = "calibration" })
   local cb = cal.combine
+  if cal.device == "gpu" then return gpu_calibration(doc, cal, n) end
   local d = dram_of(results, cal.device)
   doc:paragraph(("Measured on this run (%s, %d threads): sustained matmul peaks %s; vector %s GFLOP/s; %s; fixed cost "
     .. "per op %s. Compute and memory time combine as %s, chosen on %d intensity microbenchmarks "
@@ -220,7 +249,8 @@ local function calibration(doc, results, exp, cal)
               or ("read bandwidth " .. fmt.rate(cal.bandwidth_Bps / 1e9) .. " GB/s"),
             fmt.seconds(cal.op_overhead_s), combine_text(cb), cb.points,
             fmt.pct(cb.mean_abs_error), cal.ops_measured, n, fmt.pct(cal.spread)))
-  class_table(doc, cal, d)
+  local label = appendix.defer(doc, "Calibration: efficiency per op class", function(d2) class_table(d2, cal, d) end)
+  doc:paragraph(("The efficiency of every op class at its smallest and largest size: %s."):format(label), "small")
 end
 
 -- ---- projection ------------------------------------------------------------------------
@@ -234,16 +264,31 @@ end
 
 local function workload_text(w)
   return ("%s parameters, %s tokens, sequence %d, global batch %d, %s%s (source: %s).")
-    :format(count(w.params), count(w.tokens), w.seq, w.global_batch, w.precision:upper(),
+    :format(fmt.count(w.params), fmt.count(w.tokens), w.seq, w.global_batch, w.precision:upper(),
             w.note and ("; " .. w.note) or "", w.source or "none given")
 end
 
+-- The configuration a projection ran: "8 x NVIDIA H100 SXM5" when it used more than one GPU.
+local function config_name(ctx, r)
+  local name = system_name(ctx, r.system)
+  return (r.gpus or 1) > 1 and ("%d x %s"):format(r.gpus, name) or name
+end
+
+-- "38 / 128" when it fits, "48 > 25" when not: GB the job needs, GB the system has.
+local function memory_text(r)
+  local need, have = tonumber(r.memory_bytes), tonumber(r.capacity_bytes)
+  if not (need and have) then return "" end
+  local function gb(x) return x >= 10e9 and ("%.0f"):format(x / 1e9) or fmt.rate(x / 1e9) end
+  return p(("%s %s %s"):format(gb(need), r.fits and "/" or ">", gb(have)))
+end
+
 local function projection_row(ctx, sys, r)
+  local price = r.price_usd or figure(ctx, sys.id, "price_usd")
   local hrs = r.hours and p(hours(r.hours))
     or r.fits and { text = "not projected" } or { text = "does not fit", tone = "bad" }
-  return { system_name(ctx, sys.id), BASIS[r.system_kind] or r.system_kind, hrs, r.hours and p(band(r)) or "",
-           { text = r.fit, tone = r.fits and "good" or "bad" },
-           r.energy_kwh and p(fmt.rate(r.energy_kwh)) or "n/a", r.price_usd and s(("$%s"):format(fmt.int(r.price_usd))) or "n/a" }
+  return { config_name(ctx, r), BASIS[r.system_kind] or r.system_kind, hrs, r.hours and p(band(r)) or "",
+           { text = R.fit_short(r), tone = r.fits and "good" or "bad" }, memory_text(r),
+           r.energy_kwh and p(fmt.rate(r.energy_kwh)) or "n/a", price and s(("$%s"):format(fmt.int(price))) or "n/a" }
 end
 
 local function workload_table(doc, ctx, exp, w)
@@ -255,43 +300,49 @@ local function workload_table(doc, ctx, exp, w)
   doc:paragraph(w.name, "bold")
   doc:paragraph(workload_text(w), "small")
   doc:table {
-    columns = { { title = "System", width = 0.18 }, { title = "Basis", width = 0.12 },
-                { title = "Time", align = "right", width = 0.12 }, { title = "Band", align = "right", width = 0.17 },
-                { title = "Fits in memory", width = 0.23 }, { title = "kWh", align = "right", width = 0.08 },
-                { title = "Price", align = "right" } },
+    columns = { { title = "System", width = 0.16 }, { title = "Basis", width = 0.12 },
+                { title = "Time", align = "right", width = 0.12 }, { title = "Band", align = "right", width = 0.14 },
+                { title = "Fit", width = 0.14 }, { title = "Memory,\nGB", align = "right", width = 0.12 },
+                { title = "kWh", align = "right", width = 0.09 }, { title = "Price", align = "right" } },
     rows = rows,
-    caption = "kWh: energy at the catalog's power; n/a: no power figure, or no price in the catalog.",
+    caption = "Fit: what fitting takes (ckpt: activation checkpointing; accum N: gradient accumulation; offload: "
+      .. "optimizer state in host memory). Memory: GB the job needs / GB the system has (a > b: it does not fit). kWh: energy at the catalog's power (the chip alone); n/a: the catalog has "
+      .. "no power figure. Price: the catalog's purchase price per GPU; n/a: the catalog has none (cost per job, "
+      .. "rental included: the decision pages).",
   }
 end
 
-local function projection_method(doc)
-  doc:paragraph("Every time below is projected: the op list of the workload, each op's time from the calibrated "
-    .. "efficiencies and the combine rule, summed over the steps its tokens need. The band is the calibration's and "
-    .. "the validation's spread carried through. Basis: \"measured here\" uses this run's measured peaks, bandwidth "
-    .. "and per-op cost; \"catalog spec\" uses the catalog's dense peaks and memory bandwidth (spec, sources in the "
-    .. "appendix) with the efficiencies measured here carried over; \"scenario figures\" uses the figures the "
-    .. "scenario gave for that system. Energy: time at the catalog's power (spec), not a measurement. Price: the "
-    .. "catalog's purchase price (spec), not a running cost. Fits: weights, gradients, optimizer state and "
-    .. "activations against the system's memory, and what it takes to fit.", "small")
+-- How the projections were made: the rules the projection wrote (info.projection_rules), so
+-- that the text is this run's.
+local RULES = { "catalog", "measured", "memory", "fit", "offload", "energy" }
+local function projection_method(doc, exp)
+  doc:paragraph("Every time below is projected: the op list of the workload, each op's time summed over the steps "
+    .. "its tokens need. A system's hours are for the whole configuration it runs (GPUs column: llm.c's GPT-2 runs "
+    .. "on an 8-GPU node of a catalog part, everything else on one device); tokens/s per GPU compares devices.", "small")
+  local rules = exp.info and exp.info.projection_rules or {}
+  for _, k in ipairs(RULES) do
+    if rules[k] then doc:paragraph(("%s%s."):format(k:sub(1, 1):upper(), k:sub(2):gsub("_", " ") .. ": " .. rules[k]), "small") end
+  end
 end
 
 local function time_chart(doc, ctx, exp)
   local cats, series = {}, {}
   for _, w in ipairs(ctx.workloads) do cats[#cats + 1] = w.id end
   for _, sys in ipairs(ctx.system_list) do
-    local ys, any = {}, false
+    local ys, lo, hi, any = {}, {}, {}, false
     for i, w in ipairs(ctx.workloads) do
       local r = projections(exp, w.id)[sys.id]
       ys[i] = r and r.hours or false
+      lo[i], hi[i] = r and r.hours and r.hours_low or false, r and r.hours and r.hours_high or false   -- error bars
       any = any or ys[i] ~= false
     end
-    if any and #series < 32 then series[#series + 1] = { name = system_name(ctx, sys.id), y = ys } end
+    if any and #series < 32 then series[#series + 1] = { name = system_name(ctx, sys.id), y = ys, lo = lo, hi = hi } end
   end
   doc:chart {
     kind = "bar", title = "Projected training time per workload and system (log scale)",
     categories = cats, x = { label = "workload" }, y = { label = "hours (projected)", log = 10 }, series = series,
-    caption = "Central projections; the bands are in the tables above. A missing bar: the workload does not fit on "
-      .. "that system.",
+    caption = "Central projections on the scenario's compared systems, their bands as error bars (every system: the "
+      .. "appendix). A missing bar: the workload does not fit on that system.",
   }
 end
 
@@ -393,7 +444,7 @@ local function verdict(doc, ctx, exp, w)
   local text = ("%s, %s takes about %s (%s, projected)"):format(where, w.name, hours(a.hours), band(a))
   if b then
     local slower = a.hours >= b.hours
-    text = text .. ("; the %s would take %s (%s), %s %s."):format(system_name(ctx, b.system), hours(b.hours), band(b),
+    text = text .. ("; %s would take %s (%s), %s %s."):format(config_name(ctx, b), hours(b.hours), band(b),
       ratio(slower and a.hours / b.hours or b.hours / a.hours), slower and "less" or "more")
     if slower and a.memory_bound_share and b.memory_bound_share then text = text .. " " .. gap_text(ctx, w, a, b) end
   else
@@ -411,16 +462,131 @@ local function context(results, exp)
            catalog = by_id(results.catalog and results.catalog.rows) }
 end
 
+-- ---- the GPU stack profiles and their leave-one-out check ----------------------------------
+
+local function profile_summary(doc, exp)
+  local rows = {}
+  for _, pr in ipairs(exp.info.stack_profiles) do
+    local l = pr.leave_one_out or pr.check
+    rows[#rows + 1] = { pr.name, pr.fitted_runs > 0 and ("fitted on %d runs, each left out in turn"):format(pr.fitted_runs)
+                          or ("%s's efficiencies; checked on %d runs never fitted on"):format(pr.fitted_on, pr.runs),
+                        l and pct(l.mean_abs_error) or "–", l and pct(l.max_abs_error) or "–",
+                        l and ("%.3f"):format(l.bias) or "–",
+                        ("%s to %s"):format(factor(pr.band_low), factor(pr.band_high)) }
+  end
+  doc:table { caption = "GPU software-stack profiles: error of the predicted tokens/s per GPU against published "
+                .. "runs. Fitted rows: predicted by the fit without that run (leave-one-out). Band: the 10th to 90th "
+                .. "percentile of those errors (a derived stack's also reaches its own check runs' errors), as a "
+                .. "factor on every projected hour below.",
+              columns = { { title = "Stack", width = 0.30 }, { title = "Basis", width = 0.27 },
+                          { title = "Mean |error|", align = "right" }, { title = "Max |error|", align = "right" },
+                          { title = "Bias", align = "right" }, { title = "Band", align = "right" } },
+              rows = rows }
+  for _, pr in ipairs(exp.info.stack_profiles) do
+    doc:paragraph(("%s: %s."):format(pr.name, pr.basis), "note")
+  end
+end
+
+-- Every published run against its prediction: the leave-one-out table (an appendix).
+local function runs_table(doc, exp)
+  local rows = {}
+  for _, r in ipairs(R.records(exp, { series = "stack_fit" })) do
+    rows[#rows + 1] = { r.model, r.system, fmt.int(r.seq), fmt.int(r.gpus), ("%d x %d"):format(r.micro_batch, r.accum),
+                        r.checkpoint and "yes" or "no", fmt.int(r.published_tokens_per_s_per_gpu),
+                        p(fmt.int(r.predicted_tokens_per_s_per_gpu)), signed_pct(r.error),
+                        r.left_out and "left out" or "check" }
+  end
+  doc:table { caption = "Each published run (tokens/s per GPU) against its prediction; Error = Predicted / "
+                .. "Published - 1. Left out: predicted by the profile fitted without that run; check: a run of a "
+                .. "derived stack, never fitted on. Sources: data/gpu-runs.csv (MosaicML llm-foundry benchmark "
+                .. "tables; llm.c's GPT-2 runs, discussions #481 and #677).",
+              columns = { { title = "Model", width = 0.11 }, { title = "System", width = 0.14 },
+                          { title = "Seq", align = "right" }, { title = "GPUs", align = "right" },
+                          { title = "Micro x acc", align = "right" }, { title = "Ckpt" },
+                          { title = "Published", align = "right" }, { title = "Predicted", align = "right" },
+                          { title = "Error", align = "right" }, { title = "Role" } },
+              rows = rows }
+end
+
+local function stack_fit(doc, exp)
+  local info = exp.info or {}
+  if info.stack_error then doc:paragraph("GPU projections not made: " .. info.stack_error .. "."); return end
+  if not info.stack_profiles then return end
+  doc:section("GPU projections: software-stack profiles fitted on published training runs", 2)
+  local label = appendix.defer(doc, "Published GPU training runs against the stack profiles", function(d)
+    runs_table(d, exp)
+  end)
+  doc:paragraph(("Hours on the catalog's GPUs come from each op of the workload's plan, timed with the efficiency "
+    .. "its software stack reaches on that op class at that size (matmuls against the dense peak, attention against "
+    .. "the peak with the causal half counted, every other op against the memory bandwidth, plus a fixed cost per "
+    .. "op). Those efficiencies are fitted on published training throughput (data/gpu-runs.csv, one cited row per "
+    .. "run), never on this machine: the CPU validation above checks the method here only and does not bound the "
+    .. "GPU projections. Every run, predicted with the fit that left it out: %s."):format(label))
+  profile_summary(doc, exp)
+end
+
+local function vendor_claims(doc, exp)
+  local rows = {}
+  for _, r in ipairs(R.records(exp, { series = "vendor_claim" })) do
+    local peak = r.fp4_tflops or r.fp8_tflops or r.bf16_tflops
+    rows[#rows + 1] = { ("%s: %s tokens/s (%s)"):format(r.system, fmt.int(r.claimed_tokens_per_s), r.source),
+                        ("%.1f GFLOP"):format(r.flops_per_token / 1e9),
+                        ("%.2f PFLOP/s"):format(r.needed_flops / 1e15),
+                        ("BF16 %s, FP4 %s TFLOP/s"):format(fmt.rate(r.bf16_tflops or 0), fmt.rate(r.fp4_tflops or 0)),
+                        r.projected_tokens_per_s and p(fmt.int(r.projected_tokens_per_s)) or "–" }
+    if peak and r.needed_flops / 1e12 > peak then
+      rows[#rows][3] = rows[#rows][3] .. (" (%.1fx the %s dense peak)"):format(r.needed_flops / 1e12 / peak,
+                                                                             r.fp4_tflops and "FP4" or "listed")
+    end
+  end
+  if #rows == 0 then return end
+  doc:section("Vendor claims beside the arithmetic", 2)
+  doc:table { caption = "A published training rate times the FLOPs one token of that workload needs (our op plan: "
+                .. "forward and backward matmuls and attention) is the compute rate the claim implies, set beside "
+                .. "the system's dense peaks (catalog) and our projection. We do not guess what the vendor counted.",
+              columns = { { title = "Claim", width = 0.36 }, { title = "Per token", align = "right" },
+                          { title = "Needs", align = "right" }, { title = "Dense peaks (spec)", width = 0.2 },
+                          { title = "Projected tokens/s", align = "right" } },
+              rows = rows }
+end
+
+-- The context narrowed to the scenario's compared systems (and this machine): what a body chart plots.
+local function compared(results, ctx)
+  local want, list = {}, {}
+  for _, id in ipairs(results.scenario and results.scenario.compare or results.catalog.compare or {}) do want[id] = true end
+  for _, sys in ipairs(ctx.system_list) do
+    if want[sys.id] then list[#list + 1] = sys end
+  end
+  if #list == 0 then return ctx end
+  local out = {}
+  for k, v in pairs(ctx) do out[k] = v end
+  out.system_list = list
+  return out
+end
+
 local function projection(doc, results, exp)
   local ctx = context(results, exp)
+  stack_fit(doc, exp)
   if #ctx.workloads == 0 or #R.records(exp, { series = "projection" }) == 0 then return end
   doc:section("Projected training time", 2)
-  projection_method(doc)
-  for _, w in ipairs(ctx.workloads) do workload_table(doc, ctx, exp, w) end
-  time_chart(doc, ctx, exp)
-  memory_table(doc, ctx, exp)
-  doc:section("Verdict", 2)
-  for _, w in ipairs(ctx.workloads) do verdict(doc, ctx, exp, w) end
+  local label = appendix.defer(doc, "Projected training time per workload and system", function(d)
+    projection_method(d, exp)
+    local rules = exp.info and exp.info.projection_rules or {}
+    if rules.measured_gpu then d:paragraph("Measured GPU: " .. rules.measured_gpu .. ".", "small") end
+    if rules.measured_catalog_row then d:paragraph("Catalog row replaced: " .. rules.measured_catalog_row .. ".", "small") end
+    for _, w in ipairs(ctx.workloads) do workload_table(d, ctx, exp, w) end
+    d:section("Memory-bound share and verdicts, every workload", 2)
+    memory_table(d, ctx, exp)
+    for _, w in ipairs(ctx.workloads) do verdict(d, ctx, exp, w) end
+  end)
+  doc:paragraph(("Every time below is projected: on the catalog's GPUs each op of the workload's plan timed with its "
+    .. "software stack's profile (above), on this machine from its own calibration, summed over the steps the "
+    .. "workload's tokens need, with a band. How, and every workload on every catalog system (%d workloads, %d "
+    .. "systems) with fit, energy and price, the memory-bound share and a verdict per workload: %s. The decision "
+    .. "pages at the front show the scenario's workloads on its compared systems."):format(#ctx.workloads,
+    #ctx.system_list, label))
+  time_chart(doc, compared(results, ctx), exp)
+  vendor_claims(doc, exp)
 end
 
 local function skipped_table(doc, exps)
@@ -447,7 +613,7 @@ function S.model(doc, results)
       if cal then calibration(doc, results, e, cal) end
       projection(doc, results, e)
     else
-      doc:paragraph(("Not measured (%s): %s."):format(dev, e.error or e.status or "?"))
+      doc:paragraph(("Not measured (%s): %s."):format(dev, e.reason or e.error or e.status or "?"))
     end
   end
   skipped_table(doc, exps)

@@ -7,6 +7,7 @@ local calibration = require "sparkreport.calibration"
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
+local appendix = require "sparkreport.appendix"
 
 local S = {}
 
@@ -371,7 +372,7 @@ function S.precision(doc, results)
   local exps = {}
   for _, e in ipairs(all) do
     if e.status == "complete" or e.status == "partial" then exps[#exps + 1] = e
-    else doc:paragraph(("Not measured: %s"):format(e.error or e.status or "?")) end
+    else doc:paragraph(("Not measured: %s"):format(e.reason or e.error or e.status or "?")) end
   end
   if #exps == 0 then return end
   method(doc, exps)
@@ -384,14 +385,25 @@ function S.precision(doc, results)
     if #all_records(exps, { device = device }) > 0 then
       doc:section("Roofline and GEMM, " .. DEVICE[device], 2)
       roofline(doc, results, exps, device, mk)
-      gemm_chart(doc, exps, device)
-      gemm_table(doc, exps, device, mk)
       mk:defects(doc)
     end
   end
   knee_table(doc, results, exps)
-  numerics_table(doc, exps)
-  skipped(doc, exps)
+  local label = appendix.defer(doc, "Compute: GEMM sizes, numerical error, what was not measured", function(d)
+    local mk2 = marks.new()
+    for _, device in ipairs { "cpu", "gpu" } do
+      if #all_records(exps, { device = device }) > 0 then
+        d:section("GEMM, " .. DEVICE[device], 2)
+        gemm_chart(d, exps, device)
+        gemm_table(d, exps, device, mk2)
+      end
+    end
+    mk2:defects(d)
+    numerics_table(d, exps)
+    skipped(d, exps)
+  end)
+  doc:paragraph(("GEMM rate against size and every GEMM shape with its statistics, the numerical error of each precision against FP64, and "
+    .. "what was not measured with its reason: %s."):format(label), "small")
 end
 
 return S

@@ -7,6 +7,7 @@
 local calibration = require "sparkreport.calibration"
 local fmt = require "sparkreport.format"
 local R = require "sparkreport.results"
+local appendix = require "sparkreport.appendix"
 
 local S = {}
 
@@ -54,6 +55,12 @@ local function method(doc, exps)
     .. "connection; a final LayerNorm; an LM head; softmax cross-entropy), forward and backward by hand, trained "
     .. "with " .. (info.optimizer or "AdamW") .. ". Matmuls run through CBLAS on the CPU and cuBLASLt on a GPU; "
     .. "everything else is OpenMP loops or CUDA kernels sharing their per-element math.")
+end
+
+-- The data, precisions, timing and validation rules: the appendix's.
+local function method_detail(doc, exps)
+  local info = exps[1].info or {}
+  local data = info.data or {}
   local ctx = (data.order or 1) == 1 and "the previous token" or (("the previous %d tokens"):format(data.order))
   doc:paragraph(("Data: %s. Here the context is %s and each context has %d possible successors; H(p) = %.3f nats is "
     .. "drawn on each loss curve. Every step draws a fresh batch, so the training loss is also a held-out loss.")
@@ -172,7 +179,7 @@ local function skipped_table(doc, exps)
   local rows = {}
   for _, e in ipairs(exps) do
     for _, s in ipairs(e.skipped or {}) do rows[#rows + 1] = { s.item, why(s.reason) } end
-    if e.status ~= "complete" then rows[#rows + 1] = { "training on " .. (e.device or "?"), why(e.error or e.status) } end
+    if e.status ~= "complete" then rows[#rows + 1] = { "training on " .. (e.device or "?"), why(e.reason or e.error or e.status) } end
   end
   if #rows == 0 then return end
   doc:table { columns = { { title = "Not measured", width = 0.45 }, { title = "Why" } }, rows = rows }
@@ -287,20 +294,31 @@ function S.train(doc, results)
   local ran = nil
   for _, e in ipairs(exps) do if e.info then ran = ran or e end end
   if ran then method(doc, { ran }) end
-  for _, group in ipairs(by_shape(recs)) do
+  local groups = by_shape(recs)
+  local label = appendix.defer(doc, "Training: method, what was not measured, step time of every shape", function(d)
+    if ran then method_detail(d, { ran }) end
+    skipped_table(d, exps)
+    for i = 1, #groups - 1 do breakdown_chart(d, groups[i]) end
+  end)
+  doc:paragraph(("The data, precisions, timing and validation rules, what was not measured and why, and the step "
+    .. "time by op class of every shape: %s."):format(label), "small")
+  for _, group in ipairs(groups) do
     loss_chart(doc, group)
     stopped(doc, group)
     compare_precisions(doc, group)
   end
   doc:section("Speed", 2)
   if #recs > 0 then speed_table(doc, results, recs) end
-  skipped_table(doc, exps)
-  for _, group in ipairs(by_shape(recs)) do breakdown_chart(doc, group) end
+  if #groups > 0 then breakdown_chart(doc, groups[#groups]) end
   doc:section("Memory, loss and checks", 2)
   if #recs > 0 then
     memory_loss_table(doc, recs)
-    checks_table(doc, recs)
-    heaviest_ops(doc, recs)
+    local label = appendix.defer(doc, "Training: checks and the heaviest ops", function(d)
+      checks_table(d, recs)
+      heaviest_ops(d, recs)
+    end)
+    doc:paragraph(("The checks of every configuration (gradients, loss against the bound) and its heaviest ops, "
+      .. "each timed: %s."):format(label), "small")
   else
     doc:paragraph("No configuration ran; the table above says why.")
   end

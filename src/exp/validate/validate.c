@@ -1,28 +1,26 @@
-/* validate.c: the training-time model experiment. Calibration first, from microbenchmarks only:
- * a large GEMM (the sustained matmul peak), the machine's one DRAM bandwidth (bw_dram), an intensity
- * sweep (which rule combines compute and memory time), an empty parallel region (the fixed
- * cost of an op), and every distinct op of the validation configurations timed on its own
- * (the GEMM surface and the op-class kernels at the sizes the models use). Then each
+/* validate.c: the training-time model experiment, one flow for every device. Calibration first,
+ * from microbenchmarks only: the device's ceilings (validate_cpu.c: a large CBLAS GEMM, the one
+ * DRAM bandwidth, an empty parallel region; validate_gpu.c: cuBLASLt GEMMs per dtype, the device
+ * bandwidth, an empty kernel launch; each with an intensity sweep for the combine rule), then
+ * every distinct op of the validation configurations timed on its own through the device's
+ * trainer (the GEMM surface and the op-class kernels at the sizes the models use). Then each
  * configuration's step time is predicted from the calibration and the op plan, and only then
  * measured by training it. The projection onto other systems is project.c's. */
 #include "exp/validate/validate.h"
 
-#include <cblas.h>
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "exp/bandwidth/bandwidth.h"
-#include "measure/measure.h"
 #include "exp/train/train.h"
 #include "exp/train/train_data.h"
+#include "exp/validate/validate_int.h"
+#include "measure/backend.h"
+#include "measure/measure.h"
 #include "util/error.h"
 #include "util/progress.h"
-#include "util/env.h"
 #include "util/json.h"
-#include "util/timing.h"
 
 const struct param validate_params[] = {
     { "device", PARAM_ENUM, 0, NULL, "cpu|gpu", "cpu", 0, 0,
@@ -74,7 +72,7 @@ const struct param validate_params[] = {
     { "scrub_size", PARAM_SIZE, 0, "auto", NULL, "auto", 1024 * 1024, 1024.0 * 1024 * 1024 * 1024,
       "bytes read before each op timed on its own; auto: twice what a training step of the configuration "
       "holds (weights, gradients, optimizer state, activations): in a step, that much passes through the "
-      "caches between two runs of one op" },
+      "caches between two runs of one op (CPU only: a GPU's L2 is not the host's caches)" },
     { "budget_s", PARAM_NUM, 0, "auto", NULL, "auto", 0.1, 86400,
       "seconds for this experiment; auto: its share of the scenario budget" },
     { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
@@ -138,14 +136,12 @@ int validate_precheck(const cJSON *params, char *err, size_t errlen)
     return predict_check(params, err, errlen);
 }
 
-/* ---- calibration microbenchmarks ---- */
+/* ---- the calibration's ceilings, any device ---- */
 
-/* How the calibration's microbenchmarks repeat (the harness's loop, measure.h): a warm-up
- * dropped, 3 to 10 samples until the CV is under 2 %, half a second of samples at most. */
+/* How the calibration's microbenchmarks repeat (the harness's loop, measure.h). */
 static const struct measure_rule CALIB_RULE = { 1, 3, 10, 0.02, 0, 0.5 };
 
-/* The fastest (or the median) sample of fn under CALIB_RULE, seconds. */
-static double timed(double (*fn)(void *ud), void *ud, const char *stat)
+double validate_timed(double (*fn)(void *ud), void *ud, const char *stat)
 {
     cJSON *rec = cJSON_CreateObject();
     measure_repeat(rec, &CALIB_RULE, fn, ud);
@@ -154,143 +150,23 @@ static double timed(double (*fn)(void *ud), void *ud, const char *stat)
     return t;
 }
 
-struct gemm_ud {
-    int n;
-    float *a, *b, *c;
-};
-
-static double gemm_once(void *ud)
-{
-    struct gemm_ud *g = ud;
-    double t0 = timing_now();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, g->n, g->n, g->n, 1, g->a, g->n, g->b, g->n, 0, g->c, g->n);
-    return timing_now() - t0;
-}
-
-/* Sustained FP32 matmul FLOP/s: a 1024^3 GEMM, its fastest repetition. */
-static double gemm_peak(void)
-{
-    const int n = 1024;
-    struct gemm_ud g = { n, xmalloc((size_t)n * n * sizeof(float)), xmalloc((size_t)n * n * sizeof(float)),
-                         xmalloc((size_t)n * n * sizeof(float)) };
-    for (size_t i = 0; i < (size_t)n * n; i++) {
-        g.a[i] = (float)((i % 13) - 6) / 8;
-        g.b[i] = (float)((i % 7) - 3) / 4;
-    }
-    double best = 2.0 * n * n * n / timed(gemm_once, &g, "min");
-    free(g.a);
-    free(g.b);
-    free(g.c);
-    return best;
-}
-
-/* Seconds of `regions` empty OpenMP parallel regions, per region: the fork/join every op pays. */
-static volatile int region_sink[64];
-
-static double regions_once(void *ud)
-{
-    (void)ud;
-    double t0 = timing_now();
-    for (int i = 0; i < 200; i++) {
-#pragma omp parallel
-        region_sink[omp_get_thread_num() & 63] = i;
-    }
-    return (timing_now() - t0) / 200;
-}
-
-static double region_cost(void) { return timed(regions_once, NULL, "median"); }
-
-/* The intensity sweep: n floats streamed once with k dependent FMAs each (2k FLOPs per 4
- * bytes), 64 independent chains at a time so that the FMAs vectorise and pipeline. */
-#define LANES 64
-struct sweep_ud {
-    const float *x;
-    size_t n;
-    int k;
-    float sink;
-};
-
-static double sweep_once(void *ud)
-{
-    struct sweep_ud *u = ud;
-    const float *x = u->x;
-    float total = 0;
-    double t0 = timing_now();
-#pragma omp parallel for reduction(+ : total) schedule(static)
-    for (size_t i = 0; i < u->n; i += LANES) {
-        float y[LANES];
-#pragma omp simd
-        for (int l = 0; l < LANES; l++)
-            y[l] = x[i + l];
-        for (int j = 0; j < u->k; j++)
-#pragma omp simd
-            for (int l = 0; l < LANES; l++)
-                y[l] = y[l] * 0.999f + 0.001f;
-        for (int l = 0; l < LANES; l++)
-            total += y[l];
-    }
-    double t = timing_now() - t0;
-    u->sink += total;
-    return t;
-}
-
-#define NSWEEP 9
 static const double Q_CHOICES[] = { 1, 1.5, 2, 3, 4, 6, 64 };
 #define NQ ((int)(sizeof Q_CHOICES / sizeof Q_CHOICES[0]))
 
-/* Floats of the sweep's array: DRAM-sized (measure.h), a multiple of LANES. */
-static size_t sweep_floats(void)
+static void combine_json(cJSON *ci, const struct validate_sweep *s, const double *t, const double *err, double q,
+                         double best)
 {
-    struct env_cpu cpu;
-    env_cpu(&cpu);
-    return (size_t)(measure_dram_bytes(env_cache_total(&cpu)) / 4) / LANES * LANES;
-}
-
-/* Chooses q on the sweep: the ceilings are the sweep's own ends (k = 0: memory; the largest k:
- * compute), the q whose combine rule predicts the points between best (mean |log error|). */
-static void combine_rule(cJSON *info, struct predict_calib *c)
-{
-    static const int ks[NSWEEP] = { 0, 1, 2, 4, 8, 12, 16, 32, 64 };
-    size_t n = sweep_floats();
-    float *x = xmalloc(n * sizeof *x);
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++)
-        x[i] = (float)(i % 17) / 17;
-    double t[NSWEEP];
-    struct sweep_ud u = { x, n, 0, 0 };
-    for (int i = 0; i < NSWEEP; i++) {
-        u.k = ks[i];
-        t[i] = timed(sweep_once, &u, "min");
-    }
-    free(x);
-    double bw = 4.0 * n / t[0], fl = 2.0 * ks[NSWEEP - 1] * n / t[NSWEEP - 1];
-    double best = INFINITY, err[NQ];
-    for (int qi = 0; qi < NQ; qi++) {
-        err[qi] = 0;
-        for (int i = 1; i < NSWEEP - 1; i++) {
-            double pred = predict_combine(2.0 * ks[i] * n / fl, 4.0 * n / bw, Q_CHOICES[qi]);
-            err[qi] += fabs(log(pred / t[i])) / (NSWEEP - 2);
-        }
-        if (err[qi] < best) {
-            best = err[qi];
-            c->q = Q_CHOICES[qi];
-        }
-    }
-    cJSON_AddNumberToObject(info, "vector_flops", fl);
-    cJSON *o = cJSON_AddObjectToObject(info, "combine");
+    cJSON *o = cJSON_AddObjectToObject(ci, "combine");
     cJSON_AddStringToObject(o, "rule", "t = (tc^q + tm^q)^(1/q); q = 1: sum (no overlap), q >= 64: max (perfect overlap)");
-    cJSON_AddNumberToObject(o, "q", c->q);
+    cJSON_AddNumberToObject(o, "q", q);
     cJSON_AddNumberToObject(o, "mean_abs_error", best);
-    cJSON_AddNumberToObject(o, "points", NSWEEP - 2);
-    cJSON_AddStringToObject(o, "microbenchmark",
-        "a DRAM-sized FP32 array (4x all caches, 256 MiB at least) streamed once with k dependent FMAs per "
-        "element, k = 0 .. 64 (32 FLOP/byte, far beyond a CPU's knee), fastest repetition; ceilings from its two ends; q chosen from 1, 1.5, 2, 3, 4, 6, "
-        "max on the points between");
-    cJSON_AddNumberToObject(o, "array_bytes", 4.0 * (double)n);
+    cJSON_AddNumberToObject(o, "points", s->nk - 2);
+    cJSON_AddStringToObject(o, "microbenchmark", s->what);
+    cJSON_AddNumberToObject(o, "array_bytes", s->bytes);
     cJSON *pts = cJSON_AddArrayToObject(o, "sweep");
-    for (int i = 0; i < NSWEEP; i++) {
+    for (int i = 0; i < s->nk; i++) {
         cJSON *p = cJSON_CreateObject();
-        cJSON_AddNumberToObject(p, "flops_per_byte", ks[i] * 2.0 / 4);
+        cJSON_AddNumberToObject(p, "flops_per_byte", s->ks[i] * 2.0 / 4);
         cJSON_AddNumberToObject(p, "seconds", t[i]);
         cJSON_AddItemToArray(pts, p);
     }
@@ -301,6 +177,59 @@ static void combine_rule(cJSON *info, struct predict_calib *c)
         cJSON_AddNumberToObject(p, "mean_abs_error", err[qi]);
         cJSON_AddItemToArray(qs, p);
     }
+}
+
+/* Chooses q on the sweep: the ceilings are the sweep's own ends (k = 0: memory; the largest k:
+ * compute), the q whose combine rule predicts the points between best (mean |log error|). */
+int validate_combine_rule(cJSON *ci, const struct validate_sweep *s)
+{
+    double t[VALIDATE_SWEEP_MAX], n = s->bytes / 4, err[NQ], best = INFINITY, q = 1;
+    int last = s->nk - 1;
+    for (int i = 0; i < s->nk; i++)
+        if (!((t[i] = s->pass(s->ud, s->ks[i])) > 0))
+            return -1;
+    double bw = s->bytes / t[0], fl = 2.0 * s->ks[last] * n / t[last];
+    for (int qi = 0; qi < NQ; qi++) {
+        err[qi] = 0;
+        for (int i = 1; i < last; i++) {
+            double pred = predict_combine(2.0 * s->ks[i] * n / fl, s->bytes / bw, Q_CHOICES[qi]);
+            err[qi] += fabs(log(pred / t[i])) / (s->nk - 2);
+        }
+        if (err[qi] < best) {
+            best = err[qi];
+            q = Q_CHOICES[qi];
+        }
+    }
+    cJSON_AddNumberToObject(ci, "vector_flops", fl);
+    combine_json(ci, s, t, err, q, best);
+    return 0;
+}
+
+static const cJSON *field(const cJSON *o, const char *name) { return cJSON_GetObjectItemCaseSensitive(o, name); }
+static cJSON *part(cJSON *o, const char *name) { return cJSON_GetObjectItemCaseSensitive(o, name); }
+
+int validate_calib_ceilings(const cJSON *ci, struct predict_calib *c, char *err, size_t errlen)
+{
+    const cJSON *pk = field(ci, "peak_flops");
+    static const char *const need[] = { "bandwidth_Bps", "op_overhead_s" };
+    for (int i = 0; i < 2; i++)
+        if (!cJSON_IsNumber(field(ci, need[i]))) {
+            snprintf(err, errlen, "info.calibration.%s is missing", need[i]);
+            return -1;
+        }
+    if (!cJSON_IsNumber(field(pk, "fp32"))) {
+        snprintf(err, errlen, "info.calibration.peak_flops.fp32 is missing");
+        return -1;
+    }
+    c->peak = field(pk, "fp32")->valuedouble;
+    for (int d = 0; d < NET_NDTYPES; d++)
+        c->peak_dtype[d] = json_num(pk, net_dtype_names[d], 0);
+    c->bw = field(ci, "bandwidth_Bps")->valuedouble;
+    c->overhead_s = field(ci, "op_overhead_s")->valuedouble;
+    c->q = json_num(field(ci, "combine"), "q", 1);
+    /* the matmul curve ends at the sustained peak: larger GEMMs reach it */
+    predict_curve_add(&c->curve[NET_MATMUL], json_num(ci, "peak_gemm_flops", 0), 1.0);
+    return 0;
 }
 
 /* ---- the ops of one configuration, each timed on its own ---- */
@@ -315,7 +244,9 @@ struct bench_cfg {
 };
 
 static volatile unsigned long scrub_sink;
-
+/* No scrub buffer: a GPU's L2 is not the host's caches; the op before each timed one still
+ * leaves in it what a step would. */
+#define NO_SCRUB ((size_t)-1)
 
 /* Read between repetitions: the scrub_size asked, or 0 for the configuration's own (scrub_auto). */
 static size_t scrub_bytes(const cJSON *params)
@@ -348,9 +279,10 @@ static int bench_open(struct bench_cfg *b, const struct train_ops *ops, const st
     struct train_data data;
     memset(b, 0, sizeof *b);
     b->ops = ops;
-    b->nscrub = nscrub ? nscrub : scrub_auto(cfg);
-    b->scrub = xmalloc(b->nscrub);
-    memset(b->scrub, 1, b->nscrub);
+    b->nscrub = nscrub == NO_SCRUB ? 0 : nscrub ? nscrub : scrub_auto(cfg);
+    b->scrub = b->nscrub ? xmalloc(b->nscrub) : NULL;
+    if (b->scrub)
+        memset(b->scrub, 1, b->nscrub);
     if (train_data_init(&data, cfg->shape.vocab, cfg->order, cfg->branching, cfg->seed, err, errlen) != 0)
         return -1;
     if (!(b->c = ops->open(&cfg->shape, cfg->prec, cfg->seed, err, errlen)))
@@ -402,6 +334,7 @@ static cJSON *timed_json(const struct net_op *op, const double *samples, int n, 
     cJSON_AddStringToObject(r, "series", "calibration");
     cJSON_AddStringToObject(r, "class", net_class_names[net_kinds[op->kind].cls]);
     cJSON_AddStringToObject(r, "kind", net_kinds[op->kind].name);
+    cJSON_AddNumberToObject(r, "which", op->which);
     cJSON_AddStringToObject(r, "dtype", net_dtype_names[op->dtype]);
     cJSON_AddStringToObject(r, "dtype_out", net_dtype_names[op->dtype_out]);
     cJSON_AddNumberToObject(r, "m", op->m);
@@ -494,6 +427,11 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
             pred_s[rounds] += of[i] >= 0 ? samples[(size_t)of[i] * OP_ROUNDS + rounds]
                                          : predict_calib_lookup(c, &b.plan[i]);
     }
+    const char *failed = b.ops->error ? b.ops->error(b.c) : NULL;
+    if (failed) {                       /* a call failed: its times are not times */
+        snprintf(err, errlen, "%s", failed);
+        rounds = -1;
+    }
     for (int j = 0; j < n && rounds > 0; j++) {
         double *x = samples + (size_t)j * OP_ROUNDS, med = measure_median(x, rounds);
         predict_calib_add(c, &b.plan[todo[j]], med);
@@ -512,12 +450,12 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
     free(of);
     free(op_s);
     bench_close(&b);
-    return rounds > 0 ? n : 0;
+    return rounds < 0 ? -1 : rounds > 0 ? n : 0;
 }
 
 /* ---- prediction and validation ---- */
 
-static double predict(const struct predict_calib *c, const struct train_config *cfg, double *by_class)
+double validate_predict(const struct predict_calib *c, const struct train_config *cfg, double *by_class)
 {
     int nops = net_plan(&cfg->shape, cfg->prec, NULL, 0);
     struct net_op *plan = xmalloc((size_t)nops * sizeof *plan);
@@ -526,7 +464,7 @@ static double predict(const struct predict_calib *c, const struct train_config *
     for (int k = 0; k < NET_NCLASSES; k++)
         by_class[k] = 0;
     for (int i = 0; i < nops; i++) {
-        double s = predict_op_seconds(c, NULL, NULL, 1, cfg->prec, &plan[i], NULL);
+        double s = predict_op_seconds(c, &plan[i], NULL);
         by_class[net_kinds[plan[i].kind].cls] += s;
         t += s;
     }
@@ -534,7 +472,6 @@ static double predict(const struct predict_calib *c, const struct train_config *
     return t;
 }
 
-static const cJSON *field(const cJSON *o, const char *name) { return cJSON_GetObjectItemCaseSensitive(o, name); }
 
 static cJSON *validation_json(const struct train_config *cfg, int idx, double pred, const double *by_class,
                               const cJSON *run)
@@ -594,7 +531,8 @@ static double kendall(const double *p, const double *m, int n)
 
 /* Errors from pred (the paired predictions), rank agreement from rank_pred (the predictions
  * from the ops' medians) against meas. */
-static void summary_json(cJSON *info, const double *pred, const double *rank_pred, const double *meas, int n)
+static void summary_json(cJSON *info, const double *pred, const double *rank_pred, const double *meas, int n,
+                         const char *device)
 {
     double mean = 0, mx = 0, lg = 0, lg2 = 0;
     for (int i = 0; i < n; i++) {
@@ -607,6 +545,9 @@ static void summary_json(cJSON *info, const double *pred, const double *rank_pre
     if (n == 0)
         return;
     cJSON *v = cJSON_AddObjectToObject(info, "validation");
+    cJSON_AddStringToObject(v, "device", device);
+    cJSON_AddStringToObject(v, "covers", "this machine's own training steps on this device: it validates the method "
+                            "here, not the projections onto other systems");
     cJSON_AddNumberToObject(v, "n", n);
     cJSON_AddNumberToObject(v, "mean_abs_error", mean);
     cJSON_AddNumberToObject(v, "max_abs_error", mx);
@@ -620,25 +561,15 @@ static void summary_json(cJSON *info, const double *pred, const double *rank_pre
     cJSON_AddStringToObject(cal, "source", "Calculon (Isaev et al., SC23): 8 Megatron step times on A100, re-run");
 }
 
-static cJSON *calib_json(const struct predict_calib *c, double region_s, int threads, const struct bw_dram *d)
+/* The calibration's curves and fit, after its ceilings (info.calibration: ci). */
+static void curves_json(cJSON *ci, const struct predict_calib *c)
 {
-    char what[200];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "device", "cpu");
-    cJSON_AddNumberToObject(o, "threads", threads);
-    cJSON *pk = cJSON_AddObjectToObject(o, "peak_flops");
-    cJSON_AddNumberToObject(pk, "fp32", c->peak);
-    cJSON_AddStringToObject(o, "peak_what", "cblas_sgemm 1024 x 1024 x 1024, fastest repetition after a warm-up; the CPU "
-        "BF16 recipe widens BF16 operands to FP32 before cblas_sgemm, so it has the same peak");
-    cJSON_AddNumberToObject(o, "bandwidth_Bps", c->bw);
-    snprintf(what, sizeof what, "the machine's DRAM bandwidth (info.dram, %s): %s kernel, %s stores, %s, %d threads, "
-             "best repetition", d->source, d->kernel, d->stores, d->precision, d->threads);
-    cJSON_AddStringToObject(o, "bandwidth_what", what);
-    cJSON_AddNumberToObject(o, "op_overhead_s", region_s);
-    cJSON_AddStringToObject(o, "op_overhead_what", "an empty OpenMP parallel region (fork, join), median of 3 to 10 x 200");
-    cJSON_AddNumberToObject(o, "spread", c->spread);
-    cJSON_AddNumberToObject(o, "ops_measured", c->ntimed);
-    cJSON *cls = cJSON_AddArrayToObject(o, "classes");
+    cJSON_AddNumberToObject(ci, "spread", c->spread);
+    cJSON_AddNumberToObject(ci, "ops_measured", c->ntimed);
+    int per_dtype = 0;
+    for (int d = 0; d < NET_NDTYPES; d++)
+        per_dtype |= d != NET_DT_F32 && c->peak_dtype[d] > 0;
+    cJSON *cls = cJSON_AddArrayToObject(ci, "classes");
     for (int k = 0; k < NET_NCLASSES; k++) {
         const struct predict_curve *cv = &c->curve[k];
         if (cv->n == 0)
@@ -648,7 +579,8 @@ static cJSON *calib_json(const struct predict_calib *c, double region_s, int thr
         cJSON_AddStringToObject(e, "class", net_class_names[k]);
         cJSON_AddStringToObject(e, "dtype", "all");
         cJSON_AddStringToObject(e, "basis", compute ? "flops" : "bytes");
-        cJSON_AddStringToObject(e, "against", compute ? "peak_flops.fp32" : "bandwidth_Bps");
+        cJSON_AddStringToObject(e, "against", !compute ? "bandwidth_Bps" : per_dtype ? "peak_flops of each op's dtype"
+                                : "peak_flops.fp32");
         cJSON *pts = cJSON_AddArrayToObject(e, "points");
         for (int i = 0; i < cv->n; i++) {
             cJSON *p = cJSON_CreateObject();
@@ -658,61 +590,105 @@ static cJSON *calib_json(const struct predict_calib *c, double region_s, int thr
         }
         cJSON_AddItemToArray(cls, e);
     }
-    return o;
 }
 
-cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errlen)
+/* The op a calibration record describes (timed_json's fields); 0, or -1 when a name is unknown. */
+static int record_op(const cJSON *r, struct net_op *op)
 {
-    struct train_config cfg[NCONFIGS];
-    struct predict_calib cal = { 0 };
-    const char *device = param_str(params, "device");
-    int n = (int)param_num(params, "configs");
+    const char *kind = json_str(r, "kind", ""), *dt = json_str(r, "dtype", ""), *dto = json_str(r, "dtype_out", "");
+    memset(op, 0, sizeof *op);
+    op->kind = NET_NKINDS;
+    op->dtype = op->dtype_out = NET_NDTYPES;
+    for (int k = 0; k < NET_NKINDS; k++)
+        if (strcmp(net_kinds[k].name, kind) == 0)
+            op->kind = k;
+    for (int d = 0; d < NET_NDTYPES; d++) {
+        if (strcmp(net_dtype_names[d], dt) == 0)
+            op->dtype = d;
+        if (strcmp(net_dtype_names[d], dto) == 0)
+            op->dtype_out = d;
+    }
+    op->which = (int)json_num(r, "which", 0);
+    op->m = json_num(r, "m", 0);
+    op->n = json_num(r, "n", 0);
+    op->k = json_num(r, "k", 0);
+    op->flops = json_num(r, "flops", 0);
+    op->bytes_read = json_num(r, "bytes", 0);
+    return op->kind == NET_NKINDS || op->dtype == NET_NDTYPES || op->dtype_out == NET_NDTYPES ? -1 : 0;
+}
+
+/* Every op keeps its first time, as the run's calibration does (validate_run). */
+int validate_calib_load(const cJSON *e, struct predict_calib *c, char *err, size_t errlen)
+{
+    const cJSON *r;
+    memset(c, 0, sizeof *c);
+    if (validate_calib_ceilings(field(field(e, "info"), "calibration"), c, err, errlen) != 0)
+        return -1;
+    cJSON_ArrayForEach(r, field(e, "results")) {
+        struct net_op op;
+        if (strcmp(json_str(r, "series", ""), "calibration") != 0)
+            continue;
+        if (record_op(r, &op) != 0 || !(json_num(r, "median_s", 0) > 0)) {
+            snprintf(err, errlen, "a calibration record names an unknown op (kind '%.40s', dtype '%.20s') or has no "
+                     "median_s", json_str(r, "kind", "?"), json_str(r, "dtype", "?"));
+            predict_calib_free(c);
+            return -1;
+        }
+        if (predict_calib_lookup(c, &op) < 0)
+            predict_calib_add(c, &op, json_num(r, "median_s", 0));
+    }
+    predict_calib_finish(c);
+    return 0;
+}
+
+/* ---- the run ---- */
+
+/* One device's calibration: the trainer whose ops are timed, whether a host buffer is read
+ * between op timings (the CPU's caches), its ceilings, and whether ceilings it cannot measure
+ * leave the experiment not measured (a GPU that refuses) rather than failed (the CPU). */
+struct vdevice {
+    const char *device;
+    const char *family;             /* the trainer's backend_for family */
+    int scrub_host;
+    int (*ceilings)(cJSON *ci, cJSON *info, char *why, size_t n);
+    int refusal_skips;
+};
+static const struct vdevice vdevices[] = {
+    { "cpu", "train", 1, validate_cpu_ceilings, 0 },
+    { "gpu", "train", 0, validate_gpu_ceilings, 1 },
+};
+
+/* What a device's run would have measured, each as not measured with one reason (without a
+ * device: the driver's). */
+static void skip_device(cJSON *skipped, const char *device, const char *why)
+{
+    char item[96];
+    snprintf(item, sizeof item, "model %s: calibration (matmul peaks, bandwidth, launch cost, ops timed on their own)",
+             device);
+    measure_skip(skipped, item, why);
+    snprintf(item, sizeof item, "model %s: validation (training configurations predicted, then measured)", device);
+    measure_skip(skipped, item, why);
+    snprintf(item, sizeof item, "model %s: projection from this device's calibration", device);
+    measure_skip(skipped, item, why);
+}
+
+static const struct vdevice *vdevice_of(const char *device)
+{
+    for (size_t i = 0; i < sizeof vdevices / sizeof vdevices[0]; i++)
+        if (strcmp(vdevices[i].device, device) == 0)
+            return &vdevices[i];
+    return NULL;
+}
+
+/* The configurations validated: each one's ops timed afresh beside its training steps, its
+ * step predicted from them, its ops' first times kept in cal; the records, then the summary. */
+static void validate_configs(const struct vdevice *d, const struct train_ops *ops, const struct train_config *cfg,
+                             int n, size_t scrub, struct predict_calib *cal, cJSON *out)
+{
+    cJSON *results = part(out, "results"), *skipped = part(out, "skipped"), *vals = cJSON_CreateArray(), *run, *v;
+    double by_class[NET_NCLASSES], p_ok[NCONFIGS], p_rank[NCONFIGS], m_ok[NCONFIGS];
     char name[96], why[300];
-    budget_s = measure_budget(params, budget_s);
-    configs(params, cfg);
-    cJSON *out = cJSON_CreateObject(), *results = cJSON_AddArrayToObject(out, "results");
-    cJSON *skipped = cJSON_AddArrayToObject(out, "skipped"), *info = cJSON_AddObjectToObject(out, "info");
-    if (strcmp(device, "cpu") != 0) {
-        /* the GPU backend's ops can be timed the same way; the calibration of its peak and
-         * bandwidth is not written yet */
-        measure_skip(skipped, "model gpu", "calibration and validation of the training-time model on a GPU are not "
-             "implemented in this version; the CPU calibration is the measured one");
-        return out;
-    }
-    progress_begin("model cpu", 2 * n + 2, budget_s);
-    progress_step(0, "calibration: GEMM peak, DRAM bandwidth, intensity sweep, fork/join");
-    cal.peak = gemm_peak();
-    struct bw_dram dram;
-    if (bw_dram_by("model", &dram, why, sizeof why) != 0) {
-        snprintf(err, errlen, "model: %s", why);
-        cJSON_Delete(out);
-        return NULL;
-    }
-    cal.bw = dram.gbps * 1e9;
-    size_t scrub = scrub_bytes(params);
-    cJSON_AddItemToObject(info, "dram", bw_dram_json(&dram));
-    /* the matmul curve ends at the sustained peak; larger GEMMs reach it */
-    predict_curve_add(&cal.curve[NET_MATMUL], 2.0 * 1024 * 1024 * 1024, 1.0);
-    double region_s = region_cost();
-    cal.overhead_s = region_s;
-    combine_rule(info, &cal);
-    /* one larger shape, timed op by op but never trained: the curves reach beyond the caches */
-    struct train_config big = cfg[0];
-    big.shape.hidden *= 4;
-    big.shape.heads *= 4;
-    big.shape.seq *= 4;
-    big.shape.layers = 1;
-    config_name(&big, name, sizeof name);
-    progress_step(0, name);
-    cJSON *run;
-    if (calibrate_config(&train_cpu_ops, &big, scrub, &cal, results, &run, why, sizeof why) < 0)
-        measure_skip(skipped, name, why);
-    cJSON_Delete(run);
-    /* one configuration after another: its ops timed on their own and its training steps in
-     * alternation, then the step predicted from the ops' times and compared with the steps */
-    double pred[NCONFIGS], by_class[NET_NCLASSES], p_ok[NCONFIGS], p_rank[NCONFIGS], m_ok[NCONFIGS];
     int nv = 0;
-    cJSON *vals = cJSON_CreateArray();
     for (int i = 0; i < n; i++) {
         config_name(&cfg[i], name, sizeof name);
         if (progress_stopping()) {
@@ -720,46 +696,100 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
             continue;
         }
         progress_step(1 + 2 * i, name);
-        /* every op of this configuration timed afresh, beside its training steps */
-        struct predict_calib fresh = { .peak = cal.peak, .bw = cal.bw, .q = cal.q, .overhead_s = cal.overhead_s };
-        if (calibrate_config(&train_cpu_ops, &cfg[i], scrub, &fresh, results, &run, why, sizeof why) < 0) {
+        struct predict_calib fresh = *cal;
+        fresh.timed = NULL;
+        fresh.ntimed = fresh.captimed = 0;
+        memset(fresh.curve, 0, sizeof fresh.curve);
+        if (calibrate_config(ops, &cfg[i], scrub, &fresh, results, &run, why, sizeof why) < 0) {
             measure_skip(skipped, name, why);
             predict_calib_free(&fresh);
             continue;
         }
-        pred[i] = predict(&fresh, &cfg[i], by_class);
+        double pred = validate_predict(&fresh, &cfg[i], by_class);
         for (int j = 0; j < fresh.ntimed; j++) {    /* the calibration keeps the first time of each op */
             const struct predict_timed *t = &fresh.timed[j];
             struct net_op op = { .kind = t->kind, .which = t->which, .dtype = t->dtype, .dtype_out = t->dtype_out,
                                    .m = t->m, .n = t->n, .k = t->k, .flops = t->flops, .bytes_read = t->bytes };
-            if (predict_calib_lookup(&cal, &op) < 0)
-                predict_calib_add(&cal, &op, t->seconds);
+            if (predict_calib_lookup(cal, &op) < 0)
+                predict_calib_add(cal, &op, t->seconds);
         }
         predict_calib_free(&fresh);
-        cJSON *v = validation_json(&cfg[i], i, pred[i], by_class, run);
+        v = validation_json(&cfg[i], i, pred, by_class, run);
         const cJSON *ms = field(v, "measured_s");
         if (cJSON_IsNumber(ms)) {       /* the paired ratio, as predicted / measured */
             p_ok[nv] = (1 + field(v, "error")->valuedouble) * ms->valuedouble;
-            p_rank[nv] = pred[i];
+            p_rank[nv] = pred;
             m_ok[nv++] = ms->valuedouble;
         }
         cJSON_AddItemToArray(vals, v);
         cJSON_Delete(run);
     }
-    predict_calib_finish(&cal);
-    cJSON *ci = calib_json(&cal, region_s, omp_get_max_threads(), &dram);
-    cJSON_AddItemToObject(ci, "combine", cJSON_DetachItemFromObject(info, "combine"));
-    cJSON_AddItemToObject(ci, "vector_flops", cJSON_DetachItemFromObject(info, "vector_flops"));
-    cJSON_AddStringToObject(ci, "vector_what", "the intensity sweep's compute end: 256 dependent FP32 FMAs per element, "
-                            "vectorised across elements, all threads");
-    cJSON_AddItemToObject(info, "calibration", ci);
-    cJSON *v;
     while ((v = cJSON_DetachItemFromArray(vals, 0)))
         cJSON_AddItemToArray(results, v);
     cJSON_Delete(vals);
-    summary_json(info, p_ok, p_rank, m_ok, nv);
+    summary_json(part(out, "info"), p_ok, p_rank, m_ok, nv, d->device);
+}
+
+/* One larger shape, timed op by op but never trained: the curves reach beyond the caches. */
+static void calibrate_big(const struct train_ops *ops, const struct train_config *base, size_t scrub,
+                          struct predict_calib *cal, cJSON *out)
+{
+    struct train_config big = *base;
+    char name[96], why[300];
+    cJSON *run;
+    big.shape.hidden *= 4;
+    big.shape.heads *= 4;
+    big.shape.seq *= 4;
+    big.shape.layers = 1;
+    config_name(&big, name, sizeof name);
+    progress_step(0, name);
+    if (calibrate_config(ops, &big, scrub, cal, part(out, "results"), &run, why, sizeof why) < 0)
+        measure_skip(part(out, "skipped"), name, why);
+    cJSON_Delete(run);
+}
+
+cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errlen)
+{
+    struct train_config cfg[NCONFIGS];
+    struct predict_calib cal = { 0 };
+    const char *device = param_str(params, "device");
+    const struct vdevice *d = vdevice_of(device);
+    int n = (int)param_num(params, "configs");
+    char phase[32], why[300];
+    budget_s = measure_budget(params, budget_s);
+    configs(params, cfg);
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddArrayToObject(out, "results");
+    cJSON *skipped = cJSON_AddArrayToObject(out, "skipped"), *info = cJSON_AddObjectToObject(out, "info");
+    const struct train_ops *ops = backend_for(d->family, d->device, why, sizeof why);
+    if (!ops) {                         /* no device (or no CUDA in this build): the driver's words */
+        skip_device(skipped, device, why);
+        return out;
+    }
+    snprintf(phase, sizeof phase, "model %s", device);
+    progress_begin(phase, 2 * n + 2, budget_s);
+    progress_step(0, "calibration: matmul peak, bandwidth, intensity sweep, fixed cost per op");
+    cJSON *ci = cJSON_AddObjectToObject(info, "calibration");
+    if (d->ceilings(ci, info, why, sizeof why) != 0 || validate_calib_ceilings(ci, &cal, why, sizeof why) != 0) {
+        progress_end();
+        if (d->refusal_skips) {         /* a device that went away, or refused: not measured */
+            cJSON_DeleteItemFromObject(info, "calibration");
+            skip_device(skipped, device, why);
+            return out;
+        }
+        snprintf(err, errlen, "model: %s", why);
+        cJSON_Delete(out);
+        return NULL;
+    }
+    size_t scrub = d->scrub_host ? scrub_bytes(params) : NO_SCRUB;
+    calibrate_big(ops, &cfg[0], scrub, &cal, out);
+    validate_configs(d, ops, cfg, n, scrub, &cal, out);
+    if (field(ci, "device_name") && field(info, "validation"))
+        cJSON_AddStringToObject(part(info, "validation"), "device_name", json_str(ci, "device_name", ""));
+    predict_calib_finish(&cal);
+    curves_json(ci, &cal);
     progress_step(2 * n + 1, "projection");
-    predict_project(params, &cal, device, results, info);
+    predict_project(params, &cal, device, part(out, "results"), info);
     progress_step(2 * n + 2, "done");
     progress_end();
     predict_calib_free(&cal);

@@ -1,0 +1,196 @@
+-- tests/e2e/layout.lua: the report layer's layout rules, read back from PDFs through pdftotext
+-- (-bbox-layout word boxes and -layout text): no heading is the last text of a page, no page but
+-- the last is near empty, no figure is wrapped away from its unit or split inside, no column is
+-- empty, long cells are footnotes, charts keep one number format per axis and their legend
+-- entries whole. Checked on a synthetic document drawn through the Lua binding
+-- (tests/fixtures/layout/document.lua, drawn by tests/unit/test_layout --pdf) and on the reports
+-- of the model and DRAM fixtures.
+local env = ...
+local sh, q, fail = env.sh, env.q, env.fail
+if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end
+
+local HEADING = 13.0     -- pt: word boxes of 12 pt bold and up (H2, H1); body text is 11.6
+
+-- pages = { { lines = { { y0, y1, x0, x1, words = { {text, x0, x1} } } } } }, block by block
+local function boxes(pdf)
+  local xml = sh(("%s -bbox-layout %s -"):format(q(env.pdftotext), q(pdf)))
+  local pages = {}
+  for page in xml:gmatch("<page .-</page>") do
+    local p = { lines = {} }
+    for block in page:gmatch("<block .-</block>") do
+      local b = {}
+      for attrs, body in block:gmatch("<line ([^>]*)>(.-)</line>") do
+        local l = { words = {} }
+        l.x0, l.y0, l.x1, l.y1 = attrs:match('xMin="([%d.]+)" yMin="([%d.]+)" xMax="([%d.]+)" yMax="([%d.]+)"')
+        l.x0, l.y0, l.x1, l.y1 = tonumber(l.x0), tonumber(l.y0), tonumber(l.x1), tonumber(l.y1)
+        for wa, text in body:gmatch("<word ([^>]*)>(.-)</word>") do
+          local x0, x1 = wa:match('xMin="([%d.]+)" yMin="[%d.]+" xMax="([%d.]+)"')
+          l.words[#l.words + 1] = { text = text:gsub("&amp;", "&"):gsub("&lt;", "<"):gsub("&gt;", ">"),
+                                    x0 = tonumber(x0), x1 = tonumber(x1) }
+        end
+        b[#b + 1] = l
+        p.lines[#p.lines + 1] = l
+      end
+      p[#p + 1] = b
+    end
+    pages[#pages + 1] = p
+  end
+  return pages
+end
+
+local function text_of(l)
+  local t = {}
+  for i, w in ipairs(l.words) do t[i] = w.text end
+  return table.concat(t, " ")
+end
+
+local function heading(l)
+  local h = l.y1 - l.y0
+  return h >= HEADING and h < 24 and l.x1 - l.x0 > h      -- not rotated axis labels
+end
+
+-- The lowest text of each page above the page number must not be a heading.
+local function no_heading_ends_a_page(pages, what)
+  for n, p in ipairs(pages) do
+    local last
+    for _, l in ipairs(p.lines) do
+      if not text_of(l):match("^Page %d+ of %d+$") and (not last or l.y0 > last.y0) then last = l end
+    end
+    if n < #pages and last and heading(last) then
+      fail("%s: page %d ends with the heading %q", what, n, text_of(last))
+    end
+  end
+end
+
+-- A page break only where the rest would not fit: every page but the last is filled at least
+-- to its middle (A4, 842 pt; the page number aside).
+local function no_near_empty_page(pages, what)
+  for n, p in ipairs(pages) do
+    local low = 0
+    for _, l in ipairs(p.lines) do
+      if not text_of(l):match("^Page %d+ of %d+$") then low = math.max(low, l.y1) end
+    end
+    if n < #pages and low < 421 then fail("%s: page %d is near empty (text ends at %.0f pt)", what, n, low) end
+  end
+end
+
+local UNITS = { h = 1, s = 1, ms = 1, ["µs"] = 1, ns = 1, GB = 1, GiB = 1, MB = 1, MiB = 1, KiB = 1, TB = 1,
+                ["GB/s"] = 1, ["TB/s"] = 1, ["%"] = 1, W = 1, kWh = 1, TFLOPS = 1, GFLOPS = 1, ["GFLOP/s"] = 1 }
+
+-- Within a block, a line that ends in a digit followed by one that starts with a unit (or
+-- with the rest of a range) is a figure wrapped inside its cell.
+local function no_figure_wraps(pages, what)
+  for n, p in ipairs(pages) do
+    for _, b in ipairs(p) do
+      for i = 2, #b do
+        local a, c = b[i - 1], b[i]
+        local last, first = a.words[#a.words], c.words[1]
+        local below = c.y0 - a.y1 < 4 and c.y0 > a.y0 and first.x0 < last.x1 + 2 and first.x0 >= a.x0 - 2
+        if below and last.text:match("%d$") and (UNITS[first.text] or first.text:match("^[–%-]%d")) then
+          fail("%s: page %d: the figure %q is wrapped from %q", what, n, last.text, first.text)
+        end
+        if below and last.text:match("[–]$") and first.text:match("^%d") then
+          fail("%s: page %d: the range %q is wrapped before %q", what, n, last.text, first.text)
+        end
+      end
+    end
+  end
+end
+
+local function layout_text(pdf)
+  return sh(("%s -layout %s -"):format(q(env.pdftotext), q(pdf)))
+end
+local function has(t, want, what)
+  if not t:find(want, 1, true) then fail("%s lacks %q", what, want) end
+end
+
+-- The synthetic document.
+local pdf = env.out .. "/layout.pdf"
+local out, rc = sh(("%s/tests/unit/test_layout --pdf %s %s 2>&1"):format(q(env.builddir), q(pdf),
+                                                                   q(env.srcdir .. "/tests/fixtures/layout/document.lua")))
+if rc ~= 0 then fail("drawing the synthetic document: %s", out) end
+local pages, t = boxes(pdf), layout_text(pdf)
+no_heading_ends_a_page(pages, "the synthetic document")
+no_near_empty_page(pages, "the synthetic document")
+no_figure_wraps(pages, "the synthetic document")
+
+-- every figure on one line, in full or shortened with the key under the table
+local short = t:find("187k–26.8k h", 1, true)
+for r = 1, 6 do
+  local full = ("187375–2683%d h"):format(r)
+  if not t:find(full, 1, true) and not short then fail("the figure %q is not on one line", full) end
+end
+if short then has(t, "Numbers shortened to fit: k thousand", "the synthetic document") end
+for _, want in ipairs { "+1.5 %", "$1999", "1.25 kWh", "80 GB" } do has(t, want, "the crowded table") end
+-- words are never broken: a long word stays whole, or goes whole to a footnote
+for _, word in ipairs { "cudaErrorInsufficientDriver", "Confidence" } do
+  local found = false
+  for _, p in ipairs(pages) do
+    for _, l in ipairs(p.lines) do
+      for _, w in ipairs(l.words) do
+        if w.text == word then found = true
+        elseif #w.text >= 3 and word:sub(1, #w.text) == w.text then   -- the head of a broken word
+          fail("the word %q is broken (%q)", word, w.text)
+        end
+      end
+    end
+  end
+  if not found then fail("the word %q is missing", word) end
+end
+-- the empty column is gone, its caption unchanged
+local head = t:match("[^\n]*System%s+Time%s+Error[^\n]*") or fail("no header row in %s", t)
+if head:find("Fraction", 1, true) then fail("the column empty in every row is still drawn: %s", head) end
+has(t, "Crowded table caption: the Fraction column is empty in every row.", "the synthetic document")
+-- the 20-item cell and the long explanations are footnotes with markers in their cells
+has(t, "[2] item 01; item 02; item 03", "the footnotes")
+has(t, "item 19; item 20", "the footnotes")
+local note = "[1] fits with activation checkpointing and gradient accumulation 32 (micro-batch 1): 24.2 GB of 25.3 GB"
+has(t:gsub("%s+", " "), note, "the footnotes")
+local ones = select(2, t:gsub("%[1%]", ""))
+if ones < 4 then fail("the three cells with the same long text do not all point to footnote [1] (%d markers)", ones - 1) end
+if t:find("[3]", 1, true) then fail("a repeated long text got a footnote of its own") end
+-- the last row of a table never starts a page alone
+for n, p in ipairs(pages) do
+  local last, before = false, false
+  for _, l in ipairs(p.lines) do
+    last = last or text_of(l):match("^row 12%f[%D]") ~= nil
+    before = before or text_of(l):match("^row 11%f[%D]") ~= nil
+  end
+  if last and not before then fail("page %d starts with the last row of a table alone", n) end
+end
+-- a table too wide even at the floor size is split in two, its first column repeated
+for c = 1, 11 do has(t, ("Wide %02d"):format(c), "the split table") end
+local names = select(2, t:gsub("wide row", ""))
+if names ~= 6 then fail("the split table does not repeat its first column (%d names for 3 rows)", names) end
+has(t, "Too wide for the page: the columns continue in the next table.", "the split table")
+has(t, "Wide table caption.", "the split table")
+-- a heading moves to the next page with the chart that did not fit under it
+for k = 1, 5 do
+  for n, p in ipairs(pages) do
+    for i, l in ipairs(p.lines) do
+      if text_of(l) == ("Chart heading %d"):format(k) then
+        local follows = false
+        for j = i + 1, #p.lines do follows = follows or text_of(p.lines[j]) == ("Tall chart %d"):format(k) end
+        if not follows then fail("'Chart heading %d' is on page %d, its chart is not", k, n) end
+      end
+    end
+  end
+end
+-- legend entries whole on one line; one tick format on the 8-decade axis
+for i = 1, 12 do has(t, ("series %02d"):format(i), "the legend") end
+for _, want in ipairs { "1e0", "1e4", "1e8" } do has(t, want, "the log axis") end
+for _, plain in ipairs { "10000", "100000", "1000000" } do
+  if t:find("%f[%d]" .. plain .. "%f[%D]") then fail("the log axis mixes %s with 1e-style labels", plain) end
+end
+
+-- Reports rendered from fixtures follow the same rules.
+for _, fixture in ipairs { "model", "dram" } do
+  local rpdf = env.out .. "/" .. fixture .. ".pdf"
+  local msg, code = sh(("%s render %s -o %s"):format(q(env.bin), q(env.srcdir .. "/tests/fixtures/" .. fixture .. "/results.json"), q(rpdf)))
+  if code ~= 0 then fail("render %s: %s", fixture, msg) end
+  local rp = boxes(rpdf)
+  no_heading_ends_a_page(rp, fixture .. " report")
+  no_near_empty_page(rp, fixture .. " report")
+  no_figure_wraps(rp, fixture .. " report")
+end
+return "pass"

@@ -1,0 +1,65 @@
+-- tests/lua/cost.lua: what one job costs a buyer (sparkreport.cost), checked against figures worked
+-- out by hand, and the cost file (data/costs.csv): every row a catalog system, every figure with its
+-- source and date, bad cells refused naming the file, line and value.
+local catalog = require "sparkreport.catalog"
+local cost = require "sparkreport.cost"
+
+local function near(a, b, what)
+  assert(a and math.abs(a - b) <= 1e-9 * math.max(1, math.abs(b)), ("%s: %s, expected %s"):format(what, tostring(a), b))
+end
+
+-- 100 h on one GPU priced $30,000, over 3 years at 50 %: 30000 / (3 x 8766 x 0.5) = $2.28154 per hour,
+-- $228.154 for the job; energy 100 h x 1275 W = 127.5 kWh, at $0.15 = $19.125; rent 100 h x $2 = $200.
+local p = { life_years = 3, utilisation = 0.5, kwh_usd = 0.15 }
+local row = { id = "x", price_usd = 30000, power_w = 700 }
+local costs = { system_power_w = 1275, rent_usd_per_gpu_hour = 2.0 }
+local j = cost.job(100, 1, row, costs, p)
+near(j.capital_usd, 30000 * 100 / 13149, "capital")
+near(j.capital_usd, 228.15423226100844, "capital, by hand")
+near(j.energy_kwh, 127.5, "energy")
+near(j.energy_usd, 19.125, "energy cost")
+near(j.buy_usd, 228.15423226100844 + 19.125, "buy")
+near(j.rent_usd, 200, "rent")
+-- buying pays once the rent saved per job (200 - 19.125) has covered the price: ceil(30000 / 180.875)
+assert(j.break_even == 166, "break-even " .. tostring(j.break_even))
+
+-- two GPUs double every figure; the break-even stays
+local j2 = cost.job(100, 2, row, costs, p)
+near(j2.buy_usd, 2 * j.buy_usd, "two GPUs")
+near(j2.rent_usd, 400, "two GPUs rented")
+assert(j2.break_even == 166)
+
+-- without the cost file's system power the catalog's chip power counts, and says so
+local w, covers = cost.power(row, nil)
+assert(w == 700 and covers:find("host not included", 1, true), covers)
+local j3 = cost.job(100, 1, row, nil, p)
+near(j3.energy_kwh, 70, "chip energy")
+assert(j3.rent_usd == nil and j3.break_even == nil, "no rental published: none invented")
+-- no price anywhere: no buy figure; renting cheaper than the energy: never breaks even
+assert(cost.job(10, 1, { id = "y" }, { rent_usd_per_gpu_hour = 1 }, p).buy_usd == nil)
+assert(cost.job(10, 1, row, { rent_usd_per_gpu_hour = 0.1, system_power_w = 1000 }, p).break_even == nil)
+assert(next(cost.job(nil, 1, row, costs, p)) == nil, "no hours: no cost")
+
+-- defaults for results files that predate the scenario fields
+local d = cost.params({ life_years = 5 })
+assert(d.life_years == 5 and d.utilisation == 0.5 and d.kwh_usd == 0.15)
+assert(cost.usd(1234.4) == "$1,234" and cost.usd(36.54) == "$36.5" and cost.usd(7.071) == "$7.07", cost.usd(1234.4))
+assert(cost.usd(1234567) == "$1,234,567" and cost.usd(123.4) == "$123")
+
+-- the cost file: catalog ids, each rental with a source and a date, each power with what it covers
+local file = catalog.costs()
+assert(#file.rows >= 4 and #file.sha256 == 64)
+for _, r in ipairs(file.rows) do
+  assert(catalog.find(r.id), r.id)
+  if r.rent_usd_per_gpu_hour then assert(r.rent_source and r.rent_date, r.id .. ": rental without source or date") end
+  if r.purchase_usd then assert(r.purchase_source and r.purchase_date, r.id .. ": price without source or date") end
+  if r.system_power_w then assert(r.system_power_covers and r.system_power_source, r.id .. ": power without coverage") end
+end
+assert(file.by_id["dgx-spark"].rent_usd_per_gpu_hour == nil, "nobody rents a Spark by the hour: left empty")
+assert(file.by_id["h100-sxm"].rent_usd_per_gpu_hour == 2.0 and file.by_id["h100-sxm"].rent_date == "2026-04-13")
+assert(file.by_id["h100-sxm"].system_power_w == 1275)
+
+local ok, err = pcall(catalog.parse_costs, "id,rent_usd_per_gpu_hour\nh100-sxm,two\n", "costs.csv")
+assert(not ok and err == "costs.csv:2: rent_usd_per_gpu_hour 'two' is not a number of at least 0", err)
+ok, err = pcall(catalog.parse_costs, "id,system_power_w\nh100-sxm,700\nh300,1\n", "costs.csv")
+assert(not ok and err == "costs.csv:3: 'h300' is not a system of data/systems.csv", err)

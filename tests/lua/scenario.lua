@@ -23,7 +23,7 @@ fails(function() return sr.scenario { title = "x" } end, "scenario: no experimen
 fails(function() return sr.scenario { budget = 5, sr.bandwidth {} } end, "scenario: unknown parameter 'budget' (valid: baseline, budget_s, compare, decide, kwh_usd, life_years, template, title, utilisation)")
 -- the decision pages' fields: workloads by id, cost parameters within their limits
 local dscn = sr.scenario { sr.bandwidth {} }
-assert(dscn.params.decide[1] == "gpt2-124m" and dscn.params.decide[4] == "llama-3.3-70b-qlora" and #dscn.params.decide == 4)
+assert(dscn.params.decide[1] == "gpt2-124m" and dscn.params.decide[4] == "llama-3.1-8b-adam8" and dscn.params.decide[5] == "llama-3.3-70b-qlora" and #dscn.params.decide == 5)
 assert(dscn.params.life_years == 3 and dscn.params.utilisation == 0.5 and dscn.params.kwh_usd == 0.15)
 fails(function() return sr.scenario { decide = { "gpt2-124m", "gpt5" }, sr.bandwidth {} } end, "'decide'")
 fails(function() return sr.scenario { decide = { "gpt5" }, sr.bandwidth {} } end, "gpt5")

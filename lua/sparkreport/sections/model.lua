@@ -444,7 +444,7 @@ local function verdict(doc, ctx, exp, w)
   local text = ("%s, %s takes about %s (%s, projected)"):format(where, w.name, hours(a.hours), band(a))
   if b then
     local slower = a.hours >= b.hours
-    text = text .. ("; %s would take %s (%s), %s %s."):format(config_name(ctx, b), hours(b.hours), band(b),
+    text = text .. ("; the %s would take %s (%s), %s %s."):format(config_name(ctx, b), hours(b.hours), band(b),
       ratio(slower and a.hours / b.hours or b.hours / a.hours), slower and "less" or "more")
     if slower and a.memory_bound_share and b.memory_bound_share then text = text .. " " .. gap_text(ctx, w, a, b) end
   else

@@ -10,7 +10,10 @@ if code ~= 0 then fail("run exited %d: %s", code, out) end
 local dir = out:match("^(.-)/report%.pdf\n$")
 local r = json.decode(read(dir .. "/results.json"))
 local e = r.experiments[1]
-if e.status ~= "complete" or #e.results ~= 0 then fail("one rank: status %s, %d results", e.status, #e.results) end
+-- every item skipped: the experiment is "skipped" with their reason
+if e.status ~= "skipped" or #e.results ~= 0 or type(e.reason) ~= "string" then
+  fail("one rank: status %s (%s), %d results", e.status, tostring(e.reason), #e.results)
+end
 if r.context.mpi ~= nil then fail("one rank: context.mpi is set") end
 local ops = {}
 for _, s in ipairs(e.skipped) do

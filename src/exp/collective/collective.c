@@ -278,6 +278,20 @@ static void one_rank(const cJSON *params, cJSON *skipped)
             measure_skip(skipped, coll_ops[i].name, why);
 }
 
+static int is_device(const cJSON *r)
+{
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(r, "buffers");
+    return cJSON_IsString(b) && strcmp(b->valuestring, "device") == 0;
+}
+
+/* > 0 when record a is the better link figure than b: device buffers first, then the larger size. */
+static int device_first(const cJSON *a, const cJSON *b)
+{
+    if (is_device(a) != is_device(b))
+        return is_device(a) - is_device(b);
+    return json_num(a, "bytes", 0) > json_num(b, "bytes", 0);
+}
+
 /* A skip whose reason says "not measured: " first (the driver's words do not). */
 static void not_measured(cJSON *skipped, const char *item, const char *why)
 {
@@ -286,7 +300,8 @@ static void not_measured(cJSON *skipped, const char *item, const char *why)
     measure_skip(skipped, item, msg);
 }
 
-/* The largest all-reduce measured: what the scale-out projection may use as this machine's link. */
+/* The largest all-reduce measured, through NCCL when device buffers were measured (what a
+ * data-parallel step's gradients take): what the scale-out projection may use as the link. */
 static void publish_link(const cJSON *results, cJSON *info)
 {
     const cJSON *r, *best = NULL;
@@ -294,7 +309,7 @@ static void publish_link(const cJSON *results, cJSON *info)
         const cJSON *op = cJSON_GetObjectItemCaseSensitive(r, "op"), *bus = cJSON_GetObjectItemCaseSensitive(r, "gbps_bus");
         if (cJSON_IsString(op) && strcmp(op->valuestring, "all-reduce") == 0 && cJSON_IsNumber(bus)
             && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "valid"))
-            && (!best || json_num(r, "bytes", 0) > json_num(best, "bytes", 0)))
+            && (!best || device_first(r, best) > 0))
             best = r;
     }
     if (!best)
@@ -303,6 +318,7 @@ static void publish_link(const cJSON *results, cJSON *info)
     int hosts = (int)json_num(job, "hosts_count", 1);
     cJSON_AddNumberToObject(info, "link_gbps_bus", json_num(best, "gbps_bus", 0));
     cJSON_AddNumberToObject(info, "link_bytes", json_num(best, "bytes", 0));
+    cJSON_AddStringToObject(info, "link_buffers", is_device(best) ? "device" : "host");
     predict_scale_set_measured(json_num(best, "gbps_bus", 0) * 1e9, json_num(best, "ranks", 2), hosts);
 }
 

@@ -50,6 +50,7 @@ static struct {
  * same on every rank: decided by an MPI_Allreduce). */
 static const struct coll_dev_ops *dev;
 static int dev_state, dev_bad;   /* dev_bad: the lowest rank without NCCL when dev_state is -1 */
+static char dev_why[512];           /* rank 0: why it has no NCCL device, when it has none */
 
 /* "MPI_Bcast: message" into err; 0 when rc is MPI_SUCCESS. */
 static int mpi_failed(int rc, const char *call, char *err, size_t errlen)
@@ -234,28 +235,28 @@ static int allocate(const struct coll_cmd *cmd)
     return 0;
 }
 
-/* PREPARE on every rank: buffers, one run, the check; *bad: the lowest rank whose buffers
- * could not be allocated (returns 1) or whose values are wrong (returns 0); nranks when none. */
-/* Every rank: its device and the job's NCCL communicator, once. 0 when every rank has them; 1
- * with *bad the lowest rank that has not (it says why on its stderr; rank 0's why goes in err). */
-static int dev_open(int *bad, char *err, size_t errlen)
+/* Every rank: its device and the job's NCCL communicator, once; dev_state says whether every rank
+ * has them, dev_bad which rank has not (it says why on its stderr; rank 0's why is dev_why). 0, or
+ * -1 with err on an MPI failure. */
+static int dev_open(char *err, size_t errlen)
 {
     char id[COLL_NCCL_ID_BYTES] = { 0 }, why[512] = "";
+    int all;
     dev = backend_for("collective", "gpu", why, sizeof why);
     int mine = dev && (rank != 0 || dev->new_id(id, why, sizeof why) == 0) ? nranks : rank;
-    MPI_TRY(MPI_Allreduce(&mine, bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (NCCL device)");
-    if (*bad == nranks) {
+    MPI_TRY(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (NCCL device)");
+    if (all == nranks) {
         MPI_TRY(MPI_Bcast(id, COLL_NCCL_ID_BYTES, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast (ncclUniqueId)");
         mine = dev->open(id, rank, nranks, why, sizeof why) == 0 ? nranks : rank;
-        MPI_TRY(MPI_Allreduce(&mine, bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (ncclCommInitRank)");
+        MPI_TRY(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (ncclCommInitRank)");
     }
-    dev_state = *bad == nranks ? 1 : -1;
-    dev_bad = *bad;
+    dev_state = all == nranks ? 1 : -1;
+    dev_bad = all;
     if (mine < nranks && rank != 0)
         fprintf(stderr, "sparkreport: rank %d: no NCCL device: %s\n", rank, why);
     if (dev_state < 0)
-        snprintf(err, errlen, "%s", why);
-    return dev_state < 0;
+        snprintf(dev_why, sizeof dev_why, "%s", mine < nranks ? why : "");
+    return 0;
 }
 
 /* The first run: host buffers in place; device buffers filled from the host's, run, copied back. */
@@ -268,12 +269,16 @@ static int dev_first_run(char *err, size_t errlen)
     return dev->get(cur.recv, err, errlen);
 }
 
+/* PREPARE on every rank: buffers, one run, the check; *bad: the lowest rank whose buffers
+ * could not be allocated or that has no NCCL device (returns 1) or whose values are wrong (returns 0); nranks when none. */
 static int prepare_here(const struct coll_cmd *cmd, int *bad, char *err, size_t errlen)
 {
-    if (cmd->device && dev_state != 1) {
-        int rc = dev_state == 0 ? dev_open(bad, err, errlen) : (*bad = dev_bad, 1);
-        if (rc != 0)
-            return rc;
+    if (cmd->device && dev_state == 0 && dev_open(err, errlen) != 0)
+        return -1;
+    if (cmd->device && dev_state < 0) {
+        *bad = dev_bad;
+        snprintf(err, errlen, "%s", dev_why);
+        return 1;
     }
     int mine = allocate(cmd) == 0 ? nranks : rank;
     MPI_TRY(MPI_Allreduce(&mine, bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (allocation)");

@@ -73,6 +73,10 @@ static int nccl_open(const void *id, int rank, int nranks, char *err, size_t err
     NCCL_CHECK(ncclCommInitRank(&nc.comm, nranks, uid, rank), err, errlen);
     return 0;
 fail:
+    if (nc.stream)
+        cudaStreamDestroy(nc.stream);
+    cudaGetLastError();
+    nc.stream = NULL;
     nc.comm = NULL;
     return -1;
 }
@@ -103,6 +107,7 @@ fail:
 /* The host part's filled send buffer onto the device; the device's receive buffer zeroed. */
 static int nccl_put(const float *send, char *err, size_t errlen)
 {
+    CUDA_CHECK(cudaSetDevice(nc.device), err, errlen);     /* the thread's current device may have changed */
     CUDA_CHECK(cudaMemcpy(nc.send, send, (size_t)nc.nsend * sizeof(float), cudaMemcpyHostToDevice), err, errlen);
     CUDA_CHECK(cudaMemset(nc.recv, 0, (size_t)nc.nrecv * sizeof(float)), err, errlen);
     return 0;

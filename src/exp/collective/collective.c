@@ -390,10 +390,8 @@ cJSON *coll_run(const cJSON *params, double budget_s, char *err, size_t errlen)
         one_rank(params, skipped);
         return out;
     }
-    if (dev) {
+    if (dev)                        /* the job's context says it too (coll_context: transport_device) */
         dev->version(nccl_transport, sizeof nccl_transport);
-        cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(info, "job"), "transport_device", nccl_transport);
-    }
     run_items(params, budget_s, n, use, results, skipped);
     publish_link(results, info);
     return out;

@@ -484,6 +484,10 @@ cJSON *coll_context(void)
     cJSON_AddNumberToObject(o, "hosts_count", nhosts);
     cJSON_AddItemToObject(o, "hosts", hosts);
     cJSON_AddStringToObject(o, "transport", transport(nhosts));
+    char why[256], version[64];
+    const struct coll_dev_ops *d = backend_for("collective", "gpu", why, sizeof why);
+    if (d)                          /* device buffers: NCCL chooses its own transport (NCCL_DEBUG=INFO says which) */
+        cJSON_AddStringToObject(o, "transport_device", d->version(version, sizeof version));
     add_env(env, "OMPI_COMM_WORLD_SIZE");
     add_env(env, "OMPI_COMM_WORLD_LOCAL_SIZE");
     add_env(env, "OMPI_MCA_btl");

@@ -15,16 +15,23 @@ struct bw_xfer_ops;
 struct prec_ops;
 struct train_ops;
 struct quant_ops;
+struct coll_dev_ops;
 extern const struct bw_ops bw_cpu_ops, bw_cuda_ops;
 extern const struct bw_xfer_ops bw_cuda_xfer;
 extern const struct prec_ops prec_cpu_ops, prec_gpu_ops;
 extern const struct train_ops train_cpu_ops, train_cuda_ops;
 extern const struct quant_ops quant_cpu_ops, quant_cuda_ops;
+extern const struct coll_dev_ops coll_nccl_ops;
 
 #ifdef HAVE_CUDA
 #define CUDA_ROW(ops) (&(ops))
 #else
 #define CUDA_ROW(ops) NULL          /* not built: cuda_probe() says so before any row is read */
+#endif
+#ifdef HAVE_NCCL
+#define NCCL_ROW(ops) (&(ops))
+#else
+#define NCCL_ROW(ops) NULL          /* not built: absent[] says why */
 #endif
 
 static const struct row {
@@ -40,9 +47,16 @@ static const struct row {
     { "train", "gpu", CUDA_ROW(train_cuda_ops) },
     { "compress", "cpu", &quant_cpu_ops },
     { "compress", "gpu", CUDA_ROW(quant_cuda_ops) },
-    { "collective", "gpu", NULL },      /* device buffers through NCCL: not built yet */
+    { "collective", "gpu", NCCL_ROW(coll_nccl_ops) },     /* device buffers through NCCL */
 };
 #define NROWS (sizeof rows / sizeof rows[0])
+
+/* Why a row this build has no ops for is empty, where it is not just "no such backend". */
+static const struct absent {
+    const char *family, *device, *why;
+} absent[] = {
+    { "collective", "gpu", "this build has no NCCL (" SR_NO_NCCL_REASON ")" },
+};
 
 /* The row of family on device; NULL when there is none. *known: the family has some row. */
 static const struct row *find(const char *family, const char *device, int *known)
@@ -98,5 +112,8 @@ const void *backend_for(const char *family, const char *device, char *why, size_
     }
     if (!r || !r->ops)
         snprintf(why, n, "the %s family has no %s backend", family, device);
+    for (size_t i = 0; r && !r->ops && i < sizeof absent / sizeof absent[0]; i++)
+        if (strcmp(absent[i].family, family) == 0 && strcmp(absent[i].device, device) == 0)
+            snprintf(why, n, "%s", absent[i].why);
     return r ? r->ops : NULL;
 }

@@ -15,7 +15,7 @@
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 LIMIT=67108864                              # bytes the device tool carries, all paths together
-TESTS="test_bandwidth_gpu test_precision_gpu test_compress_gpu test_train_cuda test_backend test_gpu_select"
+TESTS="test_bandwidth_gpu test_precision_gpu test_compress_gpu test_train_cuda test_backend test_gpu_select test_collective_nccl"
 PARTS="bandwidth:gpu-check:150 precision:gpu-check-precision:130 train:gpu-check-train:140 \
 compress:gpu-check-compress:100 model:gpu-check-model:100"   # part:scenario:timeout_s
 

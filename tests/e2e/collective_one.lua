@@ -1,6 +1,7 @@
 -- tests/e2e/collective_one.lua: the collective experiment run as one process (no mpirun): the run
 -- succeeds, every operation says "not measured: one rank" and why, the context has no job, and
--- the PDF says so.
+-- the PDF says so. The device buffers (NCCL) say "not measured" with the CUDA driver's words, or
+-- why the build has no CUDA or NCCL.
 local env = ...
 local json = require "json"
 local sh, q, fail, read = env.sh, env.q, env.fail, env.read
@@ -21,6 +22,14 @@ for _, s in ipairs(e.skipped) do
 end
 for _, op in ipairs { "ping-pong", "all-reduce", "all-gather", "reduce-scatter" } do
   if not ops[op] then fail("%s is not 'not measured: one rank'", op) end
+end
+local config = read(env.builddir .. "/config.h")
+local cuda, device_skip = r.context.cuda or {}, nil
+for _, s in ipairs(e.skipped) do if s.item == "device buffers (NCCL)" then device_skip = s.reason end end
+local want = cuda.status ~= "device" and ("not measured: " .. tostring(cuda.reason):gsub("^not measured: ", ""))
+  or not config:find("#define HAVE_NCCL 1", 1, true) and "not measured: this build has no NCCL (" or nil
+if want and (not device_skip or device_skip:sub(1, #want) ~= want) then
+  fail("device buffers: skip reason %q, want %q", tostring(device_skip), want)
 end
 if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end
 local text = sh(("%s %s -"):format(q(env.pdftotext), q(dir .. "/report.pdf"))):gsub("%s+", " ")

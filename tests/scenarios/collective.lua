@@ -4,6 +4,6 @@ local sr = require "sparkreport"
 return sr.scenario {
   title = "Collective check",
   budget_s = 20,
-  sr.collective { max_bytes = "256KiB", step_factor = 32, min_reps = 2, max_reps = 5, sample_s = 0.002,
+  sr.collective { buffers = { "host", "device" }, max_bytes = "256KiB", step_factor = 32, min_reps = 2, max_reps = 5, sample_s = 0.002,
                   budget_s = 12 },
 }

@@ -8,6 +8,7 @@
 #include "cuda/cuda.h"
 #include "cuda/cuda_words.h"
 #include "exp/bandwidth/bandwidth.h"
+#include "exp/collective/collective_int.h"
 #include "exp/compress/quant.h"
 #include "exp/precision/precision.h"
 #include "exp/train/train.h"
@@ -44,10 +45,20 @@ static void gpu_rows(const struct cuda_info *ci)
             EXPECT(ops != NULL);
         }
     }
-    /* the collective family's device buffers (NCCL) have no backend yet: the device's reason
-     * without one, the missing backend with one; its host part is MPI's, not a backend */
-    EXPECT(backend_for("collective", "gpu", why, sizeof why) == NULL);
-    EXPECT_STR(why, ci->ndev == 0 ? ci->reason : "the collective family has no gpu backend");
+    /* the collective family's device buffers (NCCL): the device's reason without one; with one,
+     * NCCL's ops, or why the build has none; its host part is MPI's, not a backend */
+    const void *coll = backend_for("collective", "gpu", why, sizeof why);
+#ifdef HAVE_NCCL
+    EXPECT(coll == (ci->ndev == 0 ? NULL : (const void *)&coll_nccl_ops));
+#else
+    EXPECT(coll == NULL);
+#endif
+    if (ci->ndev == 0)
+        EXPECT_STR(why, ci->reason);
+#ifndef HAVE_NCCL
+    else
+        EXPECT_STR(why, "this build has no NCCL (" SR_NO_NCCL_REASON ")");
+#endif
     EXPECT(backend_for("collective", "cpu", why, sizeof why) == NULL);
     EXPECT_STR(why, "the collective family has no cpu backend");
 #ifdef HAVE_CUDA

@@ -15,6 +15,8 @@ local function m(text) return { text = text, kind = "measured" } end
 -- GB/s: the report's rule, with two significant figures below 0.01 (small messages)
 local function gbps(x) return x and x < 0.01 and ("%.2g"):format(x) or fmt.rate(x) end
 local function p(text) return { text = text, kind = "projected" } end
+-- device-buffer records (NCCL) beside the host ones (MPI): their own series and rows
+local function tag(r) return r.buffers == "device" and " (device)" or "" end
 
 local function job_text(info)
   local job = info.job
@@ -23,8 +25,9 @@ local function job_text(info)
   for _, h in ipairs(job.hosts or {}) do
     hosts[#hosts + 1] = ("rank %d on %s (%s)"):format(h.rank, h.host, h.interfaces ~= "" and h.interfaces or "no interface")
   end
-  return ("%d ranks on %d host%s, started by %s: %s. Transport: %s."):format(job.ranks, job.hosts_count,
-    job.hosts_count == 1 and "" or "s", job.launcher or "?", table.concat(hosts, "; "), job.transport or "not known")
+  return ("%d ranks on %d host%s, started by %s: %s. Transport: %s.%s"):format(job.ranks, job.hosts_count,
+    job.hosts_count == 1 and "" or "s", job.launcher or "?", table.concat(hosts, "; "), job.transport or "not known",
+    job.transport_device and (" Device buffers: %s."):format(job.transport_device) or "")
 end
 
 local function method(doc, e)
@@ -41,12 +44,14 @@ end
 -- Bus bandwidth against size, one line per collective (medians, measured).
 local function bus_chart(doc, e)
   local series = {}
-  for _, op in ipairs(OPS) do
-    local xs, ys = {}, {}
-    for _, r in ipairs(R.records(e, { series = "collective", op = op, valid = true })) do
-      if r.gbps_bus then xs[#xs + 1], ys[#ys + 1] = r.bytes, r.gbps_bus end
+  for _, buffers in ipairs { "host", "device" } do
+    for _, op in ipairs(OPS) do
+      local xs, ys = {}, {}
+      for _, r in ipairs(R.records(e, { series = "collective", op = op, valid = true })) do
+        if r.gbps_bus and (r.buffers or "host") == buffers then xs[#xs + 1], ys[#ys + 1] = r.bytes, r.gbps_bus end
+      end
+      if #xs > 0 then series[#series + 1] = { name = op .. (buffers == "device" and " (device)" or ""), x = xs, y = ys } end
     end
-    if #xs > 0 then series[#series + 1] = { name = op, x = xs, y = ys } end
   end
   if #series == 0 then return end
   doc:chart {
@@ -61,7 +66,7 @@ end
 local function latency_chart(doc, e)
   local series = {}
   for _, r in ipairs(R.records(e, { series = "p2p", valid = true })) do
-    local name = ("ping-pong 0-%d"):format(r.peer or 1)
+    local name = ("ping-pong 0-%d%s"):format(r.peer or 1, tag(r))
     local s
     for _, x in ipairs(series) do if x.name == name then s = x end end
     if not s then s = { name = name, x = {}, y = {} }; series[#series + 1] = s end
@@ -79,9 +84,9 @@ local function results_table(doc, e)
   local rows = {}
   for _, r in ipairs(e.results or {}) do
     if r.valid == false then
-      rows[#rows + 1] = { r.op, fmt.bytes(r.bytes), { text = "failed: " .. (r.error or "?"), tone = "bad" }, "", "" }
+      rows[#rows + 1] = { r.op .. tag(r), fmt.bytes(r.bytes), { text = "failed: " .. (r.error or "?"), tone = "bad" }, "", "" }
     elseif r.gbps_bus then
-      rows[#rows + 1] = { r.op .. (r.peer and (" 0-" .. r.peer) or ""), fmt.bytes(r.bytes),
+      rows[#rows + 1] = { r.op .. (r.peer and (" 0-" .. r.peer) or "") .. tag(r), fmt.bytes(r.bytes),
                           m(fmt.seconds(r.latency_s or (r.time_s and r.time_s.median))),
                           m(gbps(r.gbps_alg)), m(gbps(r.gbps_bus)) }
     end

@@ -76,6 +76,7 @@ static int listed(const cJSON *list, const char *name)
 struct item {
     enum coll_op op;
     int peer;                   /* ping-pong */
+    int device;                 /* 1: device buffers through NCCL; 0: host buffers through MPI */
     int64_t bytes;
     long iters;                 /* operations per sample */
     char err[512];
@@ -128,13 +129,16 @@ static void add_rates(cJSON *rec, const struct item *it, int n)
     cJSON_AddNumberToObject(rec, "gbps_bus_best", (double)it->bytes / best / 1e9 * f);
 }
 
+/* The device buffers' transport, "NCCL 2.28.9"; set when they are measured. */
+static char nccl_transport[64];
+
 static cJSON *new_record(const struct item *it, int n)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "series", it->op == COLL_PINGPONG ? "p2p" : "collective");
     cJSON_AddStringToObject(r, "op", coll_ops[it->op].name);
-    cJSON_AddStringToObject(r, "buffers", "host");
-    cJSON_AddStringToObject(r, "transport", "MPI");
+    cJSON_AddStringToObject(r, "buffers", it->device ? "device" : "host");
+    cJSON_AddStringToObject(r, "transport", it->device ? nccl_transport : "MPI");
     cJSON_AddNumberToObject(r, "ranks", n);
     if (it->op == COLL_PINGPONG)
         cJSON_AddNumberToObject(r, "peer", it->peer);
@@ -148,9 +152,15 @@ static cJSON *new_record(const struct item *it, int n)
 /* Prepares (checks) then times one item; NULL with *why when a rank could not allocate. */
 static cJSON *measure_one(struct item *it, struct measure_rule *rule, int n, double *per_op_s, char *why, size_t wn)
 {
-    int bad, rc = coll_rank0_prepare(it->op, it->bytes, it->peer, &bad, it->err, sizeof it->err);
+    it->err[0] = '\0';
+    int bad, rc = coll_rank0_prepare(it->op, it->bytes, it->peer, it->device, &bad, it->err, sizeof it->err);
     if (rc < 0)
         job_lost(it->err);
+    if (rc == 1 && it->device) {
+        snprintf(why, wn, "not measured: rank %d has no NCCL device or could not allocate its device buffers (%.0f bytes "
+                 "each side)%s%s", bad, (double)it->bytes, it->err[0] ? ": " : "", it->err);
+        return NULL;
+    }
     if (rc == 1) {
         snprintf(why, wn, "rank %d could not allocate its buffers (%.0f bytes each side)", bad, (double)it->bytes);
         return NULL;
@@ -197,10 +207,11 @@ static char *item_name(const struct item *it, char *buf, size_t n)
 {
     char b[32];
     units_format_bytes((double)it->bytes, b, sizeof b);
+    const char *where = it->device ? "device" : "host";
     if (it->op == COLL_PINGPONG)
-        snprintf(buf, n, "ping-pong 0-%d %s host", it->peer, b);
+        snprintf(buf, n, "ping-pong 0-%d %s %s", it->peer, b, where);
     else
-        snprintf(buf, n, "%s %s host", coll_ops[it->op].name, b);
+        snprintf(buf, n, "%s %s %s", coll_ops[it->op].name, b, where);
     return buf;
 }
 
@@ -267,7 +278,30 @@ static void one_rank(const cJSON *params, cJSON *skipped)
             measure_skip(skipped, coll_ops[i].name, why);
 }
 
-/* The largest all-reduce measured: what the scale-out projection may use as this machine's link. */
+static int is_device(const cJSON *r)
+{
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(r, "buffers");
+    return cJSON_IsString(b) && strcmp(b->valuestring, "device") == 0;
+}
+
+/* > 0 when record a is the better link figure than b: device buffers first, then the larger size. */
+static int device_first(const cJSON *a, const cJSON *b)
+{
+    if (is_device(a) != is_device(b))
+        return is_device(a) - is_device(b);
+    return json_num(a, "bytes", 0) > json_num(b, "bytes", 0);
+}
+
+/* A skip whose reason says "not measured: " first (the driver's words do not). */
+static void not_measured(cJSON *skipped, const char *item, const char *why)
+{
+    char msg[600];
+    snprintf(msg, sizeof msg, "%s%s", strncmp(why, "not measured", 12) == 0 ? "" : "not measured: ", why);
+    measure_skip(skipped, item, msg);
+}
+
+/* The largest all-reduce measured, through NCCL when device buffers were measured (what a
+ * data-parallel step's gradients take): what the scale-out projection may use as the link. */
 static void publish_link(const cJSON *results, cJSON *info)
 {
     const cJSON *r, *best = NULL;
@@ -275,7 +309,7 @@ static void publish_link(const cJSON *results, cJSON *info)
         const cJSON *op = cJSON_GetObjectItemCaseSensitive(r, "op"), *bus = cJSON_GetObjectItemCaseSensitive(r, "gbps_bus");
         if (cJSON_IsString(op) && strcmp(op->valuestring, "all-reduce") == 0 && cJSON_IsNumber(bus)
             && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "valid"))
-            && (!best || json_num(r, "bytes", 0) > json_num(best, "bytes", 0)))
+            && (!best || device_first(r, best) > 0))
             best = r;
     }
     if (!best)
@@ -284,6 +318,7 @@ static void publish_link(const cJSON *results, cJSON *info)
     int hosts = (int)json_num(job, "hosts_count", 1);
     cJSON_AddNumberToObject(info, "link_gbps_bus", json_num(best, "gbps_bus", 0));
     cJSON_AddNumberToObject(info, "link_bytes", json_num(best, "bytes", 0));
+    cJSON_AddStringToObject(info, "link_buffers", is_device(best) ? "device" : "host");
     predict_scale_set_measured(json_num(best, "gbps_bus", 0) * 1e9, json_num(best, "ranks", 2), hosts);
 }
 
@@ -316,15 +351,17 @@ static void run_op(const cJSON *params, struct item *proto, double share_s, int 
     }
 }
 
-static void run_host(const cJSON *params, double budget_s, int n, cJSON *results, cJSON *skipped)
+/* The items of the buffers asked for: host (MPI) first, then device (NCCL). */
+static void run_items(const cJSON *params, double budget_s, int n, const int use[2], cJSON *results, cJSON *skipped)
 {
-    struct item todo[COLL_NOPS + 256];
+    struct item todo[2 * (COLL_NOPS + 256)];
     double sizes[64], t0 = timing_now();
     int ns = sweep(params, sizes, 64), k = 0, done = 0;
-    for (int o = 0; o < COLL_NOPS; o++)
-        for (int peer = 1; peer < (o == COLL_PINGPONG ? n : 2) && peer <= 256; peer++)
-            if (listed(param_get(params, "ops"), coll_ops[o].name))
-                todo[k++] = (struct item){ .op = (enum coll_op)o, .peer = peer };
+    for (int d = 0; d < 2; d++)
+        for (int o = 0; o < COLL_NOPS && use[d]; o++)
+            for (int peer = 1; peer < (o == COLL_PINGPONG ? n : 2) && peer <= 256; peer++)
+                if (listed(param_get(params, "ops"), coll_ops[o].name))
+                    todo[k++] = (struct item){ .op = (enum coll_op)o, .peer = peer, .device = d };
     progress_begin("collective", k * ns, budget_s);
     for (int i = 0; i < k && !progress_stopping(); i++)
         run_op(params, &todo[i], (budget_s - (timing_now() - t0)) / (k - i), n, results, skipped, &done);
@@ -342,15 +379,20 @@ cJSON *coll_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     (void)errlen;
     cJSON_AddItemToObject(out, "info", info);
     budget_s = measure_budget(params, budget_s);
-    if (listed(param_get(params, "buffers"), "device") && !backend_for("collective", "gpu", why, sizeof why))
-        measure_skip(skipped, "device buffers (NCCL)", why);
-    if (!listed(param_get(params, "buffers"), "host"))
+    int use[2] = { listed(param_get(params, "buffers"), "host"), listed(param_get(params, "buffers"), "device") };
+    const struct coll_dev_ops *dev = use[1] ? backend_for("collective", "gpu", why, sizeof why) : NULL;
+    if (use[1] && !dev)
+        not_measured(skipped, "device buffers (NCCL)", why);
+    use[1] = dev != NULL;
+    if (!use[0] && !use[1])
         return out;
     if (n < 2) {
         one_rank(params, skipped);
         return out;
     }
-    run_host(params, budget_s, n, results, skipped);
+    if (dev)                        /* the job's context says it too (coll_context: transport_device) */
+        dev->version(nccl_transport, sizeof nccl_transport);
+    run_items(params, budget_s, n, use, results, skipped);
     publish_link(results, info);
     return out;
 }

@@ -1,11 +1,15 @@
 /* collective_int.h: what the collective experiment's parts share: the operations (one table row
  * each: buffers, bus-bandwidth factor, formula) and the commands rank 0 sends the other ranks.
- * The transport (MPI host buffers; NCCL device buffers) is collective_mpi.c's. */
+ * The transport is collective_mpi.c's (MPI, host buffers) with collective_nccl.cu (NCCL, device buffers). */
 #ifndef SR_COLLECTIVE_INT_H
 #define SR_COLLECTIVE_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum coll_op { COLL_PINGPONG, COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER, COLL_NOPS };
 
@@ -22,7 +26,7 @@ struct coll_cmd {
     int32_t what;               /* enum coll_what */
     int32_t op;                 /* enum coll_op */
     int32_t peer;               /* ping-pong: the rank that answers rank 0 */
-    int32_t pad;
+    int32_t device;             /* 1: device buffers through NCCL (coll_nccl_ops); 0: host buffers through MPI */
     int64_t bytes;              /* nccl-tests' size: the full buffer (all-gather: received, reduce-scatter: sent) */
     int64_t iters;              /* operations in one timed sample */
 };
@@ -30,7 +34,7 @@ enum coll_what { COLL_STOP, COLL_PREPARE, COLL_TIME, COLL_CHECK, COLL_RELEASE };
 
 /* Rank 0's side of the protocol (collective_mpi.c). Each returns -1 with err on an MPI failure. */
 int coll_nranks(void);
-int coll_rank0_prepare(enum coll_op op, int64_t bytes, int peer, int *bad_rank, char *err, size_t errlen);
+int coll_rank0_prepare(enum coll_op op, int64_t bytes, int peer, int device, int *bad_rank, char *err, size_t errlen);
 double coll_rank0_time(int64_t iters, char *err, size_t errlen);    /* max over ranks, seconds; NAN on failure */
 int coll_rank0_check(int *bad_rank, char *err, size_t errlen);
 void coll_rank0_release(void);
@@ -39,5 +43,27 @@ void coll_rank0_release(void);
  * ranks must then be: exact in float32 (small whole numbers). */
 float coll_value(int r, int64_t i);
 float coll_sum(int n, int64_t i);
+
+/* Device buffers through NCCL (collective_nccl.cu, builds with NCCL; backend_for("collective",
+ * "gpu") hands it out). The host part fills and checks host copies; these move them to and from
+ * this rank's GPU and run the operation there. Each int function returns 0, or -1 with err. */
+#define COLL_NCCL_ID_BYTES 128      /* NCCL_UNIQUE_ID_BYTES */
+struct coll_dev_ops {
+    const char *(*version)(char *buf, size_t n);        /* "NCCL 2.28.9" into buf */
+    int (*new_id)(void *id, char *err, size_t errlen);  /* rank 0: a fresh ncclUniqueId (COLL_NCCL_ID_BYTES) */
+    int (*open)(const void *id, int rank, int nranks, char *err, size_t errlen);   /* device, stream, ncclCommInitRank */
+    int (*alloc)(int64_t nsend, int64_t nrecv, char *err, size_t errlen);         /* float32 elements */
+    int (*put)(const float *send, char *err, size_t errlen);    /* nsend elements to the device; its receive buffer zeroed */
+    int (*run)(enum coll_op op, int peer, int rank, char *err, size_t errlen);    /* enqueued; sync waits */
+    int (*sync)(char *err, size_t errlen);
+    int (*get)(float *recv, char *err, size_t errlen);          /* nrecv elements back to the host */
+    void (*release)(void);                                      /* the buffers */
+    void (*close)(void);                                        /* buffers, communicator, stream */
+};
+extern const struct coll_dev_ops coll_nccl_ops;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,7 +1,8 @@
 /* collective_mpi.c: the MPI side of the collective experiment: joining the job a launcher
  * started, the commands rank 0 sends and the other ranks serve, the host-buffer operations with
  * their fill and check, and the job's description (ranks, hosts, launcher, interfaces). What to
- * measure and how often is collective.c's; the repetition loop runs on rank 0 only. */
+ * measure and how often is collective.c's; the repetition loop runs on rank 0 only. Device
+ * buffers: these host buffers, copied to and from the GPU by coll_nccl_ops (collective_nccl.cu). */
 #include "exp/collective/collective.h"
 #include "exp/collective/collective_int.h"
 
@@ -12,6 +13,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "measure/backend.h"
 
 float coll_value(int r, int64_t i)
 {
@@ -43,6 +45,12 @@ static struct {
     float *send, *recv;             /* counts below, 64-byte aligned */
     int64_t nsend, nrecv;           /* elements (ping-pong: bytes / 4, rounded up) */
 } cur;
+
+/* NCCL, opened at the first device command on every rank: 0 not yet, 1 open, -1 failed (the
+ * same on every rank: decided by an MPI_Allreduce). */
+static const struct coll_dev_ops *dev;
+static int dev_state, dev_bad;   /* dev_bad: the lowest rank without NCCL when dev_state is -1 */
+static char dev_why[512];           /* rank 0: why it has no NCCL device, when it has none */
 
 /* "MPI_Bcast: message" into err; 0 when rc is MPI_SUCCESS. */
 static int mpi_failed(int rc, const char *call, char *err, size_t errlen)
@@ -133,7 +141,7 @@ static void fill(void)
     memset(cur.recv, 0, (size_t)cur.nrecv * sizeof *cur.recv);
 }
 
-static int run_once(void)
+static int run_host(void)
 {
     int c = (int)cur.nrecv;
     switch (cur.cmd.op) {
@@ -156,6 +164,14 @@ static int run_once(void)
         return MPI_Reduce_scatter_block(cur.send, cur.recv, c, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     }
     return -1;
+}
+
+/* One operation: 0, or -1 with err (device buffers: enqueued; dev->sync waits for it). */
+static int run_once(char *err, size_t errlen)
+{
+    if (cur.cmd.device)
+        return dev->run((enum coll_op)cur.cmd.op, cur.cmd.peer, rank, err, errlen);
+    return mpi_failed(run_host(), coll_ops[cur.cmd.op].name, err, errlen);
 }
 
 /* What element i of this rank's receive buffer must hold. */
@@ -188,6 +204,8 @@ static void release(void)
 {
     free(cur.send);
     free(cur.recv);
+    if (cur.cmd.device && dev_state == 1)
+        dev->release();
     cur.send = cur.recv = NULL;
     cur.nsend = cur.nrecv = 0;
 }
@@ -195,6 +213,7 @@ static void release(void)
 /* Sizes the buffers for cmd; 0, or -1 when memory is short. */
 static int allocate(const struct coll_cmd *cmd)
 {
+    char err[512];
     int64_t count = cmd->bytes / 4;         /* float32 elements of nccl-tests' size */
     release();
     cur.cmd = *cmd;
@@ -207,13 +226,60 @@ static int allocate(const struct coll_cmd *cmd)
     size_t a = ((size_t)cur.nsend * 4 + 63) / 64 * 64, b = ((size_t)cur.nrecv * 4 + 63) / 64 * 64;
     cur.send = aligned_alloc(64, a ? a : 64);
     cur.recv = aligned_alloc(64, b ? b : 64);
-    return cur.send && cur.recv ? 0 : -1;
+    if (!cur.send || !cur.recv)
+        return -1;
+    if (cmd->device && dev->alloc(cur.nsend, cur.nrecv, err, sizeof err) != 0) {
+        fprintf(stderr, "sparkreport: rank %d: %s\n", rank, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every rank: its device and the job's NCCL communicator, once; dev_state says whether every rank
+ * has them, dev_bad which rank has not (it says why on its stderr; rank 0's why is dev_why). 0, or
+ * -1 with err on an MPI failure. */
+static int dev_open(char *err, size_t errlen)
+{
+    char id[COLL_NCCL_ID_BYTES] = { 0 }, why[512] = "";
+    int all;
+    dev = backend_for("collective", "gpu", why, sizeof why);
+    int mine = dev && (rank != 0 || dev->new_id(id, why, sizeof why) == 0) ? nranks : rank;
+    MPI_TRY(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (NCCL device)");
+    if (all == nranks) {
+        MPI_TRY(MPI_Bcast(id, COLL_NCCL_ID_BYTES, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast (ncclUniqueId)");
+        mine = dev->open(id, rank, nranks, why, sizeof why) == 0 ? nranks : rank;
+        MPI_TRY(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (ncclCommInitRank)");
+    }
+    dev_state = all == nranks ? 1 : -1;
+    dev_bad = all;
+    if (mine < nranks && rank != 0)
+        fprintf(stderr, "sparkreport: rank %d: no NCCL device: %s\n", rank, why);
+    if (dev_state < 0)
+        snprintf(dev_why, sizeof dev_why, "%s", mine < nranks ? why : "");
+    return 0;
+}
+
+/* The first run: host buffers in place; device buffers filled from the host's, run, copied back. */
+static int dev_first_run(char *err, size_t errlen)
+{
+    if (!cur.cmd.device)
+        return run_once(err, errlen);
+    if (dev->put(cur.send, err, errlen) != 0 || run_once(err, errlen) != 0 || dev->sync(err, errlen) != 0)
+        return -1;
+    return dev->get(cur.recv, err, errlen);
 }
 
 /* PREPARE on every rank: buffers, one run, the check; *bad: the lowest rank whose buffers
- * could not be allocated (returns 1) or whose values are wrong (returns 0); nranks when none. */
+ * could not be allocated or that has no NCCL device (returns 1) or whose values are wrong (returns 0); nranks when none. */
 static int prepare_here(const struct coll_cmd *cmd, int *bad, char *err, size_t errlen)
 {
+    if (cmd->device && dev_state == 0 && dev_open(err, errlen) != 0)
+        return -1;
+    if (cmd->device && dev_state < 0) {
+        *bad = dev_bad;
+        snprintf(err, errlen, "%s", dev_why);
+        return 1;
+    }
     int mine = allocate(cmd) == 0 ? nranks : rank;
     MPI_TRY(MPI_Allreduce(&mine, bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (allocation)");
     if (*bad < nranks) {
@@ -221,7 +287,8 @@ static int prepare_here(const struct coll_cmd *cmd, int *bad, char *err, size_t 
         return 1;
     }
     fill();
-    MPI_TRY(run_once(), "the first run of the operation");
+    if (dev_first_run(err, errlen) != 0)
+        return -1;
     mine = check_mine() ? nranks : rank;
     MPI_TRY(MPI_Allreduce(&mine, bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (check)");
     return 0;
@@ -234,8 +301,10 @@ static double time_here(int64_t iters, char *err, size_t errlen)
         return NAN;
     double t0 = MPI_Wtime();
     for (int64_t i = 0; i < iters; i++)
-        if (mpi_failed(run_once(), coll_ops[cur.cmd.op].name, err, errlen))
+        if (run_once(err, errlen) != 0)
             return NAN;
+    if (cur.cmd.device && dev->sync(err, errlen) != 0)
+        return NAN;
     t = MPI_Wtime() - t0;
     if (mpi_failed(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce (time)", err, errlen))
         return NAN;
@@ -244,6 +313,8 @@ static double time_here(int64_t iters, char *err, size_t errlen)
 
 static int check_here(int *bad, char *err, size_t errlen)
 {
+    if (cur.cmd.device && dev->get(cur.recv, err, errlen) != 0)
+        return -1;
     int mine = check_mine() ? nranks : rank;
     MPI_TRY(MPI_Allreduce(&mine, bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (check)");
     return 0;
@@ -282,9 +353,9 @@ static int send_cmd(struct coll_cmd *c, char *err, size_t errlen)
 
 /* -1 on an MPI failure; 1 when a rank could not allocate (*bad_rank says which); 0: the values
  * were checked, *bad_rank the lowest rank with a wrong one, or nranks. */
-int coll_rank0_prepare(enum coll_op op, int64_t bytes, int peer, int *bad_rank, char *err, size_t errlen)
+int coll_rank0_prepare(enum coll_op op, int64_t bytes, int peer, int device, int *bad_rank, char *err, size_t errlen)
 {
-    struct coll_cmd c = { .what = COLL_PREPARE, .op = op, .peer = peer, .bytes = bytes };
+    struct coll_cmd c = { .what = COLL_PREPARE, .op = op, .peer = peer, .device = device, .bytes = bytes };
     if (send_cmd(&c, err, errlen) != 0)
         return -1;
     return prepare_here(&c, bad_rank, err, errlen);
@@ -353,6 +424,9 @@ void coll_launch_finish(void)
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
     }
+    release();
+    if (dev_state == 1)
+        dev->close();
     free(descs);
     MPI_Finalize();
 }
@@ -410,6 +484,10 @@ cJSON *coll_context(void)
     cJSON_AddNumberToObject(o, "hosts_count", nhosts);
     cJSON_AddItemToObject(o, "hosts", hosts);
     cJSON_AddStringToObject(o, "transport", transport(nhosts));
+    char why[256], version[64];
+    const struct coll_dev_ops *d = backend_for("collective", "gpu", why, sizeof why);
+    if (d)                          /* device buffers: NCCL chooses its own transport (NCCL_DEBUG=INFO says which) */
+        cJSON_AddStringToObject(o, "transport_device", d->version(version, sizeof version));
     add_env(env, "OMPI_COMM_WORLD_SIZE");
     add_env(env, "OMPI_COMM_WORLD_LOCAL_SIZE");
     add_env(env, "OMPI_MCA_btl");
@@ -435,9 +513,9 @@ int coll_nranks(void) { return 1; }
 int coll_serve(void) { return 0; }
 void coll_launch_finish(void) { }
 cJSON *coll_context(void) { return NULL; }
-int coll_rank0_prepare(enum coll_op op, int64_t bytes, int peer, int *bad_rank, char *err, size_t errlen)
+int coll_rank0_prepare(enum coll_op op, int64_t bytes, int peer, int device, int *bad_rank, char *err, size_t errlen)
 {
-    (void)op; (void)bytes; (void)peer; (void)bad_rank;
+    (void)op; (void)bytes; (void)peer; (void)device; (void)bad_rank;
     snprintf(err, errlen, "this build has no MPI");
     return -1;
 }

@@ -5,6 +5,7 @@
 -- source) and its stated assumptions. Draws from the results only.
 local fmt = require "sparkreport.format"
 local R = require "sparkreport.results"
+local appendix = require "sparkreport.appendix"
 
 local S = {}
 
@@ -150,10 +151,12 @@ local function scale_row(names, r)
            p(fmt.rate(r.hours) .. " h") }
 end
 
-local function scale_table(doc, results, e, wid, names)
+-- compact: Sparks at every count, the others at one device and a full node only, this CPU left out
+local function scale_table(doc, results, e, wid, names, compact)
   local rows = {}
   for _, r in ipairs(R.records(e, { series = "scaleout", workload = wid })) do
-    if shown(results, r.system) then rows[#rows + 1] = scale_row(names, r) end
+    local keep = not compact or r.system == "dgx-spark" or (r.system ~= "this" and (r.devices == 1 or r.devices == 8))
+    if shown(results, r.system) and keep then rows[#rows + 1] = scale_row(names, r) end
   end
   if #rows == 0 then return end
   doc:paragraph(wid, "bold")
@@ -200,13 +203,7 @@ local function scale_chart(doc, results, e, wid, names)
   }
 end
 
-local function assumptions(doc, e)
-  local rules = e.info and e.info.scaleout_rules or {}
-  local parts = {}
-  for _, k in ipairs { "model", "traffic", "overlap", "link", "efficiency" } do
-    if rules[k] then parts[#parts + 1] = ("%s: %s"):format(k, rules[k]) end
-  end
-  if #parts > 0 then doc:paragraph("Assumptions. " .. table.concat(parts, ". ") .. ".", "small") end
+local function not_projected(doc, e)
   local seen, why = {}, {}
   for _, s in ipairs(e.info and e.info.scaleout_not_projected or {}) do
     local key = s.system .. ": " .. s.reason
@@ -215,6 +212,25 @@ local function assumptions(doc, e)
   if #why > 0 then doc:paragraph("Not projected: " .. table.concat(why, "; ") .. ".", "small") end
 end
 
+local function assumptions(doc, e)
+  local rules = e.info and e.info.scaleout_rules or {}
+  local parts = {}
+  for _, k in ipairs { "model", "traffic", "overlap", "link", "efficiency" } do
+    if rules[k] then parts[#parts + 1] = ("%s: %s"):format(k, rules[k]) end
+  end
+  if #parts > 0 then doc:paragraph("Assumptions. " .. table.concat(parts, ". ") .. ".", "small") end
+end
+
+-- The workload the body shows: the first of the decision page's that was projected, else the first.
+local function lead_workload(results, wids, seen)
+  for _, w in ipairs(results.scenario and results.scenario.decide or {}) do
+    if seen[w] then return w end
+  end
+  return seen["gpt2-124m"] and "gpt2-124m" or wids[1]
+end
+
+-- The body: one workload's table (one to eight Sparks beside the HBM systems) and the assumptions;
+-- the chart, every other workload and the links' sources in an appendix.
 local function projection(doc, results)
   local exps = R.experiments(results, "model")
   doc:section("Scale-out projection", 2)
@@ -224,9 +240,17 @@ local function projection(doc, results)
       if not seen[r.workload] then seen[r.workload] = true; wids[#wids + 1] = r.workload end
     end
     if #wids > 0 then
-      scale_chart(doc, results, e, seen["gpt2-124m"] and "gpt2-124m" or wids[1], names)
-      for _, wid in ipairs(wids) do scale_table(doc, results, e, wid, names) end
-      fabric_sources(doc, results, e)
+      local lead = lead_workload(results, wids, seen)
+      local label = appendix.defer(doc, "Scale-out: scaling chart, every workload and device count, links", function(d)
+        scale_chart(d, results, e, lead, names)
+        for _, wid in ipairs(wids) do scale_table(d, results, e, wid, names) end
+        fabric_sources(d, results, e)
+        not_projected(d, e)
+      end)
+      doc:paragraph(("Data parallelism over one to eight devices, for %s: one to eight Sparks beside one GPU and a "
+        .. "full node of each HBM system. The scaling chart, 2 and 4 GPUs, every workload (%d in all), the links' "
+        .. "sources and what was not projected: %s."):format(lead, #wids, label))
+      scale_table(doc, results, e, lead, names, true)
       assumptions(doc, e)
       return
     end

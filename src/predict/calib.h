@@ -71,6 +71,7 @@ struct predict_system {
     double host_memory, host_bw, link_bw;   /* bytes, bytes/s, bytes/s each way; 0: none */
     int shared_pool;                    /* CPU and accelerator draw on the same memory */
     double power_w, price_usd;          /* 0: unknown */
+    int node_gpus;                      /* GPUs one node holds (data/fabric.csv's NVLink domain); 0: one */
     struct {                            /* a dense peak the sources disagree on (0: none): the
                                            range, and whether peak[] is a measured sustained rate */
         double low, high;

@@ -180,6 +180,7 @@ static void system_from_row(const cJSON *row, struct predict_system *s)
     s->link_bw = num(row, "cpu_gpu_link_gbs") > 0 ? num(row, "cpu_gpu_link_gbs") * 1e9 : PCIE_LINK_BPS;
     s->power_w = num(row, "power_w");
     s->price_usd = num(row, "price_usd");
+    s->node_gpus = (int)num(row, "fabric_nvlink_domain");
     const char *field[] = { [NET_DT_F32] = "fp32_tflops", [NET_DT_BF16] = "bf16_tflops", [NET_DT_E4M3] = "fp8_tflops" };
     for (int d = 0; d <= NET_DT_E4M3; d++) {
         char name[64];
@@ -328,11 +329,13 @@ static const struct predict_stack *workload_stack(const struct predict_workload 
     return st && st->p[PREDICT_MEM_ETA] > 0 ? st : NULL;
 }
 
-/* GPUs a workload runs on here: its published count on a catalog part that comes in multi-GPU
- * nodes; one on this machine, a scenario system and a shared-pool system (one device each). */
+/* GPUs a workload runs on here: its published count, at most one node of the catalog part (the
+ * NVLink domain of data/fabric.csv; a part without one: one GPU); one on this machine, a scenario
+ * system and a shared-pool system (one device each). */
 static int system_gpus(const struct predict_system *sys, const struct predict_workload *w)
 {
-    return strcmp(sys->kind, "catalog") == 0 && !sys->shared_pool && w->gpus > 1 ? w->gpus : 1;
+    int node = sys->node_gpus > 1 ? sys->node_gpus : 1;     /* one node of the part (data/fabric.csv) */
+    return strcmp(sys->kind, "catalog") == 0 && !sys->shared_pool && w->gpus > 1 ? (w->gpus < node ? w->gpus : node) : 1;
 }
 
 /* The fit block of a projection record: what it takes to fit, per device. */
@@ -641,15 +644,17 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
         "what it takes to fit, tried in order: the workload as given; smaller micro-batches with gradient "
         "accumulation keeping the global batch; activation checkpointing with the largest micro-batch that "
         "fits; on one GPU, offload of the optimizer (then the gradients) to host memory last, never on a "
-        "shared pool. A workload published on several GPUs runs on as many of a catalog part (one on this "
+        "shared pool. A workload published on several GPUs runs on as many of a catalog part, at most one node of "
+        "it (data/fabric.csv's NVLink domain; one GPU for a part without one; one on this "
         "machine and on shared-pool systems), its global batch split over them, at the lowest ZeRO stage that "
         "fits (0: plain data parallelism; 1, 2, 3 shard the optimizer state, the gradients, the weights); "
         "gradient and ZeRO traffic is assumed overlapped with compute here (scale-out is not modelled), "
         "hours are for the whole configuration and energy counts every GPU's power");
     if (gpu)
         measured_gpu_rule(rules, cal, mine);
-    cJSON_AddStringToObject(rules, "energy", "hours x the catalog power (board or module power, not the whole "
-                            "server's); price: the catalog's purchase price, not a rental cost");
+    cJSON_AddStringToObject(rules, "energy", "hours x the catalog power of every GPU used (board or module power, "
+                            "not the whole server's; the decision pages count the whole system's power per GPU instead, "
+                            "host included, from data/costs.csv); price: the catalog's purchase price, not a rental cost");
     free(sys);
     predict_scale(results, info);       /* N = 1, 2, 4, 8 devices of each projection above */
 }

@@ -205,7 +205,7 @@ static void projection(void)
 {
     char buf[2048];
     snprintf(buf, sizeof buf, "[%s,"
-        "{\"id\":\"compute\",\"name\":\"compute-bound box\",\"memory\":\"HBM\",\"memory_gb\":10000,\"memory_unit\":\"GiB\","
+        "{\"id\":\"compute\",\"name\":\"compute-bound box\",\"memory\":\"HBM\",\"fabric_nvlink_domain\":8,\"memory_gb\":10000,\"memory_unit\":\"GiB\","
         "\"mem_bw_gbs\":1e12,\"fp32_tflops\":1e6,\"bf16_tflops\":1000,\"power_w\":1000,\"price_usd\":100},"
         "{\"id\":\"memory\",\"name\":\"memory-bound box\",\"memory\":\"LPDDR5X unified\",\"memory_gb\":10000,\"memory_unit\":\"GB\","
         "\"mem_bw_gbs\":100,\"fp32_tflops\":1e9,\"bf16_tflops\":1e9},"

@@ -91,10 +91,12 @@ local function model_text(results)
     for _, w in ipairs(v and info.workloads or {}) do
       local a, b = recs[w.id .. "|dgx-spark"], recs[w.id .. "|h100-sxm"]
       if a and b then
-        return ("Projected by the training-time model, which predicted %d of this machine's own training "
-          .. "configurations with a mean error of %.2f %% (max %.2f %%): %s would take about %s on the %s and %s "
-          .. "on the %s."):format(v.n, 100 * v.mean_abs_error, 100 * v.max_abs_error, w.name, hours(a),
-          names["dgx-spark"] or "dgx-spark", hours(b), names["h100-sxm"] or "h100-sxm")
+        local hbm = (b.gpus or 1) > 1 and ("%d x %s"):format(b.gpus, names["h100-sxm"] or "h100-sxm")
+                    or ("the " .. (names["h100-sxm"] or "h100-sxm"))
+        return ("Projected by the training-time model (GPU rows from software-stack profiles fitted on published "
+          .. "training runs; its CPU validation, %d of this machine's own configurations at a mean error of %.2f %%, "
+          .. "checks the method here only): %s would take about %s on the %s and %s on %s."):format(v.n,
+          100 * v.mean_abs_error, w.name, hours(a), names["dgx-spark"] or "dgx-spark", hours(b), hbm)
       end
     end
   end

@@ -242,6 +242,15 @@ local function what_ran(results)
   return #out > 0 and table.concat(out, ", ") or "nothing"
 end
 
+-- The fitted GPU profile's leave-one-out summary: { n, mean, max } or nil.
+local function stack_loo(results)
+  local e = model_exp(results)
+  for _, pr in ipairs(e and e.info and e.info.stack_profiles or {}) do
+    local l = pr.leave_one_out
+    if l and num(pr.fitted_runs) then return { n = pr.fitted_runs, mean = l.mean_abs_error, max = l.max_abs_error } end
+  end
+end
+
 local function measured_text(ctx)
   local results = ctx.results
   local c, cu = results.context or {}, (results.context or {}).cuda or {}
@@ -256,11 +265,15 @@ local function measured_text(ctx)
     out = out .. (" The model predicted %d of this machine's own training configurations, then they were measured: "
       .. "mean error %s."):format(v.n, fmt.pct(v.mean_abs_error))
   end
+  local loo = stack_loo(results)
   return out .. (" Projected: every hour, band, fit, cost and energy above, by the model from the catalog's spec "
-    .. "figures with %s; the band carries the validation's and the catalog's uncertainty. Spec: catalog figures, "
-    .. "sources in the appendix. Kinds are marked per cell: m measured, s spec, p projected.")
+    .. "figures with %s; the band is %s, widened by the catalog's recorded spec ranges (the Spark's BF16 rate). "
+    .. "The CPU validation checks the method on this machine only; it does not bound the GPU rows. Spec: catalog "
+    .. "figures, sources in the appendix. Kinds are marked per cell: m measured, s spec, p projected.")
     :format(cal and cal.device == "gpu" and "efficiencies measured on this run's GPU"
-            or "the software-stack efficiencies the model carries over (none measured on an HBM GPU here)")
+            or "software-stack efficiencies fitted on published GPU training runs (none measured on an HBM GPU here)",
+            loo and ("the 10th to 90th percentile of those profiles' leave-one-out errors on %d published runs "
+              .. "(mean %s, max %s)"):format(loo.n, fmt.pct(loo.mean), fmt.pct(loo.max)) or "the profiles' error")
 end
 
 local function cost_text(ctx)

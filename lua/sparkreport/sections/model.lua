@@ -92,8 +92,8 @@ local function validation_table(doc, recs)
                         signed_pct(r.predicted_s / r.measured_s - 1), signed_pct(r.error) }
   end
   doc:table {
-    columns = { { title = "Cfg", width = 0.07 }, { title = "Layers/hidden/\nheads/seq/\nbatch/vocab", width = 0.21 },
-                { title = "Prec.", width = 0.08 }, { title = "Acc.", align = "right", width = 0.07 },
+    columns = { { title = "Cfg", width = 0.07 }, { title = "Layers/hidden/\nheads/seq/\nbatch/vocab", width = 0.19 },
+                { title = "Prec.", width = 0.10 }, { title = "Acc.", align = "right", width = 0.07 },
                 { title = "Ckpt", width = 0.07 }, { title = "Predicted", align = "right", width = 0.13 },
                 { title = "Measured\n(median)", align = "right", width = 0.13 },
                 { title = "Pred./\nmeas. - 1", align = "right", width = 0.12 }, { title = "Error\n(paired)", align = "right" } },
@@ -318,10 +318,10 @@ local RULES = { "catalog", "measured", "memory", "fit", "offload", "energy" }
 local function projection_method(doc, exp)
   doc:paragraph("Every time below is projected: the op list of the workload, each op's time summed over the steps "
     .. "its tokens need. A system's hours are for the whole configuration it runs (GPUs column: llm.c's GPT-2 runs "
-    .. "on an 8-GPU node of a catalog part, everything else on one device); tokens/s per GPU compares devices.", "small")
+    .. "on up to one node (8 GPUs) of a catalog part, everything else on one device); tokens/s per GPU compares devices.", "small")
   local rules = exp.info and exp.info.projection_rules or {}
   for _, k in ipairs(RULES) do
-    if rules[k] then doc:paragraph(("%s%s."):format(k:sub(1, 1):upper(), k:sub(2):gsub("_", " ") .. ": " .. rules[k]), "small") end
+    if rules[k] then doc:paragraph(("%s%s."):format(rules[k]:sub(1, 1):upper(), rules[k]:sub(2)), "small") end
   end
 end
 

@@ -69,6 +69,12 @@ local function rate(x)
   if x >= 100 then return ("%.0f"):format(x) elseif x >= 10 then return ("%.1f"):format(x) end
   return ("%.2f"):format(x)
 end
+-- A PDF's plain text without the page furniture (footer "Page N of M", the form feed and the running
+-- title after it), so that a paragraph reads on across a page break.
+local function plain(pdf)
+  local t = sh(("%s %s -"):format(q(os.getenv("PDFTOTEXT") or "pdftotext"), q(pdf)))
+  return (t:gsub("%s*Page %d+ of %d+%s*\f[^\n]*\n", " "))
+end
 local e2e = sh("ls " .. q(srcdir .. "/tests/e2e") .. "/*.lua")
 for file in e2e:gmatch("[^\n]+") do
   local name = "e2e/" .. file:match("([^/]+)%.lua$")
@@ -77,7 +83,7 @@ for file in e2e:gmatch("[^\n]+") do
     local chunk = assert(loadfile(file))
     local ok, status, detail = pcall(chunk, { bin = bin, srcdir = srcdir, builddir = builddir, out = out, sh = sh,
                                               q = q, pdftotext = os.getenv("PDFTOTEXT"), fail = fail,
-                                              read = read, rate = rate })
+                                              read = read, rate = rate, plain = plain })
     sh("rm -rf " .. q(out))
     if not ok then report(name, "fail", tostring(status)) else report(name, status, detail) end
   end

@@ -517,7 +517,7 @@ static double flops_per_token(const struct predict_workload *w)
 
 /* A vendor's published training rate beside the FLOP arithmetic: what it needs per second
  * against the system's dense peaks, and our projection of the same workload. */
-static void vendor_claims_json(const cJSON *projections, cJSON *results)
+static void vendor_claims_json(cJSON *results)
 {
     const cJSON *c;
     cJSON_ArrayForEach(c, vendor_claims) {
@@ -545,7 +545,7 @@ static void vendor_claims_json(const cJSON *projections, cJSON *results)
         for (int i = 0; i < 3; i++)
             if (num(row, peaks[i]) > 0)
                 cJSON_AddNumberToObject(r, peaks[i], num(row, peaks[i]));
-        cJSON_ArrayForEach(p, projections) {
+        cJSON_ArrayForEach(p, results) {
             if (strcmp(str(p, "series"), "projection") == 0 && strcmp(str(p, "workload"), w->id) == 0
                 && strcmp(str(p, "system"), str(c, "system")) == 0 && num(p, "tokens_per_s") > 0)
                 cJSON_AddNumberToObject(r, "projected_tokens_per_s", num(p, "tokens_per_s"));
@@ -613,7 +613,7 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
         for (int j = 0; j < nsys; j++)
             cJSON_AddItemToArray(results, projection_json(c, &sys[j], w, band));
     }
-    vendor_claims_json(results, results);
+    vendor_claims_json(results);
     cJSON *rules = cJSON_AddObjectToObject(info, "projection_rules");
     cJSON_AddStringToObject(rules, "measured",
         "this machine: every op from its own calibration (curves of efficiency against size, extended to the "

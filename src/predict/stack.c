@@ -161,9 +161,8 @@ static int run_from_row(const cJSON *row, const cJSON *catalog, struct predict_r
     r->shape = (struct net_shape){ .layers = (int)number(row, "layers"), .hidden = (int)number(row, "hidden"),
         .heads = (int)number(row, "heads"), .seq = (int)number(row, "seq"), .vocab = (int)number(row, "vocab"),
         .batch = (int)number(row, "micro_batch"), .accum = (int)number(row, "accum"),
-        .checkpoint = (int)number(row, "checkpoint"), .tied = 1, .nobias = number(row, "biases") == 0, .attention = NET_ATT_FLASH };
-    if (predict_stack_find(r->stack))
-        predict_stack_shape(predict_stack_find(r->stack), &r->shape);
+        .checkpoint = (int)number(row, "checkpoint"), .tied = 1, .nobias = number(row, "biases") == 0,
+        .attention = NET_ATT_FLASH, .amp = 1, .causal = 1 };     /* as both stacks run it: BF16 activations */
     r->prec = strcmp(prec, "fp8") == 0 ? NET_FP8 : NET_BF16;
     r->gpus = (int)number(row, "gpus");
     r->sharded = strcmp(text(row, "sharding"), "NO_SHARD") != 0;
@@ -224,13 +223,6 @@ double predict_run_tokens(const struct predict_stack *st, const double *p, const
         update /= r->gpus;
     double tokens = (double)r->shape.batch * r->shape.seq * r->shape.accum;
     return tokens / (r->shape.accum * micro + update);
-}
-
-void predict_stack_shape(const struct predict_stack *st, struct net_shape *s)
-{
-    (void)st;
-    s->amp = 1;
-    s->causal = 1;
 }
 
 /* ---- the fit ---- */

@@ -65,8 +65,6 @@ int predict_runs_load(const cJSON *runs, const cJSON *catalog, struct predict_ru
 
 void predict_runs_free(struct predict_run *runs, int n);
 
-/* How the stacks run a published run's shape: BF16 activations (AMP), causal attention. */
-void predict_stack_shape(const struct predict_stack *st, struct net_shape *s);
 
 /* Fits every profile on the runs of its stack, with leave-one-out (fills each run's
  * predicted and loo). */

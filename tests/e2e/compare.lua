@@ -99,7 +99,7 @@ for i, k in ipairs(names) do names[i] = k .. "=" .. vars[k] .. " " end
 local rerun = "Rerun with: cd " .. cwd .. " && " .. table.concat(names) .. r2.scenario.command
 -- compared without whitespace and without the page furniture (footer "Page N of M", form feed, running
 -- title): where the paragraph wraps and whether it crosses a page depends on what the run printed before it
-local plain = (sh(("%s %s -"):format(q(env.pdftotext), q(second .. "/report.pdf"))):gsub("Page %d+ of %d+%s*\f[^\n]*\n", ""))
+local plain = env.plain(second .. "/report.pdf")
 if not plain:gsub("%s", ""):find(rerun:gsub("%s", ""), 1, true) then
   fail("report.pdf lacks %q; it has %q", rerun, plain:match("Rerun with:.-The command") or "no 'Rerun with:'")
 end

@@ -20,11 +20,10 @@ local function render(path, pdf, epoch)
                                                      q(path), q(pdf)))
   return out, rc
 end
--- the PDF's text; in plain mode without the page furniture (footer "Page N of M", the form feed and
--- the running title after it), so that a paragraph reads on across a page break
+-- the PDF's text: -layout, or plain (run.lua's: without the page furniture), whitespace collapsed
 local function text(pdf, layout)
-  local t = sh(("%s %s%s -"):format(q(env.pdftotext), layout and "-layout " or "", q(pdf)))
-  return layout and t or (t:gsub("%s*Page %d+ of %d+%s*\f[^\n]*\n", " "):gsub("%s+", " "))
+  if not layout then return (env.plain(pdf):gsub("%s+", " ")) end
+  return sh(("%s -layout %s -"):format(q(env.pdftotext), q(pdf)))
 end
 local function has(t, want, what)
   if not t:find(want, 1, true) then fail("%s lacks %q", what, want) end

@@ -492,7 +492,7 @@ local function runs_table(doc, exp)
   local rows = {}
   for _, r in ipairs(R.records(exp, { series = "stack_fit" })) do
     rows[#rows + 1] = { r.model, r.system, fmt.int(r.seq), fmt.int(r.gpus), ("%d x %d"):format(r.micro_batch, r.accum),
-                        r.checkpoint and "yes" or "no", fmt.int(r.published_tokens_per_s_per_gpu),
+                        r.checkpoint and "yes" or "no", s(fmt.int(r.published_tokens_per_s_per_gpu)),
                         p(fmt.int(r.predicted_tokens_per_s_per_gpu)), signed_pct(r.error),
                         r.left_out and "left out" or "check" }
   end
@@ -532,7 +532,7 @@ local function vendor_claims(doc, exp)
     rows[#rows + 1] = { ("%s: %s tokens/s (%s)"):format(r.system, fmt.int(r.claimed_tokens_per_s), r.source),
                         ("%.1f GFLOP"):format(r.flops_per_token / 1e9),
                         ("%.2f PFLOP/s"):format(r.needed_flops / 1e15),
-                        ("BF16 %s, FP4 %s TFLOP/s"):format(fmt.rate(r.bf16_tflops or 0), fmt.rate(r.fp4_tflops or 0)),
+                        s(("BF16 %s, FP4 %s TFLOP/s"):format(fmt.rate(r.bf16_tflops or 0), fmt.rate(r.fp4_tflops or 0))),
                         r.projected_tokens_per_s and p(fmt.int(r.projected_tokens_per_s)) or "–" }
     if peak and r.needed_flops / 1e12 > peak then
       rows[#rows][3] = rows[#rows][3] .. (" (%.1fx the %s dense peak)"):format(r.needed_flops / 1e12 / peak,

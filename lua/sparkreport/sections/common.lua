@@ -321,6 +321,10 @@ local function scenario(doc, results)
   local scn = results.scenario or {}
   what_ran(doc, results)
   doc:paragraph(("Rerun with: %s"):format(rerun_command(results)), "mono")
+  if scn.run_folder then      -- the same, compared with this run: it writes comparison.pdf beside its report
+    doc:paragraph(("Rerun and compare with this run: %s --set baseline=%s"):format(rerun_command(results),
+                  shell_word(scn.run_folder)), "mono")
+  end
   doc:paragraph(("The command expects the scenario file %s with sha256 %s. Its code follows without its comments "
     .. "(they state what its author expected, not what this run measured; the table above is this run); if the "
     .. "file has changed since, save this code and run it instead. OpenMP and BLAS variables not named in the "

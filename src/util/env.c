@@ -34,6 +34,12 @@ int cuda_use_device(char *err, size_t errlen)
     snprintf(err, errlen, "this sparkreport was built without CUDA");
     return -1;
 }
+
+int cuda_count(char *why, size_t n)
+{
+    snprintf(why, n, "not measured: this sparkreport was built without CUDA (" SR_NO_CUDA_REASON ")");
+    return 0;
+}
 #endif
 
 /* Where /sys, /proc and /etc are: "" on a real machine, a fixture tree in tests. */

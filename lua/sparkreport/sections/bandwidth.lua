@@ -37,19 +37,20 @@ end
 
 -- The bytes a record actually moved per second, as the DRAM rule counts them: the write-allocate
 -- view where stores are cached, STREAM's count for non-temporal stores and for read; an older
--- file's figure (legacy) is in STREAM's count throughout.
-local function moved(r, d)
+-- file's figure (legacy) is in STREAM's count throughout. A GPU's stores fetch nothing (its L2 writes
+-- whole sectors unread): STREAM's count, whatever an older file's gbps_best_wa says.
+local function moved(r, d, gpu)
   local nt = r.stores and (r.stores:find("non") or r.stores == "nt" or r.stores:find("stream"))
-  if d.legacy or nt or r.kernel == "read" then return r.gbps_best end
+  if d.legacy or nt or gpu or r.kernel == "read" then return r.gbps_best end
   return r.gbps_best_wa or r.gbps_best
 end
 
 -- A record's fraction of the DRAM figure: only at the DRAM-sized working set (at_dram), where
 -- the figure is a ceiling.
-local function of_dram(mk, r, d, at_dram)
+local function of_dram(mk, r, d, at_dram, gpu)
   if not d then return "no figure" end
   if not at_dram then return "in cache" end
-  return mk:fraction_cell(moved(r, d), d.gbps, "GB/s", ("%s %s at %s"):format(r.kernel, r.precision,
+  return mk:fraction_cell(moved(r, d, gpu), d.gbps, "GB/s", ("%s %s at %s"):format(r.kernel, r.precision,
                           fmt.bytes(r.working_set_bytes)))
 end
 
@@ -154,13 +155,14 @@ local function scaling_chart(doc, exp)
   }
 end
 
-local function top_row(mk, r, d, with_stores, at_dram)
+local function top_row(mk, r, d, with_stores, at_dram, gpu)
   local what = ("%s %s at %s"):format(r.kernel, r.precision, fmt.bytes(r.working_set_bytes))
   local row = { r.kernel, r.precision }
   if r.valid then
     for _, c in ipairs { fmt.rate(r.gbps_best), fmt.rate(r.gbps_median) } do row[#row + 1] = c end
     if with_stores then row[#row + 1] = r.stores or "" end
-    for _, c in ipairs { fmt.rate(r.gbps_best_wa), of_dram(mk, r, d, at_dram), mk:settled(fmt.cv(r.time_s.cv), r, what),
+    -- a GPU has no write-allocate view: the column stays empty and the table drops it
+    for _, c in ipairs { gpu and "" or fmt.rate(r.gbps_best_wa), of_dram(mk, r, d, at_dram, gpu), mk:settled(fmt.cv(r.time_s.cv), r, what),
                          ("%d"):format(#r.samples_s), "valid" } do row[#row + 1] = c end
     return row
   end
@@ -195,13 +197,16 @@ local function top_table(doc, exp, mk, d)
       end
     end
   end
-  for i, r in ipairs(rows) do rows[i] = top_row(mk, r, d, with_stores, at_dram) end
+  local gpu = exp.device == "gpu"
+  for i, r in ipairs(rows) do rows[i] = top_row(mk, r, d, with_stores and not gpu, at_dram, gpu) end
   doc:table {
-    columns = top_columns(with_stores),
+    columns = top_columns(with_stores and not gpu),
     rows = rows,
     caption = mk:caption(("At the largest working set (%s in three arrays), %s; all figures measured on this run. Of the "
-      .. "DRAM figure: the bytes the kernel actually moved (write-allocate view where its stores are cached) over %s.")
-      :format(fmt.bytes(top * 3), exp.device == "gpu" and "device memory" or "all threads",
+      .. "DRAM figure: the bytes the kernel actually moved (%s) over %s.")
+      :format(fmt.bytes(top * 3), gpu and "device memory" or "all threads",
+              gpu and "the arrays it names: a GPU's stores fetch nothing, there is no write-allocate view"
+                  or "write-allocate view where its stores are cached",
               d and (fmt.rate(d.gbps) .. " GB/s, the DRAM bandwidth above") or "a DRAM figure this run lacks")),
   }
 end

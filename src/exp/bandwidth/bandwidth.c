@@ -269,7 +269,12 @@ void bw_add_rates(cJSON *rec, double bytes, double bytes_wa)
         cJSON_AddNumberToObject(rec, "gbps_best_wa", bytes_wa / tmin / 1e9);
 }
 
-static cJSON *new_record(const struct bw_arrays *x, enum bw_kernel k, const char *series)
+double bw_bytes_moved(const struct bw_kernel_info *ki, double n, double es, int stores_allocate)
+{
+    return (ki->reads + (stores_allocate ? 2 : 1) * ki->writes) * n * es;
+}
+
+static cJSON *new_record(const struct bw_ops *ops, const struct bw_arrays *x, enum bw_kernel k, const char *series)
 {
     const struct bw_kernel_info *ki = &bw_kernels[k];
     double es = (double)bw_prec_size[x->prec], n = (double)x->n;
@@ -285,8 +290,10 @@ static cJSON *new_record(const struct bw_arrays *x, enum bw_kernel k, const char
     cJSON_AddNumberToObject(rec, "array_bytes", n * es);
     cJSON_AddNumberToObject(rec, "working_set_bytes", (ki->reads + ki->writes) * n * es);
     cJSON_AddNumberToObject(rec, "bytes_per_pass", (ki->reads + ki->writes) * n * es);
-    /* streaming stores allocate no line, so nothing is read before it is written */
-    cJSON_AddNumberToObject(rec, "bytes_per_pass_wa", (ki->reads + (nt ? 1 : 2) * ki->writes) * n * es);
+    /* streaming stores allocate no line, so nothing is read before it is written; a GPU's stores
+     * never do, and its records have no write-allocate view at all */
+    if (ops->store_allocates)
+        cJSON_AddNumberToObject(rec, "bytes_per_pass_wa", bw_bytes_moved(ki, n, es, !nt));
     cJSON_AddNumberToObject(rec, "flops_per_pass", ki->flops * n);
     return rec;
 }
@@ -314,7 +321,7 @@ static double timed_pass(void *ud)
 static cJSON *measure(const struct bw_ops *ops, struct bw_arrays *x, enum bw_kernel k,
                       const struct bw_plan *pl, double budget_s, const char *series)
 {
-    cJSON *rec = new_record(x, k, series);
+    cJSON *rec = new_record(ops, x, k, series);
     double first = ops->run(x, k, 1);
     double err = ops->check(x, k), tol = bw_tolerance(x->prec);
     cJSON_AddNumberToObject(rec, "max_rel_error", isfinite(err) ? err : 1e308);

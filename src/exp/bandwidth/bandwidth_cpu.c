@@ -412,4 +412,5 @@ const struct bw_ops bw_cpu_ops = {
     .run = cpu_run,
     .check = cpu_check,
     .release = cpu_release,
+    .store_allocates = 1,           /* cached stores read each missed line first */
 };

@@ -12,6 +12,17 @@
 #include "cuda/cuda_check.h"
 #include "util/env.h"
 
+static_assert((int)cudaErrorECCUncorrectable == CUDA_WORDS_ECC_UNCORRECTABLE, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorIllegalAddress == CUDA_WORDS_ILLEGAL_ADDRESS, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorLaunchTimeout == CUDA_WORDS_LAUNCH_TIMEOUT, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorAssert == CUDA_WORDS_ASSERT, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorHardwareStackError == CUDA_WORDS_HARDWARE_STACK_ERROR, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorIllegalInstruction == CUDA_WORDS_ILLEGAL_INSTRUCTION, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorMisalignedAddress == CUDA_WORDS_MISALIGNED_ADDRESS, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorInvalidAddressSpace == CUDA_WORDS_INVALID_ADDRESS_SPACE, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorInvalidPc == CUDA_WORDS_INVALID_PC, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorLaunchFailure == CUDA_WORDS_LAUNCH_FAILURE, "cuda_words.h's sticky codes");
+
 static int attr(cudaDeviceAttr a, int dev)
 {
     int v = 0;

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "cuda/cuda.h"
+#include "cuda/cuda_words.h"
 
 struct bw_ops;
 struct bw_xfer_ops;
@@ -100,6 +101,11 @@ const void *backend_for(const char *family, const char *device, char *why, size_
     }
     if (strcmp(device, "cpu") != 0 && strcmp(device, "gpu") != 0) {
         snprintf(why, n, "no device \"%s\" (cpu or gpu)", device);
+        return NULL;
+    }
+    if (strcmp(device, "gpu") == 0 && cuda_words_poisoned()) {
+        snprintf(why, n, "not measured: an earlier GPU item faulted and the CUDA context cannot be used again in this "
+                 "process (%s)", cuda_words_poisoned());
         return NULL;
     }
     if (strcmp(device, "gpu") == 0 && cuda_count(why, n) == 0)

@@ -422,6 +422,39 @@ static void clusters(struct env_cpu *c)
     }
 }
 
+const char *env_emulated(void)
+{
+    static char why[160];
+    const char *e = getenv("SR_EMULATED");
+    if (e && *e) {
+        snprintf(why, sizeof why, "running under emulation (SR_EMULATED=%.100s)", e);
+        return why;
+    }
+    FILE *f = fopen("/proc/cpuinfo", "r");      /* the machine's own, never a fixture's */
+    char line[256];
+    int x86 = 0, arm = 0;
+    while (f && fgets(line, sizeof line, f) && !(x86 || arm)) {
+        x86 |= strncmp(line, "vendor_id", 9) == 0;
+        arm |= strncmp(line, "CPU implementer", 15) == 0;
+    }
+    if (f)
+        fclose(f);
+#if defined(__aarch64__)
+    if (x86) {
+        snprintf(why, sizeof why, "running under emulation: this aarch64 program sees an x86 host's /proc/cpuinfo");
+        return why;
+    }
+#elif defined(__x86_64__)
+    if (arm) {
+        snprintf(why, sizeof why, "running under emulation: this x86-64 program sees an Arm host's /proc/cpuinfo");
+        return why;
+    }
+#endif
+    (void)x86;
+    (void)arm;
+    return NULL;
+}
+
 void env_cpu(struct env_cpu *c)
 {
     struct utsname u;

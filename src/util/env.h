@@ -49,6 +49,12 @@ struct env_cpu {
 
 void env_cpu(struct env_cpu *c);
 
+/* Why this process runs under an emulator (qemu-user: an aarch64 build on an x86 host), or NULL
+ * when it runs natively as far as can be told: SR_EMULATED in the environment (the arm64 check
+ * sets it), or a /proc/cpuinfo of another architecture than the build's. Tests whose premise an
+ * emulator changes (an address-space limit also counts the emulator's own mappings) skip then. */
+const char *env_emulated(void);
+
 /* "0-4,10-14" from CPU numbers in ascending order (len bytes, cut to fit). */
 void env_cpulist_format(const int *cpus, int n, char *out, size_t len);
 

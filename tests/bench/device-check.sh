@@ -149,6 +149,7 @@ check() {
     : "${OUT:=/tmp/device-check}"
     mkdir -p "$OUT" || die "cannot write $OUT"
     plan > /dev/null || { plan; die "refusing to run"; }
+    echo "time plan (part, budget):"; plan
     work=$(mktemp -d) || die "cannot make a temporary folder"
     logs=$work/logs; runs=$work/runs; sum=$OUT/summary.txt; mkdir -p "$logs" "$runs"
     export dev work logs runs OUT

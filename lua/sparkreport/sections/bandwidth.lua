@@ -130,7 +130,19 @@ local function size_charts(doc, exp, only)
   end
 end
 
-local function scaling_chart(doc, exp)
+-- A per-cluster series' name: the kind of core its CPUs are (context.cpu.core_kinds, GB10's
+-- Cortex-X925 and Cortex-A725), else its CPU list.
+local function cluster_name(results, cpus)
+  local cpu = results and results.context and results.context.cpu
+  for _, k in ipairs(type(cpu) == "table" and type(cpu.core_kinds) == "table" and cpu.core_kinds or {}) do
+    if type(k) == "table" and k.cpus == cpus and type(k.name) == "string" then
+      return ("triad, %s cores (CPUs %s)"):format(k.name, cpus)
+    end
+  end
+  return "triad, CPUs " .. cpus
+end
+
+local function scaling_chart(doc, exp, results)
   local recs = R.records(exp, { series = "threads" })
   if #recs == 0 then return end
   local prec = present(recs, "precision", { "fp64", "fp32" })[1]
@@ -139,7 +151,7 @@ local function scaling_chart(doc, exp)
     series[#series + 1] = series_of(exp, { series = "threads", precision = prec, kernel = k }, "threads", k)
   end
   for _, r in ipairs(R.records(exp, { series = "cluster", precision = prec, kernel = "triad" })) do
-    local name = "triad, CPUs " .. r.cpus
+    local name = cluster_name(results, r.cpus)
     local found
     for _, s in ipairs(series) do if s.name == name then found = s end end
     if not found then
@@ -255,7 +267,7 @@ local function cpu_part(doc, results, exp)
   mk:defects(doc)
   skipped(doc, exp)
   local label = appendix.defer(doc, "Bandwidth: thread scaling, and per kernel and working-set size", function(d2)
-    scaling_chart(d2, exp)
+    scaling_chart(d2, exp, results)
     size_charts(d2, exp, 2)
     detail_tables(d2, exp, marks.new())
   end)

@@ -4,12 +4,12 @@
 -- GPU trainer), validated by predicting then measuring its own training steps, projected onto
 -- the catalog's HBM systems (on a GB10 the DGX Spark row is this GPU's measurements). The base
 -- configuration is sized for a GPU (hidden 256, sequence 128; the curves' larger shape 1024 x 512).
--- About 1 minute.
+-- Budget 30 s (its part in device-check.sh: 40).
 local sr = require "sparkreport"
 
 return sr.scenario {
   title    = "GPU training-time model check",
-  budget_s = 60,
+  budget_s = 30,
   compare  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },
 
   sr.model { device = "gpu", base_hidden = 256, base_seq = 128,

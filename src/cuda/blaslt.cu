@@ -12,6 +12,14 @@
 
 static_assert((int)CUBLAS_STATUS_NOT_SUPPORTED == (int)CUDA_WORDS_BLAS_NOT_SUPPORTED, "cuda_words.h's status codes");
 static_assert((int)CUBLAS_STATUS_INVALID_VALUE == (int)CUDA_WORDS_BLAS_INVALID_VALUE, "cuda_words.h's status codes");
+static_assert((int)CUBLAS_STATUS_ARCH_MISMATCH == (int)CUDA_WORDS_BLAS_ARCH_MISMATCH, "cuda_words.h's status codes");
+static_assert((int)CUBLAS_STATUS_SUCCESS == (int)CUDA_WORDS_BLAS_SUCCESS, "cuda_words.h's status codes");
+static_assert((int)CUBLAS_STATUS_NOT_INITIALIZED == (int)CUDA_WORDS_BLAS_NOT_INITIALIZED, "cuda_words.h's status codes");
+static_assert((int)CUBLAS_STATUS_ALLOC_FAILED == (int)CUDA_WORDS_BLAS_ALLOC_FAILED, "cuda_words.h's status codes");
+static_assert((int)CUBLAS_STATUS_MAPPING_ERROR == (int)CUDA_WORDS_BLAS_MAPPING_ERROR, "cuda_words.h's status codes");
+static_assert((int)CUBLAS_STATUS_EXECUTION_FAILED == (int)CUDA_WORDS_BLAS_EXECUTION_FAILED, "cuda_words.h's status codes");
+static_assert((int)CUBLAS_STATUS_INTERNAL_ERROR == (int)CUDA_WORDS_BLAS_INTERNAL_ERROR, "cuda_words.h's status codes");
+static_assert((int)CUBLAS_STATUS_LICENSE_ERROR == (int)CUDA_WORDS_BLAS_LICENSE_ERROR, "cuda_words.h's status codes");
 
 static void lt_words(char *err, size_t errlen, const char *file, int line, const char *call, cublasStatus_t s)
 {
@@ -105,6 +113,10 @@ int blaslt_matmul_open(struct blaslt_matmul *m, const struct blaslt_desc *d, cha
     LT_CHECK(cublasLtMatmulDescCreate(&m->op, d->compute, d->scale_type), err, errlen);
     LT_CHECK(cublasLtMatmulDescSetAttribute(m->op, CUBLASLT_MATMUL_DESC_TRANSA, &d->ta, sizeof d->ta), err, errlen);
     LT_CHECK(cublasLtMatmulDescSetAttribute(m->op, CUBLASLT_MATMUL_DESC_TRANSB, &d->tb, sizeof d->tb), err, errlen);
+    if (d->fast_accum) {
+        int8_t on = 1;
+        LT_CHECK(cublasLtMatmulDescSetAttribute(m->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &on, sizeof on), err, errlen);
+    }
     if (block_scaled(d) && (rc = scale_modes(m->op, d->scaling, err, errlen)) != BLASLT_OK)
         return rc;
     if (d->scaling != BLASLT_SCALE_NONE && (rc = blaslt_set_scales(m, d->scale_a, d->scale_b, err, errlen)) != BLASLT_OK)

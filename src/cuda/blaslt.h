@@ -54,6 +54,7 @@ struct blaslt_desc {
     enum blaslt_scaling scaling;
     const void *scale_a, *scale_b;          /* device pointers; NONE: unused */
     uint32_t align_a, align_b, align_c;     /* bytes the operands are aligned to; 0: 256 */
+    int fast_accum;             /* FP8: CUBLASLT_MATMUL_DESC_FAST_ACCUM (reduced-precision accumulation) */
 };
 
 struct blaslt_matmul {

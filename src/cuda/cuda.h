@@ -19,8 +19,9 @@ struct cuda_device {
     int sms;                      /* multiprocessors */
     int clock_khz, mem_clock_khz; /* 0 when the driver does not say */
     int bus_width_bits;
-    double mem_total_bytes;       /* cudaMemGetInfo; NAN when refused */
-    double mem_free_bytes;        /* integrated: MemAvailable when larger (env_gpu_mem_free) */
+    double mem_total_bytes;       /* cudaDeviceProp.totalGlobalMem (no context needed) */
+    double mem_free_bytes;        /* cudaMemGetInfo, CUDA_DEVICE only (cuda_probe_asks_memory), else
+                                     NAN; integrated: MemAvailable when larger (env_gpu_mem_free) */
     const char *mem_free_source;  /* which figure mem_free_bytes is */
     double l2_bytes;
     int pageable_access;          /* HMM/ATS: kernels may use plain malloc'ed memory */
@@ -38,12 +39,24 @@ struct cuda_info {
 };
 
 /* Fills ci; never fails: a machine without a driver is "no device", with the reason. Leaves
- * the calling thread's current device as it found it. */
+ * the calling thread's current device as it found it. Creates a context on CUDA_DEVICE only
+ * (its free memory), none on the other devices. */
 void cuda_probe(struct cuda_info *ci);
+
+/* The devices the driver lists, or 0 with cuda_probe's reason in why: creates no context on any
+ * device (backend_for asks it, from every MPI rank). */
+int cuda_count(char *why, size_t n);
 
 /* The device every GPU experiment measures: the first the driver lists (CUDA_VISIBLE_DEVICES
  * chooses which that is), described by cuda_info.dev[CUDA_DEVICE]. */
 #define CUDA_DEVICE 0
+
+/* Whether cuda_probe asks device i's free memory (which creates its context): the device
+ * measured only. */
+SR_HD int cuda_probe_asks_memory(int i)
+{
+    return i == CUDA_DEVICE;
+}
 
 /* Makes CUDA_DEVICE current on the calling thread: the current device belongs to each thread
  * (a new thread starts on device 0), so every backend's open and every thread that launches

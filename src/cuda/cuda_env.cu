@@ -12,6 +12,17 @@
 #include "cuda/cuda_check.h"
 #include "util/env.h"
 
+static_assert((int)cudaErrorECCUncorrectable == CUDA_WORDS_ECC_UNCORRECTABLE, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorIllegalAddress == CUDA_WORDS_ILLEGAL_ADDRESS, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorLaunchTimeout == CUDA_WORDS_LAUNCH_TIMEOUT, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorAssert == CUDA_WORDS_ASSERT, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorHardwareStackError == CUDA_WORDS_HARDWARE_STACK_ERROR, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorIllegalInstruction == CUDA_WORDS_ILLEGAL_INSTRUCTION, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorMisalignedAddress == CUDA_WORDS_MISALIGNED_ADDRESS, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorInvalidAddressSpace == CUDA_WORDS_INVALID_ADDRESS_SPACE, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorInvalidPc == CUDA_WORDS_INVALID_PC, "cuda_words.h's sticky codes");
+static_assert((int)cudaErrorLaunchFailure == CUDA_WORDS_LAUNCH_FAILURE, "cuda_words.h's sticky codes");
+
 static int attr(cudaDeviceAttr a, int dev)
 {
     int v = 0;
@@ -22,6 +33,10 @@ static int attr(cudaDeviceAttr a, int dev)
     return v;
 }
 
+/* Properties and attributes need no context. Free memory does (cudaMemGetInfo, and cudaSetDevice
+ * creates the primary context since CUDA 12): only the device measured is asked, so a probe costs
+ * no context, about 0.5 GB each, on the other GPUs, and no refusal where they are in
+ * exclusive-process mode and another process (another MPI rank) holds them. */
 static void probe_device(int i, struct cuda_device *d)
 {
     cudaDeviceProp p;
@@ -43,8 +58,9 @@ static void probe_device(int i, struct cuda_device *d)
     d->pageable_access = attr(cudaDevAttrPageableMemoryAccess, i);
     d->concurrent_managed = attr(cudaDevAttrConcurrentManagedAccess, i);
     size_t fr = 0, tot = 0;
-    d->mem_total_bytes = d->mem_free_bytes = NAN;
-    if (cudaSetDevice(i) == cudaSuccess && cudaMemGetInfo(&fr, &tot) == cudaSuccess) {
+    d->mem_total_bytes = (double)p.totalGlobalMem;
+    d->mem_free_bytes = NAN;
+    if (cuda_probe_asks_memory(i) && cudaSetDevice(i) == cudaSuccess && cudaMemGetInfo(&fr, &tot) == cudaSuccess) {
         d->mem_total_bytes = (double)tot;
         d->mem_free_bytes = (double)fr;
     }
@@ -94,9 +110,30 @@ extern "C" void cuda_probe(struct cuda_info *ci)
     if (cudaGetDevice(&current) != cudaSuccess)
         current = CUDA_DEVICE;
     for (int i = 0; i < ci->ndev; i++)
-        probe_device(i, &ci->dev[i]);       /* makes each device current in turn */
-    cudaSetDevice(current);
+        probe_device(i, &ci->dev[i]);       /* makes CUDA_DEVICE current to ask its memory */
+    if (current != CUDA_DEVICE)
+        cudaSetDevice(current);
     cudaGetLastError();
+}
+
+extern "C" int cuda_count(char *why, size_t n)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);     /* initialises the driver, creates no context */
+    if (e == cudaSuccess && count > 0)
+        return count;
+    if (e != cudaSuccess) {
+        struct cuda_info ci;
+        memset(&ci, 0, sizeof ci);
+        cudaRuntimeGetVersion(&ci.runtime_version);
+        cudaDriverGetVersion(&ci.driver_version);
+        cuda_word_reason(&ci, e);
+        cudaGetLastError();
+        snprintf(why, n, "%s", ci.reason);
+    } else {
+        snprintf(why, n, "no CUDA device: the driver reports none");
+    }
+    return 0;
 }
 
 extern "C" int cuda_use_device(char *err, size_t errlen)

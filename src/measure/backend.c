@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "cuda/cuda.h"
+#include "cuda/cuda_words.h"
 
 struct bw_ops;
 struct bw_xfer_ops;
@@ -102,14 +103,13 @@ const void *backend_for(const char *family, const char *device, char *why, size_
         snprintf(why, n, "no device \"%s\" (cpu or gpu)", device);
         return NULL;
     }
-    if (strcmp(device, "gpu") == 0) {
-        struct cuda_info ci;
-        cuda_probe(&ci);
-        if (ci.ndev == 0) {
-            snprintf(why, n, "%s", ci.reason);
-            return NULL;
-        }
+    if (strcmp(device, "gpu") == 0 && cuda_words_poisoned()) {
+        snprintf(why, n, "not measured: an earlier GPU item faulted and the CUDA context cannot be used again in this "
+                 "process (%s)", cuda_words_poisoned());
+        return NULL;
     }
+    if (strcmp(device, "gpu") == 0 && cuda_count(why, n) == 0)
+        return NULL;                /* asks for no device's context: every MPI rank asks this */
     if (!r || !r->ops)
         snprintf(why, n, "the %s family has no %s backend", family, device);
     for (size_t i = 0; r && !r->ops && i < sizeof absent / sizeof absent[0]; i++)

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "cuda/cuda_words.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "util/stats.h"
@@ -113,6 +114,6 @@ void measure_skip(cJSON *skipped, const char *item, const char *reason)
 {
     cJSON *s = cJSON_CreateObject();
     cJSON_AddStringToObject(s, "item", item);
-    cJSON_AddStringToObject(s, "reason", reason);
+    cJSON_AddStringToObject(s, "reason", cuda_words_once(reason));     /* a lost GPU context told once */
     cJSON_AddItemToArray(skipped, s);
 }

@@ -34,6 +34,12 @@ int cuda_use_device(char *err, size_t errlen)
     snprintf(err, errlen, "this sparkreport was built without CUDA");
     return -1;
 }
+
+int cuda_count(char *why, size_t n)
+{
+    snprintf(why, n, "not measured: this sparkreport was built without CUDA (" SR_NO_CUDA_REASON ")");
+    return 0;
+}
 #endif
 
 /* Where /sys, /proc and /etc are: "" on a real machine, a fixture tree in tests. */
@@ -266,6 +272,140 @@ static void arm_model(struct env_cpu *c)
         o += (size_t)snprintf(c->model + o, sizeof c->model - o, "%s%dx %s", k ? " + " : "", counts[k], names[k]);
 }
 
+/* Where a core's class puts it when sysfs gives no capacity: 3 the performance cores (Cortex-X,
+ * Neoverse-V), 2 the mid cores, 1 the efficiency cores, 0 unknown. */
+static int arm_class(const char *name)
+{
+    static const char *const big[] = { "Cortex-X", "Neoverse-V" }, *const small[] = { "Cortex-A5", "Cortex-A3" };
+    for (size_t i = 0; i < 2; i++)
+        if (strncmp(name, big[i], strlen(big[i])) == 0)
+            return 3;
+    for (size_t i = 0; i < 2; i++)
+        if (strncmp(name, small[i], strlen(small[i])) == 0)
+            return 1;
+    return strncmp(name, "Cortex-", 7) == 0 || strncmp(name, "Neoverse-", 9) == 0 ? 2 : 0;
+}
+
+void env_cpulist_format(const int *cpus, int n, char *out, size_t len)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n && o < len; ) {
+        int j = i;
+        while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+            j++;
+        o += (size_t)(j > i ? snprintf(out + o, len - o, "%s%d-%d", o ? "," : "", cpus[i], cpus[j])
+                            : snprintf(out + o, len - o, "%s%d", o ? "," : "", cpus[i]));
+        i = j + 1;
+    }
+}
+
+/* The kind of each CPU from /proc/cpuinfo ("processor : N" then its "CPU part"); -1 unnamed. */
+static int cpu_kinds(struct env_cpu *c, int *kind_of, int ncpu)
+{
+    FILE *f = open_file("/proc/cpuinfo");
+    char line[256];
+    int cpu = -1, named = 0;
+    unsigned impl = 0;
+    for (int i = 0; i < ncpu; i++)
+        kind_of[i] = -1;
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f)) {
+        char *v = strchr(line, ':');
+        if (!v)
+            continue;
+        if (strncmp(line, "processor", 9) == 0)
+            cpu = atoi(v + 1);
+        if (strncmp(line, "CPU implementer", 15) == 0)
+            impl = (unsigned)strtoul(v + 1, NULL, 0);
+        if (strncmp(line, "CPU part", 8) != 0 || cpu < 0 || cpu >= ncpu)
+            continue;
+        unsigned part = (unsigned)strtoul(v + 1, NULL, 0);
+        const char *nm = arm_part_name(impl, part);
+        char buf[48];
+        if (nm)
+            snprintf(buf, sizeof buf, "%s", nm);
+        else
+            snprintf(buf, sizeof buf, "part 0x%x/0x%x", impl, part);
+        int k = 0;
+        while (k < c->nkinds && strcmp(c->kinds[k].name, buf) != 0)
+            k++;
+        if (k == c->nkinds && c->nkinds < ENV_MAX_KINDS)
+            snprintf(c->kinds[c->nkinds++].name, sizeof c->kinds[0].name, "%s", buf);
+        kind_of[cpu] = k < c->nkinds ? k : -1;
+        named++;
+    }
+    fclose(f);
+    return named;
+}
+
+static int kind_faster(const struct env_kind *a, const struct env_kind *b)
+{
+    if (a->capacity != b->capacity)
+        return a->capacity > b->capacity;
+    return arm_class(a->name) > arm_class(b->name);
+}
+
+/* Core kinds (fastest first) with their CPUs, and on a heterogeneous CPU the pinning order:
+ * the fastest kind's CPUs first, one per cluster in turn (so two threads use two clusters'
+ * caches), then the next kind's. One thread then runs on a fast core, not where the scheduler
+ * happens to put it. */
+static void core_kinds(struct env_cpu *c)
+{
+    static int kind_of[ENV_MAX_CPUS], cluster_of[ENV_MAX_CPUS];
+    int n = c->ncpus < ENV_MAX_CPUS ? c->ncpus : ENV_MAX_CPUS;
+    c->nkinds = c->nplace = 0;
+    if (cpu_kinds(c, kind_of, n) == 0)
+        return;
+    for (int k = 0; k < c->nkinds; k++) {
+        int list[ENV_MAX_CPUS], m = 0;
+        for (int cpu = 0; cpu < n; cpu++) {
+            char path[128], buf[64];
+            if (kind_of[cpu] != k)
+                continue;
+            list[m++] = cpu;
+            snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpu_capacity", cpu);
+            if (read_line(path, buf, sizeof buf) == 0)
+                c->kinds[k].capacity = fmax(c->kinds[k].capacity, strtod(buf, NULL));
+        }
+        c->kinds[k].count = m;
+        env_cpulist_format(list, m, c->kinds[k].cpus, sizeof c->kinds[k].cpus);
+    }
+    for (int i = 1; i < c->nkinds; i++)             /* insertion sort, fastest first */
+        for (int j = i; j > 0 && kind_faster(&c->kinds[j], &c->kinds[j - 1]); j--) {
+            struct env_kind t = c->kinds[j];
+            c->kinds[j] = c->kinds[j - 1];
+            c->kinds[j - 1] = t;
+            for (int cpu = 0; cpu < n; cpu++)
+                kind_of[cpu] = kind_of[cpu] == j ? j - 1 : kind_of[cpu] == j - 1 ? j : kind_of[cpu];
+        }
+    if (c->nkinds < 2)
+        return;
+    for (int cpu = 0; cpu < n; cpu++) {
+        char path[128], list[128];
+        cluster_of[cpu] = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/cluster_cpus_list", cpu);
+        for (int q = 0; read_line(path, list, sizeof list) == 0 && q < c->nclusters; q++)
+            if (strcmp(c->clusters[q], list) == 0)
+                cluster_of[cpu] = q;
+    }
+    for (int k = 0; k < c->nkinds; k++) {
+        int taken = 0;
+        for (int round = 0; taken < c->kinds[k].count && round < n; round++)   /* the round-th CPU of each cluster */
+            for (int q = 0; q < (c->nclusters ? c->nclusters : 1); q++) {
+                int seen = 0;
+                for (int cpu = 0; cpu < n; cpu++) {
+                    if (kind_of[cpu] != k || cluster_of[cpu] != q || seen++ != round)
+                        continue;
+                    c->place[c->nplace++] = cpu;
+                    taken++;
+                    break;
+                }
+            }
+    }
+}
+
 static void clusters(struct env_cpu *c)
 {
     c->nclusters = 0;
@@ -280,6 +420,39 @@ static void clusters(struct env_cpu *c)
         if (k == c->nclusters && c->nclusters < ENV_MAX_CLUSTERS)
             snprintf(c->clusters[c->nclusters++], sizeof c->clusters[0], "%s", list);
     }
+}
+
+const char *env_emulated(void)
+{
+    static char why[160];
+    const char *e = getenv("SR_EMULATED");
+    if (e && *e) {
+        snprintf(why, sizeof why, "running under emulation (SR_EMULATED=%.100s)", e);
+        return why;
+    }
+    FILE *f = fopen("/proc/cpuinfo", "r");      /* the machine's own, never a fixture's */
+    char line[256];
+    int x86 = 0, arm = 0;
+    while (f && fgets(line, sizeof line, f) && !(x86 || arm)) {
+        x86 |= strncmp(line, "vendor_id", 9) == 0;
+        arm |= strncmp(line, "CPU implementer", 15) == 0;
+    }
+    if (f)
+        fclose(f);
+#if defined(__aarch64__)
+    if (x86) {
+        snprintf(why, sizeof why, "running under emulation: this aarch64 program sees an x86 host's /proc/cpuinfo");
+        return why;
+    }
+#elif defined(__x86_64__)
+    if (arm) {
+        snprintf(why, sizeof why, "running under emulation: this x86-64 program sees an Arm host's /proc/cpuinfo");
+        return why;
+    }
+#endif
+    (void)x86;
+    (void)arm;
+    return NULL;
 }
 
 void env_cpu(struct env_cpu *c)
@@ -310,6 +483,7 @@ void env_cpu(struct env_cpu *c)
         c->cache_source = "assumed (neither sysfs nor getconf report caches)";
     }
     clusters(c);
+    core_kinds(c);
 }
 
 double env_cache_total(const struct env_cpu *c)
@@ -388,6 +562,17 @@ static cJSON *cpu_json(const struct env_cpu *c)
     cJSON *cl = cJSON_AddArrayToObject(o, "clusters");
     for (int i = 0; i < c->nclusters; i++)
         cJSON_AddItemToArray(cl, cJSON_CreateString(c->clusters[i]));
+    if (c->nkinds >= 2) {                       /* heterogeneous: which cores are which, fastest first */
+        cJSON *ks = cJSON_AddArrayToObject(o, "core_kinds");
+        for (int i = 0; i < c->nkinds; i++) {
+            cJSON *k = cJSON_CreateObject();
+            cJSON_AddStringToObject(k, "name", c->kinds[i].name);
+            cJSON_AddStringToObject(k, "cpus", c->kinds[i].cpus);
+            if (c->kinds[i].capacity > 0)
+                cJSON_AddNumberToObject(k, "capacity", c->kinds[i].capacity);
+            cJSON_AddItemToArray(ks, k);
+        }
+    }
     add_str_if(o, "governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
     if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", buf, sizeof buf) == 0)
         cJSON_AddNumberToObject(o, "max_mhz", strtod(buf, NULL) / 1000.0);

@@ -12,6 +12,16 @@ extern "C" {                /* cuda_env.cu asks env_gpu_mem_free */
 
 #define ENV_MAX_CACHES 16
 #define ENV_MAX_CLUSTERS 64
+#define ENV_MAX_KINDS 8
+#define ENV_MAX_CPUS 1024
+
+/* One kind of core of a heterogeneous CPU (GB10: Cortex-X925 and Cortex-A725). */
+struct env_kind {
+    char name[48];            /* "Cortex-X925", from the MIDR part in /proc/cpuinfo */
+    char cpus[128];           /* its CPUs as a list, "0-4,10-14" */
+    int count;
+    double capacity;          /* sysfs cpu_capacity (1024 = the fastest core), 0 when not reported */
+};
 
 struct env_cache {
     int level;
@@ -30,9 +40,23 @@ struct env_cpu {
     const char *cache_source; /* "sysfs", "getconf", "assumed" */
     int nclusters;
     char clusters[ENV_MAX_CLUSTERS][128];   /* CPU lists, e.g. "0-9" */
+    int nkinds;               /* kinds of core, fastest first (cpu_capacity, else the core's
+                                 class); 0 when /proc/cpuinfo names none (x86) */
+    struct env_kind kinds[ENV_MAX_KINDS];
+    int nplace;               /* 2 kinds or more: every CPU, in the order threads are pinned: */
+    int place[ENV_MAX_CPUS];  /* fastest kind first, within a kind one per cluster in turn */
 };
 
 void env_cpu(struct env_cpu *c);
+
+/* Why this process runs under an emulator (qemu-user: an aarch64 build on an x86 host), or NULL
+ * when it runs natively as far as can be told: SR_EMULATED in the environment (the arm64 check
+ * sets it), or a /proc/cpuinfo of another architecture than the build's. Tests whose premise an
+ * emulator changes (an address-space limit also counts the emulator's own mappings) skip then. */
+const char *env_emulated(void);
+
+/* "0-4,10-14" from CPU numbers in ascending order (len bytes, cut to fit). */
+void env_cpulist_format(const int *cpus, int n, char *out, size_t len);
 
 /* Sum of every cache instance that holds data (instruction caches excluded), bytes. */
 double env_cache_total(const struct env_cpu *c);

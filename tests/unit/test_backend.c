@@ -2,6 +2,7 @@
  * is there (else cuda_probe()'s words), and names what it does not know; the words of a failed
  * CUDA or cuBLASLt call come in one format (cuda_words.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "config.h"
@@ -107,6 +108,46 @@ static void words(void)
     EXPECT(!cuda_words_refusal(CUDA_WORDS_BLAS_INVALID_VALUE, 0));
     EXPECT(!cuda_words_refusal(0, 1));
     EXPECT(!cuda_words_refusal(13, 1));        /* CUBLAS_STATUS_EXECUTION_FAILED is an error */
+    /* issue 26, item 7: FP4 on sm_90 answers ARCH_MISMATCH: the device lacks it, not a failure */
+    EXPECT(cuda_words_refusal(CUDA_WORDS_BLAS_ARCH_MISMATCH, 0));
+    EXPECT(cuda_words_refusal(CUDA_WORDS_BLAS_ARCH_MISMATCH, 1));
+    char buf[96];
+    EXPECT_STR(cuda_words_blas_status(8, 1, buf, sizeof buf), "CUBLAS_STATUS_ARCH_MISMATCH: unsupported on this device");
+    EXPECT_STR(cuda_words_blas_status(15, 0, buf, sizeof buf), "CUBLAS_STATUS_NOT_SUPPORTED: unsupported on this device");
+    EXPECT_STR(cuda_words_blas_status(7, 1, buf, sizeof buf), "CUBLAS_STATUS_INVALID_VALUE: unsupported on this device");
+    EXPECT_STR(cuda_words_blas_status(7, 0, buf, sizeof buf), "CUBLAS_STATUS_INVALID_VALUE: error");
+    EXPECT_STR(cuda_words_blas_status(13, 1, buf, sizeof buf), "CUBLAS_STATUS_EXECUTION_FAILED: error");
+    EXPECT_STR(cuda_words_blas_status(3, 0, buf, sizeof buf), "CUBLAS_STATUS_ALLOC_FAILED: error");
+    EXPECT_STR(cuda_words_blas_status(14, 0, buf, sizeof buf), "CUBLAS_STATUS_INTERNAL_ERROR: error");
+    EXPECT_STR(cuda_words_blas_status(0, 0, buf, sizeof buf), "CUBLAS_STATUS_SUCCESS: success");
+    EXPECT_STR(cuda_words_blas_status(99, 0, buf, sizeof buf), "cuBLAS status 99: error");
+    for (int s = 0; s < 32; s++)            /* the refusals are exactly these */
+        EXPECT(cuda_words_refusal(s, 0) == (s == 8 || s == 15) && cuda_words_refusal(s, 1) == (s == 7 || s == 8 || s == 15));
+}
+
+/* Issue 26, item 7: a kernel fault poisons the context. Only the sticky codes count; the first
+ * fault is kept; later GPU backends are refused with its words; the skip reasons that repeat it
+ * are told once, then one short sentence. Last: it leaves this process's GPU lost. */
+static void poisoned(void)
+{
+    static const char words[] = "an illegal memory access was encountered";
+    char why[512] = "";
+    EXPECT(cuda_words_sticky(700) && cuda_words_sticky(719) && cuda_words_sticky(710) && cuda_words_sticky(214));
+    EXPECT(!cuda_words_sticky(0) && !cuda_words_sticky(2) && !cuda_words_sticky(35) && !cuda_words_sticky(999));
+    cuda_words_fault(2, "out of memory", "src/x.cu:1: cudaMalloc(&p, n): out of memory");     /* not sticky */
+    EXPECT(cuda_words_poisoned() == NULL);
+    EXPECT_STR(cuda_words_once("src/x.cu:1: cudaMalloc(&p, n): out of memory"), "src/x.cu:1: cudaMalloc(&p, n): out of memory");
+    cuda_words_fault(700, words, "src/exp/bandwidth/bandwidth_cuda.cu:360: launch: an illegal memory access was encountered");
+    cuda_words_fault(719, "unspecified launch failure", "src/y.cu:2: z: unspecified launch failure");   /* not the first */
+    EXPECT(cuda_words_poisoned() && strstr(cuda_words_poisoned(), "bandwidth_cuda.cu:360") != NULL);
+    EXPECT(backend_for("precision", "gpu", why, sizeof why) == NULL);
+    EXPECT(strstr(why, "earlier GPU item faulted") && strstr(why, "bandwidth_cuda.cu:360"));
+    EXPECT(backend_for("precision", "cpu", why, sizeof why) == &prec_cpu_ops);   /* the CPU goes on */
+    const char *first = "src/a.cu:1: cudaMalloc(&x, 8): an illegal memory access was encountered";
+    EXPECT_STR(cuda_words_once(first), first);                                  /* told once ... */
+    EXPECT_STR(cuda_words_once("src/b.cu:9: cudaMemcpy(...): an illegal memory access was encountered"), CUDA_WORDS_LOST);
+    EXPECT_STR(cuda_words_once(first), CUDA_WORDS_LOST);                        /* ... then pointed to */
+    EXPECT_STR(cuda_words_once("needs 4 GiB; only 1 GiB may be used now"), "needs 4 GiB; only 1 GiB may be used now");
 }
 
 int main(void)
@@ -117,5 +158,6 @@ int main(void)
     gpu_rows(&ci);
     unknown();
     words();
+    poisoned();                 /* last: the GPU stays lost to this process */
     return CHECK_DONE();
 }

@@ -1,6 +1,8 @@
 /* test_env.c: the machine description read from a fixture tree shaped like a GB10 (two
  * clusters of five Cortex-X925 and five Cortex-A725 cores, private L1/L2, one L3 per
- * cluster): core names, cache instances counted once, totals, clusters; and the fallback
+ * cluster): core names, cache instances counted once, totals, clusters; the kinds of core,
+ * fastest first, and the order threads are pinned in, and the bandwidth family's thread-scaling
+ * plan on it (issue 26: thread placement and per-cluster rates on GB10); and the fallback
  * when sysfs lists no caches; the free memory a GPU is sized from (integrated: the larger of
  * cudaMemGetInfo and MemAvailable). */
 #include <math.h>
@@ -8,7 +10,9 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "exp/bandwidth/bandwidth_int.h"
 #include "util/env.h"
+#include "util/param.h"
 #include "util/fsutil.h"
 
 static void put(const char *root, const char *rel, const char *text)
@@ -21,7 +25,7 @@ static void put(const char *root, const char *rel, const char *text)
         printf("fixture: %s\n", err);
 }
 
-static void gb10_tree(const char *root)
+static void gb10_tree(const char *root, int capacity)
 {
     char rel[256], cpuinfo[8192] = "";
     put(root, "sys/devices/system/cpu/online", "0-19\n");
@@ -45,10 +49,60 @@ static void gb10_tree(const char *root)
         }
         snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/topology/cluster_cpus_list", cpu);
         put(root, rel, l3list);
+        if (capacity) {
+            snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cpu_capacity", cpu);
+            put(root, rel, big ? "1024\n" : "681\n");
+        }
         snprintf(cpuinfo + strlen(cpuinfo), sizeof cpuinfo - strlen(cpuinfo),
                  "processor\t: %d\nCPU implementer\t: 0x41\nCPU part\t: %s\n\n", cpu, big ? "0xd85" : "0xd87");
     }
     put(root, "proc/cpuinfo", cpuinfo);
+}
+
+/* GB10's kinds of core and the pinning order; then the bandwidth family's scaling series on it. */
+static void gb10_kinds(const struct env_cpu *c, double capacity)
+{
+    static const int order[20] = { 0, 10, 1, 11, 2, 12, 3, 13, 4, 14, 5, 15, 6, 16, 7, 17, 8, 18, 9, 19 };
+    char err[256], first[128];
+    EXPECT(c->nkinds == 2);
+    EXPECT_STR(c->kinds[0].name, "Cortex-X925");        /* the fast cores first */
+    EXPECT_STR(c->kinds[0].cpus, "0-4,10-14");
+    EXPECT_STR(c->kinds[1].name, "Cortex-A725");
+    EXPECT_STR(c->kinds[1].cpus, "5-9,15-19");
+    EXPECT(c->kinds[0].count == 10 && c->kinds[1].count == 10);
+    EXPECT_NEAR(c->kinds[0].capacity, capacity, 0);
+    EXPECT(c->nplace == 20);
+    for (int i = 0; i < 20 && c->nplace == 20; i++)
+        EXPECT(c->place[i] == order[i]);
+
+    cJSON *g = cJSON_Parse("{\"threads\": \"sweep\"}");
+    cJSON *params = param_check("bandwidth", bw_params, g, err, sizeof err);
+    struct bw_plan *pl = calloc(1, sizeof *pl);
+    EXPECT(params && pl);
+    pl->tmax = 20;
+    pl->skipped = cJSON_CreateArray();
+    bw_plan_threads(pl, params, c);
+    EXPECT(pl->nscale == 5);                        /* threads, X925, A725, two sysfs clusters */
+    const struct bw_scaling *s = pl->scale;
+    EXPECT_STR(s[0].series, "threads");
+    EXPECT(s[0].pinned == 20 && s[0].cpus[0] == 0 && s[0].cpus[1] == 10 && s[0].cpus[9] == 14 && s[0].cpus[10] == 5);
+    EXPECT_STR(bw_first_cpus(s[0].cpus, 1, first, sizeof first), "0");          /* one thread: a fast core */
+    EXPECT_STR(bw_first_cpus(s[0].cpus, 4, first, sizeof first), "0-1,10-11");  /* both clusters */
+    EXPECT_STR(bw_first_cpus(s[0].cpus, 10, first, sizeof first), "0-4,10-14"); /* every fast core */
+    EXPECT(s[0].ncounts == 6 && s[0].counts[0] == 1 && s[0].counts[5] == 20);
+    EXPECT_STR(s[1].series, "cluster");
+    EXPECT_STR(s[1].cpulist, "0-4,10-14");
+    EXPECT(s[1].cpus[0] == 0 && s[1].cpus[1] == 10 && s[1].ncounts == 5 && s[1].counts[4] == 10);
+    EXPECT_STR(s[2].cpulist, "5-9,15-19");
+    EXPECT(s[2].cpus[0] == 5 && s[2].cpus[1] == 15);
+    EXPECT_STR(s[3].cpulist, "0-9");                  /* a mixed cluster: its X925s first */
+    EXPECT(s[3].cpus[0] == 0 && s[3].cpus[4] == 4 && s[3].cpus[5] == 5);
+    EXPECT_STR(s[4].cpulist, "10-19");
+    EXPECT(cJSON_GetArraySize(pl->skipped) == 0);
+    cJSON_Delete(pl->skipped);
+    free(pl);
+    cJSON_Delete(params);
+    cJSON_Delete(g);
 }
 
 static const struct env_cache *find(const struct env_cpu *c, int level, const char *type, double size)
@@ -90,9 +144,13 @@ int main(void)
     EXPECT(env_cpulist_count("3-1") == -1);
     EXPECT(env_cpulist_count("x") == -1);
 
-    gb10_tree(root);
+    gb10_tree(root, 0);
     env_set_root(root);
     env_cpu(&c);
+    gb10_kinds(&c, 0);                                  /* no cpu_capacity: the cores' classes order them */
+    gb10_tree(root, 1);
+    env_cpu(&c);
+    gb10_kinds(&c, 1024);
     EXPECT(c.ncpus == 20);
     EXPECT_STR(c.model, "10x Cortex-X925 + 10x Cortex-A725");
     EXPECT_STR(c.cache_source, "sysfs");
@@ -119,6 +177,7 @@ int main(void)
     env_cpu(&c);                                         /* no caches in sysfs: a fallback says so */
     EXPECT(c.ncpus == 4 && c.ncaches > 0 && strcmp(c.cache_source, "sysfs") != 0);
     EXPECT(c.nclusters == 0);
+    EXPECT(c.nplace == 0);                               /* homogeneous (here: cpuinfo lists 20 CPUs, 4 online) */
     env_set_root(NULL);
     fs_rm_rf(root);
     return CHECK_DONE();

@@ -37,19 +37,20 @@ end
 
 -- The bytes a record actually moved per second, as the DRAM rule counts them: the write-allocate
 -- view where stores are cached, STREAM's count for non-temporal stores and for read; an older
--- file's figure (legacy) is in STREAM's count throughout.
-local function moved(r, d)
+-- file's figure (legacy) is in STREAM's count throughout. A GPU's stores fetch nothing (its L2 writes
+-- whole sectors unread): STREAM's count, whatever an older file's gbps_best_wa says.
+local function moved(r, d, gpu)
   local nt = r.stores and (r.stores:find("non") or r.stores == "nt" or r.stores:find("stream"))
-  if d.legacy or nt or r.kernel == "read" then return r.gbps_best end
+  if d.legacy or nt or gpu or r.kernel == "read" then return r.gbps_best end
   return r.gbps_best_wa or r.gbps_best
 end
 
 -- A record's fraction of the DRAM figure: only at the DRAM-sized working set (at_dram), where
 -- the figure is a ceiling.
-local function of_dram(mk, r, d, at_dram)
+local function of_dram(mk, r, d, at_dram, gpu)
   if not d then return "no figure" end
   if not at_dram then return "in cache" end
-  return mk:fraction_cell(moved(r, d), d.gbps, "GB/s", ("%s %s at %s"):format(r.kernel, r.precision,
+  return mk:fraction_cell(moved(r, d, gpu), d.gbps, "GB/s", ("%s %s at %s"):format(r.kernel, r.precision,
                           fmt.bytes(r.working_set_bytes)))
 end
 
@@ -129,7 +130,19 @@ local function size_charts(doc, exp, only)
   end
 end
 
-local function scaling_chart(doc, exp)
+-- A per-cluster series' name: the kind of core its CPUs are (context.cpu.core_kinds, GB10's
+-- Cortex-X925 and Cortex-A725), else its CPU list.
+local function cluster_name(results, cpus)
+  local cpu = results and results.context and results.context.cpu
+  for _, k in ipairs(type(cpu) == "table" and type(cpu.core_kinds) == "table" and cpu.core_kinds or {}) do
+    if type(k) == "table" and k.cpus == cpus and type(k.name) == "string" then
+      return ("triad, %s cores (CPUs %s)"):format(k.name, cpus)
+    end
+  end
+  return "triad, CPUs " .. cpus
+end
+
+local function scaling_chart(doc, exp, results)
   local recs = R.records(exp, { series = "threads" })
   if #recs == 0 then return end
   local prec = present(recs, "precision", { "fp64", "fp32" })[1]
@@ -138,7 +151,7 @@ local function scaling_chart(doc, exp)
     series[#series + 1] = series_of(exp, { series = "threads", precision = prec, kernel = k }, "threads", k)
   end
   for _, r in ipairs(R.records(exp, { series = "cluster", precision = prec, kernel = "triad" })) do
-    local name = "triad, CPUs " .. r.cpus
+    local name = cluster_name(results, r.cpus)
     local found
     for _, s in ipairs(series) do if s.name == name then found = s end end
     if not found then
@@ -154,13 +167,14 @@ local function scaling_chart(doc, exp)
   }
 end
 
-local function top_row(mk, r, d, with_stores, at_dram)
+local function top_row(mk, r, d, with_stores, at_dram, gpu)
   local what = ("%s %s at %s"):format(r.kernel, r.precision, fmt.bytes(r.working_set_bytes))
   local row = { r.kernel, r.precision }
   if r.valid then
     for _, c in ipairs { fmt.rate(r.gbps_best), fmt.rate(r.gbps_median) } do row[#row + 1] = c end
     if with_stores then row[#row + 1] = r.stores or "" end
-    for _, c in ipairs { fmt.rate(r.gbps_best_wa), of_dram(mk, r, d, at_dram), mk:settled(fmt.cv(r.time_s.cv), r, what),
+    -- a GPU has no write-allocate view: the column stays empty and the table drops it
+    for _, c in ipairs { gpu and "" or fmt.rate(r.gbps_best_wa), of_dram(mk, r, d, at_dram, gpu), mk:settled(fmt.cv(r.time_s.cv), r, what),
                          ("%d"):format(#r.samples_s), "valid" } do row[#row + 1] = c end
     return row
   end
@@ -195,13 +209,16 @@ local function top_table(doc, exp, mk, d)
       end
     end
   end
-  for i, r in ipairs(rows) do rows[i] = top_row(mk, r, d, with_stores, at_dram) end
+  local gpu = exp.device == "gpu"
+  for i, r in ipairs(rows) do rows[i] = top_row(mk, r, d, with_stores and not gpu, at_dram, gpu) end
   doc:table {
-    columns = top_columns(with_stores),
+    columns = top_columns(with_stores and not gpu),
     rows = rows,
     caption = mk:caption(("At the largest working set (%s in three arrays), %s; all figures measured on this run. Of the "
-      .. "DRAM figure: the bytes the kernel actually moved (write-allocate view where its stores are cached) over %s.")
-      :format(fmt.bytes(top * 3), exp.device == "gpu" and "device memory" or "all threads",
+      .. "DRAM figure: the bytes the kernel actually moved (%s) over %s.")
+      :format(fmt.bytes(top * 3), gpu and "device memory" or "all threads",
+              gpu and "the arrays it names: a GPU's stores fetch nothing, there is no write-allocate view"
+                  or "write-allocate view where its stores are cached",
               d and (fmt.rate(d.gbps) .. " GB/s, the DRAM bandwidth above") or "a DRAM figure this run lacks")),
   }
 end
@@ -250,7 +267,7 @@ local function cpu_part(doc, results, exp)
   mk:defects(doc)
   skipped(doc, exp)
   local label = appendix.defer(doc, "Bandwidth: thread scaling, and per kernel and working-set size", function(d2)
-    scaling_chart(d2, exp)
+    scaling_chart(d2, exp, results)
     size_charts(d2, exp, 2)
     detail_tables(d2, exp, marks.new())
   end)

@@ -11,9 +11,9 @@ local appendix = require "sparkreport.appendix"
 
 local S = {}
 
-local ORDER = { "fp64", "fp32", "tf32", "bf16", "fp16", "fp16_acc16", "fp8", "nvfp4", "mxfp4" }
+local ORDER = { "fp64", "fp32", "tf32", "bf16", "fp16", "fp16_acc16", "fp8", "fp8_fast", "nvfp4", "mxfp4" }
 local CATALOG = { fp64 = "fp64_tflops", fp32 = "fp32_tflops", tf32 = "tf32_tflops", bf16 = "bf16_tflops",
-                  fp16 = "fp16_tflops", fp8 = "fp8_tflops", nvfp4 = "fp4_tflops", mxfp4 = "fp4_tflops" }
+                  fp16 = "fp16_tflops", fp8 = "fp8_tflops", fp8_fast = "fp8_tflops", nvfp4 = "fp4_tflops", mxfp4 = "fp4_tflops" }
 local DEVICE = { cpu = "CPU", gpu = "GPU" }
 
 local function sci(x)

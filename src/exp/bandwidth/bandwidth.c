@@ -169,13 +169,73 @@ static int doubling(int max, int *out)
     return n;
 }
 
-static void plan_threads(struct bw_plan *pl, const cJSON *params, const struct env_cpu *cpu)
+const char *bw_first_cpus(const int *cpus, int n, char *out, size_t len)
+{
+    int sorted[BW_MAX_THREADS];
+    n = n < BW_MAX_THREADS ? n : BW_MAX_THREADS;
+    memcpy(sorted, cpus, (size_t)n * sizeof *sorted);
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && sorted[j] < sorted[j - 1]; j--) {
+            int t = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = t;
+        }
+    env_cpulist_format(sorted, n, out, len);
+    return out;
+}
+
+/* Position of cpu in the pinning order (env_cpu's place); CPUs not in it last. */
+static int place_of(const struct env_cpu *cpu, int c)
+{
+    for (int i = 0; i < cpu->nplace; i++)
+        if (cpu->place[i] == c)
+            return i;
+    return cpu->nplace + c;
+}
+
+/* Sorts cpus by place_of: on a heterogeneous CPU a cluster's fast cores come first. */
+static void by_place(const struct env_cpu *cpu, int *cpus, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && place_of(cpu, cpus[j]) < place_of(cpu, cpus[j - 1]); j--) {
+            int t = cpus[j];
+            cpus[j] = cpus[j - 1];
+            cpus[j - 1] = t;
+        }
+}
+
+/* One series per kind of core (GB10: Cortex-X925, Cortex-A725), its threads pinned on its own
+ * cores one per cluster in turn; returns how many it added. */
+static int plan_kinds(struct bw_plan *pl, const struct env_cpu *cpu)
+{
+    int added = 0;
+    for (int k = 0; k < cpu->nkinds && cpu->nkinds >= 2 && pl->nscale < 1 + BW_MAX_CLUSTERS + ENV_MAX_KINDS; k++) {
+        struct bw_scaling *c = &pl->scale[pl->nscale];
+        memset(c, 0, sizeof *c);
+        int n = expand_cpulist(cpu->kinds[k].cpus, c->cpus, BW_MAX_THREADS);
+        if (n < 2)
+            continue;
+        by_place(cpu, c->cpus, n);
+        c->series = "cluster";
+        snprintf(c->cpulist, sizeof c->cpulist, "%s", cpu->kinds[k].cpus);
+        c->ncounts = doubling(n, c->counts);
+        pl->nscale++;
+        added++;
+    }
+    return added;
+}
+
+void bw_plan_threads(struct bw_plan *pl, const cJSON *params, const struct env_cpu *cpu)
 {
     const cJSON *th = param_get(params, "threads");
     struct bw_scaling *s = &pl->scale[0];
     pl->nscale = 0;
     memset(s, 0, sizeof *s);
     s->series = "threads";
+    if (cpu->nplace >= 2) {         /* heterogeneous: t threads on the first t CPUs of the order */
+        for (int i = 0; i < cpu->nplace && i < BW_MAX_THREADS; i++)
+            s->cpus[s->pinned++] = cpu->place[i];
+    }
     if (cJSON_IsArray(th)) {
         for (const cJSON *e = th->child; e && s->ncounts < BW_MAX_THREADS; e = e->next)
             s->counts[s->ncounts++] = (int)e->valuedouble;
@@ -186,19 +246,22 @@ static void plan_threads(struct bw_plan *pl, const cJSON *params, const struct e
     }
     if (!param_bool(params, "clusters"))
         return;
+    int kinds = plan_kinds(pl, cpu);
     int multi = 0;
     for (int i = 0; i < cpu->nclusters; i++)
         multi += env_cpulist_count(cpu->clusters[i]) >= 2;
     if (cpu->nclusters < 2 || multi < 2) {
-        bw_skip(pl, "per-cluster thread scaling",
-             cpu->nclusters == 0 ? "sysfs reports no CPU clusters"
-                                 : "sysfs reports no two clusters of several CPUs (nothing to compare)");
+        if (!kinds)
+            bw_skip(pl, "per-cluster thread scaling",
+                 cpu->nclusters == 0 ? "sysfs reports no CPU clusters"
+                                     : "sysfs reports no two clusters of several CPUs (nothing to compare)");
         return;
     }
-    for (int i = 0; i < cpu->nclusters && pl->nscale < 1 + BW_MAX_CLUSTERS; i++) {
+    for (int i = 0; i < cpu->nclusters && pl->nscale < 1 + BW_MAX_CLUSTERS + kinds; i++) {
         struct bw_scaling *c = &pl->scale[pl->nscale];
         memset(c, 0, sizeof *c);
         int n = expand_cpulist(cpu->clusters[i], c->cpus, BW_MAX_THREADS);
+        by_place(cpu, c->cpus, n);          /* a mixed cluster: its fast cores first */
         if (n < 2)
             continue;
         c->series = "cluster";
@@ -269,7 +332,12 @@ void bw_add_rates(cJSON *rec, double bytes, double bytes_wa)
         cJSON_AddNumberToObject(rec, "gbps_best_wa", bytes_wa / tmin / 1e9);
 }
 
-static cJSON *new_record(const struct bw_arrays *x, enum bw_kernel k, const char *series)
+double bw_bytes_moved(const struct bw_kernel_info *ki, double n, double es, int stores_allocate)
+{
+    return (ki->reads + (stores_allocate ? 2 : 1) * ki->writes) * n * es;
+}
+
+static cJSON *new_record(const struct bw_ops *ops, const struct bw_arrays *x, enum bw_kernel k, const char *series)
 {
     const struct bw_kernel_info *ki = &bw_kernels[k];
     double es = (double)bw_prec_size[x->prec], n = (double)x->n;
@@ -285,8 +353,10 @@ static cJSON *new_record(const struct bw_arrays *x, enum bw_kernel k, const char
     cJSON_AddNumberToObject(rec, "array_bytes", n * es);
     cJSON_AddNumberToObject(rec, "working_set_bytes", (ki->reads + ki->writes) * n * es);
     cJSON_AddNumberToObject(rec, "bytes_per_pass", (ki->reads + ki->writes) * n * es);
-    /* streaming stores allocate no line, so nothing is read before it is written */
-    cJSON_AddNumberToObject(rec, "bytes_per_pass_wa", (ki->reads + (nt ? 1 : 2) * ki->writes) * n * es);
+    /* streaming stores allocate no line, so nothing is read before it is written; a GPU's stores
+     * never do, and its records have no write-allocate view at all */
+    if (ops->store_allocates)
+        cJSON_AddNumberToObject(rec, "bytes_per_pass_wa", bw_bytes_moved(ki, n, es, !nt));
     cJSON_AddNumberToObject(rec, "flops_per_pass", ki->flops * n);
     return rec;
 }
@@ -314,7 +384,7 @@ static double timed_pass(void *ud)
 static cJSON *measure(const struct bw_ops *ops, struct bw_arrays *x, enum bw_kernel k,
                       const struct bw_plan *pl, double budget_s, const char *series)
 {
-    cJSON *rec = new_record(x, k, series);
+    cJSON *rec = new_record(ops, x, k, series);
     double first = ops->run(x, k, 1);
     double err = ops->check(x, k), tol = bw_tolerance(x->prec);
     cJSON_AddNumberToObject(rec, "max_rel_error", isfinite(err) ? err : 1e308);
@@ -514,12 +584,16 @@ static void measure_top(struct bw_run_state *rs, enum bw_prec p)
     for (int s = 0; s < pl->nscale; s++) {
         const struct bw_scaling *sc = &pl->scale[s];
         for (int t = 0; t < sc->ncounts && !progress_stopping(); t++) {
+            char first[128];
+            int pin = sc->cpulist[0] || sc->pinned >= sc->counts[t];    /* more threads than the order: unpinned */
             if (!sc->cpulist[0] && sc->counts[t] == pl->tmax)
                 reuse_top(rs, top_first, top_end);     /* the sweep's largest point is this one */
             else
                 bw_measure_config(rs, p, pl->sizes[pl->ns - 1], BW_PATH_HOST, sc->counts[t],
-                                  sc->cpulist[0] ? sc->cpus : NULL, sc->series,
-                                  sc->cpulist[0] ? sc->cpulist : NULL, BW_MEM_SHARE * env_mem_available());
+                                  pin ? sc->cpus : NULL, sc->series,
+                                  sc->cpulist[0] ? sc->cpulist
+                                  : pin ? bw_first_cpus(sc->cpus, sc->counts[t], first, sizeof first) : NULL,
+                                  BW_MEM_SHARE * env_mem_available());
         }
     }
 }
@@ -560,7 +634,7 @@ cJSON *bw_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     struct bw_plan *pl = bw_plan_cpu(params, &cpu);
     double max_size = bw_plan_max_size(pl, params);
     bw_plan_sizes(pl, params, max_size);
-    plan_threads(pl, params, &cpu);
+    bw_plan_threads(pl, params, &cpu);
 
     int per_prec = 0;
     for (int s = 0; s < pl->ns; s++)

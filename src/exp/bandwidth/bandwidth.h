@@ -94,6 +94,11 @@ struct bw_ops {
     /* Largest relative error of the last pass's output against the reference. */
     double (*check)(struct bw_arrays *x, enum bw_kernel k);
     void (*release)(struct bw_arrays *x);
+    /* 1: a cached store that misses reads its line first (a CPU: the records carry the
+     * write-allocate view); 0: stores fetch nothing (a GPU's L2 does not read sectors a warp
+     * writes in full), so the arrays a kernel names are the bytes it moves and the records carry
+     * no write-allocate view. */
+    int store_allocates;
 };
 extern const struct bw_ops bw_cpu_ops;
 extern const struct bw_ops bw_cuda_ops;         /* only in builds with CUDA */
@@ -143,6 +148,11 @@ void bw_dram_set(const struct bw_dram *d);
 cJSON *bw_dram_json(const struct bw_dram *d);
 /* The working set of the three arrays when each is DRAM-sized (measure_dram_bytes). */
 double bw_dram_working_set(double cache_total);
+
+/* Bytes one pass of kernel ki over n elements of es bytes actually moves: the arrays it names,
+ * plus one read of each array it writes when its stores allocate lines (a CPU's cached stores);
+ * a CPU's non-temporal stores and every GPU store add none. */
+double bw_bytes_moved(const struct bw_kernel_info *ki, double n, double es, int stores_allocate);
 
 /* The plain twin is in bandwidth_ref.h; tolerances per STYLE.md: FP64 1e-12, FP32 1e-5. */
 double bw_tolerance(enum bw_prec p);

@@ -1,6 +1,6 @@
 /* bandwidth_cpu.c: the CPU backend of the bandwidth family: OpenMP kernels over 2 MiB
- * aligned arrays that the timing team first-touches, with cached stores and, on x86-64,
- * non-temporal stores. Each sample is one parallel region, as in STREAM; small arrays repeat
+ * aligned arrays that the timing team first-touches, with cached stores and, on x86-64 and
+ * aarch64 (STNP), non-temporal stores. Each sample is one parallel region, as in STREAM; small arrays repeat
  * passes inside it so fork and join are not what is measured. Which store kind to use, sweeps
  * and statistics are bandwidth.c's. */
 #include "exp/bandwidth/bandwidth.h"
@@ -143,6 +143,13 @@ static int last_thread(void) { return omp_get_thread_num() == omp_get_num_thread
         x->partial[omp_get_thread_num()] = sum;                                         \
     }
 
+/* A, B and S are the elements of a and b and the scalar, as vectors or as scalars. */
+#define E_COPY(A, B, S) (A)
+#define E_SCALE(A, B, S) ((S) * (A))
+#define E_ADD(A, B, S) ((A) + (B))
+#define E_TRIAD(A, B, S) ((A) + (S) * (B))
+#define E_FILL(A, B, S) (S)
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define BW_STREAMING 1
@@ -150,13 +157,7 @@ static int last_thread(void) { return omp_get_thread_num() == omp_get_num_thread
 /* Non-temporal stores: each thread writes whole 64-byte lines of its share with streaming
  * stores, which write past the caches and allocate no line (no read for ownership); the last
  * thread writes the elements after the last whole line with plain stores. The sfence orders
- * the pass's streaming stores before the team's closing barrier. A, B and S are the elements
- * of a and b and the scalar, as vectors or as scalars. */
-#define E_COPY(A, B, S) (A)
-#define E_SCALE(A, B, S) ((S) * (A))
-#define E_ADD(A, B, S) ((A) + (B))
-#define E_TRIAD(A, B, S) ((A) + (S) * (B))
-#define E_FILL(A, B, S) (S)
+ * the pass's streaming stores before the team's closing barrier. */
 #define BW_NT(NAME, EXPR, T, SUF, ISA, ATTR, VB, STORE)                                 \
     ATTR static void NAME##_nt_##SUF##_##ISA(struct bw_arrays *x)                       \
     {                                                                                   \
@@ -205,8 +206,54 @@ BW_ISA(sse2, BASELINE, 16, ST128D, ST128S)
         [BW_ADD] = { add_nt_f64_##ISA, add_nt_f32_##ISA },                              \
         [BW_TRIAD] = { triad_nt_f64_##ISA, triad_nt_f32_##ISA },                        \
         [BW_FILL] = { fill_nt_f64_##ISA, fill_nt_f32_##ISA } }
+#elif defined(__aarch64__) && defined(__GNUC__)
+#define BW_STREAMING 1
+
+/* Non-temporal stores on Armv8: STNP stores a pair of 16-byte registers with the hint that the
+ * data is not wanted in the caches, so cores that honour it (Neoverse, Cortex-X925/A725) write
+ * whole lines without reading them first. GCC has no builtin that emits it (Clang's
+ * __builtin_nontemporal_store becomes STNP), hence the asm. Each thread writes whole 64-byte
+ * lines of its share, two STNPs a line; the last thread writes what follows the last whole line
+ * with plain stores; dmb ishst orders the pass's stores before the team's closing barrier. */
+#define STNP(p, v0, v1) __asm__ __volatile__("stnp %q1, %q2, [%0]" : : "r"(p), "w"(v0), "w"(v1) : "memory")
+#define BW_NT_A64(NAME, EXPR, T, SUF)                                                   \
+    static void NAME##_nt_##SUF##_neon(struct bw_arrays *x)                             \
+    {                                                                                   \
+        typedef T vec __attribute__((vector_size(16), may_alias));                      \
+        enum { V = 16 / sizeof(T), L = 64 / sizeof(T) };                                \
+        const T *restrict a = x->a, *restrict b = x->b;                                 \
+        T *restrict c = x->c;                                                           \
+        const T s = (T)BW_SCALAR;                                                       \
+        const vec sv = (vec){ 0 } + s;                                                  \
+        size_t lo, hi, lines = x->n / L;                                                \
+        (void)a, (void)b, (void)sv;                                                     \
+        share(lines, &lo, &hi);                                                         \
+        for (size_t i = lo * L; i < hi * L; i += L)                                     \
+            for (size_t j = i; j < i + L; j += 2 * V) {                                 \
+                vec v0 = EXPR(*(const vec *)(a + j), *(const vec *)(b + j), sv);        \
+                vec v1 = EXPR(*(const vec *)(a + j + V), *(const vec *)(b + j + V), sv); \
+                STNP(c + j, v0, v1);                                                    \
+            }                                                                           \
+        if (last_thread())                                                              \
+            for (size_t i = lines * L; i < x->n; i++)                                   \
+                c[i] = EXPR(a[i], b[i], s);                                             \
+        __asm__ __volatile__("dmb ishst" : : : "memory");                               \
+    }
+#define BW_NT_A64_ALL(T, SUF)                                                           \
+    BW_NT_A64(copy, E_COPY, T, SUF) BW_NT_A64(scale, E_SCALE, T, SUF)                   \
+    BW_NT_A64(add, E_ADD, T, SUF) BW_NT_A64(triad, E_TRIAD, T, SUF) BW_NT_A64(fill, E_FILL, T, SUF)
+BW_READ(double, f64, base, , 16)
+BW_READ(float, f32, base, , 16)
+BW_NT_A64_ALL(double, f64)
+BW_NT_A64_ALL(float, f32)
+#define NT_ROW(ISA) {                                                                   \
+        [BW_COPY] = { copy_nt_f64_##ISA, copy_nt_f32_##ISA },                           \
+        [BW_SCALE] = { scale_nt_f64_##ISA, scale_nt_f32_##ISA },                        \
+        [BW_ADD] = { add_nt_f64_##ISA, add_nt_f32_##ISA },                              \
+        [BW_TRIAD] = { triad_nt_f64_##ISA, triad_nt_f32_##ISA },                        \
+        [BW_FILL] = { fill_nt_f64_##ISA, fill_nt_f32_##ISA } }
 #else
-/* Elsewhere: the read with 16-byte vectors (NEON on aarch64), and plain stores only. */
+/* Elsewhere: the read with 16-byte vectors, and plain stores only. */
 #define BW_STREAMING 0
 BW_READ(double, f64, base, , 16)
 BW_READ(float, f32, base, , 16)
@@ -219,7 +266,9 @@ struct isa_kernels {
 };
 
 static const struct isa_kernels isa_table[] = {
-#if BW_STREAMING
+#if BW_STREAMING && defined(__aarch64__)
+    { "neon", { read_f64_base, read_f32_base }, NT_ROW(neon) },     /* STNP */
+#elif BW_STREAMING
     { "avx512f", { read_f64_avx512, read_f32_avx512 }, NT_ROW(avx512) },
     { "avx2", { read_f64_avx2, read_f32_avx2 }, NT_ROW(avx2) },
     { "sse2", { read_f64_sse2, read_f32_sse2 }, NT_ROW(sse2) },
@@ -232,7 +281,7 @@ static const struct isa_kernels isa_table[] = {
 static const struct isa_kernels *isa_kernels(void)
 {
     int i = (int)(sizeof isa_table / sizeof isa_table[0]) - 1;
-#if BW_STREAMING
+#if BW_STREAMING && defined(__x86_64__)
     __builtin_cpu_init();
     i = __builtin_cpu_supports("avx512f") ? 0 : __builtin_cpu_supports("avx2") ? 1 : i;
 #endif
@@ -412,4 +461,5 @@ const struct bw_ops bw_cpu_ops = {
     .run = cpu_run,
     .check = cpu_check,
     .release = cpu_release,
+    .store_allocates = 1,           /* cached stores read each missed line first */
 };

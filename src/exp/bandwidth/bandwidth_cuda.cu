@@ -1,5 +1,5 @@
 /* bandwidth_cuda.cu: the CUDA backend of the bandwidth family (bw_cuda_ops) and host<->device
- * transfers (bw_cuda_xfer). Kernels use 16-byte vector loads over a grid that fills the device
+ * transfers (bw_cuda_xfer). Kernels use 16-byte vector loads, UNROLL in flight per thread, over a grid that fills the device
  * (cuda_grid_for) and repeat passes inside one launch for cache-sized arrays; pageable memory
  * is kept on the host side; times come from CUDA events; outputs are checked on the device
  * against bandwidth_ref.h, the same plain twin the CPU uses. Sweeps, statistics and records are
@@ -49,9 +49,12 @@ template <typename T> __device__ inline T sop(int k, T a, T b, T s)
     return k == BW_COPY ? a : k == BW_SCALE ? s * a : k == BW_ADD ? a + b : k == BW_TRIAD ? a + s * b : s;
 }
 
+#define UNROLL 4                    /* 16-byte loads each thread keeps in flight per array */
+
 /* `passes` passes of kernel K over n elements. Each thread touches the same elements on every
  * pass and no element is read by another thread than the one writing it, so passes need no
- * grid-wide barrier. */
+ * grid-wide barrier. Each thread issues UNROLL loads of each array before it stores (one load in
+ * flight per thread leaves HBM's latency uncovered at the occupancy a full grid has). */
 template <typename T, int K>
 __global__ void stream(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ c, size_t n,
                        int passes)
@@ -64,7 +67,19 @@ __global__ void stream(const T *__restrict__ a, const T *__restrict__ b, T *__re
     const V *av = (const V *)a, *bv = (const V *)b;
     V *cv = (V *)c;
     for (int p = 0; p < passes; p++) {
-        for (size_t i = first; i < nv; i += stride) {
+        size_t i = first;
+        for (; i + (UNROLL - 1) * stride < nv; i += UNROLL * stride) {
+            V x[UNROLL], y[UNROLL];
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++) {
+                x[u] = K == BW_FILL ? V() : av[i + u * stride];
+                y[u] = (K == BW_ADD || K == BW_TRIAD) ? bv[i + u * stride] : V();
+            }
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++)
+                cv[i + u * stride] = vop(K, x[u], y[u], s);
+        }
+        for (; i < nv; i += stride) {
             V x = K == BW_FILL ? V() : av[i];
             V y = (K == BW_ADD || K == BW_TRIAD) ? bv[i] : V();
             cv[i] = vop(K, x, y, s);
@@ -89,13 +104,28 @@ __global__ void read_sum(const T *__restrict__ a, size_t n, int passes, double *
     const V *av = (const V *)a;
     double total = 0;
     for (int p = 0; p < passes; p++) {
-        T t = 0;
-        for (size_t i = first; i < nv; i += stride) {
+        T t = 0, tu[UNROLL] = {};           /* any order is exact: bandwidth_ref.h */
+        size_t i = first;
+        for (; i + (UNROLL - 1) * stride < nv; i += UNROLL * stride) {
+            V x[UNROLL];
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++)
+                x[u] = av[i + u * stride];
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++) {
+                const T *e = (const T *)&x[u];
+                for (int j = 0; j < W; j++)
+                    tu[u] += e[j];
+            }
+        }
+        for (; i < nv; i += stride) {
             V x = av[i];
             const T *e = (const T *)&x;
             for (int j = 0; j < W; j++)
                 t += e[j];
         }
+        for (int u = 0; u < UNROLL; u++)
+            t += tu[u];
         for (size_t i = nv * W + first; i < n; i += stride)
             t += a[i];
         total += (double)t;
@@ -400,7 +430,10 @@ fail:
     return INFINITY;
 }
 
-const struct bw_ops bw_cuda_ops = { "gpu", cuda_supports, cuda_alloc, cuda_run, gpu_check, cuda_release };
+/* store_allocates 0: a warp's 16-byte stores fill whole 32-byte sectors, which the L2 writes
+ * without reading them first; a write-allocate view (reads + 2 x writes) would claim more than
+ * the memory can move (an H200 copy at 4.3 TB/s would read 6.4, over HBM3e's 4.8). */
+const struct bw_ops bw_cuda_ops = { "gpu", cuda_supports, cuda_alloc, cuda_run, gpu_check, cuda_release, 0 };
 
 } /* extern "C" */
 

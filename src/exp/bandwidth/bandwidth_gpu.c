@@ -60,6 +60,10 @@ static cJSON *gpu_info(const struct cuda_info *ci, double largest)
     cJSON_AddStringToObject(info, "transfer_byte_convention",
         "a transfer of N bytes counts N bytes once per direction (nvbandwidth's convention); "
         "bidirectional counts both directions; kernels count the arrays they name, as STREAM");
+    cJSON_AddStringToObject(info, "byte_convention",
+        "bytes = arrays the kernel names x n x element size, as STREAM counts; these are the bytes a GPU "
+        "kernel moves: its stores fill whole L2 sectors, which are written without being read first, so "
+        "there is no write-allocate view");
     if (ci->ndev > 0) {
         cJSON_AddStringToObject(info, "gpu_name", ci->dev[0].name);
         cJSON_AddNumberToObject(info, "l2_bytes", ci->dev[0].l2_bytes);

@@ -8,6 +8,7 @@
 
 #include "exp/bandwidth/bandwidth.h"
 #include "measure/measure.h"
+#include "util/env.h"
 
 #define BW_MEM_SHARE 0.6            /* of the free memory the arrays may take */
 #define BW_MAX_SIZES 160
@@ -15,8 +16,10 @@
 #define BW_MAX_CLUSTERS 8
 
 struct bw_scaling {                 /* one thread-scaling run at the largest size */
-    const char *series;             /* "threads" or "cluster" */
-    char cpulist[128];              /* cluster CPUs, "" when not pinned */
+    const char *series;             /* "threads" or "cluster" (a sysfs cluster, or one kind of core) */
+    char cpulist[128];              /* cluster CPUs, "" for the threads series */
+    int pinned;                     /* threads series on a heterogeneous CPU: the CPUs in cpus[],
+                                       t threads on cpus[0..t); 0: unpinned */
     int cpus[BW_MAX_THREADS];       /* pinning order */
     int counts[BW_MAX_THREADS];
     int ncounts;
@@ -28,7 +31,7 @@ struct bw_plan {
     double sizes[BW_MAX_SIZES];     /* working sets of the three arrays, bytes, ascending */
     int ns;
     int tmax;
-    struct bw_scaling scale[1 + BW_MAX_CLUSTERS];
+    struct bw_scaling scale[1 + BW_MAX_CLUSTERS + ENV_MAX_KINDS];
     int nscale;
     struct measure_rule rule;       /* budget_s set per measurement */
     int first_touch;
@@ -83,5 +86,12 @@ const char *bw_contention_error(int threaded, int cpu_failed, int gpu_failed);
 
 /* The GPU flow; without a device every item is skipped with the driver's reason. */
 cJSON *bw_gpu_run(const cJSON *params, double budget_s, char *err, size_t errlen);
+
+/* The thread-scaling series (pl->scale): all threads, unpinned, or on a heterogeneous CPU pinned
+ * in env_cpu's order (fastest kind first, one per cluster in turn); with `clusters`, one series
+ * per kind of core and one per sysfs cluster (its fast cores first). */
+void bw_plan_threads(struct bw_plan *pl, const cJSON *params, const struct env_cpu *cpu);
+/* "0-1,10" for the first n CPUs of a pinning order (their numbers in ascending order). */
+const char *bw_first_cpus(const int *cpus, int n, char *out, size_t len);
 
 #endif

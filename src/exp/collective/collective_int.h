@@ -44,6 +44,22 @@ void coll_rank0_release(void);
 float coll_value(int r, int64_t i);
 float coll_sum(int n, int64_t i);
 
+/* Which GPU this rank takes (collective_gpu.c): its local rank on its host, from MPI's
+ * shared-memory split when mpi_local >= 0, else from the first launcher variable set
+ * (coll_local_rank_vars, read through get), else 0; *source names where it came from. Returns the
+ * device, or -1 with why: no device (ndev <= 0), more ranks on this host than GPUs (NCCL refuses
+ * two ranks on one GPU: "Duplicate GPU detected"), or a variable that is not a whole number. */
+extern const char *const coll_local_rank_vars[];     /* NULL-terminated */
+int coll_gpu_choose(int mpi_local, const char *(*get)(const char *name), int ndev, const char **source,
+                    char *why, size_t whylen);
+
+/* A wait on NCCL that cannot hang: state(ud) says COLL_WAIT_DONE, _PENDING or _FAILED; it is
+ * asked until it is not pending, with short sleeps, for at most timeout_s. 0 done, -1 failed,
+ * -2 still pending at the deadline; *waited_s (may be NULL) the seconds it waited. */
+enum { COLL_WAIT_DONE = 0, COLL_WAIT_PENDING = 1, COLL_WAIT_FAILED = -1 };
+int coll_wait(int (*state)(void *ud), void *ud, double timeout_s, double *waited_s);
+#define COLL_NCCL_TIMEOUT_S 120.0   /* one init, one sync: far beyond any healthy one (seconds) */
+
 /* Device buffers through NCCL (collective_nccl.cu, builds with NCCL; backend_for("collective",
  * "gpu") hands it out). The host part fills and checks host copies; these move them to and from
  * this rank's GPU and run the operation there. Each int function returns 0, or -1 with err. */
@@ -51,12 +67,19 @@ float coll_sum(int n, int64_t i);
 struct coll_dev_ops {
     const char *(*version)(char *buf, size_t n);        /* "NCCL 2.28.9" into buf */
     int (*new_id)(void *id, char *err, size_t errlen);  /* rank 0: a fresh ncclUniqueId (COLL_NCCL_ID_BYTES) */
-    int (*open)(const void *id, int rank, int nranks, char *err, size_t errlen);   /* device, stream, ncclCommInitRank */
+    /* This rank's GPU (coll_gpu_choose with mpi_local) and stream, before any rank starts the
+     * communicator: every rank learns whether all have one before any waits in its init. */
+    int (*select)(int mpi_local, char *err, size_t errlen);
+    /* ncclCommInitRank, nonblocking, waited for at most COLL_NCCL_TIMEOUT_S (aborted then). */
+    int (*open)(const void *id, int rank, int nranks, char *err, size_t errlen);
     int (*alloc)(int64_t nsend, int64_t nrecv, char *err, size_t errlen);         /* float32 elements */
+    /* put, run, get: every copy, clear and operation on the one NCCL stream, in that order. */
     int (*put)(const float *send, char *err, size_t errlen);    /* nsend elements to the device; its receive buffer zeroed */
     int (*run)(enum coll_op op, int peer, int rank, char *err, size_t errlen);    /* enqueued; sync waits */
+    /* Waits for the stream, asking NCCL for a peer's failure while it waits (ncclCommGetAsyncError);
+     * a failure or COLL_NCCL_TIMEOUT_S aborts the communicator. */
     int (*sync)(char *err, size_t errlen);
-    int (*get)(float *recv, char *err, size_t errlen);          /* nrecv elements back to the host */
+    int (*get)(float *recv, char *err, size_t errlen);          /* nrecv elements back to the host (waits) */
     void (*release)(void);                                      /* the buffers */
     void (*close)(void);                                        /* buffers, communicator, stream */
 };

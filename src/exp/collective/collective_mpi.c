@@ -235,6 +235,20 @@ static int allocate(const struct coll_cmd *cmd)
     return 0;
 }
 
+/* This rank's place among the ranks of its host (MPI-3's shared-memory split: right under any
+ * launcher); -1 when MPI cannot say, and the launcher's variables decide (coll_gpu_choose). */
+static int local_rank(void)
+{
+    MPI_Comm host;
+    int r = -1;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host) != MPI_SUCCESS)
+        return -1;
+    if (MPI_Comm_rank(host, &r) != MPI_SUCCESS)
+        r = -1;
+    MPI_Comm_free(&host);
+    return r;
+}
+
 /* Every rank: its device and the job's NCCL communicator, once; dev_state says whether every rank
  * has them, dev_bad which rank has not (it says why on its stderr; rank 0's why is dev_why). 0, or
  * -1 with err on an MPI failure. */
@@ -243,7 +257,11 @@ static int dev_open(char *err, size_t errlen)
     char id[COLL_NCCL_ID_BYTES] = { 0 }, why[512] = "";
     int all;
     dev = backend_for("collective", "gpu", why, sizeof why);
-    int mine = dev && (rank != 0 || dev->new_id(id, why, sizeof why) == 0) ? nranks : rank;
+    /* every rank's GPU and stream first: a rank that has none says so here, before any rank
+     * waits in ncclCommInitRank for it (issue 26, item 3) */
+    int local = local_rank();
+    int mine = dev && dev->select(local, why, sizeof why) == 0 && (rank != 0 || dev->new_id(id, why, sizeof why) == 0)
+               ? nranks : rank;
     MPI_TRY(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (NCCL device)");
     if (all == nranks) {
         MPI_TRY(MPI_Bcast(id, COLL_NCCL_ID_BYTES, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast (ncclUniqueId)");

@@ -39,6 +39,9 @@ const struct prec_fmt_info prec_fmts[PREC_NFMT] = {
     [PREC_FP16_ACC16] = { "fp16_acc16", "FP16 in, FP16 accumulate, FP16 out", NULL, 2, 2, 1e-2, 1e-2, "none" },
     [PREC_FP8] = { "fp8", "FP8 E4M3 in, FP32 accumulate, BF16 out", "fp8_tflops", 1, 2, 1e-2, 0.1,
                    "per tensor: inputs x 448 (amax < 1 to E4M3's 448), 1/448 as cuBLASLt A/B scale" },
+    [PREC_FP8_FAST] = { "fp8_fast", "FP8 E4M3 in, fast (reduced-precision) accumulate, BF16 out", "fp8_tflops", 1, 2,
+                        2e-2, 0.1, "as fp8, with CUBLASLT_MATMUL_DESC_FAST_ACCUM (PyTorch's and Transformer Engine's "
+                        "FP8 GEMMs use it)" },
     [PREC_NVFP4] = { "nvfp4", "NVFP4: E2M1 in, UE4M3 scale per 16, FP32 accumulate, BF16 out", "fp4_tflops",
                      0.5 + 1.0 / 16, 2, 1e-2, 0.25,
                      "inputs x 2688 (448 x 6), one UE4M3 scale per 16 along K (block amax / 6), "
@@ -59,7 +62,7 @@ static const double part_weight[NPARTS] = { 0.02, 0.08, 0.55, 0.29, 0.06 };
 const struct param prec_params[] = {
     { "device", PARAM_ENUM, PARAM_NOT_KEY, NULL, "all|cpu|gpu", "all", 0, 0,
       "which devices to measure (GPU items say why when there is no device)" },
-    { "formats", PARAM_ENUM, PARAM_LIST | PARAM_NOT_KEY, "all", "fp64|fp32|tf32|bf16|fp16|fp16_acc16|fp8|nvfp4|mxfp4", "all", 0, 0,
+    { "formats", PARAM_ENUM, PARAM_LIST | PARAM_NOT_KEY, "all", "fp64|fp32|tf32|bf16|fp16|fp16_acc16|fp8|fp8_fast|nvfp4|mxfp4", "all", 0, 0,
       "number formats; each device measures those it has" },
     { "parts", PARAM_ENUM, PARAM_LIST | PARAM_NOT_KEY, "all", "overhead|peak|gemm|sweep|numerics", "all", 0, 0,
       "what to measure: OpenMP/launch overheads, FMA peaks, GEMM sweep, intensity sweep, numerics" },

@@ -281,7 +281,7 @@ static int cpu_kind_of(const struct prec_gemm *g, enum cpu_kind *kind, char *why
         *kind = CPU_D;
         return PREC_OK;
     }
-    if (g->fmt == PREC_FP32 || (g->emulate && g->fmt != PREC_FP16_ACC16)) {
+    if (g->fmt == PREC_FP32 || (g->emulate && g->fmt != PREC_FP16_ACC16 && g->fmt != PREC_FP8_FAST)) {
         *kind = CPU_S;
         return PREC_OK;
     }
@@ -291,7 +291,8 @@ static int cpu_kind_of(const struct prec_gemm *g, enum cpu_kind *kind, char *why
     }
     if (g->fmt != PREC_BF16)
         snprintf(why, whylen, "no CPU GEMM for %s%s", prec_fmts[g->fmt].name,
-                 g->emulate ? " (FP16 accumulation is not emulated)" : "");
+                 !g->emulate ? "" : g->fmt == PREC_FP8_FAST ? " (fast accumulation is a tensor-core mode, not emulated)"
+                 : " (FP16 accumulation is not emulated)");
     return PREC_UNSUPPORTED;
 }
 
@@ -391,7 +392,7 @@ static double cpu_gemm_run(struct prec_gemm *g, long iters)
 static double emulated_out(enum prec_fmt f, double v)
 {
     switch (f) {
-    case PREC_BF16: case PREC_FP8: case PREC_NVFP4: case PREC_MXFP4: return prec_round_bf16(v);
+    case PREC_BF16: case PREC_FP8: case PREC_FP8_FAST: case PREC_NVFP4: case PREC_MXFP4: return prec_round_bf16(v);
     case PREC_FP16: return prec_round_fp16(v);
     default: return v;
     }

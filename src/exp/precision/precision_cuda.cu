@@ -101,7 +101,7 @@ __global__ void fill_kernel(void *p, int f, uint64_t seed, size_t count)
         case PREC_FP32: case PREC_TF32: ((float *)p)[i] = (float)x; break;
         case PREC_BF16: ((uint16_t *)p)[i] = prec_bf16_bits(x); break;
         case PREC_FP16: case PREC_FP16_ACC16: ((uint16_t *)p)[i] = prec_fp16_bits(x); break;
-        case PREC_FP8: ((uint8_t *)p)[i] = prec_e4m3_bits(x * PREC_FP8_SCALE); break;
+        case PREC_FP8: case PREC_FP8_FAST: ((uint8_t *)p)[i] = prec_e4m3_bits(x * PREC_FP8_SCALE); break;
         }
     }
 }
@@ -144,6 +144,7 @@ static const struct lt_fmt lt_fmts[PREC_NFMT] = {     /* in enum prec_fmt's orde
     { CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, SC_NONE, 2, 2 },                  /* fp16 */
     { CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_16F, CUDA_R_16F, SC_NONE, 2, 2 },                  /* fp16_acc16 */
     { CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, SC_TENSOR, 1, 2 },           /* fp8 */
+    { CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, SC_TENSOR, 1, 2 },           /* fp8_fast */
     { CUDA_R_4F_E2M1, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, SC_VEC16, 0.5, 2 },          /* nvfp4 */
     { CUDA_R_4F_E2M1, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, SC_VEC32, 0.5, 2 },          /* mxfp4 */
 };
@@ -222,7 +223,7 @@ static int gemm_describe(struct prec_gemm *g, struct lt_gemm *l, char *why, size
     uint64_t m = (uint64_t)g->m, n = (uint64_t)g->n, k = (uint64_t)g->k;
     struct blaslt_desc d = { t->compute, t->scale, CUBLAS_OP_T, CUBLAS_OP_N,
                              { t->ab, k, m, g->k, 1, 0 }, { t->ab, k, n, g->k, 1, 0 }, { t->cd, m, n, g->m, 1, 0 },
-                             scalings[t->scaling], l->sa, l->sb, 0, 0, 0 };
+                             scalings[t->scaling], l->sa, l->sb, 0, 0, 0, g->fmt == PREC_FP8_FAST };
     char err[320];
     double alpha = t->scaling == SC_VEC16 ? 1.0 / (PREC_NVFP4_GLOBAL * PREC_NVFP4_GLOBAL) : 1.0;
     l->alpha64 = alpha;

@@ -14,9 +14,11 @@
 #include "util/hd.h"
 
 /* GEMM formats: inputs A and B in this format, accumulation and output as the table in
- * precision.c says. The order is the report's. */
+ * precision.c says. The order is the report's. PREC_FP8_FAST: the same FP8 inputs with
+ * cuBLASLt's fast accumulation (CUBLASLT_MATMUL_DESC_FAST_ACCUM), what PyTorch's and Transformer
+ * Engine's FP8 figures use; PREC_FP8 accumulates in full FP32. */
 enum prec_fmt {
-    PREC_FP64 = 0, PREC_FP32, PREC_TF32, PREC_BF16, PREC_FP16, PREC_FP16_ACC16, PREC_FP8,
+    PREC_FP64 = 0, PREC_FP32, PREC_TF32, PREC_BF16, PREC_FP16, PREC_FP16_ACC16, PREC_FP8, PREC_FP8_FAST,
     PREC_NVFP4, PREC_MXFP4, PREC_NFMT
 };
 
@@ -203,7 +205,7 @@ SR_HD double prec_input_as(int f, uint64_t seed, uint64_t i, uint64_t k)
     case PREC_TF32: return prec_round_tf32(prec_round_fp32(x));
     case PREC_BF16: return prec_round_bf16(x);
     case PREC_FP16: case PREC_FP16_ACC16: return prec_round_fp16(x);
-    case PREC_FP8: return prec_round_e4m3(x * PREC_FP8_SCALE) / PREC_FP8_SCALE;
+    case PREC_FP8: case PREC_FP8_FAST: return prec_round_e4m3(x * PREC_FP8_SCALE) / PREC_FP8_SCALE;
     case PREC_NVFP4: case PREC_MXFP4: {
         int n = f == PREC_NVFP4 ? 16 : 32;
         uint64_t row = i / k, first = row * k + (i % k) / (uint64_t)n * (uint64_t)n;

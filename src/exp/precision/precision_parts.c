@@ -22,10 +22,10 @@
 static int is_gpu(const struct prec_ops *ops) { return strcmp(ops->device, "gpu") == 0; }
 static const char *upper(const struct prec_ops *ops) { return is_gpu(ops) ? "GPU" : "CPU"; }
 
-static int block_of(enum prec_fmt f) { return f == PREC_NVFP4 ? 16 : f == PREC_MXFP4 ? 32 : f == PREC_FP8 ? 16 : 1; }
+static int block_of(enum prec_fmt f) { return f == PREC_NVFP4 ? 16 : f == PREC_MXFP4 ? 32 : f == PREC_FP8 || f == PREC_FP8_FAST ? 16 : 1; }
 
 /* Bits each element takes in memory, scales aside (prec_fmts' in_bytes counts them). */
-static const int storage_bits[PREC_NFMT] = { 64, 32, 32, 16, 16, 16, 8, 4, 4 };
+static const int storage_bits[PREC_NFMT] = { 64, 32, 32, 16, 16, 16, 8, 8, 4, 4 };
 
 long prec_sweep_start_k(enum prec_fmt f)
 {

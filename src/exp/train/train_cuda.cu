@@ -123,7 +123,8 @@ static int make_plan(struct train_ctx *c, struct gemm_plan *pl)
         k->scaled ? BLASLT_SCALE_TENSOR : BLASLT_SCALE_NONE, sp, sp,
         /* cuBLASLt assumes 256-byte aligned matrices unless told; ours start wherever a
          * tensor of a block does in the flat arrays */
-        k->ab, k->aa, k->ac };
+        k->ab, k->aa, k->ac,
+        0 };                        /* full FP32 accumulation (the precision family measures fast accumulation too) */
     int rc = blaslt_matmul_open(&pl->mm, &d, pl->why, sizeof pl->why);
     return rc == BLASLT_OK ? blaslt_choose(&c->lt, &pl->mm, pl->why, sizeof pl->why) : rc;
 }

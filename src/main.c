@@ -1,6 +1,7 @@
 /* main.c: the command line: parses arguments and hands each command to its owner (cmd/run.c,
  * cmd/render.c and cmd/compare.c; env.c for info; the registries for list). Exit codes are
  * documented here, in --help, and in sparkreport.1. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -361,11 +362,37 @@ static void startup_limits(int argc, char **argv, char **envp)
 __attribute__((section(".preinit_array"), used)) static void (*const preinit_startup)(int, char **, char **) =
     startup_limits;
 
+/* Every command's standard output ends here: a write that failed (a full disk, a file-size limit)
+ * makes the command fail with the system's reason, never exit 0 with a truncated output. */
+static int close_stdout(int rc)
+{
+    errno = 0;
+    int bad = ferror(stdout), e = 0;
+    if (fflush(stdout) != 0)
+        e = errno;
+    bad |= ferror(stdout);
+    errno = 0;
+    if (fclose(stdout) != 0 && !e)
+        e = errno;
+    if (!bad && !e)
+        return rc;
+    fprintf(stderr, "sparkreport: cannot write to standard output: %s\n",
+            e ? strerror(e) : "a write failed (the output is incomplete)");
+    return rc == SR_EXIT_OK || rc == SR_EXIT_INVALID || rc == SR_EXIT_SLOWER ? SR_EXIT_FAILURE : rc;
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
     vmlimit_watch_stop();       /* the libraries have loaded */
     signal(SIGXFSZ, SIG_IGN);   /* past a file size limit, a write fails with EFBIG and we say so */
     signals_catch(0, 0);        /* a signal removes any temporary file; run makes the first gentle */
+    return close_stdout(dispatch(argc, argv));
+}
+
+static int dispatch(int argc, char **argv)
+{
     if (argc < 2)
         return usage_error("%s", "no command given");
     const char *cmd = argv[1];

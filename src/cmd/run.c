@@ -73,7 +73,7 @@ static double scenario_time_limit(void)
  * code never reaches the state that runs the experiments. Prints the error itself. */
 static cJSON *load_scenario(const struct run_opts *o, const char *source)
 {
-    char err[2048];
+    char err[SR_ERR_MAX];
     cJSON *scn = NULL;
     lua_State *S = sr_lua_new(SR_LUA_SCENARIO_MEM_LIMIT);
     double limit = scenario_time_limit();
@@ -104,7 +104,7 @@ static cJSON *load_scenario(const struct run_opts *o, const char *source)
  * last; leaves [runner, scenario] on L's stack. Prints the error itself. */
 static int prepare(lua_State *L, const struct run_opts *o, const cJSON *scn)
 {
-    char err[2048];
+    char err[SR_ERR_MAX];
     if (sr_lua_require(L, "sparkreport.runner", err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return -1;
@@ -199,9 +199,9 @@ static int write_outputs(const char *dir, const cJSON *results, char *err, size_
     free(csv);
     snprintf(path, sizeof path, "%s/report.pdf", dir);
     if (rc == 0 && (rc = render_results(back, path, err, errlen)) == RENDER_INVALID) {
-        char why[1024];
-        snprintf(why, sizeof why, "%.1000s", err);
+        char *why = xstrdup(err);
         snprintf(err, errlen, "%s/results.json: %s", dir, why);
+        free(why);
     }
     cJSON_Delete(back);
     return rc;
@@ -434,7 +434,7 @@ static int load_and_prepare(lua_State *L, const struct run_opts *o, const char *
  * text; an exit code, 0 with *source (caller frees) to go on. */
 static int preflight(const struct run_opts *o, char **source)
 {
-    char err[2048];
+    char err[SR_ERR_MAX];
     size_t n;
     if (render_check_env(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
@@ -459,7 +459,7 @@ static int preflight(const struct run_opts *o, char **source)
 
 int run_command(const struct run_opts *o)
 {
-    char err[2048], *source = NULL;
+    char err[SR_ERR_MAX], *source = NULL;
     int bad = preflight(o, &source);
     if (bad != 0)
         return bad;

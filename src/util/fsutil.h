@@ -59,9 +59,23 @@ int fs_exists(const char *path);
 /* "a FIFO", "a directory", "a character device", ...: the kind of file an st_mode says. */
 const char *fs_kind(unsigned mode);
 
-/* Whether path can take an output: absent, or (want_dir) a folder, or (!want_dir) a regular
- * file; -1 with "PATH: cannot write a file here: it is a FIFO". Checked before the work starts. */
+/* Whether path can take an output: not empty, absent, or (want_dir) a folder, or (!want_dir) a
+ * regular file; -1 with "PATH: cannot write a file here: it is a FIFO". The path must leave room
+ * under the system's limits for what is written there: FS_OUTPUT_ROOM bytes inside a folder (a run
+ * folder's name and its files' names), FS_TEMP_SUFFIX beside a file (fs_temp_create's
+ * ".tmp-XXXXXX"), and no name longer than FS_NAME_MAX. Checked before the work starts. */
+#define FS_PATH_MAX 4096            /* Linux's PATH_MAX, the terminating NUL included */
+#define FS_NAME_MAX 255
+#define FS_OUTPUT_ROOM 256
+#define FS_TEMP_SUFFIX 11
 int fs_check_output(const char *path, int want_dir, char *err, size_t errlen);
+
+/* Whether the output path out is one of the n inputs (paths of files that exist): the same
+ * device and inode after links (the same file, a hard link, a symbolic link to it), or, for an
+ * output that does not exist yet, the same real path (its folder's realpath plus its name); -1
+ * with "OUT: the output is the input IN ...; nothing was written". Checked before anything is
+ * written. */
+int fs_check_not_input(const char *out, const char *const *inputs, int n, char *err, size_t errlen);
 
 /* Renames the folder from to `to`, or when that name is taken (by a concurrent run) to "to-2",
  * "to-3", ... up to FS_UNIQUE_MAX, never replacing anything; returns the name used (caller

@@ -320,7 +320,13 @@ end
 local function scenario(doc, results)
   local scn = results.scenario or {}
   what_ran(doc, results)
-  doc:paragraph(("Rerun with: %s"):format(rerun_command(results)), "mono")
+  local rerun = rerun_command(results)
+  doc:paragraph(("Rerun with: %s"):format(rerun), "mono")
+  if not require("pdf").exact(rerun) then   -- the font lacks a character: '?' or a stand-in above
+    doc:paragraph("The command above contains characters the report's font cannot show, drawn here as '?' or a "
+      .. "stand-in: it is not the exact command. The exact command line is results.json's scenario.command (run "
+      .. "from scenario.cwd, with the variables of context.build.openmp_env).")
+  end
   doc:paragraph(("The command expects the scenario file %s with sha256 %s. Its code follows without its comments "
     .. "(they state what its author expected, not what this run measured; the table above is this run); if the "
     .. "file has changed since, save this code and run it instead. OpenMP and BLAS variables not named in the "

@@ -225,6 +225,8 @@ static char *publish(const char *tmpdir, const struct run_opts *o, char *err, si
     char *final = fs_rename_unique(tmpdir, want, err, errlen);
     if (!final)
         return NULL;
+    snprintf(latest, sizeof latest, "%s/%s", final, FS_TMP_MARKER);
+    unlink(latest);                             /* finished: no longer a folder the stale cleaner may take */
     snprintf(latest, sizeof latest, "%s/latest", o->outdir);
     if (fs_symlink_replace(strrchr(final, '/') + 1, latest, err, errlen) != 0) {
         progress_note("%s", err);               /* the run is complete; only the link failed */
@@ -236,7 +238,7 @@ static char *publish(const char *tmpdir, const struct run_opts *o, char *err, si
 
 /* The files a run folder holds; a second signal removes them and the folder. */
 static const char *const run_files[] = { "run.log", "results.json", "results.csv", "report.pdf",
-                                         "comparison.json", "comparison.pdf", NULL };
+                                         "comparison.json", "comparison.pdf", FS_TMP_MARKER, NULL };
 
 static void register_run_folder(const char *tmpdir, int add)
 {

@@ -377,6 +377,8 @@ int fs_mkdir_p(const char *path, char *err, size_t errlen)
     return ok ? 0 : -1;
 }
 
+static const char marker_text[] = "made by sparkreport: a run folder not finished yet; removed with it\n";
+
 char *fs_mkdtemp(const char *parent, const char *prefix, char *err, size_t errlen)
 {
     size_t len = strlen(parent) + strlen(prefix) + 16;
@@ -389,11 +391,46 @@ char *fs_mkdtemp(const char *parent, const char *prefix, char *err, size_t errle
         return NULL;
     }
     chmod(p, (mode_t)(default_mode() | 0111));
+    size_t mlen = strlen(p) + sizeof FS_TMP_MARKER + 1;
+    char *marker = xmalloc(mlen);
+    snprintf(marker, mlen, "%s/%s", p, FS_TMP_MARKER);
+    int mfd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int ok = mfd >= 0 && write_all(mfd, marker_text, sizeof marker_text - 1) == 0;
+    if (mfd >= 0 && close(mfd) != 0)
+        ok = 0;
+    if (!ok) {
+        fail(err, errlen, marker, "cannot create");
+        unlink(marker);
+        rmdir(p);
+        free(marker);
+        free(p);
+        return NULL;
+    }
+    free(marker);
     int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
         close(fd);                  /* no locks here (some network file systems): never stale */
     }
     return p;                       /* fd stays open, and the lock held, until exit */
+}
+
+/* Whether the folder open as fd, named name, is one fs_mkdtemp made with prefix: the name is the
+ * prefix and mkdtemp's six letters or digits, it belongs to this user, and it holds our marker (a
+ * regular file, not a link, with our words). A folder of the user's own that happens to start with
+ * the prefix is none of these. */
+static int made_by_us(int fd, const char *name, const char *prefix, const struct stat *st)
+{
+    const char *tail = name + strlen(prefix);
+    char text[sizeof marker_text];
+    if (strlen(tail) != 6 || strspn(tail, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") != 6
+        || st->st_uid != geteuid())
+        return 0;
+    int m = openat(fd, FS_TMP_MARKER, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat ms;
+    ssize_t n = m >= 0 && fstat(m, &ms) == 0 && S_ISREG(ms.st_mode) ? read(m, text, sizeof text) : -1;
+    if (m >= 0)
+        close(m);
+    return n == (ssize_t)sizeof marker_text - 1 && memcmp(text, marker_text, (size_t)n) == 0;
 }
 
 int fs_clean_stale(const char *parent, const char *prefix, void (*removed)(const char *path))
@@ -412,7 +449,7 @@ int fs_clean_stale(const char *parent, const char *prefix, void (*removed)(const
         snprintf(path, len, "%s/%s", parent, e->d_name);
         int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd >= 0 && fstat(fd, &st) == 0 && time(NULL) - st.st_mtime > FS_STALE_S
-            && flock(fd, LOCK_EX | LOCK_NB) == 0 && fs_rm_rf(path) == 0) {
+            && made_by_us(fd, e->d_name, prefix, &st) && flock(fd, LOCK_EX | LOCK_NB) == 0 && fs_rm_rf(path) == 0) {
             n++;
             if (removed)
                 removed(path);

@@ -33,14 +33,17 @@ int fs_read_file(const char *path, size_t max, char **data, size_t *n, char *err
 
 int fs_mkdir_p(const char *path, char *err, size_t errlen);
 
-/* Creates a new empty folder "parent/prefixXXXXXX"; returns its path (caller frees) or NULL.
- * The folder stays locked (flock) until this process exits, so fs_clean_stale in another
- * process can tell a folder in use from one left by a process that died. */
+/* Creates a new folder "parent/prefixXXXXXX" holding only the marker file FS_TMP_MARKER; returns
+ * its path (caller frees) or NULL. The folder stays locked (flock) until this process exits, so
+ * fs_clean_stale in another process can tell a folder in use from one left by a process that
+ * died. The caller removes the marker with the folder (cmd/run.c's run_files[]). */
+#define FS_TMP_MARKER ".sparkreport-unfinished"
 char *fs_mkdtemp(const char *parent, const char *prefix, char *err, size_t errlen);
 
-/* Removes the "parent/prefix*" folders fs_mkdtemp made for processes that are gone: unlocked
- * and not modified for FS_STALE_S seconds (a folder younger than that may be about to be
- * locked). Calls removed(path) for each; returns how many. */
+/* Removes the "parent/prefix*" folders fs_mkdtemp made for processes that are gone: provably
+ * ours (the prefix and six letters or digits, this user's, holding FS_TMP_MARKER with our words),
+ * unlocked and not modified for FS_STALE_S seconds (a folder younger than that may be about to be
+ * locked). Anything else is left alone. Calls removed(path) for each; returns how many. */
 #define FS_STALE_S 60
 int fs_clean_stale(const char *parent, const char *prefix, void (*removed)(const char *path));
 

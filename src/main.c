@@ -351,6 +351,7 @@ static void startup_limits(int argc, char **argv, char **envp)
     static char msg[512];
     int rc = vmlimit_prepare_blas(msg, sizeof msg);
     (void)argc, (void)argv, (void)envp;
+    signal(SIGPROF, SIG_IGN);           /* from the first moment: a profiler's stray SIGPROF ends nothing */
     if (rc > 0)
         vmlimit_watch_start(msg, VMLIMIT_WATCH_S);
     if (rc < 0) {

@@ -5,6 +5,7 @@
 #include "cmd/run.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,6 +314,39 @@ static int check_file_limit(char *err, size_t errlen)
     return -1;
 }
 
+#define RUN_STACK_BYTES ((rlim_t)8 << 20)    /* what runs are tested with: Linux's default stack limit */
+#define RUN_MIN_STACK_BYTES ((rlim_t)2 << 20)    /* below this a scenario's nested calls (Lua allows 200
+                                                  * C levels: a gsub calling itself) overflow it */
+
+/* The stack limit, checked like the open-file limit: a soft limit below RUN_STACK_BYTES is raised
+ * toward the hard one (the main thread's stack grows to the limit in force when it grows, and the
+ * threads started later get as much); a hard limit below RUN_MIN_STACK_BYTES is refused now, not
+ * met as a SIGSEGV inside a scenario. */
+static int check_stack_limit(char *err, size_t errlen)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_STACK, &r) != 0 || r.rlim_cur == RLIM_INFINITY || r.rlim_cur >= RUN_STACK_BYTES)
+        return 0;
+    rlim_t want = r.rlim_max == RLIM_INFINITY || r.rlim_max >= RUN_STACK_BYTES ? RUN_STACK_BYTES : r.rlim_max;
+    if (want > r.rlim_cur) {
+        struct rlimit raised = { want, r.rlim_max };
+        if (setrlimit(RLIMIT_STACK, &raised) == 0)
+            r.rlim_cur = want;
+    }
+    if (r.rlim_cur < RUN_MIN_STACK_BYTES) {
+        snprintf(err, errlen, "the stack limit (ulimit -s) is %llu KiB; a run needs at least %llu KiB; nothing was "
+                 "measured", (unsigned long long)r.rlim_cur / 1024, (unsigned long long)RUN_MIN_STACK_BYTES / 1024);
+        return -1;
+    }
+    pthread_attr_t a;                   /* threads started from now on (OpenMP's) get the raised size */
+    if (pthread_attr_init(&a) == 0) {
+        if (pthread_attr_setstacksize(&a, (size_t)r.rlim_cur) == 0)
+            pthread_setattr_default_np(&a);
+        pthread_attr_destroy(&a);
+    }
+    return 0;
+}
+
 /* Text the user gave, before any state sees it: --set values and the scenario file are UTF-8
  * (results.json records both); "FILE:LINE: ..." or "--set ...". Exit code or 0. */
 static int check_inputs(const struct run_opts *o, const char *source)
@@ -442,7 +476,7 @@ static int preflight(const struct run_opts *o, char **source)
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_USAGE;
     }
-    if (check_file_limit(err, sizeof err) != 0 || fs_check_output(o->outdir, 1, err, sizeof err) != 0
+    if (check_file_limit(err, sizeof err) != 0 || check_stack_limit(err, sizeof err) != 0 || fs_check_output(o->outdir, 1, err, sizeof err) != 0
         || render_check_fonts(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_FAILURE;
@@ -482,9 +516,12 @@ int run_command(const struct run_opts *o)
     cJSON *results = execute(L, o, source, err, sizeof err);
     if (!results)
         goto fail;
-    int failed = any_failure(results);
+    signals_measured();                 /* a first signal from now on cuts short only the comparison */
+    int failed = any_failure(results), partial = strcmp(json_str(results, "status", "partial"), "complete") != 0;
     int wrc = write_outputs(tmpdir, results, err, sizeof err), compared = 0;
-    int slower = wrc == 0 ? comparison_after_run(tmpdir, o->outdir, results, &compared) : 0;
+    sr_lua_stop_on_signal(1);           /* the measurements are written: a stop cuts the comparison short */
+    int slower = wrc == 0 && !progress_stopping() ? comparison_after_run(tmpdir, o->outdir, results, &compared) : 0;
+    int wanted = strcmp(json_str(cJSON_GetObjectItemCaseSensitive(results, "scenario"), "baseline", "none"), "none") != 0;
     cJSON_Delete(results);
     if (wrc != 0)
         goto fail;
@@ -502,10 +539,16 @@ int run_command(const struct run_opts *o)
     if (compared)
         printf("%s/comparison.pdf\n", final);
     fflush(stdout);
-    if (progress_stopping()) {
-        progress_note("the run was %s; results.json and report.pdf say it is partial",
-                      stopped_by(progress_stopping()));
-        rc = 128 + progress_stopping();
+    if (progress_stopping()) {          /* said even with -q: it is the outcome, not progress */
+        int sig = progress_stopping();
+        snprintf(err, sizeof err, partial ? "the run was %s; results.json and report.pdf say it is partial"
+                 : "%s after the measurements: results.json and report.pdf are complete%s", partial ? stopped_by(sig)
+                 : sig == SIGINT ? "SIGINT came" : "SIGTERM came",
+                 !partial && wanted && !compared ? "; the comparison with the baseline was not made" : "");
+        progress_note("%s", err);
+        if (o->quiet)
+            fprintf(stderr, "sparkreport: %s\n", err);
+        rc = 128 + sig;
     } else {
         if (failed)
             progress_note("some measurements failed validation or did not run; the report says which");

@@ -96,7 +96,7 @@ void fs_cleanup_now(void)
     errno = e;
 }
 
-/* SIGINT, SIGTERM, SIGPIPE and SIGHUP wait while a temporary is created and registered, or renamed and
+/* The signals that end the process (util/signals.c) wait while a temporary is created and registered, or renamed and
  * forgotten, so their handler never finds one it does not know of. */
 static void hold_signals(sigset_t *old)
 {
@@ -106,6 +106,12 @@ static void hold_signals(sigset_t *old)
     sigaddset(&s, SIGTERM);
     sigaddset(&s, SIGPIPE);
     sigaddset(&s, SIGHUP);
+    sigaddset(&s, SIGQUIT);
+    sigaddset(&s, SIGUSR1);
+    sigaddset(&s, SIGUSR2);
+    sigaddset(&s, SIGALRM);
+    sigaddset(&s, SIGVTALRM);
+    sigaddset(&s, SIGXCPU);
     sigprocmask(SIG_BLOCK, &s, old);
 }
 

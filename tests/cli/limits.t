@@ -40,3 +40,14 @@ $ sparkreport --help | grep -A2 '^  130, 143'
      wrote results.json marked "partial" and a report that says so; a second signal
      stops at once and removes the unfinished run folder
 $ ls -A $OUT
+
+# The stack limit is checked like the open-file limit (issue 28): a soft limit below 8 MiB is
+# raised toward the hard one, so a scenario's nested calls end in Lua's own "C stack overflow"
+# (exit 3), not in SIGSEGV; a hard limit below 2 MiB is refused before anything runs.
+$ ulimit -Ss 256; sparkreport run tests/scenarios/c-stack.lua -q -o $OUT
+tests/scenarios/c-stack.lua:3: C stack overflow
+[3]
+$ ulimit -s 256; sparkreport run tests/scenarios/c-stack.lua -q -o $OUT
+sparkreport: the stack limit (ulimit -s) is 256 KiB; a run needs at least 2048 KiB; nothing was measured
+[1]
+$ ls -A $OUT

@@ -265,6 +265,11 @@ static int cmd_info(int argc, char **argv)
         else
             return usage_error("unknown argument '%s' for info", argv[i]);
     }
+    char err[512];
+    if (env_check_threads(err, sizeof err) != 0) {     /* before OpenMP starts a thread */
+        fprintf(stderr, "sparkreport: %s\n", err);
+        return SR_EXIT_USAGE;
+    }
     cJSON *c = env_context();
     if (as_json) {
         char *s = cJSON_Print(c);

@@ -472,7 +472,7 @@ static int preflight(const struct run_opts *o, char **source)
 {
     char err[SR_ERR_MAX];
     size_t n;
-    if (render_check_env(err, sizeof err) != 0) {
+    if (render_check_env(err, sizeof err) != 0 || env_check_threads(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_USAGE;
     }

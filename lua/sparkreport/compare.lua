@@ -178,8 +178,12 @@ local function median(xs)
   for i, x in ipairs(xs) do v[i] = x end
   table.sort(v)
   local n = #v
-  return n % 2 == 1 and v[(n + 1) // 2] or (v[n // 2] + v[n // 2 + 1]) / 2
+  return n % 2 == 1 and v[(n + 1) // 2] or v[n // 2] / 2 + v[n // 2 + 1] / 2   -- halves: no overflow near 1e308
 end
+
+-- The largest |log(current / baseline)| of medians compared: a ratio, its inverse and the change
+-- then stay finite (e^690.8 = 1e300), and so does the geometric mean.
+M.max_log_ratio = math.log(1e300)
 
 local function samples_fields(rec)
   local out = {}
@@ -219,6 +223,11 @@ local function compare_samples(b, c, field, o)
   if not t then return nil, err end
   local mb, mc = median(xs), median(ys)
   if not (mb > 0 and mc > 0) then return nil, "a median is zero or negative" end
+  -- out of range: a ratio of the medians (or its inverse, or the change) that a double cannot hold
+  local ratio = mc / mb
+  if not (math.abs(math.log(mb) - math.log(mc)) <= M.max_log_ratio and ratio - 1 < math.huge) then
+    return nil, ("out of range: the medians (%.3g and %.3g) are more than 1e300 times apart"):format(mb, mc)
+  end
   local r = { field = field, unit = unit.unit, better = unit.better, n_baseline = #xs, n_current = #ys,
               median_baseline = mb, median_current = mc, change = (mc - mb) / mb,
               speedup = unit.better == "lower" and mb / mc or mc / mb,

@@ -22,6 +22,10 @@ tests/scenarios/deep-recursion.lua:3: stack overflow
 $ sparkreport run tests/scenarios/measure-in-scenario.lua -o $OUT/reports
 tests/scenarios/measure-in-scenario.lua:4: bench.run is not available in a scenario: experiments run after the scenario returns them (write sr.bandwidth { ... })
 [3]
+# no environment either (issue 28): bench.context, the machine and its OMP_* variables, is the run's
+$ sparkreport run tests/scenarios/context-in-scenario.lua -o $OUT/reports
+tests/scenarios/context-in-scenario.lua:4: bench.context is not available in a scenario: a scenario sees no environment (results.json records this machine and its OMP_* variables)
+[3]
 $ sparkreport run tests/scenarios/tampered.lua -o $OUT/reports
 tests/scenarios/tampered.lua: the scenario it returned has an entry 1 with invalid parameters: bandwidth: parameter 'min_reps' = 0 is out of range (2 .. 1000)
 [3]

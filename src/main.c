@@ -71,14 +71,19 @@ static const char usage[] =
     "  130, 143  run stopped by SIGINT (Ctrl-C) or SIGTERM: after the current measurement it\n"
     "     wrote results.json marked \"partial\" and a report that says so; a second signal\n"
     "     stops at once and removes the unfinished run folder\n"
+    "     (after the measurements: they are complete; only the comparison is cut short)\n"
     "  129, 141  run stopped by SIGHUP or SIGPIPE (its output's reader left): at once, the\n"
-    "     unfinished run folder removed\n"
-    "  What can be checked before measuring is (2: SOURCE_DATE_EPOCH, SPARKREPORT_FONT_DIR;\n"
-    "  1: the output's kind; 3: UTF-8, title length and characters); limits: sparkreport.1\n"
+    "     unfinished run folder removed; other signals (SIGQUIT, SIGUSR1, SIGXCPU, ...) likewise,\n"
+    "     128 + their number; SIGPROF is ignored\n"
+    "  What can be checked before measuring is (2: SOURCE_DATE_EPOCH, SPARKREPORT_FONT_DIR,\n"
+    "  OMP_*/OPENBLAS_* thread variables, an output that is an input; 1: the output's kind and\n"
+    "  length, the open-file and stack limits, standard output that cannot be written; 3: UTF-8,\n"
+    "  title length and characters); limits: sparkreport.1\n"
     "\n"
     "Environment: SOURCE_DATE_EPOCH (PDF dates; 0 .. 253402300799), SPARKREPORT_FONT_DIR (DejaVu fonts),\n"
-    "OMP_NUM_THREADS (threads of the CPU experiments), SPARKREPORT_SCENARIO_TIME_S (processor\n"
-    "seconds a scenario's code may use before it returns its experiments; default 10).\n";
+    "OMP_NUM_THREADS (threads of the CPU experiments, 1 .. 4096), SPARKREPORT_SCENARIO_TIME_S (processor\n"
+    "seconds a scenario's code may use before it returns its experiments; default 10),\n"
+    "SPARKREPORT_MPI_JOIN_S (seconds the ranks of an mpirun job may take to join; default 60).\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {

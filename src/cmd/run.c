@@ -393,7 +393,7 @@ static int check_strings(const cJSON *params, const char *where, char *err, size
     for (const cJSON *p = params ? params->child : NULL; p; p = p->next) {
         const cJSON *v = cJSON_IsArray(p) ? p->child : p;
         for (; v; v = cJSON_IsArray(p) ? v->next : NULL) {
-            char what[600];
+            char what[FS_PATH_MAX + 160];
             snprintf(what, sizeof what, "%s: %.64s", where, p->string ? p->string : "?");
             if (!cJSON_IsString(v))
                 continue;
@@ -412,18 +412,18 @@ static int check_strings(const cJSON *params, const char *where, char *err, size
  * texts the PDF can draw, a baseline that is a file or a folder. Exit code or 0. */
 static int check_scenario(const struct run_opts *o, const cJSON *scn)
 {
-    char err[1024], name[512];
+    char err[SR_ERR_MAX], name[FS_PATH_MAX + 96];
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(scn, "params");
-    snprintf(name, sizeof name, "%.400s: scenario", o->scenario);
+    snprintf(name, sizeof name, "%s: scenario", o->scenario);
     if (check_strings(params, name, err, sizeof err) != 0)
         goto bad;
     const cJSON *exps = cJSON_GetObjectItemCaseSensitive(scn, "experiments");
     for (const cJSON *e = exps ? exps->child : NULL; e; e = e->next) {
-        snprintf(name, sizeof name, "%.400s: %.64s", o->scenario, json_str(e, "experiment", "experiment"));
+        snprintf(name, sizeof name, "%s: %.64s", o->scenario, json_str(e, "experiment", "experiment"));
         if (check_strings(cJSON_GetObjectItemCaseSensitive(e, "params"), name, err, sizeof err) != 0)
             goto bad;
     }
-    snprintf(name, sizeof name, "%.400s: the scenario's", o->scenario);
+    snprintf(name, sizeof name, "%s: the scenario's", o->scenario);
     if (json_check(name, scn, err, sizeof err) != 0)
         goto bad;
     if (comparison_baseline_check(json_str(params, "baseline", "none"), o->outdir, err, sizeof err) == 0)
@@ -437,7 +437,7 @@ bad:
 /* The prepared scenario on top of L's stack (the --set values applied) through the same checks. */
 static int check_prepared(lua_State *L, const struct run_opts *o)
 {
-    char err[1024];
+    char err[SR_ERR_MAX];
     cJSON *ready = lua_to_json_protected(L, -1, "scenario", err, sizeof err);
     if (!ready) {
         fprintf(stderr, "%s: %s\n", o->scenario, err);

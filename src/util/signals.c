@@ -35,7 +35,7 @@ static const struct {
 } enders[] = {
     { SIGINT, "SIGINT", "" },
     { SIGTERM, "SIGTERM", "" },
-    { SIGHUP, "SIGHUP", ": the terminal was closed" },
+    { SIGHUP, "SIGHUP", "" },
     { SIGPIPE, "SIGPIPE", ": the output was closed (a pipe whose reader is gone)" },
     { SIGQUIT, "SIGQUIT", "" },
     { SIGUSR1, "SIGUSR1", "" },

@@ -54,12 +54,15 @@ static const struct {
 #endif
 };
 
+#ifndef SR_SANITIZED                /* the sanitizers report faults themselves */
 /* Faults: a bug of ours, or a limit (the stack); the default action still follows (a core). */
 static const struct {
     int sig;
     const char *name;
 } faults[] = { { SIGSEGV, "SIGSEGV" }, { SIGBUS, "SIGBUS" }, { SIGFPE, "SIGFPE" }, { SIGILL, "SIGILL" },
                { SIGSYS, "SIGSYS" } };
+
+#endif
 
 static void say(const char *s)
 {
@@ -105,6 +108,7 @@ static void on_signal(int sig)
     _exit(128 + sig);
 }
 
+#ifndef SR_SANITIZED
 static void on_fault(int sig)
 {
     struct rlimit r;
@@ -132,11 +136,12 @@ static void on_fault(int sig)
     signal(sig, SIG_DFL);
     raise(sig);
 }
+#endif
 
 /* The fault handler runs on a stack of its own: a stack overflow leaves none to run on. */
 static void catch_faults(void)
 {
-#ifndef SR_SANITIZED                /* the sanitizers report faults themselves */
+#ifndef SR_SANITIZED
     static char alt[64 * 1024];
     stack_t ss = { .ss_sp = alt, .ss_size = sizeof alt, .ss_flags = 0 };
     struct sigaction sa;

@@ -7,7 +7,7 @@ local bench = require "bench"
 local schema = require "sparkreport.schema"
 
 local M = {
-  schema = "sparkreport/comparison", schema_version = 1,
+  schema = "sparkreport/comparison", schema_version = 2,   -- 2: derived, projections, fields_added
   alpha = 0.01,        -- a change is significant when the two-sided U test gives p below this
   min_change = 0.05,   -- ... and the median moved by at least this fraction
   min_samples = 2,     -- raw samples needed on each side to compare at all
@@ -27,6 +27,13 @@ M.measured = {
   "^stop$", "^iters_per_sample$", "_done$",         -- how the repetitions or steps went
   "^settled$", "^cv_target$",                       -- whether they settled (src/measure)
   "^loss", "^algo$",      -- training outcomes; the algorithm a library chose at run time
+}
+
+-- Records of these series are identified by the fields named (what was projected, onto what); every
+-- other field is what the model derived for them (hours, fit, micro-batch, ...), compared as a value.
+M.identity = {
+  projection = { "series", "workload", "system" },
+  scaleout = { "series", "workload", "system", "devices", "sharding" },
 }
 
 -- What the raw samples are, by the end of the field's name: the unit and which way is better.
@@ -87,11 +94,22 @@ function M.unit_of(field)
   end
 end
 
--- The comparison key of a record: its identifying fields, sorted, as "name=value, ...".
-function M.key(rec)
+-- Whether field k of rec identifies the record (part of its key) rather than holding what was measured.
+function M.identifies(rec, k, v)
+  local id = M.identity[rec.series]
+  if id then
+    for _, f in ipairs(id) do if f == k then return true end end
+    return false
+  end
+  return type(k) == "string" and not M.is_measured(k, v)
+end
+
+-- The comparison key of a record: its identifying fields, sorted, as "name=value, ..."; fields in
+-- the set `drop` are left out (fields only one of two documents of different versions records).
+function M.key(rec, drop)
   local parts = {}
   for k, v in pairs(rec) do
-    if type(k) == "string" and not M.is_measured(k, v) then parts[#parts + 1] = k .. "=" .. text(v) end
+    if M.identifies(rec, k, v) and not (drop and drop[k]) then parts[#parts + 1] = k .. "=" .. text(v) end
   end
   -- bandwidth records written before store kinds were recorded used cached stores (read: none)
   if rec.kernel and rec.alloc and rec.stores == nil then
@@ -241,31 +259,135 @@ local function invalid_side(b, c)
   if c.valid == false then return "failed validation in the current run" .. (c.error and (": " .. text(c.error)) or "") end
 end
 
--- Records of one experiment on both sides: results and not-comparable rows appended to out.
-local function compare_records(id, eb, ec, o, out)
-  local function index(exp)
-    local by, order = {}, {}
+-- Identifying fields that one side's records carry and the other's never do, when the two documents
+-- are of different schema versions: left out of both sides' keys and listed in out.fields_added.
+local function version_drop(id, eb, ec, o, out)
+  if not o.versions_differ then return nil end
+  local function names(exp)
+    local t = {}
     for _, rec in ipairs(exp.results or {}) do
-      local k = M.key(rec)            -- unique: M.build refused a document that repeats a record
-      by[k] = rec
-      order[#order + 1] = k
+      for k, v in pairs(rec) do if M.identifies(rec, k, v) then t[k] = true end end
     end
-    return by, order
+    return t
   end
-  local bb, border = index(eb)
-  local cb, corder = index(ec)
-  local function missing(rec, key, reason)
-    out.not_comparable[#out.not_comparable + 1] = { experiment = id, label = M.label(rec), key = key, reason = reason, count = 1 }
+  local nb, nc, drop, list = names(eb), names(ec), {}, {}
+  for _, side in ipairs { { nc, nb, "not in the baseline" }, { nb, nc, "not in the current run" } } do
+    for k in pairs(side[1]) do
+      if not side[2][k] then drop[k] = true; list[#list + 1] = { experiment = id, field = k, side = side[3] } end
+    end
   end
+  table.sort(list, function(a, b) return a.field < b.field end)
+  for _, f in ipairs(list) do out.fields_added[#out.fields_added + 1] = f end
+  return next(drop) and drop or nil
+end
+
+-- Records by key, in order, and how often each key occurs (more than once only where an older
+-- version's writer repeated records, schema.versions, or where version_drop took the field that
+-- told them apart).
+local function index(exp, drop)
+  local by, order, count = {}, {}, {}
+  for _, rec in ipairs(exp.results or {}) do
+    local k = M.key(rec, drop)
+    if by[k] then count[k] = count[k] + 1 else by[k], count[k] = rec, 1; order[#order + 1] = k end
+  end
+  return by, order, count
+end
+
+local function same_value(a, b)
+  if type(a) == "number" and type(b) == "number" then
+    return a == b or math.abs(a - b) <= 1e-12 * math.max(math.abs(a), math.abs(b))
+  end
+  if type(a) ~= "table" or type(b) ~= "table" then return a == b end
+  for k, v in pairs(a) do if not same_value(v, b[k]) then return false end end
+  for k in pairs(b) do if a[k] == nil then return false end end
+  return true
+end
+
+-- The fields holding what was measured or derived that differ between two records without raw
+-- samples, sorted.
+local function values_differ(b, c)
+  local fields, seen = {}, {}
+  for _, rec in ipairs { c, b } do
+    for k, v in pairs(rec) do
+      if not seen[k] and not M.identifies(rec, k, v) then
+        seen[k] = true
+        if not same_value(b[k], c[k]) then fields[#fields + 1] = k end
+      end
+    end
+  end
+  table.sort(fields)
+  return fields
+end
+
+local function num(x) return type(x) == "number" and x == x and x or nil end
+
+-- A projection record on both sides: its hours and fit; whether it moved is decided once the
+-- experiment's measured records are compared (projection_moved).
+local function projection_row(id, b, c)
+  local hb, hc = num(b.hours), num(c.hours)
+  local change = hb and hc and hb > 0 and (hc - hb) / hb or nil
+  local out_of_range = change and not (math.abs(change) < math.huge)     -- hours 1e300 apart: no finite ratio
+  return { experiment = id, workload = text(c.workload), system = text(c.system), system_kind = c.system_kind,
+           hours_baseline = hb, hours_current = hc, change = not out_of_range and change or nil,
+           out_of_range = out_of_range or nil, fits_baseline = b.fits, fits_current = c.fits }
+end
+
+local function fit_words(f) return f == true and "fits" or f == false and "does not fit" or "fit not recorded" end
+
+-- Whether a projected row moved beyond its noise, and why (README, "Reruns"): its fit changed; or
+-- its hours moved by at least the threshold and, where the row rests on this run's measurements
+-- (this machine, or a GPU calibration), those measurements changed significantly too. A row
+-- projected from the catalog alone is deterministic: it has no noise, only the threshold.
+local function projection_moved(r, o, measured, significant)
+  if r.fits_baseline ~= r.fits_current then
+    return ("%s -> %s"):format(fit_words(r.fits_baseline), fit_words(r.fits_current))
+  end
+  if (r.hours_baseline == nil) ~= (r.hours_current == nil) then
+    return r.hours_baseline and "no hours projected in the current run" or "no hours projected in the baseline"
+  end
+  if r.out_of_range then
+    return ("hours %.3g -> %.3g: out of range (no finite change)"):format(r.hours_baseline, r.hours_current)
+  end
+  if not r.change or math.abs(r.change) < o.min_change then return nil end
+  local pct = ("%+.1f %% hours"):format(100 * r.change)
+  if measured or r.system_kind == "measured" then
+    if not significant then return nil end
+    return pct .. "; the measurements it rests on changed (U test)"
+  end
+  return pct .. "; projected from the catalog and the model, which changed"
+end
+
+-- Records of one experiment on both sides: results, derived values, projections and
+-- not-comparable rows appended to out.
+local function compare_records(id, eb, ec, o, out)
+  local drop = version_drop(id, eb, ec, o, out)
+  local bb, border, bn = index(eb, drop)
+  local cb, corder, cn = index(ec, drop)
+  local function missing(rec, key, reason, count)
+    out.not_comparable[#out.not_comparable + 1] = { experiment = id, label = M.label(rec), key = key, reason = reason,
+                                                    count = count or 1 }
+  end
+  local first, rows = #out.results + 1, {}
   for _, k in ipairs(corder) do
     local c, b = cb[k], bb[k]
     if not b then
-      missing(c, k, "only in the current run")
+      missing(c, k, "only in the current run", cn[k])
+    elseif bn[k] > 1 or cn[k] > 1 then
+      local side, n = bn[k] > 1 and "baseline" or "current run", math.max(bn[k], cn[k])
+      missing(c, k, ("recorded %d times in the %s without a field that tells them apart (written by results schema "
+                     .. "version %s)"):format(n, side, text(bn[k] > 1 and o.versions[1] or o.versions[2])), n)
     else
       local bad = invalid_side(b, c)
       local fields = samples_fields(c)
       if bad then missing(c, k, bad)
-      elseif #fields == 0 then missing(c, k, "the record keeps no raw samples (samples_*)") end
+      elseif #fields == 0 then
+        local diff = values_differ(b, c)
+        out.derived_count = out.derived_count + 1
+        if #diff > 0 then
+          out.derived[#out.derived + 1] = { experiment = id, key = k, label = M.label(c), fields = table.concat(diff, ", ") }
+        end
+        if c.series == "projection" then rows[#rows + 1] = projection_row(id, b, c) end
+      end
       for _, f in ipairs(bad and {} or fields) do
         local r, why = compare_samples(b, c, f, o)
         if r then
@@ -278,7 +400,18 @@ local function compare_records(id, eb, ec, o, out)
     end
   end
   for _, k in ipairs(border) do
-    if not cb[k] then missing(bb[k], k, "only in the baseline") end
+    if not cb[k] then missing(bb[k], k, "only in the baseline", bn[k]) end
+  end
+  local significant = false
+  for i = first, #out.results do
+    local v = out.results[i].verdict
+    if v == "slower" or v == "faster" then significant = true end
+  end
+  local measured = ((eb.info or {}).calibration or {}).device == "gpu" or ((ec.info or {}).calibration or {}).device == "gpu"
+  for _, r in ipairs(rows) do
+    r.why = projection_moved(r, o, measured, significant)
+    r.moved = r.why ~= nil
+    out.projections[#out.projections + 1] = r
   end
 end
 
@@ -292,18 +425,16 @@ local RAN = { complete = true, partial = true }   -- a partial experiment's reco
 local function compare_experiments(base, cur, o, out)
   local bb, border = experiments_of(base)
   local cb, corder = experiments_of(cur)
-  local schema_differs = base.schema_version ~= cur.schema_version
+  o.versions = { base.schema_version, cur.schema_version }
+  o.versions_differ = base.schema_version ~= cur.schema_version
   for _, id in ipairs(corder) do
     local ec, eb = cb[id], bb[id]
     if not eb then
       whole_experiment(id, ec, "only in the current run", out)
-    elseif schema_differs then
-      whole_experiment(id, ec, ("results schema version %s in the baseline, %s in the current run")
-                               :format(text(base.schema_version), text(cur.schema_version)), out)
     elseif not RAN[eb.status] or not RAN[ec.status] then
-      local which = not RAN[eb.status] and "baseline" or "current run"
+      local which = not RAN[eb.status] and (not RAN[ec.status] and "either run" or "the baseline") or "the current run"
       local e = not RAN[eb.status] and eb or ec
-      whole_experiment(id, ec, ("did not run in the %s: %s"):format(which, text(e.reason or e.error or e.status or "no status")), out)
+      whole_experiment(id, ec, ("did not run in %s: %s"):format(which, text(e.reason or e.error or e.status or "no status")), out)
     else
       local diffs = M.param_differences(ec.name, eb.params, ec.params)
       if #diffs > 0 then
@@ -411,25 +542,42 @@ end
 local function describe(doc, path)
   local s, ctx = doc.scenario or {}, doc.context or {}
   return { path = path, title = s.title, scenario = s.name, scenario_path = s.path, sha256 = s.sha256,
+           schema_version = doc.schema_version,
            started_utc = doc.started_utc, finished_utc = doc.finished_utc, status = doc.status,
            host = ctx.host, tool = ctx.tool and (("%s (git %s)"):format(text(ctx.tool.version), text(ctx.tool.git))) }
 end
 
 -- nil, or "experiments[E].results[J] repeats experiments[E].results[I] (...)": two records of one
 -- experiment with the same key would be compared with whichever came first, so a document that
--- repeats one is refused, never half compared.
+-- repeats one is refused, never half compared. The repeats an older version's writer made
+-- (schema.versions' repeated_before) are let through: compare marks them not comparable.
 function M.repeated_record(doc)
+  local v = math.type(doc.schema_version) == "integer" and doc.schema_version or bench.schema_version
+  local function older_repeat(e, rec)
+    for _, ver in ipairs(schema.versions) do
+      if ver.version > v and ver.repeated_before and ver.repeated_before(e, rec) then return true end
+    end
+  end
   for i, e in ipairs(doc.experiments or {}) do
     local seen = {}
     for j, rec in ipairs(type(e.results) == "table" and e.results or {}) do
       local k = M.key(rec)
-      if seen[k] then
+      if seen[k] and not older_repeat(e, rec) then
         return ("experiments[%d].results[%d] repeats experiments[%d].results[%d] (the same measurement: %s)")
                :format(i, j, i, seen[k], #k > 120 and (k:sub(1, 120) .. "...") or k)
       end
-      seen[k] = j
+      seen[k] = seen[k] or j
     end
   end
+end
+
+-- One sentence on the projected rows: how many moved beyond their noise.
+function M.projection_sentence(cmp)
+  local n, moved = #cmp.projections, {}
+  for _, r in ipairs(cmp.projections) do if r.moved then moved[#moved + 1] = r end end
+  if n == 0 then return "No projected row could be compared with the baseline." end
+  if #moved == 0 then return ("None of the %s moved beyond its noise."):format(plural(n, "projected row", "projected rows")) end
+  return ("%d of %s moved beyond their noise."):format(#moved, plural(n, "projected row", "projected rows"))
 end
 
 -- Builds the comparison document. opts: alpha, min_change, baseline_path, current_path.
@@ -456,7 +604,7 @@ function M.build(base, cur, opts)
                           .. "samples a side without ties, else the normal approximation with tie and "
                           .. "continuity correction (as R's wilcox.test)" },
     environment = M.environment(base, cur),
-    results = {}, not_comparable = {},
+    results = {}, not_comparable = {}, derived = {}, derived_count = 0, projections = {}, fields_added = {},
   }
   compare_experiments(base, cur, o, out)
   local cb, order = experiments_of(cur)
@@ -464,6 +612,7 @@ function M.build(base, cur, opts)
   for _, id in ipairs(border) do if not cb[id] then order[#order + 1] = id end end
   summaries(out, order)
   out.summary = M.sentence(out)
+  out.projection_summary = M.projection_sentence(out)
   return out
 end
 

@@ -6,7 +6,7 @@ local bench = require "bench"
 local sr = require "sparkreport"
 local catalog = require "sparkreport.catalog"
 
-local M = { schema = "sparkreport/results", schema_version = 1 }
+local M = { schema = bench.schema, schema_version = bench.schema_version }   -- src/util/schema.h
 
 local REPORT_RESERVE = 0.05     -- of the budget kept for writing and rendering
 M.max_experiments = 100

@@ -6,6 +6,18 @@
 -- M.info[NAME]. Fields the sections read with a fallback (`x or "?"`) are optional.
 local M = { records = {}, info = {} }
 
+-- What each version of the results document added (the writer's version is src/util/schema.h's,
+-- bench.schema_version). compare reads every version up to the current one: a field added since
+-- is reported as not in the older run, never an error. repeated_before(experiment, record) names
+-- the records that versions before this one wrote more than once without a field that tells them
+-- apart: in an older document they are not compared; in a current one a repeat is refused.
+M.versions = {
+  { version = 1, added = "the first published schema" },
+  { version = 2, added = "model calibration records name the configuration that timed them (config); a run "
+                         .. "compared with a baseline records it (baseline: path, sha256, verdicts, projections)",
+    repeated_before = function(e, r) return e.name == "model" and r.series == "calibration" end },
+}
+
 -- Size limits of a results file's sections (README, "Limits"): beyond them a file is refused
 -- before drawing, with the path and the limit, rather than failing inside a section.
 M.limits = {
@@ -97,8 +109,16 @@ M.document = object {
     title = opt "string", template = opt "string", name = opt "string", path = opt "string",
     sha256 = opt "string", command = opt "string", source = opt "string", cwd = opt "string",
     decide = opt(list "string"), compare = opt(list "string"), life_years = opt "number",
-    utilisation = opt "number", kwh_usd = opt "number",
+    utilisation = opt "number", kwh_usd = opt "number", run_folder = opt "string",
   },
+  -- the run this one was compared with (results/comparison.c): what the decision page's sentence reads
+  baseline = opt(object {
+    path = "string", sha256 = opt "string", summary = "string", finished_utc = opt "string",
+    slower = opt "integer", compared = opt "integer",
+    projections = opt(object { compared = "integer", rows = list "string", moved = list(object {
+      workload = "string", system = "string", hours_baseline = opt "number", hours_current = opt "number",
+      change = opt "number", fits_baseline = opt "boolean", fits_current = opt "boolean", why = "string" }) }),
+  }),
   catalog = object {
     source = opt "string", sha256 = opt "string", match = opt "string", match_reason = opt "string",
     rows = opt(list(object {

@@ -29,6 +29,24 @@ static void print_verdicts(const cJSON *cmp)
             printf("%-12s %s: %s: median %+.1f %%, p = %.2g\n", v, json_str(r, "experiment", "?"),
                    json_str(r, "label", "?"), 100.0 * json_num(r, "change", NAN), json_num(r, "p", NAN));
     }
+    const cJSON *pj = cJSON_GetObjectItemCaseSensitive(cmp, "projections");
+    if (cJSON_GetArraySize(pj) > 0)
+        printf("%s\n", json_str(cmp, "projection_summary", ""));
+    int shown = 0;
+    for (const cJSON *r = pj ? pj->child : NULL; r; r = r->next)
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "moved")) && shown++ < MAX_LISTED)
+            printf("%-12s %s: %s on %s: %s\n", "moved", json_str(r, "experiment", "?"), json_str(r, "workload", "?"),
+                   json_str(r, "system", "?"), json_str(r, "why", "?"));
+    if (shown > MAX_LISTED)
+        printf("... and %d more projected rows moved (see the report)\n", shown - MAX_LISTED);
+    double nd = json_num(cmp, "derived_count", 0);
+    if (nd > 0)
+        printf("%.0f results without raw samples compared by value: %d changed\n", nd,
+               cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cmp, "derived")));
+    const cJSON *fa = cJSON_GetObjectItemCaseSensitive(cmp, "fields_added");
+    for (const cJSON *f = fa ? fa->child : NULL; f; f = f->next)
+        printf("%-12s %s: %s is %s (the runs' results schema versions differ)\n", "field", json_str(f, "experiment", "?"),
+               json_str(f, "field", "?"), json_str(f, "side", "?"));
     const cJSON *nc = cJSON_GetObjectItemCaseSensitive(cmp, "not_comparable");
     int i = 0, total = cJSON_GetArraySize(nc);
     for (const cJSON *n = nc ? nc->child : NULL; n && i < MAX_LISTED; n = n->next, i++) {

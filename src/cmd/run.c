@@ -185,19 +185,32 @@ static int any_failure(const cJSON *results)
 }
 
 /* Writes results.json, results.csv and report.pdf into dir; report.pdf from results.json. */
-static int write_outputs(const char *dir, const cJSON *results, char *err, size_t errlen)
+/* Writes results.json, then, compared with the baseline when the scenario names one (the
+ * comparison is recorded in results.json, so the report's decision page can say what moved),
+ * results.csv, report.pdf and the comparison's two files; *cmp is the comparison or NULL. */
+static int write_outputs(const char *dir, const char *outdir, const cJSON *results, cJSON **cmp, char *err,
+                         size_t errlen)
 {
     char path[4096];
+    *cmp = NULL;
     snprintf(path, sizeof path, "%s/results.json", dir);
     if (json_save(path, results, err, errlen) != 0)
         return -1;
     cJSON *back = results_load(path, err, errlen);     /* the PDF is drawn from the file, as render does */
     if (!back)
         return -1;
-    char *csv = csv_results(back);
+    int rc = 0;
+    sr_lua_stop_on_signal(1);           /* the measurements are done: a stop cuts the comparison short */
+    *cmp = progress_stopping() ? NULL : comparison_for_run(back, outdir);
+    sr_lua_stop_on_signal(0);           /* and not the report: it is drawn whole */
+    if (*cmp)
+        rc = json_save(path, back, err, errlen);
+    char *csv = rc == 0 ? csv_results(back) : NULL;
     snprintf(path, sizeof path, "%s/results.csv", dir);
-    int rc = fs_write_atomic(path, csv, strlen(csv), err, errlen);
-    free(csv);
+    if (csv) {
+        rc = fs_write_atomic(path, csv, strlen(csv), err, errlen);
+        free(csv);
+    }
     snprintf(path, sizeof path, "%s/report.pdf", dir);
     if (rc == 0 && (rc = render_results(back, path, err, errlen)) == RENDER_INVALID) {
         char *why = xstrdup(err);
@@ -205,15 +218,21 @@ static int write_outputs(const char *dir, const cJSON *results, char *err, size_
         free(why);
     }
     cJSON_Delete(back);
+    if (rc == 0 && *cmp && comparison_write(dir, *cmp, err, errlen) != 0) {
+        char *why = xstrdup(err);
+        snprintf(err, errlen, "the comparison with the baseline: %s", why);
+        free(why);
+        rc = -1;
+    }
     return rc;
 }
 
-/* Renames the finished temporary folder to reports/<UTC stamp>-<host>-<scenario>, or with a
- * suffix "-2", ... when a concurrent run took the name (never replacing it), and points latest
- * at it unless latest is something the user made. */
-static char *publish(const char *tmpdir, const struct run_opts *o, char *err, size_t errlen)
+/* The name the finished run folder takes in outdir, <UTC stamp>-<host>-<scenario>, with a suffix
+ * "-2", ... when a run folder already has it; chosen before the outputs are written, since the
+ * report prints it (the command that reruns the scenario against this run). */
+static void run_folder_name(const struct run_opts *o, char *out, size_t n)
 {
-    char stamp[32], host[64] = "host", name[80], want[4096], latest[4096];
+    char stamp[32], host[64] = "host", name[80], path[4096];
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
@@ -222,10 +241,46 @@ static char *publish(const char *tmpdir, const struct run_opts *o, char *err, si
     host[sizeof host - 1] = '\0';
     sanitize(host);
     scenario_name(o->scenario, name, sizeof name);
-    snprintf(want, sizeof want, "%s/%s-%s-%s", o->outdir, stamp, host, name);
+    snprintf(out, n, "%s-%s-%s", stamp, host, name);
+    for (int i = 2; i < 100; i++) {
+        snprintf(path, sizeof path, "%s/%s", o->outdir, out);
+        if (!fs_exists(path))
+            return;
+        snprintf(out, n, "%s-%s-%s-%d", stamp, host, name, i);
+    }
+}
+
+/* A concurrent run took the name results.json records: the folder's own name goes into its
+ * results.json and report.pdf (the rerun command prints it). */
+static void rename_recorded(const char *final)
+{
+    char path[4096], pdf[4096], err[2048];
+    snprintf(path, sizeof path, "%s/results.json", final);
+    snprintf(pdf, sizeof pdf, "%s/report.pdf", final);
+    cJSON *r = results_load(path, err, sizeof err);
+    cJSON *scn = r ? cJSON_GetObjectItemCaseSensitive(r, "scenario") : NULL;
+    if (scn) {
+        cJSON_DeleteItemFromObjectCaseSensitive(scn, "run_folder");
+        cJSON_AddStringToObject(scn, "run_folder", strrchr(final, '/') + 1);
+    }
+    if (!scn || json_save(path, r, err, sizeof err) != 0 || render_results(r, pdf, err, sizeof err) != 0)
+        progress_note("%s: the report names the run folder it was to take, not this one (%s)", final,
+                      scn ? err : "results.json unreadable");
+    cJSON_Delete(r);
+}
+
+/* Renames the finished temporary folder to outdir/name, or with a further suffix when a
+ * concurrent run took the name since (never replacing it), and points latest at it unless
+ * latest is something the user made. */
+static char *publish(const char *tmpdir, const struct run_opts *o, const char *name, char *err, size_t errlen)
+{
+    char want[4096], latest[4096];
+    snprintf(want, sizeof want, "%s/%s", o->outdir, name);
     char *final = fs_rename_unique(tmpdir, want, err, errlen);
     if (!final)
         return NULL;
+    if (strcmp(final, want) != 0)
+        rename_recorded(final);
     snprintf(latest, sizeof latest, "%s/%s", final, FS_TMP_MARKER);
     unlink(latest);                             /* finished: no longer a folder the stale cleaner may take */
     snprintf(latest, sizeof latest, "%s/latest", o->outdir);
@@ -518,10 +573,14 @@ int run_command(const struct run_opts *o)
         goto fail;
     signals_measured();                 /* a first signal from now on cuts short only the comparison */
     int failed = any_failure(results), partial = strcmp(json_str(results, "status", "partial"), "complete") != 0;
-    int wrc = write_outputs(tmpdir, results, err, sizeof err), compared = 0;
-    sr_lua_stop_on_signal(1);           /* the measurements are written: a stop cuts the comparison short */
-    int slower = wrc == 0 && !progress_stopping() ? comparison_after_run(tmpdir, o->outdir, results, &compared) : 0;
     int wanted = strcmp(json_str(cJSON_GetObjectItemCaseSensitive(results, "scenario"), "baseline", "none"), "none") != 0;
+    char name[256];
+    run_folder_name(o, name, sizeof name);
+    cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(results, "scenario"), "run_folder", name);
+    cJSON *cmp;
+    int wrc = write_outputs(tmpdir, o->outdir, results, &cmp, err, sizeof err);
+    int compared = cmp != NULL, slower = cmp ? comparison_slower(cmp) : 0;
+    cJSON_Delete(cmp);
     cJSON_Delete(results);
     if (wrc != 0)
         goto fail;
@@ -532,7 +591,7 @@ int run_command(const struct run_opts *o)
         goto fail;
     }
     log = NULL;
-    if (!(final = publish(tmpdir, o, err, sizeof err)))
+    if (!(final = publish(tmpdir, o, name, err, sizeof err)))
         goto fail;
     register_run_folder(tmpdir, 0);
     printf("%s/report.pdf\n", final);

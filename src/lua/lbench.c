@@ -19,6 +19,7 @@
 #include "util/error.h"
 #include "util/mwu.h"
 #include "util/progress.h"
+#include "util/schema.h"
 #include "util/sha256.h"
 #include "util/timing.h"
 #include "util/units.h"
@@ -357,5 +358,9 @@ static const luaL_Reg bench_funcs[] = {
 int luaopen_bench(lua_State *L)
 {
     luaL_newlib(L, bench_funcs);
+    lua_pushstring(L, SR_SCHEMA);
+    lua_setfield(L, -2, "schema");
+    lua_pushinteger(L, SR_SCHEMA_VERSION);
+    lua_setfield(L, -2, "schema_version");
     return 1;
 }

@@ -21,6 +21,7 @@
 #include "util/fsutil.h"
 #include "util/json.h"
 #include "util/progress.h"
+#include "util/sha256.h"
 
 /* The options table sparkreport.compare.build takes, pushed onto L. */
 static void push_opts(lua_State *L, const struct comparison_opts *o, const char *base_path, const char *cur_path)
@@ -117,53 +118,78 @@ int comparison_baseline_check(const char *want, const char *outdir, char *err, s
     return rc;
 }
 
-/* Compares dir/results.json with the baseline at bp and writes the two comparison files;
- * returns the comparison or NULL with err. */
-static cJSON *compare_into(const char *dir, const char *bp, char *err, size_t errlen)
+/* The block results.json keeps of the comparison (the decision page's sentence reads it): the
+ * baseline's path and sha256, its verdicts and the projected rows that moved. */
+static cJSON *baseline_block(const cJSON *cmp, const char *shown, const char *bp)
 {
-    char path[4096], real[PATH_MAX];
-    const struct comparison_opts o = { COMPARISON_ALPHA, COMPARISON_MIN_CHANGE };
-    const char *shown = realpath(bp, real) ? real : bp;     /* "latest" moves on; the folder does not */
-    cJSON *b = results_load(bp, err, errlen), *c = NULL, *cmp = NULL;
-    int bad;
-    snprintf(path, sizeof path, "%s/results.json", dir);
-    if (b && (c = results_load(path, err, errlen)))
-        cmp = comparison_build(b, shown, c, "results.json", &o, &bad, err, errlen);
-    cJSON_Delete(b);
-    cJSON_Delete(c);
-    snprintf(path, sizeof path, "%s/comparison.json", dir);
-    if (cmp && json_save(path, cmp, err, errlen) == 0) {
-        snprintf(path, sizeof path, "%s/comparison.pdf", dir);
-        if (render_results(cmp, path, err, errlen) == 0)
-            return cmp;
-        snprintf(path, sizeof path, "%s/comparison.json", dir);
-        unlink(path);
+    char *data = NULL, hex[65], err[512];
+    size_t n;
+    const cJSON *counts = cJSON_GetObjectItemCaseSensitive(cmp, "counts"), *r;
+    cJSON *b = cJSON_CreateObject(), *moved = cJSON_CreateArray(), *keys = cJSON_CreateArray(), *pj;
+    cJSON_AddStringToObject(b, "path", shown);
+    if (fs_read_file(bp, SR_RESULTS_MAX_BYTES, &data, &n, err, sizeof err) == 0) {
+        sha256_hex(data, n, hex);
+        cJSON_AddStringToObject(b, "sha256", hex);
     }
-    cJSON_Delete(cmp);
-    return NULL;
+    free(data);
+    cJSON_AddStringToObject(b, "finished_utc",
+                            json_str(cJSON_GetObjectItemCaseSensitive(cmp, "baseline"), "finished_utc", "?"));
+    cJSON_AddStringToObject(b, "summary", json_str(cmp, "summary", ""));
+    cJSON_AddNumberToObject(b, "slower", json_num(counts, "slower", 0));
+    cJSON_AddNumberToObject(b, "compared", json_num(counts, "compared", 0));
+    pj = cJSON_AddObjectToObject(b, "projections");
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(cmp, "projections");
+    cJSON_AddNumberToObject(pj, "compared", cJSON_GetArraySize(rows));
+    cJSON_ArrayForEach(r, rows) {
+        char key[512];
+        snprintf(key, sizeof key, "%s|%s", json_str(r, "workload", "?"), json_str(r, "system", "?"));
+        cJSON_AddItemToArray(keys, cJSON_CreateString(key));
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "moved"))) {
+            cJSON *m = cJSON_Duplicate(r, 1);
+            cJSON_DeleteItemFromObjectCaseSensitive(m, "moved");
+            cJSON_DeleteItemFromObjectCaseSensitive(m, "experiment");
+            cJSON_DeleteItemFromObjectCaseSensitive(m, "system_kind");
+            cJSON_AddItemToArray(moved, m);
+        }
+    }
+    cJSON_AddItemToObject(pj, "rows", keys);          /* "workload|system" of every row compared */
+    cJSON_AddItemToObject(pj, "moved", moved);
+    return b;
 }
 
-int comparison_after_run(const char *dir, const char *outdir, const cJSON *results, int *written)
+cJSON *comparison_for_run(cJSON *results, const char *outdir)
 {
-    char err[2048];
+    char err[2048], real[PATH_MAX];
     const char *want = json_str(cJSON_GetObjectItemCaseSensitive(results, "scenario"), "baseline", "none");
     char *bp = baseline_path(want, outdir);
-    *written = 0;
+    cJSON *b = NULL, *cmp = NULL;
     if (!bp)
-        return 0;
-    int slower = 0;
-    cJSON *cmp = NULL;
+        return NULL;
+    const char *shown = realpath(bp, real) ? real : bp;     /* "latest" moves on; the folder does not */
+    const struct comparison_opts o = { COMPARISON_ALPHA, COMPARISON_MIN_CHANGE };
+    int bad;
     if (!fs_exists(bp)) {
         progress_note("baseline '%s': %s does not exist, so this run is compared with nothing", want, bp);
-    } else if (!(cmp = compare_into(dir, bp, err, sizeof err))) {
+    } else if (!(b = results_load(bp, err, sizeof err))
+               || !(cmp = comparison_build(b, shown, results, "results.json", &o, &bad, err, sizeof err))) {
         progress_note("baseline '%s': %s; no comparison written", want, err);
     } else {
-        progress_note("compared with the baseline %s: %s", json_str(cJSON_GetObjectItemCaseSensitive(cmp, "baseline"), "path", bp),
-                      json_str(cmp, "summary", ""));
-        slower = comparison_slower(cmp);
-        *written = 1;
+        progress_note("compared with the baseline %s: %s %s", shown, json_str(cmp, "summary", ""),
+                      json_str(cmp, "projection_summary", ""));
+        cJSON_DeleteItemFromObjectCaseSensitive(results, "baseline");
+        cJSON_AddItemToObject(results, "baseline", baseline_block(cmp, shown, bp));
     }
-    cJSON_Delete(cmp);
+    cJSON_Delete(b);
     free(bp);
-    return slower;
+    return cmp;
+}
+
+int comparison_write(const char *dir, const cJSON *cmp, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/comparison.json", dir);
+    if (json_save(path, cmp, err, errlen) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/comparison.pdf", dir);
+    return render_results(cmp, path, err, errlen) == 0 ? 0 : -1;
 }

@@ -27,12 +27,16 @@ cJSON *comparison_build(const cJSON *base, const char *base_path, const cJSON *c
 /* The number of results a comparison document calls slower. */
 int comparison_slower(const cJSON *cmp);
 
-/* After a run wrote dir/results.json: compares it with the baseline its scenario names
- * (scenario.baseline: "none", "latest" = outdir/latest before this run is published, a run
- * folder's name inside outdir, or a path containing '/'), and writes dir/comparison.json and
- * dir/comparison.pdf. A missing or unreadable baseline is noted, never fatal. Returns the number
- * of slower results; *written is 1 when the comparison files were written. */
-int comparison_after_run(const char *dir, const char *outdir, const cJSON *results, int *written);
+/* After a run measured, before its files are written: compares results (the document as written
+ * and read back) with the baseline its scenario names (scenario.baseline: "none", "latest" =
+ * outdir/latest before this run is published, a run folder's name inside outdir, or a path
+ * containing '/') and records it in results as the block "baseline" (path, sha256, verdicts, the
+ * projected rows that moved), which the report's decision page reads. A missing or unreadable
+ * baseline is noted, never fatal. Returns the comparison document, or NULL when there is none. */
+cJSON *comparison_for_run(cJSON *results, const char *outdir);
+
+/* Writes dir/comparison.json and dir/comparison.pdf; -1 with err. */
+int comparison_write(const char *dir, const cJSON *cmp, char *err, size_t errlen);
 
 /* Before a run measures: the baseline the scenario names, when it exists, is a regular file (a
  * FIFO or a device would block the comparison or never end); -1 with err naming it. A missing

@@ -8,8 +8,8 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#define SR_SCHEMA "sparkreport/results"
-#define SR_SCHEMA_VERSION 1
+#include "util/schema.h"
+
 #define SR_RESULTS_MAX_BYTES ((size_t)256 << 20)
 #define SR_EPOCH_MAX 253402300799.0         /* 9999-12-31T23:59:59Z: the last time a PDF date holds */
 

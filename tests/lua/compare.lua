@@ -125,9 +125,44 @@ eq(c.not_comparable[1].count, 3, "count")
 eq(c.counts.not_comparable, 3, "not comparable count")
 eq(c.summary, "No result could be compared with the baseline: 3 results are not comparable.", "sentence")
 
--- schema versions, one-sided records, failed validation, unknown units, missing samples
-c = compare.build(base, doc({ rec("copy", 1e-3) }, { schema_version = 2 }))
-eq(c.not_comparable[1].reason, "results schema version 1 in the baseline, 2 in the current run", "schema version")
+-- schema versions: an older file compares; an identifying field only the newer one records is left
+-- out of the matching and listed, never an error
+local newer = doc({ rec("triad", 1e-3, { cpus = "0-3" }) }, { schema_version = 2 })
+c = compare.build(base, newer)
+eq(c.counts.compared, 1, "an older baseline compares")
+eq(#c.fields_added, 1, "one field added")
+eq(c.fields_added[1].field, "cpus", "the field added")
+eq(c.fields_added[1].side, "not in the baseline", "its side")
+c = compare.build(newer, base)
+eq(c.fields_added[1].side, "not in the current run", "the other way round")
+c = compare.build(base, doc({ rec("triad", 1e-3, { cpus = "0-3" }) }))
+eq(c.counts.compared, 0, "same version: a field that differs is another measurement")
+eq(#c.fields_added, 0, "same version: nothing left out")
+-- repeats: what version 1 wrote for the model's calibration (one record per configuration that timed an
+-- op, without saying which) is read and not compared; a repeat in a current file is refused
+local function cal(config, t) return { series = "calibration", kind = "embed", which = 0, m = 512, n = 128, k = 1,
+                                       dtype = "fp32", config = config, samples_s = samples(t), valid = true } end
+local function model(recs, v)
+  local d = doc(recs, { schema_version = v }, "model")
+  d.experiments[1].params = {}
+  return d
+end
+local old = model({ cal(nil, 1e-3), cal(nil, 2e-3), cal(nil, 3e-3) }, 1)
+local new = model({ cal("v1", 1e-3), cal("v2", 2e-3), cal("v3", 3e-3) }, 2)
+eq(compare.repeated_record(old), nil, "version 1's calibration repeats are read")
+check(compare.repeated_record(model({ cal(nil, 1e-3), cal(nil, 2e-3) }, 2)), "a repeat in a version 2 file is refused")
+check(compare.repeated_record(doc({ rec("copy", 1), rec("copy", 1) })), "a repeated bandwidth record is refused in version 1 too")
+c = compare.build(old, new)
+eq(c.counts.compared, 0, "repeated records are not compared")
+eq(c.not_comparable[1].count, 3, "all three")
+eq(c.not_comparable[1].reason, "recorded 3 times in the baseline without a field that tells them apart (written by "
+   .. "results schema version 1)", "why")
+eq(c.fields_added[1].field, "config", "config is not in the baseline")
+c = compare.build(new, new)
+eq(c.counts.unchanged, 3, "version 2: each configuration's record compares")
+eq(c.counts.not_comparable, 0, "version 2: nothing left out")
+
+-- one-sided records, failed validation, unknown units
 c = compare.build(base, doc { rec("copy", 1e-3), rec("fill", 1e-3),
                               rec("read", 1e-3, { valid = false, error = "relative error 1 exceeds 1e-12" }) })
 local why = {}
@@ -138,8 +173,50 @@ eq(why["read fp64 size, 24 KiB, 4 threads"], "failed validation in the current r
 local function probe(extra) return doc({ rec("copy", 1, extra) }, nil, "probe") end
 c = compare.build(probe { samples_s = false, samples_bytes = { 1, 2 } }, probe { samples_s = false, samples_bytes = { 1, 2 } })
 eq(c.not_comparable[1].reason, "no rule says whether a higher samples_bytes is better", "unknown unit")
-c = compare.build(probe { samples_s = false }, probe { samples_s = false })
-eq(c.not_comparable[1].reason, "the record keeps no raw samples (samples_*)", "no samples")
+-- records without raw samples (numerical errors, fitted figures) are compared by value
+c = compare.build(probe { samples_s = false, rel_error = 0.25 }, probe { samples_s = false, rel_error = 0.25 })
+eq(c.derived_count, 1, "compared by value")
+eq(#c.derived, 0, "unchanged")
+eq(#c.not_comparable, 0, "nothing not comparable")
+c = compare.build(probe { samples_s = false, rel_error = 0.25 }, probe { samples_s = false, rel_error = 0.5 })
+eq(c.derived[1].fields, "rel_error", "the field that changed")
+
+-- projected rows: identified by workload and system; moved when the fit changed or the hours moved by
+-- the threshold, and for a row resting on this run's measurements only when those changed too
+local function proj(system, kind, hours, fits, extra)
+  local r = { series = "projection", workload = "w", system = system, system_kind = kind, hours = hours,
+              hours_low = hours * 0.8, hours_high = hours * 1.2, fits = fits, fit = "fits: " .. hours .. " GB",
+              micro_batch = 8, steps = 100 }
+  for k, v in pairs(extra or {}) do r[k] = v end
+  return r
+end
+local function rows(list, t)
+  local recs = { cal("v1", t) }
+  for _, r in ipairs(list) do recs[#recs + 1] = r end
+  return model(recs, 2)
+end
+local before = rows({ proj("h100-sxm", "catalog", 10.5, true), proj("b200", "catalog", 100.5, true),
+                      proj("this", "measured", 1000.5, true), proj("dgx-spark", "catalog", 50.5, true) }, 1e-3)
+local function after(t) return rows({ proj("h100-sxm", "catalog", 10.5 * 1.01, true, { micro_batch = 4 }),
+                                      proj("b200", "catalog", 100.5 * 1.1, true),
+                                      proj("this", "measured", 1000.5 * 1.1, true),
+                                      proj("dgx-spark", "catalog", 50.5, false) }, t) end
+local function moved(cmp)
+  local m = {}
+  for _, r in ipairs(cmp.projections) do m[r.system] = r.why or false end
+  return m
+end
+c = compare.build(before, after(1e-3))
+eq(#c.projections, 4, "every row matched: outcomes are not in the key")
+local m = moved(c)
+eq(m["h100-sxm"], false, "+1 %: within the threshold")
+eq(m.b200, "+10.0 % hours; projected from the catalog and the model, which changed", "catalog row, +10 %")
+eq(m.this, false, "a measured row whose measurements did not change has not moved")
+eq(m["dgx-spark"], "fits -> does not fit", "fit changed")
+eq(c.projection_summary, "2 of 4 projected rows moved beyond their noise.", "projection sentence")
+m = moved(compare.build(before, after(1.2e-3)))
+eq(m.this, "+10.0 % hours; the measurements it rests on changed (U test)", "measurements changed: the row moved")
+eq(compare.build(before, before).projection_summary, "None of the 4 projected rows moved beyond its noise.", "self")
 c = compare.build(probe {}, probe { samples_s = { 1, "2", 3 } })
 eq(c.not_comparable[1].reason, "samples_s[2] in the current run is not a number", "a sample that is not a number")
 

@@ -327,6 +327,10 @@ local function scenario(doc, results)
       .. "stand-in: it is not the exact command. The exact command line is results.json's scenario.command (run "
       .. "from scenario.cwd, with the variables of context.build.openmp_env).")
   end
+  if scn.run_folder then      -- the same, compared with this run: it writes comparison.pdf beside its report
+    doc:paragraph(("Rerun and compare with this run: %s --set baseline=%s"):format(rerun,
+                  shell_word(scn.run_folder)), "mono")
+  end
   doc:paragraph(("The command expects the scenario file %s with sha256 %s. Its code follows without its comments "
     .. "(they state what its author expected, not what this run measured; the table above is this run); if the "
     .. "file has changed since, save this code and run it instead. OpenMP and BLAS variables not named in the "

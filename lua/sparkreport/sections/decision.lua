@@ -313,6 +313,37 @@ end
 
 -- ---- the section --------------------------------------------------------------------------------
 
+-- One sentence: whether the answer changed against the run this one was compared with (the
+-- baseline block results/comparison.c records): which rows of the table moved beyond their noise
+-- (sparkreport.compare's rule), or no change. nil without a baseline.
+local function baseline_text(ctx)
+  local b = ctx.results.baseline
+  if type(b) ~= "table" then return nil end
+  local pj = b.projections or { rows = {}, moved = {} }
+  local compared, moved = {}, {}
+  for _, k in ipairs(pj.rows or {}) do compared[k] = true end
+  for _, m in ipairs(pj.moved or {}) do moved[m.workload .. "|" .. m.system] = m end
+  local n, list = 0, {}
+  for _, w in ipairs(ctx.workloads) do
+    for _, id in ipairs(ctx.compare) do
+      local r = rec(ctx, w, id)
+      local key = r and (w.id .. "|" .. tostring(r.system))
+      if key and compared[key] then
+        n = n + 1
+        local m = moved[key]
+        if m then list[#list + 1] = ("%s on %s (%s)"):format(w.name or w.id, name_of(ctx, id), m.why) end
+      end
+    end
+  end
+  local against = ("Against the baseline run %s (finished %s, results sha256 %s): "):format(b.path, b.finished_utc or "?",
+                                                                                         (b.sha256 or "?"):sub(1, 12))
+  if n == 0 then return against .. "none of the rows above was projected in the baseline, so the answer cannot be compared." end
+  if #list == 0 then
+    return against .. ("no change: none of the %d rows above moved beyond its noise."):format(n)
+  end
+  return against .. ("the answer changed in %d of the %d rows above: %s."):format(#list, n, table.concat(list, "; "))
+end
+
 function S.decision(doc, results)
   require("sparkreport.sections.common").title_block(doc, results, "A DGX Spark or HBM GPUs? The answer first")
   local exp = model_exp(results)
@@ -325,6 +356,8 @@ function S.decision(doc, results)
   doc:paragraph("The question: is an NVIDIA DGX Spark enough to train these workloads, or are HBM GPUs needed? "
     .. "Per workload: hours with band on each compared system, fit, cost per job and energy; then a verdict.")
   decision_table(doc, ctx)
+  local changed = baseline_text(ctx)
+  if changed then doc:paragraph(changed) end
   for i, w in ipairs(ctx.workloads) do doc:paragraph(("(%d) %s"):format(i, verdict(ctx, w))) end
   if #ctx.missing > 0 then
     doc:paragraph(("Not projected in this run: %s (the scenario's decide list names them; sr.model's workloads "

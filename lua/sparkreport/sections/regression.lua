@@ -170,6 +170,59 @@ function S.regression_verdicts(doc, cmp)
   end
 end
 
+local MAX_DERIVED = 40          -- rows of changed figures listed; the rest counted
+
+local function hours_text(h) return h and fmt.rate(h) .. " h" or "none" end
+
+-- The projected rows (sparkreport.compare's projection_moved rule) and the results without raw
+-- samples, compared by value. Older comparison documents lack both.
+function S.regression_projections(doc, cmp)
+  if not cmp.projections then return end
+  doc:section("Projections and figures without raw samples")
+  doc:paragraph(cmp.projection_summary or "")
+  local rows = {}
+  for _, r in ipairs(cmp.projections) do
+    if r.moved then
+      rows[#rows + 1] = { r.workload, r.system, hours_text(r.hours_baseline), hours_text(r.hours_current), r.why }
+    end
+  end
+  if #rows > 0 then
+    doc:table { columns = { { title = "Workload", width = 0.2 }, { title = "System", width = 0.16 },
+                            { title = "Hours,\nbaseline", align = "right", width = 0.12 },
+                            { title = "Hours,\ncurrent", align = "right", width = 0.12 }, { title = "Why it moved" } },
+                rows = rows, caption = "Projected rows that moved beyond their noise." }
+  end
+  doc:paragraph("A projected row moved when its fit changed, or when its hours moved by at least the threshold ("
+    .. fmt.pct(cmp.thresholds.min_change) .. ") and, for a row that rests on this run's measurements (this "
+    .. "machine, or a GPU calibration), those measurements changed too (some result of the same experiment is "
+    .. "slower or faster by the test above). A row projected from the catalog alone has no noise: it moves only "
+    .. "when the catalog or the model changed.", "small")
+  local n, changed = cmp.derived_count or 0, cmp.derived or {}
+  if n > 0 then
+    doc:paragraph(("%s without raw samples (projections, numerical errors, fitted figures) %s compared by value: "
+      .. "%d changed.%s"):format(plural(n, "result", "results"), n == 1 and "was" or "were", #changed,
+        #changed > MAX_DERIVED and (" The first %d are listed."):format(MAX_DERIVED) or ""))
+    rows = {}
+    for i = 1, math.min(#changed, MAX_DERIVED) do
+      local d = changed[i]
+      rows[i] = { d.experiment, d.label, d.fields }
+    end
+    if #rows > 0 then
+      doc:table { columns = { { title = "Experiment", width = 0.16 }, { title = "Result", width = 0.42 },
+                              { title = "Fields that changed" } }, rows = rows }
+    end
+  end
+  if #(cmp.fields_added or {}) > 0 then
+    rows = {}
+    for _, f in ipairs(cmp.fields_added) do rows[#rows + 1] = { f.experiment, f.field, f.side } end
+    doc:paragraph(("The two results files are of different schema versions (%s in the baseline, %s in the current "
+      .. "run). Identifying fields that only one of them records are left out of the matching:")
+      :format(cmp.baseline.schema_version or "?", cmp.current.schema_version or "?"))
+    doc:table { columns = { { title = "Experiment", width = 0.2 }, { title = "Field", width = 0.3 }, { title = "" } },
+                rows = rows }
+  end
+end
+
 function S.regression_not_comparable(doc, cmp)
   doc:section("Not comparable", 2)
   if #cmp.not_comparable == 0 then
@@ -192,12 +245,15 @@ function S.regression_method(doc, cmp)
   local t = cmp.thresholds
   doc:section("Method")
   doc:paragraph(("Matching. Two records are the same measurement when they come from the same experiment on the "
-    .. "same device, the results files have the same schema version, the experiment parameters that shape how a "
+    .. "same device, the experiment parameters that shape how a "
     .. "record is measured are equal (parameters that only choose which records exist, such as sizes, kernels "
     .. "and repetition limits, may differ), and every identifying field of the record is equal. Identifying "
     .. "fields are all fields but the measurements: raw samples and statistics, numbers that are not whole, "
     .. "rates (GB/s, FLOP/s), seconds, validation outcomes, how the repetitions went, training losses and "
-    .. "the algorithm a library chose at run time."))
+    .. "the algorithm a library chose at run time. A projected row is identified by its workload and system "
+    .. "(and a scale-out row by its device count and sharding). Results files of different schema versions "
+    .. "compare: an identifying field that only one of them records is left out of the matching and listed; "
+    .. "records an older version wrote twice without telling them apart are not compared."))
   local n, smallest = 1, 1        -- the fewest samples a side that can reach p < alpha: 2 / C(2n, n)
   repeat
     n = n + 1

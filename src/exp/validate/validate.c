@@ -120,6 +120,13 @@ static char *config_name(const struct train_config *c, char *buf, size_t n)
     return buf;
 }
 
+/* The id records use for validation configuration i: "v1", "v2", ... */
+static char *config_id(int i, char *buf, size_t n)
+{
+    snprintf(buf, n, "v%d", i + 1);
+    return buf;
+}
+
 int validate_precheck(const cJSON *params, char *err, size_t errlen)
 {
     struct train_config cfg[NCONFIGS];
@@ -327,11 +334,14 @@ static double time_op(struct bench_cfg *b, int i)
     return s;
 }
 
-static cJSON *timed_json(const struct net_op *op, const double *samples, int n, double med)
+/* One op timed on its own; config names the configuration it was timed in ("big", "v1", ...): each
+ * configuration times its ops afresh, so one op shape can be timed in several. */
+static cJSON *timed_json(const struct net_op *op, const char *config, const double *samples, int n, double med)
 {
     int compute;
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "series", "calibration");
+    cJSON_AddStringToObject(r, "config", config);
     cJSON_AddStringToObject(r, "class", net_class_names[net_kinds[op->kind].cls]);
     cJSON_AddStringToObject(r, "kind", net_kinds[op->kind].name);
     cJSON_AddNumberToObject(r, "which", op->which);
@@ -393,7 +403,7 @@ static cJSON *steps_json(const struct bench_cfg *b, const double *step_s, const 
  * round times each op once, then trains one step (forward, backward, AdamW update). A burst of
  * load on a shared machine then costs one sample of many ops and of the steps alike, not all
  * samples of a few. The ops' medians go into c; *run gets the steps. Returns the ops timed. */
-static int calibrate_config(const struct train_ops *ops, const struct train_config *cfg, size_t nscrub,
+static int calibrate_config(const struct train_ops *ops, const struct train_config *cfg, const char *id, size_t nscrub,
                             struct predict_calib *c, cJSON *results, cJSON **run, char *err, size_t errlen)
 {
     struct bench_cfg b;
@@ -435,7 +445,7 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
     for (int j = 0; j < n && rounds > 0; j++) {
         double *x = samples + (size_t)j * OP_ROUNDS, med = measure_median(x, rounds);
         predict_calib_add(c, &b.plan[todo[j]], med);
-        cJSON_AddItemToArray(results, timed_json(&b.plan[todo[j]], x, rounds, med));
+        cJSON_AddItemToArray(results, timed_json(&b.plan[todo[j]], id, x, rounds, med));
     }
     if (rounds > 0) {
         *run = steps_json(&b, step_s, op_s, rounds);
@@ -481,8 +491,7 @@ static cJSON *validation_json(const struct train_config *cfg, int idx, double pr
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "series", "validation");
     char id[16];
-    snprintf(id, sizeof id, "v%d", idx + 1);
-    cJSON_AddStringToObject(r, "config", id);
+    cJSON_AddStringToObject(r, "config", config_id(idx, id, sizeof id));
     cJSON_AddStringToObject(r, "label", config_name(cfg, name, sizeof name));
     cJSON_AddNumberToObject(r, "layers", s->layers);
     cJSON_AddNumberToObject(r, "hidden", s->hidden);
@@ -700,7 +709,8 @@ static void validate_configs(const struct vdevice *d, const struct train_ops *op
         fresh.timed = NULL;
         fresh.ntimed = fresh.captimed = 0;
         memset(fresh.curve, 0, sizeof fresh.curve);
-        if (calibrate_config(ops, &cfg[i], scrub, &fresh, results, &run, why, sizeof why) < 0) {
+        char id[16];
+        if (calibrate_config(ops, &cfg[i], config_id(i, id, sizeof id), scrub, &fresh, results, &run, why, sizeof why) < 0) {
             measure_skip(skipped, name, why);
             predict_calib_free(&fresh);
             continue;
@@ -743,7 +753,7 @@ static void calibrate_big(const struct train_ops *ops, const struct train_config
     big.shape.layers = 1;
     config_name(&big, name, sizeof name);
     progress_step(0, name);
-    if (calibrate_config(ops, &big, scrub, cal, part(out, "results"), &run, why, sizeof why) < 0)
+    if (calibrate_config(ops, &big, "big", scrub, cal, part(out, "results"), &run, why, sizeof why) < 0)
         measure_skip(part(out, "skipped"), name, why);
     cJSON_Delete(run);
 }

@@ -53,7 +53,7 @@ local f = assert(io.open(big, "w")); f:write(json.encode(base)); f:close()
 sh("rm -rf " .. q(root))
 local ms, err
 code, ms, err = background(("tests/scenarios/tiny.lua -o %s --set baseline=%s"):format(q(root), q(big)),
-  ("ls %s/.tmp-*/report.pdf >/dev/null 2>&1"):format(q(root)), "sleep 0.3; kill -TERM $pid")
+  ("ls %s/.tmp-*/results.json >/dev/null 2>&1"):format(q(root)), "sleep 0.3; kill -TERM $pid")
 if code ~= 143 then fail("SIGTERM during the comparison: exit %d: %s", code, err) end
 if ms > 3300 then fail("SIGTERM during the comparison: it took %d ms to stop", ms) end
 local want = "sparkreport: SIGTERM came after the measurements: results.json and report.pdf are complete; "

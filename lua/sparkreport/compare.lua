@@ -259,24 +259,34 @@ local function invalid_side(b, c)
   if c.valid == false then return "failed validation in the current run" .. (c.error and (": " .. text(c.error)) or "") end
 end
 
--- Identifying fields that one side's records carry and the other's never do, when the two documents
--- are of different schema versions: left out of both sides' keys and listed in out.fields_added.
+-- Identifying fields that one side's records of a series carry and the other's never do, when the two
+-- documents are of different schema versions: left out of both sides' keys (drop[series][field]) and
+-- listed in out.fields_added.
 local function version_drop(id, eb, ec, o, out)
   if not o.versions_differ then return nil end
   local function names(exp)
     local t = {}
     for _, rec in ipairs(exp.results or {}) do
-      for k, v in pairs(rec) do if M.identifies(rec, k, v) then t[k] = true end end
+      local s = text(rec.series or "")
+      t[s] = t[s] or {}
+      for k, v in pairs(rec) do if M.identifies(rec, k, v) then t[s][k] = true end end
     end
     return t
   end
   local nb, nc, drop, list = names(eb), names(ec), {}, {}
   for _, side in ipairs { { nc, nb, "not in the baseline" }, { nb, nc, "not in the current run" } } do
-    for k in pairs(side[1]) do
-      if not side[2][k] then drop[k] = true; list[#list + 1] = { experiment = id, field = k, side = side[3] } end
+    for series, fields in pairs(side[1]) do
+      local other = side[2][series]
+      for k in pairs(other and fields or {}) do
+        if not other[k] then
+          drop[series] = drop[series] or {}
+          drop[series][k] = true
+          list[#list + 1] = { experiment = id, series = series, field = k, side = side[3] }
+        end
+      end
     end
   end
-  table.sort(list, function(a, b) return a.field < b.field end)
+  table.sort(list, function(a, b) return a.series .. " " .. a.field < b.series .. " " .. b.field end)
   for _, f in ipairs(list) do out.fields_added[#out.fields_added + 1] = f end
   return next(drop) and drop or nil
 end
@@ -287,7 +297,7 @@ end
 local function index(exp, drop)
   local by, order, count = {}, {}, {}
   for _, rec in ipairs(exp.results or {}) do
-    local k = M.key(rec, drop)
+    local k = M.key(rec, drop and drop[text(rec.series or "")])
     if by[k] then count[k] = count[k] + 1 else by[k], count[k] = rec, 1; order[#order + 1] = k end
   end
   return by, order, count
@@ -373,9 +383,13 @@ local function compare_records(id, eb, ec, o, out)
     if not b then
       missing(c, k, "only in the current run", cn[k])
     elseif bn[k] > 1 or cn[k] > 1 then
-      local side, n = bn[k] > 1 and "baseline" or "current run", math.max(bn[k], cn[k])
+      -- the older document's writer repeated them (or lacks the field that told them apart)
+      local base_side = bn[k] > 1 and cn[k] == 1
+      if o.versions_differ and bn[k] > 1 and cn[k] > 1 then base_side = o.versions[1] < o.versions[2] end
+      local n = base_side and bn[k] or cn[k]
       missing(c, k, ("recorded %d times in the %s without a field that tells them apart (written by results schema "
-                     .. "version %s)"):format(n, side, text(bn[k] > 1 and o.versions[1] or o.versions[2])), n)
+                     .. "version %s)"):format(n, base_side and "baseline" or "current run",
+                                          text(base_side and o.versions[1] or o.versions[2])), n)
     else
       local bad = invalid_side(b, c)
       local fields = samples_fields(c)

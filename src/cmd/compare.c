@@ -45,8 +45,9 @@ static void print_verdicts(const cJSON *cmp)
                cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cmp, "derived")));
     const cJSON *fa = cJSON_GetObjectItemCaseSensitive(cmp, "fields_added");
     for (const cJSON *f = fa ? fa->child : NULL; f; f = f->next)
-        printf("%-12s %s: %s is %s (the runs' results schema versions differ)\n", "field", json_str(f, "experiment", "?"),
-               json_str(f, "field", "?"), json_str(f, "side", "?"));
+        printf("%-12s %s: %s records: %s is %s (the runs' results schema versions differ)\n", "field",
+               json_str(f, "experiment", "?"), json_str(f, "series", "?"), json_str(f, "field", "?"),
+               json_str(f, "side", "?"));
     const cJSON *nc = cJSON_GetObjectItemCaseSensitive(cmp, "not_comparable");
     int i = 0, total = cJSON_GetArraySize(nc);
     for (const cJSON *n = nc ? nc->child : NULL; n && i < MAX_LISTED; n = n->next, i++) {

@@ -22,7 +22,11 @@ if link ~= dir:match("[^/]+$") then fail("latest -> %s, expected %s", link, dir:
 
 -- results.json
 local r = json.decode(read(dir .. "/results.json"))
-assert(r.schema == "sparkreport/results" and r.schema_version == 1 and r.status == "complete")
+local version = tonumber(read(env.srcdir .. "/src/util/schema.h"):match("#define SR_SCHEMA_VERSION (%d+)"))
+if r.schema ~= "sparkreport/results" or r.schema_version ~= version or r.status ~= "complete" then
+  fail("results.json: schema %s version %s (the writer's is %d), status %s", tostring(r.schema),
+       tostring(r.schema_version), version, tostring(r.status))
+end
 for _, k in ipairs { "host", "cpu", "memory", "os", "build", "cuda", "tool" } do
   if r.context[k] == nil then fail("context lacks %s", k) end
 end

@@ -214,12 +214,12 @@ function S.regression_projections(doc, cmp)
   end
   if #(cmp.fields_added or {}) > 0 then
     rows = {}
-    for _, f in ipairs(cmp.fields_added) do rows[#rows + 1] = { f.experiment, f.field, f.side } end
+    for _, f in ipairs(cmp.fields_added) do rows[#rows + 1] = { f.experiment, f.series or "", f.field, f.side } end
     doc:paragraph(("The two results files are of different schema versions (%s in the baseline, %s in the current "
       .. "run). Identifying fields that only one of them records are left out of the matching:")
       :format(cmp.baseline.schema_version or "?", cmp.current.schema_version or "?"))
-    doc:table { columns = { { title = "Experiment", width = 0.2 }, { title = "Field", width = 0.3 }, { title = "" } },
-                rows = rows }
+    doc:table { columns = { { title = "Experiment", width = 0.16 }, { title = "Records", width = 0.16 },
+                            { title = "Field", width = 0.26 }, { title = "" } }, rows = rows }
   end
 end
 

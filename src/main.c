@@ -1,6 +1,7 @@
 /* main.c: the command line: parses arguments and hands each command to its owner (cmd/run.c,
  * cmd/render.c and cmd/compare.c; env.c for info; the registries for list). Exit codes are
  * documented here, in --help, and in sparkreport.1. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,14 +71,19 @@ static const char usage[] =
     "  130, 143  run stopped by SIGINT (Ctrl-C) or SIGTERM: after the current measurement it\n"
     "     wrote results.json marked \"partial\" and a report that says so; a second signal\n"
     "     stops at once and removes the unfinished run folder\n"
+    "     (after the measurements: they are complete; only the comparison is cut short)\n"
     "  129, 141  run stopped by SIGHUP or SIGPIPE (its output's reader left): at once, the\n"
-    "     unfinished run folder removed\n"
-    "  What can be checked before measuring is (2: SOURCE_DATE_EPOCH, SPARKREPORT_FONT_DIR;\n"
-    "  1: the output's kind; 3: UTF-8, title length and characters); limits: sparkreport.1\n"
+    "     unfinished run folder removed; other signals (SIGQUIT, SIGUSR1, SIGXCPU, ...) likewise,\n"
+    "     128 + their number; SIGPROF is ignored\n"
+    "  What can be checked before measuring is (2: SOURCE_DATE_EPOCH, SPARKREPORT_FONT_DIR,\n"
+    "  OMP_*/OPENBLAS_* thread variables, an output that is an input; 1: the output's kind and\n"
+    "  length, the open-file and stack limits, standard output that cannot be written; 3: UTF-8,\n"
+    "  title length and characters); limits: sparkreport.1\n"
     "\n"
     "Environment: SOURCE_DATE_EPOCH (PDF dates; 0 .. 253402300799), SPARKREPORT_FONT_DIR (DejaVu fonts),\n"
-    "OMP_NUM_THREADS (threads of the CPU experiments), SPARKREPORT_SCENARIO_TIME_S (processor\n"
-    "seconds a scenario's code may use before it returns its experiments; default 10).\n";
+    "OMP_NUM_THREADS (threads of the CPU experiments, 1 .. 4096), SPARKREPORT_SCENARIO_TIME_S (processor\n"
+    "seconds a scenario's code may use before it returns its experiments; default 10),\n"
+    "SPARKREPORT_MPI_JOIN_S (seconds the ranks of an mpirun job may take to join; default 60).\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -264,6 +270,11 @@ static int cmd_info(int argc, char **argv)
         else
             return usage_error("unknown argument '%s' for info", argv[i]);
     }
+    char err[512];
+    if (env_check_threads(err, sizeof err) != 0) {     /* before OpenMP starts a thread */
+        fprintf(stderr, "sparkreport: %s\n", err);
+        return SR_EXIT_USAGE;
+    }
     cJSON *c = env_context();
     if (as_json) {
         char *s = cJSON_Print(c);
@@ -350,6 +361,7 @@ static void startup_limits(int argc, char **argv, char **envp)
     static char msg[512];
     int rc = vmlimit_prepare_blas(msg, sizeof msg);
     (void)argc, (void)argv, (void)envp;
+    signal(SIGPROF, SIG_IGN);           /* from the first moment: a profiler's stray SIGPROF ends nothing */
     if (rc > 0)
         vmlimit_watch_start(msg, VMLIMIT_WATCH_S);
     if (rc < 0) {
@@ -361,11 +373,37 @@ static void startup_limits(int argc, char **argv, char **envp)
 __attribute__((section(".preinit_array"), used)) static void (*const preinit_startup)(int, char **, char **) =
     startup_limits;
 
+/* Every command's standard output ends here: a write that failed (a full disk, a file-size limit)
+ * makes the command fail with the system's reason, never exit 0 with a truncated output. */
+static int close_stdout(int rc)
+{
+    errno = 0;
+    int bad = ferror(stdout), e = 0;
+    if (fflush(stdout) != 0)
+        e = errno;
+    bad |= ferror(stdout);
+    errno = 0;
+    if (fclose(stdout) != 0 && !e)
+        e = errno;
+    if (!bad && !e)
+        return rc;
+    fprintf(stderr, "sparkreport: cannot write to standard output: %s\n",
+            e ? strerror(e) : "a write failed (the output is incomplete)");
+    return rc == SR_EXIT_OK || rc == SR_EXIT_INVALID || rc == SR_EXIT_SLOWER ? SR_EXIT_FAILURE : rc;
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
     vmlimit_watch_stop();       /* the libraries have loaded */
     signal(SIGXFSZ, SIG_IGN);   /* past a file size limit, a write fails with EFBIG and we say so */
     signals_catch(0, 0);        /* a signal removes any temporary file; run makes the first gentle */
+    return close_stdout(dispatch(argc, argv));
+}
+
+static int dispatch(int argc, char **argv)
+{
     if (argc < 2)
         return usage_error("%s", "no command given");
     const char *cmd = argv[1];

@@ -196,8 +196,12 @@ local function median(xs)
   for i, x in ipairs(xs) do v[i] = x end
   table.sort(v)
   local n = #v
-  return n % 2 == 1 and v[(n + 1) // 2] or (v[n // 2] + v[n // 2 + 1]) / 2
+  return n % 2 == 1 and v[(n + 1) // 2] or v[n // 2] / 2 + v[n // 2 + 1] / 2   -- halves: no overflow near 1e308
 end
+
+-- The largest |log(current / baseline)| of medians compared: a ratio, its inverse and the change
+-- then stay finite (e^690.8 = 1e300), and so does the geometric mean.
+M.max_log_ratio = math.log(1e300)
 
 local function samples_fields(rec)
   local out = {}
@@ -237,6 +241,11 @@ local function compare_samples(b, c, field, o)
   if not t then return nil, err end
   local mb, mc = median(xs), median(ys)
   if not (mb > 0 and mc > 0) then return nil, "a median is zero or negative" end
+  -- out of range: a ratio of the medians (or its inverse, or the change) that a double cannot hold
+  local ratio = mc / mb
+  if not (math.abs(math.log(mb) - math.log(mc)) <= M.max_log_ratio and ratio - 1 < math.huge) then
+    return nil, ("out of range: the medians (%.3g and %.3g) are more than 1e300 times apart"):format(mb, mc)
+  end
   local r = { field = field, unit = unit.unit, better = unit.better, n_baseline = #xs, n_current = #ys,
               median_baseline = mb, median_current = mc, change = (mc - mb) / mb,
               speedup = unit.better == "lower" and mb / mc or mc / mb,
@@ -326,9 +335,11 @@ local function num(x) return type(x) == "number" and x == x and x or nil end
 -- experiment's measured records are compared (projection_moved).
 local function projection_row(id, b, c)
   local hb, hc = num(b.hours), num(c.hours)
+  local change = hb and hc and hb > 0 and (hc - hb) / hb or nil
+  local out_of_range = change and not (math.abs(change) < math.huge)     -- hours 1e300 apart: no finite ratio
   return { experiment = id, workload = text(c.workload), system = text(c.system), system_kind = c.system_kind,
-           hours_baseline = hb, hours_current = hc, change = hb and hc and hb > 0 and (hc - hb) / hb or nil,
-           fits_baseline = b.fits, fits_current = c.fits }
+           hours_baseline = hb, hours_current = hc, change = not out_of_range and change or nil,
+           out_of_range = out_of_range or nil, fits_baseline = b.fits, fits_current = c.fits }
 end
 
 local function fit_words(f) return f == true and "fits" or f == false and "does not fit" or "fit not recorded" end
@@ -343,6 +354,9 @@ local function projection_moved(r, o, measured, significant)
   end
   if (r.hours_baseline == nil) ~= (r.hours_current == nil) then
     return r.hours_baseline and "no hours projected in the current run" or "no hours projected in the baseline"
+  end
+  if r.out_of_range then
+    return ("hours %.3g -> %.3g: out of range (no finite change)"):format(r.hours_baseline, r.hours_current)
   end
   if not r.change or math.abs(r.change) < o.min_change then return nil end
   local pct = ("%+.1f %% hours"):format(100 * r.change)

@@ -65,7 +65,7 @@ static void print_verdicts(const cJSON *cmp)
 int compare_command(const char *baseline, const char *current, const char *pdf_path, int as_json,
                     const struct comparison_opts *o)
 {
-    char err[2048];
+    char err[SR_ERR_MAX];
     const char *out = pdf_path ? pdf_path : as_json ? NULL : "comparison.pdf";
     if (render_check_env(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
@@ -76,6 +76,13 @@ int compare_command(const char *baseline, const char *current, const char *pdf_p
         return SR_EXIT_FAILURE;
     }
     char *bp = results_path(baseline), *cp = results_path(current);
+    const char *inputs[2] = { bp, cp };
+    if (out && fs_check_not_input(out, inputs, 2, err, sizeof err) != 0) {  /* compare A B -o B */
+        fprintf(stderr, "sparkreport: %s\n", err);
+        free(bp);
+        free(cp);
+        return SR_EXIT_USAGE;
+    }
     cJSON *b = results_load(bp, err, sizeof err), *c = b ? results_load(cp, err, sizeof err) : NULL, *cmp = NULL;
     int rc = SR_EXIT_INPUT;
     if (!b || !c) {

@@ -11,18 +11,14 @@
 #include "results/load.h"
 #include "results/render.h"
 #include "util/error.h"
+#include "util/fsutil.h"
 
 int render_command(const char *results_path, const char *pdf_path)
 {
-    char err[1024];
+    char err[SR_ERR_MAX];
     if (render_check_env(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_USAGE;
-    }
-    cJSON *r = results_load(results_path, err, sizeof err);
-    if (!r) {
-        fprintf(stderr, "sparkreport: %s\n", err);
-        return errno == ENOMEM ? SR_EXIT_FAILURE : SR_EXIT_INPUT;
     }
     char *def = NULL;
     if (!pdf_path) {
@@ -31,6 +27,17 @@ int render_command(const char *results_path, const char *pdf_path)
         def = xmalloc(dir + 16);
         snprintf(def, dir + 16, "%.*sreport.pdf", (int)dir, results_path);
         pdf_path = def;
+    }
+    if (fs_check_not_input(pdf_path, &results_path, 1, err, sizeof err) != 0) {    /* render X -o X */
+        fprintf(stderr, "sparkreport: %s\n", err);
+        free(def);
+        return SR_EXIT_USAGE;
+    }
+    cJSON *r = results_load(results_path, err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "sparkreport: %s\n", err);
+        free(def);
+        return errno == ENOMEM ? SR_EXIT_FAILURE : SR_EXIT_INPUT;
     }
     int rc = render_results(r, pdf_path, err, sizeof err);
     cJSON_Delete(r);

@@ -5,6 +5,7 @@
 #include "cmd/run.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +74,7 @@ static double scenario_time_limit(void)
  * code never reaches the state that runs the experiments. Prints the error itself. */
 static cJSON *load_scenario(const struct run_opts *o, const char *source)
 {
-    char err[2048];
+    char err[SR_ERR_MAX];
     cJSON *scn = NULL;
     lua_State *S = sr_lua_new(SR_LUA_SCENARIO_MEM_LIMIT);
     double limit = scenario_time_limit();
@@ -104,7 +105,7 @@ static cJSON *load_scenario(const struct run_opts *o, const char *source)
  * last; leaves [runner, scenario] on L's stack. Prints the error itself. */
 static int prepare(lua_State *L, const struct run_opts *o, const cJSON *scn)
 {
-    char err[2048];
+    char err[SR_ERR_MAX];
     if (sr_lua_require(L, "sparkreport.runner", err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return -1;
@@ -199,7 +200,10 @@ static int write_outputs(const char *dir, const char *outdir, const cJSON *resul
     if (!back)
         return -1;
     int rc = 0;
-    if ((*cmp = comparison_for_run(back, outdir)))
+    sr_lua_stop_on_signal(1);           /* the measurements are done: a stop cuts the comparison short */
+    *cmp = progress_stopping() ? NULL : comparison_for_run(back, outdir);
+    sr_lua_stop_on_signal(0);           /* and not the report: it is drawn whole */
+    if (*cmp)
         rc = json_save(path, back, err, errlen);
     char *csv = rc == 0 ? csv_results(back) : NULL;
     snprintf(path, sizeof path, "%s/results.csv", dir);
@@ -209,15 +213,15 @@ static int write_outputs(const char *dir, const char *outdir, const cJSON *resul
     }
     snprintf(path, sizeof path, "%s/report.pdf", dir);
     if (rc == 0 && (rc = render_results(back, path, err, errlen)) == RENDER_INVALID) {
-        char why[1024];
-        snprintf(why, sizeof why, "%.1000s", err);
+        char *why = xstrdup(err);
         snprintf(err, errlen, "%s/results.json: %s", dir, why);
+        free(why);
     }
     cJSON_Delete(back);
     if (rc == 0 && *cmp && comparison_write(dir, *cmp, err, errlen) != 0) {
-        char why[1024];
-        snprintf(why, sizeof why, "%.1000s", err);
+        char *why = xstrdup(err);
         snprintf(err, errlen, "the comparison with the baseline: %s", why);
+        free(why);
         rc = -1;
     }
     return rc;
@@ -277,6 +281,8 @@ static char *publish(const char *tmpdir, const struct run_opts *o, const char *n
         return NULL;
     if (strcmp(final, want) != 0)
         rename_recorded(final);
+    snprintf(latest, sizeof latest, "%s/%s", final, FS_TMP_MARKER);
+    unlink(latest);                             /* finished: no longer a folder the stale cleaner may take */
     snprintf(latest, sizeof latest, "%s/latest", o->outdir);
     if (fs_symlink_replace(strrchr(final, '/') + 1, latest, err, errlen) != 0) {
         progress_note("%s", err);               /* the run is complete; only the link failed */
@@ -288,7 +294,7 @@ static char *publish(const char *tmpdir, const struct run_opts *o, const char *n
 
 /* The files a run folder holds; a second signal removes them and the folder. */
 static const char *const run_files[] = { "run.log", "results.json", "results.csv", "report.pdf",
-                                         "comparison.json", "comparison.pdf", NULL };
+                                         "comparison.json", "comparison.pdf", FS_TMP_MARKER, NULL };
 
 static void register_run_folder(const char *tmpdir, int add)
 {
@@ -363,6 +369,39 @@ static int check_file_limit(char *err, size_t errlen)
     return -1;
 }
 
+#define RUN_STACK_BYTES ((rlim_t)8 << 20)    /* what runs are tested with: Linux's default stack limit */
+#define RUN_MIN_STACK_BYTES ((rlim_t)2 << 20)    /* below this a scenario's nested calls (Lua allows 200
+                                                  * C levels: a gsub calling itself) overflow it */
+
+/* The stack limit, checked like the open-file limit: a soft limit below RUN_STACK_BYTES is raised
+ * toward the hard one (the main thread's stack grows to the limit in force when it grows, and the
+ * threads started later get as much); a hard limit below RUN_MIN_STACK_BYTES is refused now, not
+ * met as a SIGSEGV inside a scenario. */
+static int check_stack_limit(char *err, size_t errlen)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_STACK, &r) != 0 || r.rlim_cur == RLIM_INFINITY || r.rlim_cur >= RUN_STACK_BYTES)
+        return 0;
+    rlim_t want = r.rlim_max == RLIM_INFINITY || r.rlim_max >= RUN_STACK_BYTES ? RUN_STACK_BYTES : r.rlim_max;
+    if (want > r.rlim_cur) {
+        struct rlimit raised = { want, r.rlim_max };
+        if (setrlimit(RLIMIT_STACK, &raised) == 0)
+            r.rlim_cur = want;
+    }
+    if (r.rlim_cur < RUN_MIN_STACK_BYTES) {
+        snprintf(err, errlen, "the stack limit (ulimit -s) is %llu KiB; a run needs at least %llu KiB; nothing was "
+                 "measured", (unsigned long long)r.rlim_cur / 1024, (unsigned long long)RUN_MIN_STACK_BYTES / 1024);
+        return -1;
+    }
+    pthread_attr_t a;                   /* threads started from now on (OpenMP's) get the raised size */
+    if (pthread_attr_init(&a) == 0) {
+        if (pthread_attr_setstacksize(&a, (size_t)r.rlim_cur) == 0)
+            pthread_setattr_default_np(&a);
+        pthread_attr_destroy(&a);
+    }
+    return 0;
+}
+
 /* Text the user gave, before any state sees it: --set values and the scenario file are UTF-8
  * (results.json records both); "FILE:LINE: ..." or "--set ...". Exit code or 0. */
 static int check_inputs(const struct run_opts *o, const char *source)
@@ -409,7 +448,7 @@ static int check_strings(const cJSON *params, const char *where, char *err, size
     for (const cJSON *p = params ? params->child : NULL; p; p = p->next) {
         const cJSON *v = cJSON_IsArray(p) ? p->child : p;
         for (; v; v = cJSON_IsArray(p) ? v->next : NULL) {
-            char what[600];
+            char what[FS_PATH_MAX + 160];
             snprintf(what, sizeof what, "%s: %.64s", where, p->string ? p->string : "?");
             if (!cJSON_IsString(v))
                 continue;
@@ -428,18 +467,18 @@ static int check_strings(const cJSON *params, const char *where, char *err, size
  * texts the PDF can draw, a baseline that is a file or a folder. Exit code or 0. */
 static int check_scenario(const struct run_opts *o, const cJSON *scn)
 {
-    char err[1024], name[512];
+    char err[SR_ERR_MAX], name[FS_PATH_MAX + 96];
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(scn, "params");
-    snprintf(name, sizeof name, "%.400s: scenario", o->scenario);
+    snprintf(name, sizeof name, "%s: scenario", o->scenario);
     if (check_strings(params, name, err, sizeof err) != 0)
         goto bad;
     const cJSON *exps = cJSON_GetObjectItemCaseSensitive(scn, "experiments");
     for (const cJSON *e = exps ? exps->child : NULL; e; e = e->next) {
-        snprintf(name, sizeof name, "%.400s: %.64s", o->scenario, json_str(e, "experiment", "experiment"));
+        snprintf(name, sizeof name, "%s: %.64s", o->scenario, json_str(e, "experiment", "experiment"));
         if (check_strings(cJSON_GetObjectItemCaseSensitive(e, "params"), name, err, sizeof err) != 0)
             goto bad;
     }
-    snprintf(name, sizeof name, "%.400s: the scenario's", o->scenario);
+    snprintf(name, sizeof name, "%s: the scenario's", o->scenario);
     if (json_check(name, scn, err, sizeof err) != 0)
         goto bad;
     if (comparison_baseline_check(json_str(params, "baseline", "none"), o->outdir, err, sizeof err) == 0)
@@ -453,7 +492,7 @@ bad:
 /* The prepared scenario on top of L's stack (the --set values applied) through the same checks. */
 static int check_prepared(lua_State *L, const struct run_opts *o)
 {
-    char err[1024];
+    char err[SR_ERR_MAX];
     cJSON *ready = lua_to_json_protected(L, -1, "scenario", err, sizeof err);
     if (!ready) {
         fprintf(stderr, "%s: %s\n", o->scenario, err);
@@ -486,13 +525,13 @@ static int load_and_prepare(lua_State *L, const struct run_opts *o, const char *
  * text; an exit code, 0 with *source (caller frees) to go on. */
 static int preflight(const struct run_opts *o, char **source)
 {
-    char err[2048];
+    char err[SR_ERR_MAX];
     size_t n;
-    if (render_check_env(err, sizeof err) != 0) {
+    if (render_check_env(err, sizeof err) != 0 || env_check_threads(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_USAGE;
     }
-    if (check_file_limit(err, sizeof err) != 0 || fs_check_output(o->outdir, 1, err, sizeof err) != 0
+    if (check_file_limit(err, sizeof err) != 0 || check_stack_limit(err, sizeof err) != 0 || fs_check_output(o->outdir, 1, err, sizeof err) != 0
         || render_check_fonts(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_FAILURE;
@@ -511,7 +550,7 @@ static int preflight(const struct run_opts *o, char **source)
 
 int run_command(const struct run_opts *o)
 {
-    char err[2048], *source = NULL;
+    char err[SR_ERR_MAX], *source = NULL;
     int bad = preflight(o, &source);
     if (bad != 0)
         return bad;
@@ -532,7 +571,9 @@ int run_command(const struct run_opts *o)
     cJSON *results = execute(L, o, source, err, sizeof err);
     if (!results)
         goto fail;
-    int failed = any_failure(results);
+    signals_measured();                 /* a first signal from now on cuts short only the comparison */
+    int failed = any_failure(results), partial = strcmp(json_str(results, "status", "partial"), "complete") != 0;
+    int wanted = strcmp(json_str(cJSON_GetObjectItemCaseSensitive(results, "scenario"), "baseline", "none"), "none") != 0;
     char name[256];
     run_folder_name(o, name, sizeof name);
     cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(results, "scenario"), "run_folder", name);
@@ -557,10 +598,16 @@ int run_command(const struct run_opts *o)
     if (compared)
         printf("%s/comparison.pdf\n", final);
     fflush(stdout);
-    if (progress_stopping()) {
-        progress_note("the run was %s; results.json and report.pdf say it is partial",
-                      stopped_by(progress_stopping()));
-        rc = 128 + progress_stopping();
+    if (progress_stopping()) {          /* said even with -q: it is the outcome, not progress */
+        int sig = progress_stopping();
+        snprintf(err, sizeof err, partial ? "the run was %s; results.json and report.pdf say it is partial"
+                 : "%s after the measurements: results.json and report.pdf are complete%s", partial ? stopped_by(sig)
+                 : sig == SIGINT ? "SIGINT came" : "SIGTERM came",
+                 !partial && wanted && !compared ? "; the comparison with the baseline was not made" : "");
+        progress_note("%s", err);
+        if (o->quiet)
+            fprintf(stderr, "sparkreport: %s\n", err);
+        rc = 128 + sig;
     } else {
         if (failed)
             progress_note("some measurements failed validation or did not run; the report says which");

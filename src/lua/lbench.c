@@ -210,9 +210,14 @@ static int l_experiments(lua_State *L)
     return 1;
 }
 
-/* bench.context() -> the context block of results.json */
+/* bench.context() -> the context block of results.json. Not in a scenario: a scenario sees no
+ * environment (no variables, no host details), so what it declares does not depend on where it
+ * runs; results.json records the machine beside what was measured. */
 static int l_context(lua_State *L)
 {
+    if (sr_lua_is_scenario(L))
+        return luaL_error(L, "bench.context is not available in a scenario: a scenario sees no environment "
+                          "(results.json records this machine and its OMP_* variables)");
     cJSON *c = env_context();
     lua_push_json(L, c);
     cJSON_Delete(c);

@@ -110,10 +110,17 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return p;
 }
 
+static int stop_any;                /* sr_lua_stop_on_signal: every state ends at a stop request */
+
+void sr_lua_stop_on_signal(int on)
+{
+    stop_any = on;
+}
+
 /* Why code in L must end now, into msg; 0: it may go on. */
 static int must_end(struct limits *m, char *msg, size_t n)
 {
-    int sig = m->scenario ? progress_stopping() : 0;
+    int sig = m->scenario || stop_any ? progress_stopping() : 0;
     const char *who = m->scenario ? "the scenario" : "Lua code";
     if (sig)
         snprintf(msg, n, "interrupted by %s", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
@@ -204,27 +211,33 @@ void sr_lua_resume_clock(lua_State *L)
 
 /* The hook cannot end a call that never returns to the VM (string.find on a pattern that
  * backtracks for hours). The watchdog can: when its alarm rings it writes the message it was
- * given and exits, which is safe while nothing has been written yet. */
+ * given and exits, which is safe while nothing has been written yet. Its handler is installed only
+ * while it watches, and takes only its own timer's signal (sent by the kernel): a SIGPROF that
+ * someone sends (a profiler) is not the scenario running too long. */
 static char watchdog_msg[1024];
 static volatile sig_atomic_t watchdog_code;
 
-static void watchdog_ring(int sig)
+static void watchdog_ring(int sig, siginfo_t *info, void *ctx)
 {
+    (void)sig;
+    (void)ctx;
+    if (info && info->si_code != SI_KERNEL)
+        return;
     ssize_t w = write(STDERR_FILENO, watchdog_msg, strlen(watchdog_msg));
     (void)w;
-    (void)sig;
     _exit(watchdog_code);
 }
 
 void sr_lua_watchdog(double seconds, const char *message, int exit_code)
 {
     struct itimerval it;
+    struct sigaction sa;
     memset(&it, 0, sizeof it);
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
     if (seconds > 0) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = watchdog_ring;
-        sigemptyset(&sa.sa_mask);
+        sa.sa_sigaction = watchdog_ring;
+        sa.sa_flags = SA_SIGINFO;
         snprintf(watchdog_msg, sizeof watchdog_msg, "%s\n", message);
         watchdog_code = exit_code;
         sigaction(SIGPROF, &sa, NULL);
@@ -232,6 +245,10 @@ void sr_lua_watchdog(double seconds, const char *message, int exit_code)
         it.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
     }
     setitimer(ITIMER_PROF, &it, NULL);  /* processor time too, like the limit it backs */
+    if (seconds <= 0) {                 /* not watching: a stray SIGPROF means nothing (signals.c) */
+        sa.sa_handler = SIG_IGN;
+        sigaction(SIGPROF, &sa, NULL);
+    }
 }
 
 /* An error outside any protected call is a bug of ours; say so instead of aborting. */
@@ -409,6 +426,7 @@ lua_State *sr_lua_new(size_t mem_limit)
     lua_pushcfunction(L, luaopen_pdf);
     lua_setfield(L, -2, "pdf");
     lua_pop(L, 1);
+    lua_sethook(L, budget_hook, LUA_MASKCOUNT, HOOK_EVERY);    /* no limit yet: a stop (sr_lua_stop_on_signal) */
     return L;
 }
 

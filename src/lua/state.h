@@ -31,6 +31,11 @@ void sr_lua_resume_clock(lua_State *L);
 /* The state a scenario file runs in: a time limit as above that says "the scenario", an
  * end at SIGINT/SIGTERM (progress_stopping), and no measurements (bench.run refuses). */
 void sr_lua_scenario_mode(lua_State *L, double seconds);
+
+/* From now on (on = 1) Lua code in every state, not only a scenario's, ends at SIGINT/SIGTERM
+ * (progress_stopping) with "interrupted by SIGTERM": for what a run does after its measurements
+ * are written (the comparison with a baseline), which a stop may cut short. */
+void sr_lua_stop_on_signal(int on);
 int sr_lua_is_scenario(lua_State *L);
 
 /* A wall-clock deadline besides the processor-time limit, for what the count hook cannot

@@ -4,6 +4,8 @@
 #include "util/env.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -716,4 +718,77 @@ cJSON *env_context(void)
     cJSON_AddItemToObject(o, "build", build_json());
     cJSON_AddItemToObject(o, "cuda", cuda_json());
     return o;
+}
+
+/* ---- the variables that reach the libraries ---- */
+
+/* A whole number lo .. hi, all of text. */
+static int whole(const char *text, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    return *text && *end == '\0' && errno == 0 && v >= lo && v <= hi;
+}
+
+/* OMP_NUM_THREADS: a whole number, or a comma list of them (one per nesting level). */
+static int thread_list(const char *text)
+{
+    char item[32];
+    for (const char *p = text;; p++) {
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof item)
+            return 0;
+        snprintf(item, sizeof item, "%.*s", (int)n, p);
+        if (!whole(item, 1, ENV_MAX_THREADS))
+            return 0;
+        p += n;
+        if (!*p)
+            return 1;
+    }
+}
+
+/* OMP_STACKSIZE: a size, B, K (the default), M or G, at most ENV_MAX_STACKSIZE bytes. */
+static int stack_size(const char *text)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || errno != 0 || v < 1 || v != floor(v))
+        return 0;
+    while (*end == ' ')
+        end++;
+    const char *units = "BKMG";
+    const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : units + 1;
+    if (!u || (*end && end[1] != '\0'))
+        return 0;
+    return ldexp(v, 10 * (int)(u - units)) <= ENV_MAX_STACKSIZE;
+}
+
+int env_check_threads(char *err, size_t errlen)
+{
+    static const struct {
+        const char *name;
+        int kind;                   /* 0 thread list, 1 limit, 2 BLAS threads, 3 stack size */
+        const char *want;
+    } vars[] = {
+        { "OMP_NUM_THREADS", 0, "a whole number of threads from 1 to 4096, or a comma list of them" },
+        { "OMP_THREAD_LIMIT", 1, "a whole number from 1" },
+        { "OPENBLAS_NUM_THREADS", 2, "a whole number of threads from 1 to 4096" },
+        { "GOTO_NUM_THREADS", 2, "a whole number of threads from 1 to 4096" },
+        { "OMP_STACKSIZE", 3, "a size per thread such as 512K, 8M or 1G, at most 1G" },
+    };
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i].name);
+        if (!v)
+            continue;
+        int ok = vars[i].kind == 0 ? thread_list(v) : vars[i].kind == 1 ? whole(v, 1, LONG_MAX)
+               : vars[i].kind == 2 ? whole(v, 1, ENV_MAX_THREADS) : stack_size(v);
+        if (!ok) {
+            snprintf(err, errlen, "%s=%.64s%s: the OpenMP and BLAS libraries read it; it must be %s (unset it, or "
+                     "set it within that)", vars[i].name, v, strlen(v) > 64 ? "..." : "", vars[i].want);
+            return -1;
+        }
+    }
+    return 0;
 }

@@ -24,6 +24,10 @@ enum {
     SR_EXIT_SLOWER = 6,      /* compare (or a run with a baseline): some result is slower */
 };
 
+/* Room for any message a command prints: two paths of the system's longest (4096 bytes) and their
+ * words, so no message is ever cut. */
+#define SR_ERR_MAX 16384
+
 void sr_die(const char *file, int line, const char *fmt, ...) SR_NORETURN SR_PRINTF(3, 4);
 void *sr_xmalloc(size_t n, const char *file, int line);
 void *sr_xcalloc(size_t n, size_t size, const char *file, int line);

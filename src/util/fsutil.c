@@ -96,7 +96,7 @@ void fs_cleanup_now(void)
     errno = e;
 }
 
-/* SIGINT, SIGTERM, SIGPIPE and SIGHUP wait while a temporary is created and registered, or renamed and
+/* The signals that end the process (util/signals.c) wait while a temporary is created and registered, or renamed and
  * forgotten, so their handler never finds one it does not know of. */
 static void hold_signals(sigset_t *old)
 {
@@ -106,6 +106,12 @@ static void hold_signals(sigset_t *old)
     sigaddset(&s, SIGTERM);
     sigaddset(&s, SIGPIPE);
     sigaddset(&s, SIGHUP);
+    sigaddset(&s, SIGQUIT);
+    sigaddset(&s, SIGUSR1);
+    sigaddset(&s, SIGUSR2);
+    sigaddset(&s, SIGALRM);
+    sigaddset(&s, SIGVTALRM);
+    sigaddset(&s, SIGXCPU);
     sigprocmask(SIG_BLOCK, &s, old);
 }
 
@@ -289,9 +295,44 @@ static int parent_is_folder(const char *path, char *err, size_t errlen)
     return rc;
 }
 
+/* Whether what will be written under path fits the system's limits: the whole path (with room for
+ * a run folder's name and its files, or a temporary's suffix) under PATH_MAX, every name under
+ * NAME_MAX. Said now, before the work, rather than by a failed create after it. */
+static int fits_limits(const char *path, int want_dir, char *err, size_t errlen)
+{
+    size_t len = strlen(path), room = want_dir ? FS_OUTPUT_ROOM : FS_TEMP_SUFFIX;
+    errno = 0;
+    if (len + room >= FS_PATH_MAX) {
+        snprintf(err, errlen, "%s: the path is %zu bytes long; the system takes at most %d and what is written %s "
+                 "needs %zu more, so at most %zu here", path, len, FS_PATH_MAX - 1,
+                 want_dir ? "inside (a run folder and its files)" : "beside it (a temporary name)", room,
+                 (size_t)FS_PATH_MAX - 1 - room);
+        return -1;
+    }
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, "/");
+        int last = p[n + strspn(p + n, "/")] == '\0';
+        size_t extra = last && !want_dir ? FS_TEMP_SUFFIX : 0;
+        if (n + extra > FS_NAME_MAX) {
+            snprintf(err, errlen, "%s: the name '%.*s' is %zu bytes long; a name takes at most %d bytes%s", path, (int)n,
+                     p, n, FS_NAME_MAX - (int)extra, extra ? " (a temporary name beside it adds the rest)" : "");
+            return -1;
+        }
+        p += n;
+        p += strspn(p, "/");
+    }
+    return 0;
+}
+
 int fs_check_output(const char *path, int want_dir, char *err, size_t errlen)
 {
     struct stat st;
+    if (!*path) {
+        snprintf(err, errlen, "'': an empty path cannot take %s", want_dir ? "run folders" : "a file");
+        return -1;
+    }
+    if (fits_limits(path, want_dir, err, errlen) != 0)
+        return -1;
     errno = 0;
     if (stat(path, &st) != 0) {
         if (want_dir)
@@ -310,6 +351,10 @@ int fs_check_output(const char *path, int want_dir, char *err, size_t errlen)
 
 int fs_mkdir_p(const char *path, char *err, size_t errlen)
 {
+    if (!*path) {
+        snprintf(err, errlen, "'': an empty path is no folder");
+        return -1;
+    }
     char *p = xstrdup(path);
     for (char *s = p + 1; ; s++) {
         if (*s == '/' || *s == '\0') {
@@ -338,6 +383,8 @@ int fs_mkdir_p(const char *path, char *err, size_t errlen)
     return ok ? 0 : -1;
 }
 
+static const char marker_text[] = "made by sparkreport: a run folder not finished yet; removed with it\n";
+
 char *fs_mkdtemp(const char *parent, const char *prefix, char *err, size_t errlen)
 {
     size_t len = strlen(parent) + strlen(prefix) + 16;
@@ -350,11 +397,46 @@ char *fs_mkdtemp(const char *parent, const char *prefix, char *err, size_t errle
         return NULL;
     }
     chmod(p, (mode_t)(default_mode() | 0111));
+    size_t mlen = strlen(p) + sizeof FS_TMP_MARKER + 1;
+    char *marker = xmalloc(mlen);
+    snprintf(marker, mlen, "%s/%s", p, FS_TMP_MARKER);
+    int mfd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int ok = mfd >= 0 && write_all(mfd, marker_text, sizeof marker_text - 1) == 0;
+    if (mfd >= 0 && close(mfd) != 0)
+        ok = 0;
+    if (!ok) {
+        fail(err, errlen, marker, "cannot create");
+        unlink(marker);
+        rmdir(p);
+        free(marker);
+        free(p);
+        return NULL;
+    }
+    free(marker);
     int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
         close(fd);                  /* no locks here (some network file systems): never stale */
     }
     return p;                       /* fd stays open, and the lock held, until exit */
+}
+
+/* Whether the folder open as fd, named name, is one fs_mkdtemp made with prefix: the name is the
+ * prefix and mkdtemp's six letters or digits, it belongs to this user, and it holds our marker (a
+ * regular file, not a link, with our words). A folder of the user's own that happens to start with
+ * the prefix is none of these. */
+static int made_by_us(int fd, const char *name, const char *prefix, const struct stat *st)
+{
+    const char *tail = name + strlen(prefix);
+    char text[sizeof marker_text];
+    if (strlen(tail) != 6 || strspn(tail, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") != 6
+        || st->st_uid != geteuid())
+        return 0;
+    int m = openat(fd, FS_TMP_MARKER, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat ms;
+    ssize_t n = m >= 0 && fstat(m, &ms) == 0 && S_ISREG(ms.st_mode) ? read(m, text, sizeof text) : -1;
+    if (m >= 0)
+        close(m);
+    return n == (ssize_t)sizeof marker_text - 1 && memcmp(text, marker_text, (size_t)n) == 0;
 }
 
 int fs_clean_stale(const char *parent, const char *prefix, void (*removed)(const char *path))
@@ -373,7 +455,7 @@ int fs_clean_stale(const char *parent, const char *prefix, void (*removed)(const
         snprintf(path, len, "%s/%s", parent, e->d_name);
         int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd >= 0 && fstat(fd, &st) == 0 && time(NULL) - st.st_mtime > FS_STALE_S
-            && flock(fd, LOCK_EX | LOCK_NB) == 0 && fs_rm_rf(path) == 0) {
+            && made_by_us(fd, e->d_name, prefix, &st) && flock(fd, LOCK_EX | LOCK_NB) == 0 && fs_rm_rf(path) == 0) {
             n++;
             if (removed)
                 removed(path);
@@ -452,6 +534,51 @@ int fs_symlink_replace(const char *target, const char *linkpath, char *err, size
     release_signals(&old);
     free(tmp);
     return rc;
+}
+
+/* The real path an output would have: realpath of path, or for one that does not exist yet, of
+ * its folder plus its name. NULL when neither resolves. Caller frees. */
+static char *real_output(const char *path)
+{
+    char *r = realpath(path, NULL);
+    if (r || errno != ENOENT)
+        return r;
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? xstrdup(path) : xstrdup(".");
+    if (slash)
+        dir[slash == path ? 1 : slash - path] = '\0';
+    char *rd = realpath(dir, NULL);
+    free(dir);
+    if (!rd)
+        return NULL;
+    const char *name = slash ? slash + 1 : path;
+    size_t len = strlen(rd) + strlen(name) + 2;
+    r = xmalloc(len);
+    snprintf(r, len, "%s/%s", strcmp(rd, "/") == 0 ? "" : rd, name);
+    free(rd);
+    return r;
+}
+
+int fs_check_not_input(const char *out, const char *const *inputs, int n, char *err, size_t errlen)
+{
+    struct stat so, si;
+    int have_out = stat(out, &so) == 0;     /* follows links: a link to an input is that input */
+    char *ro = real_output(out);
+    for (int i = 0; i < n; i++) {
+        char *ri = inputs[i] ? realpath(inputs[i], NULL) : NULL;
+        int same = inputs[i] && ((have_out && stat(inputs[i], &si) == 0 && so.st_dev == si.st_dev && so.st_ino == si.st_ino)
+                                 || (ro && ri && strcmp(ro, ri) == 0));
+        free(ri);
+        if (same) {
+            errno = 0;
+            snprintf(err, errlen, "%s: the output is the input %s (the same file, a link to it or a hard link); "
+                     "refusing to write over it; nothing was written", out, inputs[i]);
+            free(ro);
+            return -1;
+        }
+    }
+    free(ro);
+    return 0;
 }
 
 /* rename(from, to) that never replaces: renameat2's RENAME_NOREPLACE, or where the file system

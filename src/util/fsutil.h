@@ -33,14 +33,17 @@ int fs_read_file(const char *path, size_t max, char **data, size_t *n, char *err
 
 int fs_mkdir_p(const char *path, char *err, size_t errlen);
 
-/* Creates a new empty folder "parent/prefixXXXXXX"; returns its path (caller frees) or NULL.
- * The folder stays locked (flock) until this process exits, so fs_clean_stale in another
- * process can tell a folder in use from one left by a process that died. */
+/* Creates a new folder "parent/prefixXXXXXX" holding only the marker file FS_TMP_MARKER; returns
+ * its path (caller frees) or NULL. The folder stays locked (flock) until this process exits, so
+ * fs_clean_stale in another process can tell a folder in use from one left by a process that
+ * died. The caller removes the marker with the folder (cmd/run.c's run_files[]). */
+#define FS_TMP_MARKER ".sparkreport-unfinished"
 char *fs_mkdtemp(const char *parent, const char *prefix, char *err, size_t errlen);
 
-/* Removes the "parent/prefix*" folders fs_mkdtemp made for processes that are gone: unlocked
- * and not modified for FS_STALE_S seconds (a folder younger than that may be about to be
- * locked). Calls removed(path) for each; returns how many. */
+/* Removes the "parent/prefix*" folders fs_mkdtemp made for processes that are gone: provably
+ * ours (the prefix and six letters or digits, this user's, holding FS_TMP_MARKER with our words),
+ * unlocked and not modified for FS_STALE_S seconds (a folder younger than that may be about to be
+ * locked). Anything else is left alone. Calls removed(path) for each; returns how many. */
 #define FS_STALE_S 60
 int fs_clean_stale(const char *parent, const char *prefix, void (*removed)(const char *path));
 
@@ -59,9 +62,23 @@ int fs_exists(const char *path);
 /* "a FIFO", "a directory", "a character device", ...: the kind of file an st_mode says. */
 const char *fs_kind(unsigned mode);
 
-/* Whether path can take an output: absent, or (want_dir) a folder, or (!want_dir) a regular
- * file; -1 with "PATH: cannot write a file here: it is a FIFO". Checked before the work starts. */
+/* Whether path can take an output: not empty, absent, or (want_dir) a folder, or (!want_dir) a
+ * regular file; -1 with "PATH: cannot write a file here: it is a FIFO". The path must leave room
+ * under the system's limits for what is written there: FS_OUTPUT_ROOM bytes inside a folder (a run
+ * folder's name and its files' names), FS_TEMP_SUFFIX beside a file (fs_temp_create's
+ * ".tmp-XXXXXX"), and no name longer than FS_NAME_MAX. Checked before the work starts. */
+#define FS_PATH_MAX 4096            /* Linux's PATH_MAX, the terminating NUL included */
+#define FS_NAME_MAX 255
+#define FS_OUTPUT_ROOM 256
+#define FS_TEMP_SUFFIX 11
 int fs_check_output(const char *path, int want_dir, char *err, size_t errlen);
+
+/* Whether the output path out is one of the n inputs (paths of files that exist): the same
+ * device and inode after links (the same file, a hard link, a symbolic link to it), or, for an
+ * output that does not exist yet, the same real path (its folder's realpath plus its name); -1
+ * with "OUT: the output is the input IN ...; nothing was written". Checked before anything is
+ * written. */
+int fs_check_not_input(const char *out, const char *const *inputs, int n, char *err, size_t errlen);
 
 /* Renames the folder from to `to`, or when that name is taken (by a concurrent run) to "to-2",
  * "to-3", ... up to FS_UNIQUE_MAX, never replacing anything; returns the name used (caller

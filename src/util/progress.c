@@ -4,6 +4,8 @@
 
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -95,14 +97,17 @@ void progress_end(void)
 void progress_note(const char *fmt, ...)
 {
     va_list ap;
-    char msg[1024];
+    char *msg = NULL;                   /* as long as it is: a note is never cut */
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int n = vasprintf(&msg, fmt, ap);
     va_end(ap);
+    if (n < 0)
+        return;
     if (!P.quiet) {
         close_line();
         fprintf(stderr, "sparkreport: %s\n", msg);
     }
     if (P.log)
         fprintf(P.log, "%s\n", msg);
+    free(msg);
 }

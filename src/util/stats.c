@@ -57,6 +57,8 @@ void stats_compute(const double *x, int n, struct stats *s)
         double h = stats_t95(n - 1) * s->sd / sqrt((double)n);
         s->ci_lo = s->mean - h;
         s->ci_hi = s->mean + h;
+        if (s->min >= 0 && s->ci_lo < 0)    /* times, rates: the mean of values >= 0 is never below 0 */
+            s->ci_lo = 0;
     } else {
         s->ci_lo = s->ci_hi = s->mean;
     }

@@ -9,7 +9,9 @@ struct stats {
     double min, median, max;
     double mean, sd;            /* sd: sample standard deviation (n - 1) */
     double cv;                  /* sd / mean; 0 when n < 2 */
-    double ci_lo, ci_hi;        /* 95 % confidence interval of the mean (Student t) */
+    double ci_lo, ci_hi;        /* 95 % confidence interval of the mean (Student t); when no sample
+                                 * is negative (times, rates) ci_lo is clamped at 0, where a few
+                                 * noisy samples would put it below */
 };
 
 void stats_compute(const double *x, int n, struct stats *s);

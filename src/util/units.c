@@ -47,7 +47,9 @@ char *units_format_bytes(double b, char *buf, size_t n)
         b /= 1024.0;
         i++;
     }
-    if (i == 0 || b == floor(b) || fabs(b) >= 100.0)
+    if (fabs(b) >= 1e6 || !isfinite(b))    /* beyond PiB: a short number, so no buffer cuts the unit off */
+        snprintf(buf, n, "%.3g %s", b, names[i]);
+    else if (i == 0 || b == floor(b) || fabs(b) >= 100.0)
         snprintf(buf, n, "%.0f %s", b, names[i]);
     else if (fabs(b) >= 10.0)
         snprintf(buf, n, "%.1f %s", b, names[i]);

@@ -61,18 +61,26 @@ int vmlimit_prepare_blas(char *msg, size_t len)
 
 static const char *watch_msg;
 
-static void on_watch(int sig)
+static void on_watch(int sig, siginfo_t *info, void *ctx)
 {
+    (void)sig, (void)ctx;
+    if (info && info->si_code != SI_KERNEL)     /* someone's SIGPROF, not our timer's */
+        return;
     ssize_t w = write(STDERR_FILENO, watch_msg, strlen(watch_msg));
-    (void)sig, (void)w;
+    (void)w;
     _exit(1);
 }
 
 void vmlimit_watch_start(const char *msg, int seconds)
 {
     struct itimerval t = { { 0, 0 }, { seconds, 0 } };
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_watch;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
     watch_msg = msg;
-    signal(SIGPROF, on_watch);
+    sigaction(SIGPROF, &sa, NULL);
     setitimer(ITIMER_PROF, &t, NULL);
 }
 
@@ -82,7 +90,7 @@ void vmlimit_watch_stop(void)
     if (!watch_msg)
         return;
     setitimer(ITIMER_PROF, &t, NULL);
-    signal(SIGPROF, SIG_DFL);
+    signal(SIGPROF, SIG_IGN);           /* a stray one means nothing (util/signals.c) */
     watch_msg = NULL;
 }
 

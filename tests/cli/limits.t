@@ -22,6 +22,10 @@ tests/scenarios/deep-recursion.lua:3: stack overflow
 $ sparkreport run tests/scenarios/measure-in-scenario.lua -o $OUT/reports
 tests/scenarios/measure-in-scenario.lua:4: bench.run is not available in a scenario: experiments run after the scenario returns them (write sr.bandwidth { ... })
 [3]
+# no environment either (issue 28): bench.context, the machine and its OMP_* variables, is the run's
+$ sparkreport run tests/scenarios/context-in-scenario.lua -o $OUT/reports
+tests/scenarios/context-in-scenario.lua:4: bench.context is not available in a scenario: a scenario sees no environment (results.json records this machine and its OMP_* variables)
+[3]
 $ sparkreport run tests/scenarios/tampered.lua -o $OUT/reports
 tests/scenarios/tampered.lua: the scenario it returned has an entry 1 with invalid parameters: bandwidth: parameter 'min_reps' = 0 is out of range (2 .. 1000)
 [3]
@@ -39,4 +43,15 @@ $ sparkreport --help | grep -A2 '^  130, 143'
   130, 143  run stopped by SIGINT (Ctrl-C) or SIGTERM: after the current measurement it
      wrote results.json marked "partial" and a report that says so; a second signal
      stops at once and removes the unfinished run folder
+$ ls -A $OUT
+
+# The stack limit is checked like the open-file limit (issue 28): a soft limit below 8 MiB is
+# raised toward the hard one, so a scenario's nested calls end in Lua's own "C stack overflow"
+# (exit 3), not in SIGSEGV; a hard limit below 2 MiB is refused before anything runs.
+$ ulimit -Ss 256; sparkreport run tests/scenarios/c-stack.lua -q -o $OUT
+tests/scenarios/c-stack.lua:3: C stack overflow
+[3]
+$ ulimit -s 256; sparkreport run tests/scenarios/c-stack.lua -q -o $OUT
+sparkreport: the stack limit (ulimit -s) is 256 KiB; a run needs at least 2048 KiB; nothing was measured
+[1]
 $ ls -A $OUT

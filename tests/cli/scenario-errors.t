@@ -19,6 +19,13 @@ tests/scenarios/negative-size.lua:4: bandwidth: parameter 'max_size' must be a s
 $ sparkreport run tests/scenarios/absurd-size.lua -o $OUT/reports
 tests/scenarios/absurd-size.lua:4: bandwidth: parameter 'max_size' = 5TiB is out of range (3 KiB .. 1 TiB)
 [3]
+# a size given as a number keeps its unit however large (issue 28: it was cut off)
+$ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set bandwidth.sizes=1.5e300
+--set bandwidth.sizes=1.5e300: bandwidth: parameter 'sizes' = 1.33e+285 PiB is out of range (3 KiB .. 1 TiB)
+[3]
+$ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set bandwidth.sizes=4000000000000
+--set bandwidth.sizes=4000000000000: bandwidth: parameter 'sizes' = 3.6 TiB is out of range (3 KiB .. 1 TiB)
+[3]
 $ sparkreport run tests/scenarios/too-big.lua -o $OUT/reports
 tests/scenarios/too-big.lua:4: bandwidth: a working set of 900 GiB does not fit in memory: {*} available (MemAvailable), of which the arrays may use 60 %
 [3]

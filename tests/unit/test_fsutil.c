@@ -127,20 +127,50 @@ static void removed(const char *path) { snprintf(last_removed, sizeof last_remov
 
 static void stale_folders(void)
 {
-    char err[256], old[512];
+    char err[256], old[512], inner[600], marker[600];
     char *mine = fs_mkdtemp(root, ".tmp-", err, sizeof err);       /* locked by this process */
     EXPECT(mine != NULL);
-    snprintf(old, sizeof old, "%s/.tmp-gone", root);                 /* a dead run's, unlocked */
+    snprintf(marker, sizeof marker, "%s/%s", mine, FS_TMP_MARKER);
+    EXPECT(access(marker, F_OK) == 0);
+    snprintf(old, sizeof old, "%s/.tmp-gone12", root);               /* a dead run's, unlocked */
     EXPECT(mkdir(old, 0777) == 0);
-    char inner[600];
     snprintf(inner, sizeof inner, "%s/run.log", old);
     EXPECT(fs_write_atomic(inner, "log", 3, err, sizeof err) == 0);
-    EXPECT(fs_clean_stale(root, ".tmp-", removed) == 0);             /* both younger than FS_STALE_S */
+    snprintf(inner, sizeof inner, "%s/%s", old, FS_TMP_MARKER);     /* the words fs_mkdtemp writes */
+    char *words = NULL;
+    EXPECT(fs_read_file(marker, 1000, &words, NULL, err, sizeof err) == 0);
+    EXPECT(fs_write_atomic(inner, words, strlen(words), err, sizeof err) == 0);
+    free(words);
+    /* Issue 28: what a user made with our prefix is never removed: no marker, a marker with other
+     * words, a marker that is a link, a name that is not the prefix and six letters or digits */
+    static const char *const users[] = { ".tmp-mine12", ".tmp-other1", ".tmp-linked", ".tmp-backup-2024", NULL };
+    char user[600], f[700];
+    for (int i = 0; users[i]; i++) {
+        snprintf(user, sizeof user, "%s/%s", root, users[i]);
+        EXPECT(mkdir(user, 0777) == 0);
+        snprintf(f, sizeof f, "%s/%s", user, FS_TMP_MARKER);
+        if (i == 1)
+            EXPECT(fs_write_atomic(f, "mine\n", 5, err, sizeof err) == 0);
+        if (i == 2)
+            EXPECT(symlink(marker, f) == 0);
+        if (i == 3)
+            EXPECT(fs_copy_file(inner, f, err, sizeof err) == 0);
+    }
+    EXPECT(fs_clean_stale(root, ".tmp-", removed) == 0);             /* all younger than FS_STALE_S */
     struct utimbuf t = { time(NULL) - 2 * FS_STALE_S, time(NULL) - 2 * FS_STALE_S };
     EXPECT(utime(old, &t) == 0 && utime(mine, &t) == 0);
-    EXPECT(fs_clean_stale(root, ".tmp-", removed) == 1);             /* the locked one stays */
-    EXPECT_STR(last_removed, ".tmp-gone");
+    for (int i = 0; users[i]; i++) {
+        snprintf(user, sizeof user, "%s/%s", root, users[i]);
+        EXPECT(utime(user, &t) == 0);
+    }
+    EXPECT(fs_clean_stale(root, ".tmp-", removed) == 1);             /* the locked one and the user's stay */
+    EXPECT_STR(last_removed, ".tmp-gone12");
     EXPECT(access(old, F_OK) != 0 && access(mine, F_OK) == 0);
+    for (int i = 0; users[i]; i++) {
+        snprintf(user, sizeof user, "%s/%s", root, users[i]);
+        EXPECT(access(user, F_OK) == 0);
+        fs_rm_rf(user);
+    }
     fs_rm_rf(mine);
     free(mine);
 }
@@ -168,7 +198,7 @@ static void not_files(void)
     char *first = fs_rename_unique(a, mine, err, sizeof err), *second = fs_rename_unique(b, mine, err, sizeof err);
     EXPECT(first && strcmp(first, mine) == 0);
     EXPECT(second && strstr(second, "/run-2") != NULL);
-    EXPECT(entries(first) == 0 && entries(second) == 0);
+    EXPECT(entries(first) == 1 && entries(second) == 1);    /* the marker fs_mkdtemp writes; run.c removes it */
     taken = fs_mkdtemp(root, ".tmp-", err, sizeof err);
     snprintf(link, sizeof link, "%s-3", mine);
     EXPECT(mkdir(link, 0700) == 0);                    /* an empty folder by that name is not replaced either */

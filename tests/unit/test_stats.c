@@ -24,6 +24,13 @@ int main(void)
     EXPECT(s.cv == 0 && s.sd == 0 && s.ci_lo == 9 && s.ci_hi == 9);
     stats_compute(x, 0, &s);
     EXPECT(isnan(s.median));
+    /* issue 28: two noisy times (t = 12.706 for n = 2): the interval of the mean would start below
+     * 0; a time or a rate cannot, so ci_lo is clamped at 0. Signed data keep theirs. */
+    const double two_times[] = { 1e-6, 9e-6 }, signed_x[] = { -1, 9 };
+    stats_compute(two_times, 2, &s);
+    EXPECT(s.ci_lo == 0 && s.ci_hi > 9e-6);
+    stats_compute(signed_x, 2, &s);
+    EXPECT_NEAR(s.ci_lo, 4 - 12.706 * sqrt(50.0) / sqrt(2.0), 1e-9);
 
     EXPECT_NEAR(stats_t95(1), 12.706, 0);
     EXPECT_NEAR(stats_t95(30), 2.042, 0);

@@ -34,6 +34,10 @@ int main(void)
     EXPECT_STR(units_format_bytes(1536, buf, sizeof buf), "1.5 KiB");
     EXPECT_STR(units_format_bytes(150.0 * 1048576, buf, sizeof buf), "150 MiB");
     EXPECT_STR(units_format_bytes(3.5 * 1073741824.0, buf, sizeof buf), "3.5 GiB");
+    /* issue 28: past PiB a short number, so a small buffer never cuts the unit off */
+    EXPECT_STR(units_format_bytes(1.5e300, buf, sizeof buf), "1.33e+285 PiB");
+    EXPECT_STR(units_format_bytes(2e21, buf, sizeof buf), "1.78e+06 PiB");
+    EXPECT_STR(units_format_bytes(1e20, buf, sizeof buf), "88818 PiB");
     EXPECT_STR(units_format_bytes(12.25 * 1048576, buf, sizeof buf), "12.2 MiB");
 
     EXPECT_STR(units_format_duration(0.85, buf, sizeof buf), "850 ms");

@@ -320,9 +320,15 @@ end
 local function scenario(doc, results)
   local scn = results.scenario or {}
   what_ran(doc, results)
-  doc:paragraph(("Rerun with: %s"):format(rerun_command(results)), "mono")
+  local rerun = rerun_command(results)
+  doc:paragraph(("Rerun with: %s"):format(rerun), "mono")
+  if not require("pdf").exact(rerun) then   -- the font lacks a character: '?' or a stand-in above
+    doc:paragraph("The command above contains characters the report's font cannot show, drawn here as '?' or a "
+      .. "stand-in: it is not the exact command. The exact command line is results.json's scenario.command (run "
+      .. "from scenario.cwd, with the variables of context.build.openmp_env).")
+  end
   if scn.run_folder then      -- the same, compared with this run: it writes comparison.pdf beside its report
-    doc:paragraph(("Rerun and compare with this run: %s --set baseline=%s"):format(rerun_command(results),
+    doc:paragraph(("Rerun and compare with this run: %s --set baseline=%s"):format(rerun,
                   shell_word(scn.run_folder)), "mono")
   end
   doc:paragraph(("The command expects the scenario file %s with sha256 %s. Its code follows without its comments "

@@ -392,6 +392,7 @@ cJSON *coll_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     }
     if (dev)                        /* the job's context says it too (coll_context: transport_device) */
         dev->version(nccl_transport, sizeof nccl_transport);
+    coll_job_budget(budget_s);     /* a rank that stops cannot hold the run past this */
     run_items(params, budget_s, n, use, results, skipped);
     publish_link(results, info);
     return out;

@@ -14,6 +14,9 @@
 
 #include "config.h"
 #include "measure/backend.h"
+#include "util/error.h"
+#include "util/timing.h"
+#include "util/watch.h"
 
 float coll_value(int r, int64_t i)
 {
@@ -35,6 +38,11 @@ float coll_sum(int n, int64_t i)
 #include <mpi.h>
 
 #define DESC_BYTES 512              /* one rank's "host\tinterfaces" at init */
+#define JOIN_S 60.0                 /* joining the job (MPI_Init_thread and the first gather) */
+#define FINISH_S 15.0               /* ending it (the stop command, MPI_Finalize) */
+
+static double job_start, job_end;   /* rank 0: timing_now() when the collective experiment began, and past which
+                                     * a blocked step ends the job; 0: none */
 
 static int joined, rank, nranks, lost;
 static char *descs;                 /* rank 0: nranks x DESC_BYTES */
@@ -114,6 +122,13 @@ int coll_launch_init(int *argc, char ***argv)
     if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") && !getenv("PMI_RANK"))
         return 0;                   /* not started by a launcher: one rank, no MPI */
     int provided;
+    double join_s = coll_join_seconds();
+    char msg[512];
+    const char *me = getenv("OMPI_COMM_WORLD_RANK") ? getenv("OMPI_COMM_WORLD_RANK") : getenv("PMIX_RANK");
+    snprintf(msg, sizeof msg, "sparkreport: rank %.20s: the MPI job did not start within %g s (a rank never joined: it "
+             "exited, was stopped or never started before MPI_Init; SPARKREPORT_MPI_JOIN_S sets this deadline); "
+             "stopped, nothing was written", me ? me : "?", join_s);
+    watch_arm(join_s, msg, SR_EXIT_FAILURE);    /* MPI_Init_thread waits for every rank, for ever */
     if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "sparkreport: MPI_Init_thread failed: cannot join the job mpirun started\n");
         return -1;
@@ -126,7 +141,37 @@ int coll_launch_init(int *argc, char ***argv)
         fprintf(stderr, "sparkreport: rank %d: cannot gather the ranks' host names at start\n", rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    watch_disarm();
     return rank;
+}
+
+double coll_join_seconds(void)
+{
+    const char *v = getenv("SPARKREPORT_MPI_JOIN_S");
+    char *end;
+    double t = v && *v ? strtod(v, &end) : 0;
+    return v && *v && *end == '\0' && t >= 1 && t <= 86400 ? t : JOIN_S;
+}
+
+void coll_job_budget(double budget_s)
+{
+    job_start = timing_now();
+    job_end = job_start + budget_s * COLL_DEADLINE_FACTOR + COLL_DEADLINE_SLACK_S;
+}
+
+/* Rank 0, before a step every rank must take part in: the job's deadline (coll_job_budget), so a
+ * rank that stopped or died without ending the job cannot hold the run past its budget. */
+static void step_watch(const char *step)
+{
+    char msg[512];
+    double left = job_end - timing_now();
+    if (job_end <= 0)
+        return;
+    snprintf(msg, sizeof msg, "sparkreport: the MPI job missed its deadline (%.0f s after the collective experiment "
+             "began: %g x its budget + %g s): rank 0 waited in %s for a rank that does not answer (stopped, or gone "
+             "without ending the job); stopped, nothing was written", (job_end - job_start), COLL_DEADLINE_FACTOR,
+             COLL_DEADLINE_SLACK_S, step);
+    watch_arm(left > 0 ? left : 0, msg, SR_EXIT_FAILURE);
 }
 
 /* ---- the operations on host buffers: fill, run once, check ---- */
@@ -374,29 +419,38 @@ static int send_cmd(struct coll_cmd *c, char *err, size_t errlen)
 int coll_rank0_prepare(enum coll_op op, int64_t bytes, int peer, int device, int *bad_rank, char *err, size_t errlen)
 {
     struct coll_cmd c = { .what = COLL_PREPARE, .op = op, .peer = peer, .device = device, .bytes = bytes };
-    if (send_cmd(&c, err, errlen) != 0)
-        return -1;
-    return prepare_here(&c, bad_rank, err, errlen);
+    step_watch("preparing an operation");
+    int rc = send_cmd(&c, err, errlen) != 0 ? -1 : prepare_here(&c, bad_rank, err, errlen);
+    watch_disarm();
+    return rc;
 }
 
 double coll_rank0_time(int64_t iters, char *err, size_t errlen)
 {
     struct coll_cmd c = { .what = COLL_TIME, .iters = iters };
-    return send_cmd(&c, err, errlen) == 0 ? time_here(iters, err, errlen) : NAN;
+    step_watch("a timed sample");
+    double t = send_cmd(&c, err, errlen) == 0 ? time_here(iters, err, errlen) : NAN;
+    watch_disarm();
+    return t;
 }
 
 int coll_rank0_check(int *bad_rank, char *err, size_t errlen)
 {
     struct coll_cmd c = { .what = COLL_CHECK };
-    return send_cmd(&c, err, errlen) == 0 ? check_here(bad_rank, err, errlen) : -1;
+    step_watch("checking the values");
+    int rc = send_cmd(&c, err, errlen) == 0 ? check_here(bad_rank, err, errlen) : -1;
+    watch_disarm();
+    return rc;
 }
 
 void coll_rank0_release(void)
 {
     char err[256];
     struct coll_cmd c = { .what = COLL_RELEASE };
+    step_watch("releasing buffers");
     if (send_cmd(&c, err, sizeof err) == 0)
         release();
+    watch_disarm();
 }
 
 /* ---- the other ranks serve ---- */
@@ -433,9 +487,11 @@ void coll_launch_finish(void)
             MPI_Finalize();
         return;
     }
-    if (rank == 0) {
+    if (rank == 0) {                /* what the run wrote is complete: only ending the job is left */
         char err[256];
         struct coll_cmd c = { .what = COLL_STOP };
+        watch_arm(FINISH_S, "sparkreport: the MPI job did not end within 15 s after the run (a rank that does not "
+                  "answer: stopped?); what the run printed above is complete; ending the job", SR_EXIT_FAILURE);
         release();
         if (send_cmd(&c, err, sizeof err) != 0) {
             fprintf(stderr, "sparkreport: %s; ending the job\n", err);
@@ -550,5 +606,7 @@ int coll_rank0_check(int *bad_rank, char *err, size_t errlen)
     return -1;
 }
 void coll_rank0_release(void) { }
+void coll_job_budget(double budget_s) { (void)budget_s; }
+double coll_join_seconds(void) { return 0; }
 
 #endif

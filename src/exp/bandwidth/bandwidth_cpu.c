@@ -150,15 +150,12 @@ static int last_thread(void) { return omp_get_thread_num() == omp_get_num_thread
 #define E_TRIAD(A, B, S) ((A) + (S) * (B))
 #define E_FILL(A, B, S) (S)
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define BW_STREAMING 1
-
-/* Non-temporal stores: each thread writes whole 64-byte lines of its share with streaming
- * stores, which write past the caches and allocate no line (no read for ownership); the last
- * thread writes the elements after the last whole line with plain stores. The sfence orders
- * the pass's streaming stores before the team's closing barrier. */
-#define BW_NT(NAME, EXPR, T, SUF, ISA, ATTR, VB, STORE)                                 \
+/* Non-temporal stores, any ISA: each thread writes whole 64-byte lines of its share with
+ * streaming stores, which write past the caches and allocate no line (no read for ownership),
+ * STORE(p, v0, v1) taking PER vectors at a time (v1 is the second of a pair, unused when PER is
+ * 1); the last thread writes the elements after the last whole line with plain stores; FENCE
+ * orders the pass's streaming stores before the team's closing barrier. */
+#define BW_NT(NAME, EXPR, T, SUF, ISA, ATTR, VB, PER, STORE, FENCE)                     \
     ATTR static void NAME##_nt_##SUF##_##ISA(struct bw_arrays *x)                       \
     {                                                                                   \
         typedef T vec __attribute__((vector_size(VB), may_alias));                      \
@@ -171,87 +168,67 @@ static int last_thread(void) { return omp_get_thread_num() == omp_get_num_thread
         (void)a, (void)b, (void)sv;                                                     \
         share(lines, &lo, &hi);                                                         \
         for (size_t i = lo * L; i < hi * L; i += L)                                     \
-            for (size_t j = i; j < i + L; j += V)                                       \
-                STORE(c + j, EXPR(*(const vec *)(a + j), *(const vec *)(b + j), sv));   \
+            for (size_t j = i; j < i + L; j += PER * V) {                               \
+                vec v0 = EXPR(*(const vec *)(a + j), *(const vec *)(b + j), sv);        \
+                vec v1 = v0;                                                            \
+                if (PER > 1)                                                            \
+                    v1 = EXPR(*(const vec *)(a + j + V), *(const vec *)(b + j + V), sv); \
+                STORE(c + j, v0, v1);                                                   \
+            }                                                                           \
         if (last_thread())                                                              \
             for (size_t i = lines * L; i < x->n; i++)                                   \
                 c[i] = EXPR(a[i], b[i], s);                                             \
-        _mm_sfence();                                                                   \
+        FENCE;                                                                          \
     }
-#define BW_NT_ALL(T, SUF, ISA, ATTR, VB, STORE)                                         \
-    BW_NT(copy, E_COPY, T, SUF, ISA, ATTR, VB, STORE)                                   \
-    BW_NT(scale, E_SCALE, T, SUF, ISA, ATTR, VB, STORE)                                 \
-    BW_NT(add, E_ADD, T, SUF, ISA, ATTR, VB, STORE)                                     \
-    BW_NT(triad, E_TRIAD, T, SUF, ISA, ATTR, VB, STORE)                                 \
-    BW_NT(fill, E_FILL, T, SUF, ISA, ATTR, VB, STORE)
-#define ST512D(p, v) _mm512_stream_pd((p), (__m512d)(v))
-#define ST512S(p, v) _mm512_stream_ps((p), (__m512)(v))
-#define ST256D(p, v) _mm256_stream_pd((p), (__m256d)(v))
-#define ST256S(p, v) _mm256_stream_ps((p), (__m256)(v))
-#define ST128D(p, v) _mm_stream_pd((p), (__m128d)(v))
-#define ST128S(p, v) _mm_stream_ps((p), (__m128)(v))
+#define BW_NT_ALL(T, SUF, ISA, ATTR, VB, PER, STORE, FENCE)                             \
+    BW_NT(copy, E_COPY, T, SUF, ISA, ATTR, VB, PER, STORE, FENCE)                       \
+    BW_NT(scale, E_SCALE, T, SUF, ISA, ATTR, VB, PER, STORE, FENCE)                     \
+    BW_NT(add, E_ADD, T, SUF, ISA, ATTR, VB, PER, STORE, FENCE)                         \
+    BW_NT(triad, E_TRIAD, T, SUF, ISA, ATTR, VB, PER, STORE, FENCE)                     \
+    BW_NT(fill, E_FILL, T, SUF, ISA, ATTR, VB, PER, STORE, FENCE)
+#define NT_ROW(ISA) {                                                                   \
+        [BW_COPY] = { copy_nt_f64_##ISA, copy_nt_f32_##ISA },                           \
+        [BW_SCALE] = { scale_nt_f64_##ISA, scale_nt_f32_##ISA },                        \
+        [BW_ADD] = { add_nt_f64_##ISA, add_nt_f32_##ISA },                              \
+        [BW_TRIAD] = { triad_nt_f64_##ISA, triad_nt_f32_##ISA },                        \
+        [BW_FILL] = { fill_nt_f64_##ISA, fill_nt_f32_##ISA } }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define BW_STREAMING 1
+
+/* One vector a store (_mm*_stream_*); sfence orders them. */
+#define ST512D(p, v, w) ((void)(w), _mm512_stream_pd((p), (__m512d)(v)))
+#define ST512S(p, v, w) ((void)(w), _mm512_stream_ps((p), (__m512)(v)))
+#define ST256D(p, v, w) ((void)(w), _mm256_stream_pd((p), (__m256d)(v)))
+#define ST256S(p, v, w) ((void)(w), _mm256_stream_ps((p), (__m256)(v)))
+#define ST128D(p, v, w) ((void)(w), _mm_stream_pd((p), (__m128d)(v)))
+#define ST128S(p, v, w) ((void)(w), _mm_stream_ps((p), (__m128)(v)))
 #define AVX512 __attribute__((target("avx512f")))
 #define AVX2 __attribute__((target("avx2")))
 #define BASELINE
 
 #define BW_ISA(ISA, ATTR, VB, STD, STS)                                                 \
     BW_READ(double, f64, ISA, ATTR, VB) BW_READ(float, f32, ISA, ATTR, VB)              \
-    BW_NT_ALL(double, f64, ISA, ATTR, VB, STD) BW_NT_ALL(float, f32, ISA, ATTR, VB, STS)
+    BW_NT_ALL(double, f64, ISA, ATTR, VB, 1, STD, _mm_sfence())                         \
+    BW_NT_ALL(float, f32, ISA, ATTR, VB, 1, STS, _mm_sfence())
 BW_ISA(avx512, AVX512, 64, ST512D, ST512S)
 BW_ISA(avx2, AVX2, 32, ST256D, ST256S)
 BW_ISA(sse2, BASELINE, 16, ST128D, ST128S)
-#define NT_ROW(ISA) {                                                                   \
-        [BW_COPY] = { copy_nt_f64_##ISA, copy_nt_f32_##ISA },                           \
-        [BW_SCALE] = { scale_nt_f64_##ISA, scale_nt_f32_##ISA },                        \
-        [BW_ADD] = { add_nt_f64_##ISA, add_nt_f32_##ISA },                              \
-        [BW_TRIAD] = { triad_nt_f64_##ISA, triad_nt_f32_##ISA },                        \
-        [BW_FILL] = { fill_nt_f64_##ISA, fill_nt_f32_##ISA } }
 #elif defined(__aarch64__) && defined(__GNUC__)
 #define BW_STREAMING 1
 
 /* Non-temporal stores on Armv8: STNP stores a pair of 16-byte registers with the hint that the
  * data is not wanted in the caches, so cores that honour it (Neoverse, Cortex-X925/A725) write
  * whole lines without reading them first. GCC has no builtin that emits it (Clang's
- * __builtin_nontemporal_store becomes STNP), hence the asm. Each thread writes whole 64-byte
- * lines of its share, two STNPs a line; the last thread writes what follows the last whole line
- * with plain stores; dmb ishst orders the pass's stores before the team's closing barrier. */
+ * __builtin_nontemporal_store becomes STNP), hence the asm: two STNPs a 64-byte line, and
+ * dmb ishst orders them. */
 #define STNP(p, v0, v1) __asm__ __volatile__("stnp %q1, %q2, [%0]" : : "r"(p), "w"(v0), "w"(v1) : "memory")
-#define BW_NT_A64(NAME, EXPR, T, SUF)                                                   \
-    static void NAME##_nt_##SUF##_neon(struct bw_arrays *x)                             \
-    {                                                                                   \
-        typedef T vec __attribute__((vector_size(16), may_alias));                      \
-        enum { V = 16 / sizeof(T), L = 64 / sizeof(T) };                                \
-        const T *restrict a = x->a, *restrict b = x->b;                                 \
-        T *restrict c = x->c;                                                           \
-        const T s = (T)BW_SCALAR;                                                       \
-        const vec sv = (vec){ 0 } + s;                                                  \
-        size_t lo, hi, lines = x->n / L;                                                \
-        (void)a, (void)b, (void)sv;                                                     \
-        share(lines, &lo, &hi);                                                         \
-        for (size_t i = lo * L; i < hi * L; i += L)                                     \
-            for (size_t j = i; j < i + L; j += 2 * V) {                                 \
-                vec v0 = EXPR(*(const vec *)(a + j), *(const vec *)(b + j), sv);        \
-                vec v1 = EXPR(*(const vec *)(a + j + V), *(const vec *)(b + j + V), sv); \
-                STNP(c + j, v0, v1);                                                    \
-            }                                                                           \
-        if (last_thread())                                                              \
-            for (size_t i = lines * L; i < x->n; i++)                                   \
-                c[i] = EXPR(a[i], b[i], s);                                             \
-        __asm__ __volatile__("dmb ishst" : : : "memory");                               \
-    }
-#define BW_NT_A64_ALL(T, SUF)                                                           \
-    BW_NT_A64(copy, E_COPY, T, SUF) BW_NT_A64(scale, E_SCALE, T, SUF)                   \
-    BW_NT_A64(add, E_ADD, T, SUF) BW_NT_A64(triad, E_TRIAD, T, SUF) BW_NT_A64(fill, E_FILL, T, SUF)
+#define DMB_ISHST __asm__ __volatile__("dmb ishst" : : : "memory")
 BW_READ(double, f64, base, , 16)
 BW_READ(float, f32, base, , 16)
-BW_NT_A64_ALL(double, f64)
-BW_NT_A64_ALL(float, f32)
-#define NT_ROW(ISA) {                                                                   \
-        [BW_COPY] = { copy_nt_f64_##ISA, copy_nt_f32_##ISA },                           \
-        [BW_SCALE] = { scale_nt_f64_##ISA, scale_nt_f32_##ISA },                        \
-        [BW_ADD] = { add_nt_f64_##ISA, add_nt_f32_##ISA },                              \
-        [BW_TRIAD] = { triad_nt_f64_##ISA, triad_nt_f32_##ISA },                        \
-        [BW_FILL] = { fill_nt_f64_##ISA, fill_nt_f32_##ISA } }
+BW_NT_ALL(double, f64, neon, , 16, 2, STNP, DMB_ISHST)
+BW_NT_ALL(float, f32, neon, , 16, 2, STNP, DMB_ISHST)
 #else
 /* Elsewhere: the read with 16-byte vectors, and plain stores only. */
 #define BW_STREAMING 0

@@ -75,6 +75,23 @@ local function plain(pdf)
   local t = sh(("%s %s -"):format(q(os.getenv("PDFTOTEXT") or "pdftotext"), q(pdf)))
   return (t:gsub("%s*Page %d+ of %d+%s*\f[^\n]*\n", " "))
 end
+-- The command prefix that starts n ranks of an MPI job, or nil and why an MPI test skips (no MPI
+-- in the build, no mpirun). As root (CI), Open MPI refuses to start without the ALLOW variables;
+-- --oversubscribe: more ranks than cores; in sanitizer builds Open MPI's own leaks in MPI_Init and
+-- MPI_Finalize are suppressed (full stacks so the suppressions see those frames); other builds
+-- ignore both variables.
+local function mpi(n)
+  local f = io.open(builddir .. "/config.h")
+  local config = f and f:read("a") or ""
+  if f then f:close() end
+  if not config:find("#define HAVE_MPI 1", 1, true) then return nil, "this build has no MPI (configure says why)" end
+  local mpirun = os.getenv("SR_MPIRUN") or ""
+  if mpirun == "" then return nil, "mpirun not found" end
+  return ("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 LSAN_OPTIONS=suppressions=%s:print_suppressions=0 "
+          .. "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0\" "
+          .. "%s --allow-run-as-root --oversubscribe -np %d")
+         :format(q(srcdir .. "/tests/lsan-mpi.supp"), q(mpirun), n)
+end
 local e2e = sh("ls " .. q(srcdir .. "/tests/e2e") .. "/*.lua")
 for file in e2e:gmatch("[^\n]+") do
   local name = "e2e/" .. file:match("([^/]+)%.lua$")
@@ -83,7 +100,7 @@ for file in e2e:gmatch("[^\n]+") do
     local chunk = assert(loadfile(file))
     local ok, status, detail = pcall(chunk, { bin = bin, srcdir = srcdir, builddir = builddir, out = out, sh = sh,
                                               q = q, pdftotext = os.getenv("PDFTOTEXT"), fail = fail,
-                                              read = read, rate = rate, plain = plain })
+                                              read = read, rate = rate, plain = plain, mpi = mpi })
     sh("rm -rf " .. q(out))
     if not ok then report(name, "fail", tostring(status)) else report(name, status, detail) end
   end

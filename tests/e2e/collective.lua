@@ -10,16 +10,8 @@ local json = require "json"
 local sh, q, fail, read = env.sh, env.q, env.fail, env.read
 
 local config = read(env.builddir .. "/config.h")
-if not config:find("#define HAVE_MPI 1", 1, true) then return "skip", "this build has no MPI (configure says why)" end
-local mpirun = os.getenv("SR_MPIRUN") or ""
-if mpirun == "" then return "skip", "mpirun not found" end
--- as root (CI), Open MPI refuses to start without these; --oversubscribe: two ranks on fewer cores
--- in sanitizer builds, Open MPI's own leaks in MPI_Init/MPI_Finalize are suppressed (full stacks
--- so the suppressions see those frames); other builds ignore both variables
-local launch = ("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 LSAN_OPTIONS=suppressions=%s:print_suppressions=0 "
-                .. "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0\" "
-                .. "%s --allow-run-as-root --oversubscribe -np 2")
-               :format(q(env.srcdir .. "/tests/lsan-mpi.supp"), q(mpirun))
+local launch, why = env.mpi(2)
+if not launch then return "skip", why end
 
 local cwd, reports = env.out .. "/cwd", env.out .. "/reports"
 sh("mkdir -p " .. q(cwd))

@@ -8,15 +8,8 @@
 local env = ...
 local sh, q, fail, read = env.sh, env.q, env.fail, env.read
 
-if not read(env.builddir .. "/config.h"):find("#define HAVE_MPI 1", 1, true) then
-  return "skip", "this build has no MPI (configure says why)"
-end
-local mpirun = os.getenv("SR_MPIRUN") or ""
-if mpirun == "" then return "skip", "mpirun not found" end
-local launch = ("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 LSAN_OPTIONS=suppressions=%s:print_suppressions=0 "
-                .. "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0\" "
-                .. "%s --allow-run-as-root --oversubscribe -np 2")
-               :format(q(env.srcdir .. "/tests/lsan-mpi.supp"), q(mpirun))
+local launch, why = env.mpi(2)
+if not launch then return "skip", why end
 local scenario = q(env.srcdir .. "/tests/scenarios/collective.lua")
 
 local function no_run_folder(reports)

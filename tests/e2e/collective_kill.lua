@@ -5,19 +5,15 @@
 local env = ...
 local sh, q, fail, read = env.sh, env.q, env.fail, env.read
 
-if not read(env.builddir .. "/config.h"):find("#define HAVE_MPI 1", 1, true) then
-  return "skip", "this build has no MPI (configure says why)"
-end
-local mpirun = os.getenv("SR_MPIRUN") or ""
-if mpirun == "" then return "skip", "mpirun not found" end
+local launch, why = env.mpi(2)
+if not launch then return "skip", why end
 
 local reports, log = env.out .. "/reports", env.out .. "/mpirun.log"
 -- mpirun in the background (its pid in $!), rank 1 found among its children by its rank, killed
 -- once the collectives run (the run folder exists; at least 1000 repetitions of each size keep
 -- them running for the budget's minute), then mpirun's exit status
 local script = ([[
-OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 LSAN_OPTIONS=suppressions=%s:print_suppressions=0 \
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0" %s --allow-run-as-root --oversubscribe -np 2 \
+%s \
   %s run %s -o %s --set collective.budget_s=60 --set budget_s=80 --set collective.min_reps=1000 \
   --set collective.max_reps=100000 >%s 2>&1 &
 mp=$!
@@ -29,7 +25,7 @@ for p in $(pgrep -P $mp); do
 done
 wait $mp
 echo "exit $?"
-]]):format(q(env.srcdir .. "/tests/lsan-mpi.supp"), q(mpirun), q(env.bin), q(env.srcdir .. "/tests/scenarios/collective.lua"), q(reports), q(log), q(reports))
+]]):format(launch, q(env.bin), q(env.srcdir .. "/tests/scenarios/collective.lua"), q(reports), q(log), q(reports))
 local out = sh(script)
 if not out:find("killed", 1, true) then fail("rank 1 was not found to kill: %s\n%s", out, read(log)) end
 local code = tonumber(out:match("exit (%d+)"))

@@ -60,7 +60,8 @@ for file in list:gmatch("[^\n]+") do
 end
 
 -- End to end. Each test gets the runner's helpers: sh and q, fail (an error without a position),
--- read (a whole file) and rate (the report's rule for rates, lua/sparkreport/format.lua).
+-- read (a whole file), rate (the report's rule for rates, lua/sparkreport/format.lua), plain (a PDF's text),
+-- mpi (an MPI job's launch prefix) and schema_version (the writer's).
 local function fail(fmt, ...) error(fmt:format(...), 0) end
 local function read(path)
   local f = assert(io.open(path, "rb")); local s = f:read("a"); f:close(); return s
@@ -92,6 +93,8 @@ local function mpi(n)
           .. "%s --allow-run-as-root --oversubscribe -np %d")
          :format(q(srcdir .. "/tests/lsan-mpi.supp"), q(mpirun), n)
 end
+-- The results schema version the writer writes (src/util/schema.h).
+local schema_version = tonumber(read(srcdir .. "/src/util/schema.h"):match("#define SR_SCHEMA_VERSION (%d+)"))
 local e2e = sh("ls " .. q(srcdir .. "/tests/e2e") .. "/*.lua")
 for file in e2e:gmatch("[^\n]+") do
   local name = "e2e/" .. file:match("([^/]+)%.lua$")
@@ -100,7 +103,8 @@ for file in e2e:gmatch("[^\n]+") do
     local chunk = assert(loadfile(file))
     local ok, status, detail = pcall(chunk, { bin = bin, srcdir = srcdir, builddir = builddir, out = out, sh = sh,
                                               q = q, pdftotext = os.getenv("PDFTOTEXT"), fail = fail,
-                                              read = read, rate = rate, plain = plain, mpi = mpi })
+                                              read = read, rate = rate, plain = plain, mpi = mpi,
+                                              schema_version = schema_version })
     sh("rm -rf " .. q(out))
     if not ok then report(name, "fail", tostring(status)) else report(name, status, detail) end
   end

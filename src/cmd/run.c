@@ -227,12 +227,12 @@ static int write_outputs(const char *dir, const char *outdir, const cJSON *resul
     return rc;
 }
 
-/* The name the finished run folder takes in outdir, <UTC stamp>-<host>-<scenario>, with a suffix
- * "-2", ... when a run folder already has it; chosen before the outputs are written, since the
- * report prints it (the command that reruns the scenario against this run). */
+/* The name the finished run folder takes in outdir, <UTC stamp>-<host>-<scenario>; chosen before
+ * the outputs are written, since the report prints it (the command that reruns the scenario against
+ * this run). publish adds a suffix when another run took it since. */
 static void run_folder_name(const struct run_opts *o, char *out, size_t n)
 {
-    char stamp[32], host[64] = "host", name[80], path[4096];
+    char stamp[32], host[64] = "host", name[80];
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
@@ -242,15 +242,9 @@ static void run_folder_name(const struct run_opts *o, char *out, size_t n)
     sanitize(host);
     scenario_name(o->scenario, name, sizeof name);
     snprintf(out, n, "%s-%s-%s", stamp, host, name);
-    for (int i = 2; i < 100; i++) {
-        snprintf(path, sizeof path, "%s/%s", o->outdir, out);
-        if (!fs_exists(path))
-            return;
-        snprintf(out, n, "%s-%s-%s-%d", stamp, host, name, i);
-    }
 }
 
-/* A concurrent run took the name results.json records: the folder's own name goes into its
+/* Another run took the name results.json records: the folder's own name goes into its
  * results.json and report.pdf (the rerun command prints it). */
 static void rename_recorded(const char *final)
 {

@@ -22,7 +22,7 @@ if link ~= dir:match("[^/]+$") then fail("latest -> %s, expected %s", link, dir:
 
 -- results.json
 local r = json.decode(read(dir .. "/results.json"))
-local version = tonumber(read(env.srcdir .. "/src/util/schema.h"):match("#define SR_SCHEMA_VERSION (%d+)"))
+local version = env.schema_version
 if r.schema ~= "sparkreport/results" or r.schema_version ~= version or r.status ~= "complete" then
   fail("results.json: schema %s version %s (the writer's is %d), status %s", tostring(r.schema),
        tostring(r.schema_version), version, tostring(r.status))

@@ -179,7 +179,7 @@ if not first_default then fail("scenarios/default.lua was not among the scenario
 local fixture = env.out .. "/fixture.json"
 sh(("gzip -dc %s > %s"):format(q(env.srcdir .. "/tests/fixtures/rerun/default.json.gz"), q(fixture)))
 local fx = json.decode(read(fixture))
-local version = tonumber(read(env.srcdir .. "/src/util/schema.h"):match("#define SR_SCHEMA_VERSION (%d+)"))
+local version = env.schema_version
 local regen = "regenerate it (tests/fixtures/rerun/README.md)"
 if fx.schema_version ~= version then
   fail("the default-run fixture has results schema version %s, the writer %s: %s", tostring(fx.schema_version), version, regen)

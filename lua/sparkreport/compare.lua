@@ -339,6 +339,8 @@ local function projection_row(id, b, c)
   local out_of_range = change and not (math.abs(change) < math.huge)     -- hours 1e300 apart: no finite ratio
   return { experiment = id, workload = text(c.workload), system = text(c.system), system_kind = c.system_kind,
            hours_baseline = hb, hours_current = hc, change = not out_of_range and change or nil,
+           band_baseline = num(b.hours_low) and num(b.hours_high) and { b.hours_low, b.hours_high } or nil,
+           band_current = num(c.hours_low) and num(c.hours_high) and { c.hours_low, c.hours_high } or nil,
            out_of_range = out_of_range or nil, fits_baseline = b.fits, fits_current = c.fits }
 end
 

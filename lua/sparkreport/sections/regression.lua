@@ -172,7 +172,13 @@ end
 
 local MAX_DERIVED = 40          -- rows of changed figures listed; the rest counted
 
-local function hours_text(h) return h and fmt.rate(h) .. " h" or "none" end
+-- Projected hours with their band, marked projected (DESIGN.md, "Three kinds of numbers").
+local function hours_cell(h, band)
+  if not h then return "none" end
+  local t = fmt.rate(h) .. " h"
+  if band then t = ("%s\n(%s–%s)"):format(t, fmt.rate(band[1]), fmt.rate(band[2])) end
+  return { text = t, kind = "projected" }
+end
 
 -- The projected rows (sparkreport.compare's projection_moved rule) and the results without raw
 -- samples, compared by value. Older comparison documents lack both.
@@ -183,14 +189,16 @@ function S.regression_projections(doc, cmp)
   local rows = {}
   for _, r in ipairs(cmp.projections) do
     if r.moved then
-      rows[#rows + 1] = { r.workload, r.system, hours_text(r.hours_baseline), hours_text(r.hours_current), r.why }
+      rows[#rows + 1] = { r.workload, r.system, hours_cell(r.hours_baseline, r.band_baseline),
+                          hours_cell(r.hours_current, r.band_current), r.why }
     end
   end
   if #rows > 0 then
     doc:table { columns = { { title = "Workload", width = 0.2 }, { title = "System", width = 0.16 },
-                            { title = "Hours,\nbaseline", align = "right", width = 0.12 },
-                            { title = "Hours,\ncurrent", align = "right", width = 0.12 }, { title = "Why it moved" } },
-                rows = rows, caption = "Projected rows that moved beyond their noise." }
+                            { title = "Hours (band),\nbaseline", align = "right", width = 0.16 },
+                            { title = "Hours (band),\ncurrent", align = "right", width = 0.16 }, { title = "Why it moved" } },
+                rows = rows, caption = "Projected rows that moved beyond their noise: projected hours with their "
+                  .. "low-high band, as each run's report gives them." }
   end
   doc:paragraph("A projected row moved when its fit changed, or when its hours moved by at least the threshold ("
     .. fmt.pct(cmp.thresholds.min_change) .. ") and, for a row that rests on this run's measurements (this "

@@ -245,7 +245,8 @@ M.records.compress = object {
   error_bound = opt "number", within_bound = opt "boolean", weight_rel_error = opt "number",
   loss_heldout = opt "number", loss_change = opt "number", shape = opt "string", steps = opt "number",
   steps_done = opt "number", loss_train_final = opt "number", loss_entropy_bound = opt "number",
-  eval_tokens = opt "number",
+  eval_tokens = opt "number", speedup_of_ideal = opt "number", bound = opt "string", gweights_per_s = opt "number",
+  dram_over_cache = opt "number", cache = opt(object { rows = "number", gweights_per_s = opt "number" }),
 }
 local COMPRESS_NEEDS = {
   gemv = { batch = "number", valid = "boolean", bits_per_weight = "number", bytes = "number", rows = "number",

@@ -20,11 +20,16 @@ static float *inputs(size_t n)
     return x;
 }
 
-static void test_kernels(size_t rows, size_t cols, int generic)
+/* isa: the widest kernels to use ("portable", "avx2", "avx512"); a CPU without them skips. */
+static void test_kernels(size_t rows, size_t cols, const char *isa)
 {
     char err[256];
+    if (quant_cpu_isa(isa) != 0) {
+        printf("  %s kernels: not on this CPU, not tested here\n", isa);
+        quant_cpu_isa("auto");
+        return;
+    }
     float *x = inputs(QUANT_MAX_BATCH * cols), *y = malloc(QUANT_MAX_BATCH * rows * sizeof *y);
-    quant_cpu_generic(generic);
     for (int id = 0; id < QUANT_N; id++) {
         struct quant_matrix *m = quant_new(id, rows, cols, 0.7, err, sizeof err);
         EXPECT(m != NULL);
@@ -34,8 +39,7 @@ static void test_kernels(size_t rows, size_t cols, int generic)
             EXPECT(quant_cpu_ops.gemv(h, x, y, b, 2) >= 0);
             double e = compress_check(m, x, y, b, 0);
             if (!(e <= quant_schemes[id].tolerance))
-                printf("  %s batch %d %zux%zu%s: error %g\n", quant_schemes[id].name, b, rows, cols,
-                       generic ? " (portable)" : "", e);
+                printf("  %s batch %d %zux%zu (%s): error %g\n", quant_schemes[id].name, b, rows, cols, isa, e);
             EXPECT(e <= quant_schemes[id].tolerance);
         }
         y[rows + rows / 2] += 1e-3f * (fabsf(y[rows + rows / 2]) + 1);      /* a wrong output is caught */
@@ -53,7 +57,7 @@ static void test_kernels(size_t rows, size_t cols, int generic)
         quant_cpu_ops.close(h);
         quant_free(m);
     }
-    quant_cpu_generic(0);
+    quant_cpu_isa("auto");
     free(x);
     free(y);
 }
@@ -216,9 +220,11 @@ static void test_run(void)
 
 int main(void)
 {
-    test_kernels(37, 640, 0);           /* a partial tile; rows not a multiple of the threads */
-    test_kernels(37, 640, 1);
-    test_kernels(5, 8 * 128, 0);
+    const char *isas[] = { "avx512", "avx2", "portable" };
+    for (int i = 0; i < 3; i++) {
+        test_kernels(37, 640, isas[i]);     /* a partial tile; rows not a multiple of the threads */
+        test_kernels(5, 8 * 128, isas[i]);
+    }
     test_pack_paths();
     test_fp8_nan();
     test_bounds();

@@ -1,10 +1,11 @@
 -- sparkreport.sections.compress: the compression section: what each scheme stores (bits per
 -- weight with scales and indices), how fast the weight-streaming products run against dense
--- FP32 and BF16 and against a plain read of the same matrix, the error it adds to a layer's
+-- FP32 and BF16, the error it adds to a layer's
 -- outputs and to a trained model's held-out loss; a chart of speed-up against bits per weight
 -- with the ideal (bytes ratio) dashed; GPU rows "not measured" with the reason. Read fractions
--- are of this machine's one DRAM figure (sparkreport.calibration.dram). Draws from the compress
--- records (and the bandwidth experiment's read kernel, quoted as that kernel's own rate) only.
+-- are of this machine's one DRAM figure (sparkreport.calibration.dram), the one read figure every
+-- comparison uses; what bounds each product (its bytes, or decoding: its rate from cache). Draws
+-- from the compress records only.
 local calibration = require "sparkreport.calibration"
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
@@ -51,18 +52,6 @@ local function batches(exp)
   return out
 end
 
--- The bandwidth experiment's read kernel at its largest size (FP32 preferred), if this run has one.
-local function bandwidth_read(results)
-  local best
-  for _, e in ipairs(R.experiments(results, "bandwidth", "cpu")) do
-    for _, r in ipairs(R.records(e, { series = "size", kernel = "read", valid = true })) do
-      if not best or r.working_set_bytes > best.working_set_bytes
-         or (r.working_set_bytes == best.working_set_bytes and r.precision == "fp32") then best = r end
-    end
-  end
-  return best
-end
-
 local function method(doc, exp)
   local info, p = exp.info or {}, exp.params or {}
   local first = R.records(exp, { series = "gemv" })[1] or {}
@@ -71,10 +60,11 @@ local function method(doc, exp)
     .. "of vectors, y = W x, decoding the weights on the fly (%s, %d threads). Bytes: %s. Every product is checked against "
     .. "a plain twin in FP64 on the same packed weights (tolerance 1e-5 of sum |w x|, FP32 accumulation) before it is "
     .. "timed; times are medians of at least %d repetitions, with the best beside them. Speed-ups are ratios of medians "
-    .. "within this run, against the dense FP32 and BF16 products of the same matrix; the ratio to a plain read compares with %s.")
+    .. "within this run, against the dense FP32 and BF16 products of the same matrix; rates are compared with one figure, "
+    .. "this machine's DRAM bandwidth (%s).")
     :format(info.rows or 0, info.cols or 0, fmt.bytes(info.fp32_bytes or 0), (info.fp32_bytes or 0) / math.max(caches, 1),
             info.caches_what or "the caches", fmt.bytes(caches), first.isa or "?", info.threads or 0,
-            info.byte_convention or "?", p.min_reps or 0, info.read_convention or "a plain read"))
+            info.byte_convention or "?", p.min_reps or 0, info.dram and info.dram.rule or "the bandwidth experiment's rule"))
   if (info.fp32_bytes or 0) < 2 * caches then
     doc:paragraph(("The FP32 matrix is smaller than twice %s (%s): these products measure the caches and the decoding, "
       .. "not memory; a run with weights_size = \"auto\" measures memory."):format(info.caches_what or "the caches",
@@ -130,15 +120,15 @@ local function of_dram(mk, r, d, what)
   return mk:fraction_cell(v, c, "GB/s", what)
 end
 
--- Per batch: GB/s in physical bytes, fraction of the DRAM figure, ratio to a plain read, CV, repetitions.
-local function speed_table(doc, exp, b, read, mk, d)
+-- Per batch: GB/s in physical bytes, fraction of the DRAM figure, speed-up and its ideal, CV, repetitions.
+local function speed_table(doc, exp, b, mk, d)
   local rows = {}
   for _, s in ipairs(schemes(exp)) do
     local r = rec(exp, "gemv", s, b)
     if r and r.valid and r.time_s then
       local what = ("%s, batch %d"):format(s, b)
       rows[#rows + 1] = { s, m(fmt.seconds(r.time_s.median)), m(fmt.rate(r.gbps_median)), m(fmt.rate(r.gbps_best)),
-                          of_dram(mk, r, d, what), m(x(r.read_fraction_median)),
+                          of_dram(mk, r, d, what), r.speedup_vs_fp32 and m(x(r.speedup_vs_fp32)) or "",
                           m(x(r.ideal_speedup_vs_fp32)), mk:settled(fmt.cv(r.time_s.cv), r, what), ("%d"):format(#r.samples_s) }
     elseif r then
       rows[#rows + 1] = { s, { text = r.error or "failed", tone = "bad" }, "", "", "", "", "", "", "" }
@@ -147,15 +137,13 @@ local function speed_table(doc, exp, b, read, mk, d)
   doc:table {
     columns = { { title = "Scheme", width = 0.12 }, { title = "Median\ntime", align = "right", width = 0.11 },
                 { title = "Median\nGB/s", align = "right", width = 0.1 }, { title = "Best\nGB/s", align = "right", width = 0.1 },
-                { title = "Of the DRAM\nfigure", align = "right", width = 0.12 }, { title = "Vs plain\nread", align = "right", width = 0.11 },
-                { title = "Ideal vs\nFP32", align = "right", width = 0.11 }, { title = "CV", align = "right", width = 0.11 },
+                { title = "Of the DRAM\nfigure", align = "right", width = 0.12 }, { title = "Speed-up\nvs FP32", align = "right", width = 0.11 },
+                { title = "Ideal\n(bytes)", align = "right", width = 0.11 }, { title = "CV", align = "right", width = 0.11 },
                 { title = "Reps", align = "right" } },
     rows = rows,
     caption = mk:caption(("Batch %d. GB/s in physical bytes (values, scales, indices). Of the DRAM figure: best GB/s over "
-      .. "%s. Vs plain read: median GB/s over %s at %s, %s GB/s median, %s best (that kernel's own rate). Ideal: FP32 bytes "
-      .. "/ the scheme's bytes."):format(b, d and (fmt.rate(d.gbps) .. " GB/s, this machine's DRAM bandwidth") or "a DRAM figure this run lacks",
-      read and "a plain sum of the FP32 matrix" or "none", read and fmt.bytes(read.bytes) or "",
-      read and fmt.rate(read.gbps_median) or "n/a", read and fmt.rate(read.gbps_best) or "n/a")),
+      .. "%s. Speed-up: median time of dense FP32 over the scheme's, same batch. Ideal: FP32 bytes / the scheme's bytes.")
+      :format(b, d and (fmt.rate(d.gbps) .. " GB/s, this machine's DRAM bandwidth") or "a DRAM figure this run lacks")),
   }
 end
 
@@ -202,37 +190,52 @@ local function share_text(mk, r, d, what)
   return marks.exceeds(v, c) and text or (text .. " of this machine's DRAM bandwidth"), v / c
 end
 
--- The done-when of the issue, as the reader needs it: are the 8-bit products memory-bound?
-local function bounds(doc, exp, bs, bwread, mk, d)
-  local b1, parts = bs[1], {}
-  for _, s in ipairs { "int8", "fp8" } do
+-- What bounds a product: the record's word, else (older files) memory when its speed-up reaches
+-- 0.7 of the bytes ratio.
+local function bound_of(r)
+  if r.bound then return r.bound end
+  if r.speedup_vs_fp32 and r.ideal_speedup_vs_fp32 then
+    return r.speedup_vs_fp32 >= 0.7 * r.ideal_speedup_vs_fp32 and "memory" or "unknown"
+  end
+  return "unknown"
+end
+
+local BOUND_WORDS = { memory = "memory", compute = "decoding", mixed = "both", unknown = "n/a" }
+
+local function rate(v) return v and ("%.2f"):format(v) or "n/a" end
+
+-- The FP32 baseline against the DRAM figure, then per scheme at the first batch: speed-up against
+-- the bytes ratio, and what bounds it (its rate from DRAM against its rate from cache).
+local function bounds(doc, exp, bs, mk, d)
+  local b1 = bs[1]
+  local f32 = rec(exp, "gemv", "fp32", b1)
+  if f32 and f32.valid and f32.gbps_best then
+    doc:paragraph(("The baseline, dense FP32 at batch %d, streams at %s GB/s median, %s GB/s best: %s. Every speed-up "
+      .. "below is over it, in the same run; a compressed product is memory-bound when its speed-up reaches 0.7 of the "
+      .. "bytes it saves (the ideal), and bound by decoding when it runs from DRAM at 0.7 or more of its rate from "
+      .. "cache (the same product on the matrix's first rows, half the level-2 caches).")
+      :format(b1, fmt.rate(f32.gbps_median), fmt.rate(f32.gbps_best), (share_text(mk, f32, d, ("fp32, batch %d"):format(b1)))))
+  end
+  local rows = {}
+  for _, s in ipairs(schemes(exp)) do
     local r = rec(exp, "gemv", s, b1)
-    if r and r.valid and r.gbps_best then
-      parts[#parts + 1] = ("%s reaches %s in physical bytes (best repetitions)%s and runs %s as fast as FP32")
-        :format(s, (share_text(mk, r, d, ("%s, batch %d"):format(s, b1))), bwread and (", a rate %.2f times that of the "
-        .. "bandwidth experiment's read at %s"):format(r.gbps_best / bwread.gbps_best, fmt.bytes(bwread.working_set_bytes)) or "",
-        x(r.speedup_vs_fp32))
+    if s ~= "fp32" and r and r.valid and r.speedup_vs_fp32 then
+      local of = r.speedup_of_ideal or r.speedup_vs_fp32 / r.ideal_speedup_vs_fp32
+      rows[#rows + 1] = { s, m(x(r.speedup_vs_fp32)), x(r.ideal_speedup_vs_fp32), m(("%.2f"):format(of)),
+                          m(rate(r.gweights_per_s)), m(rate(r.cache and r.cache.gweights_per_s)),
+                          { text = BOUND_WORDS[bound_of(r)] or bound_of(r), tone = of >= 0.7 and "good" or nil } }
     end
   end
-  local four, slow, fast = {}, 0, 0
-  for _, s in ipairs { "int4-g32", "int4-g128", "nvfp4", "mxfp4" } do
-    local r = rec(exp, "gemv", s, b1)
-    if r and r.valid and r.gbps_best then
-      local text, f = share_text(mk, r, d, ("%s, batch %d"):format(s, b1))
-      four[#four + 1] = ("%s %s GB/s (%s, %.1f G weights/s)"):format(s, fmt.rate(r.gbps_median), text,
-        r.rows * r.cols / r.time_s.median / 1e9)
-      if f < 0.7 then slow = slow + 1 else fast = fast + 1 end
-    end
-  end
-  local threads = exp.info and exp.info.threads or 0
-  local why = slow == 0 and "At 0.7 of the DRAM bandwidth or more, memory bounds them."
-    or fast == 0 and ("Below the DRAM bandwidth, decoding two weights per byte on %d threads, not memory, bounds "
-                      .. "them on this machine."):format(threads)
-    or ("Those below 0.7 of the DRAM bandwidth are bound by decoding two weights per byte on %d threads, the others "
-        .. "by memory."):format(threads)
-  if #parts > 0 then doc:paragraph(("Batch %d: %s. A weight-streaming product is memory-bound when it reads its bytes near the "
-    .. "DRAM bandwidth (0.7 or more) and its speed-up follows the bytes ratio."):format(b1, table.concat(parts, "; "))) end
-  if #four > 0 then doc:paragraph(("4-bit, batch %d: %s. %s"):format(b1, table.concat(four, "; "), why)) end
+  if #rows == 0 then return end
+  doc:table {
+    columns = { { title = "Scheme", width = 0.14 }, { title = "Speed-up\nvs FP32", align = "right", width = 0.13 },
+                { title = "Ideal\n(bytes)", align = "right", width = 0.12 }, { title = "Of the\nideal", align = "right", width = 0.12 },
+                { title = "G weights/s\nfrom DRAM", align = "right", width = 0.16 },
+                { title = "G weights/s\nfrom cache", align = "right", width = 0.16 }, { title = "Bound by" } },
+    rows = rows,
+    caption = ("Batch %d, medians. Ideal: FP32 bytes / the scheme's bytes. Bound by: memory (speed-up at 0.7 of the ideal or "
+      .. "more), decoding (from DRAM at 0.7 of the rate from cache or more), both (neither holds), n/a (not measured)."):format(b1),
+  }
 end
 
 local function accuracy_table(doc, exp)
@@ -279,7 +282,6 @@ local function device_part(doc, results, exp)
       exp.info and exp.info.reason or "no product was measured (see below)"))
     return
   end
-  local read, bwread = rec(exp, "read", "fp32"), exp.device == "cpu" and bandwidth_read(results) or nil
   local mk, d = marks.new(), calibration.dram(results, exp.device or "cpu")
   local info = exp.info or {}
   if d then d = setmetatable({ in_cache = (info.fp32_bytes or 0) < 2 * (info.caches_total_bytes or 0) }, { __index = d }) end
@@ -287,7 +289,7 @@ local function device_part(doc, results, exp)
   method(doc, exp)
   summary_table(doc, exp, #bs > 0 and bs or { 1 })
   if #bs > 0 then
-    bounds(doc, exp, bs, bwread, mk, d)
+    bounds(doc, exp, bs, mk, d)
     local said = {}                   -- defects the body states already: the appendix does not repeat them
     for _, e in ipairs(mk.errors) do said[e] = true end
     mk:defects(doc)
@@ -295,7 +297,7 @@ local function device_part(doc, results, exp)
       function(d2)
         local mk2 = marks.new()
         chart(d2, exp, bs)
-        for _, b in ipairs(bs) do speed_table(d2, exp, b, read, mk2, d) end
+        for _, b in ipairs(bs) do speed_table(d2, exp, b, mk2, d) end
         for i = #mk2.errors, 1, -1 do if said[mk2.errors[i]] then table.remove(mk2.errors, i) end end
         mk2:defects(d2)
       end)

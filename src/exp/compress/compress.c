@@ -33,6 +33,8 @@
 #define STREAM_SHARE 0.7            /* of the budget for the products; the rest: packing, errors */
 #define SEED_W 0x5eedull            /* the streamed weights */
 #define SEED_X 0x5eed2ull           /* the input vectors */
+#define BOUND_MEMORY 0.7            /* speed-up over FP32 / byte ratio: the product streams */
+#define BOUND_COMPUTE 0.7           /* rate from DRAM / rate from cache: the work limits it */
 
 const struct param compress_params[] = {
     { "device", PARAM_ENUM, PARAM_NOT_KEY, NULL, "cpu|gpu", "cpu", 0, 0,
@@ -51,6 +53,9 @@ const struct param compress_params[] = {
       "columns of the weight matrix (the input width); a multiple of 128" },
     { "layer_rows", PARAM_INT, 0, NULL, NULL, "256", 8, 65536,
       "rows of the layer whose output error is measured (columns as above)" },
+    { "isa", PARAM_ENUM, PARAM_NOT_KEY, NULL, "auto|avx512|avx2|portable", "auto", 0, 0,
+      "CPU kernels: the widest this CPU runs, or at most those named (avx2 on an AVX-512 CPU measures the "
+      "kernels a CPU without AVX-512 runs); each record's isa says what ran" },
     { "model", PARAM_ENUM, 0, "none", "tiny|small", "tiny", 0, 0,
       "training shape whose held-out loss is measured with each scheme applied; none: skip" },
     { "model_steps", PARAM_INT, 0, NULL, NULL, "120", 1, 1000000, "training steps of that model" },
@@ -131,6 +136,7 @@ struct plan {
     int nb, bmax;
     size_t rows, cols;
     double cache_total;             /* bytes; CPU: all caches; GPU: L2 */
+    double cache_l2;                /* bytes of the CPU's level 2, all instances; 0: no in-cache runs */
     double fp32_bytes;              /* of the FP32 matrix */
     struct measure_rule rule;       /* budget_s set per measurement */
     cJSON *skipped;                 /* [{item, reason}] */
@@ -325,6 +331,40 @@ static cJSON *new_record(const struct stream *st, const struct compress_variant 
     return rec;
 }
 
+/* The same product on the matrix's first rows, sized to half the level-2 caches: how fast the
+ * kernel decodes and multiplies when the bytes come from cache. A product that runs nearly as
+ * fast from DRAM is bound by that work, not by memory. Adds rec.cache {rows, bytes, time_s,
+ * samples_s, ..., gweights_per_s} and rec.bound. */
+static void measure_in_cache(struct stream *st, const struct quant_matrix *m, int batch, double budget_s,
+                             cJSON *rec)
+{
+    char err[256];
+    double row_bytes = quant_bytes(m) / (double)m->rows;
+    size_t rows = (size_t)(0.5 * st->pl->cache_l2 / row_bytes), least = 4 * (size_t)omp_get_max_threads();
+    if (st->pl->cache_l2 <= 0 || rows >= m->rows / 2)
+        return;
+    rows = rows < least ? least : rows;
+    struct quant_matrix sub = *m;
+    sub.rows = rows;
+    void *h = st->ops->open(&sub, omp_get_max_threads(), err, sizeof err);
+    if (!h)
+        return;
+    struct timed t = { st->ops, h, st->x, st->y, batch, 1, 0, 0 };
+    cJSON *c = cJSON_CreateObject();
+    double first = run_once(&t);
+    cJSON_AddNumberToObject(c, "rows", (double)rows);
+    if (first >= 0 && repeat(c, st->pl, &t, budget_s, first) > 0) {
+        double tc = json_num(cJSON_GetObjectItemCaseSensitive(c, "time_s"), "median", NAN);
+        double td = json_num(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), "median", NAN);
+        double rate_c = (double)rows * (double)m->cols / tc, rate_d = (double)m->rows * (double)m->cols / td;
+        cJSON_AddNumberToObject(c, "gweights_per_s", rate_c / 1e9);
+        cJSON_AddNumberToObject(rec, "gweights_per_s", rate_d / 1e9);
+        cJSON_AddNumberToObject(rec, "dram_over_cache", rate_d / rate_c);
+    }
+    cJSON_AddItemToObject(rec, "cache", c);
+    st->ops->close(h);
+}
+
 /* Validates one product (or the read), then times it; appends the record. */
 static void measure(struct stream *st, void *h, const struct compress_variant *v, const struct quant_matrix *m,
                     int batch, double pack_s)
@@ -348,8 +388,10 @@ static void measure(struct stream *st, void *h, const struct compress_variant *v
         snprintf(msg, sizeof msg, first < 0 ? "the kernel failed; not timed"
                  : "validation failed: relative error %.3g exceeds %.0e; not timed", err, tol);
         cJSON_AddStringToObject(rec, "error", msg);
-    } else if (repeat(rec, st->pl, &t, st->per_point, first) > 0) {
+    } else if (repeat(rec, st->pl, &t, batch ? 0.75 * st->per_point : st->per_point, first) > 0) {
         add_rates(rec, quant_bytes(m), st->pl->fp32_bytes);
+        if (batch)
+            measure_in_cache(st, m, batch, 0.25 * st->per_point, rec);
     }
     cJSON_AddItemToArray(st->results, rec);
 }
@@ -419,8 +461,17 @@ static void add_speedups(cJSON *results)
             continue;
         int b = (int)json_num(r, "batch", 0);
         const cJSON *f32 = find_rec(results, "gemv", "fp32", b), *b16 = find_rec(results, "gemv", "bf16", b);
-        if (f32)
-            cJSON_AddNumberToObject(r, "speedup_vs_fp32", median_of(f32) / median_of(r));
+        if (f32) {
+            double sp = median_of(f32) / median_of(r), of_ideal = sp / json_num(r, "ideal_speedup_vs_fp32", NAN);
+            cJSON_AddNumberToObject(r, "speedup_vs_fp32", sp);
+            cJSON_AddNumberToObject(r, "speedup_of_ideal", of_ideal);
+            /* what limits a compressed product: its bytes (the speed-up reaches BOUND_MEMORY of the
+             * byte ratio), or the decoding and multiplying (from DRAM it runs at BOUND_COMPUTE of
+             * its speed from cache or better); else both share the time */
+            if (r != f32)
+                cJSON_AddStringToObject(r, "bound", of_ideal >= BOUND_MEMORY ? "memory"
+                                        : json_num(r, "dram_over_cache", 0) >= BOUND_COMPUTE ? "compute" : "mixed");
+        }
         if (b16)
             cJSON_AddNumberToObject(r, "speedup_vs_bf16", median_of(b16) / median_of(r));
         if (rd) {
@@ -534,10 +585,17 @@ static cJSON *cpu_run(const cJSON *params, double budget_s)
     env_cpu(&cpu);
     plan_common(&pl, params);
     pl.cache_total = env_cache_total(&cpu);
+    double levels[8];
+    pl.cache_l2 = env_cache_levels(&cpu, levels) >= 2 ? levels[1] : 0;
     pl.fp32_bytes = plan_bytes(&pl, params, measure_dram_bytes(pl.cache_total), env_mem_available());
     plan_rows(&pl);
     struct stream st = { backend_for("compress", "cpu", NULL, 0), &pl, "cpu", NULL, NULL, cJSON_CreateArray(), 0, 0, 0, 0, 0 };
     double t0 = timing_now();
+    if (quant_cpu_isa(param_str(params, "isa")) != 0) {
+        char why[128];
+        snprintf(why, sizeof why, "this CPU has no %s; the widest kernels it has ran", param_str(params, "isa"));
+        measure_skip(pl.skipped, "isa", why);
+    }
     progress_begin("compress cpu", pl.nv * pl.nb + 3, budget_s);
     stream_all(&st, budget_s);
     if (!progress_stopping()) {
@@ -549,6 +607,7 @@ static cJSON *cpu_run(const cJSON *params, double budget_s)
         progress_step(st.done++, "trained model with each scheme");
         compress_model_losses(params, pl.v, pl.nv, budget_s - (timing_now() - t0), st.results, pl.skipped);
     }
+    quant_cpu_isa("auto");
     progress_step(st.done, "done");
     progress_end();
     cJSON *info = info_json(&pl, "cpu", "all caches", cpu.cache_source);

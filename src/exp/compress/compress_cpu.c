@@ -6,6 +6,7 @@
  * partition the packers first-touched. The plain twin is quant_ref_dot (quant.c); checking and
  * timing are compress.c's. */
 #include "exp/compress/quant.h"
+#include "exp/compress/compress_int.h"
 
 #include <math.h>
 #include <omp.h>
@@ -36,17 +37,37 @@
 #define ISA_AVX512 __attribute__((target("avx512f")))
 #endif
 
-static int fast_decoders = -1;      /* -1: not yet asked; quant_cpu_generic() sets 0 */
+/* The widest kernels this CPU runs, within the limit tests and the `isa` parameter set. */
+enum { LEVEL_PORTABLE, LEVEL_AVX2, LEVEL_AVX512 };
+static int isa_limit = LEVEL_AVX512;
 
-void quant_cpu_generic(int generic) { fast_decoders = generic ? 0 : -1; }
+void quant_cpu_generic(int generic) { isa_limit = generic ? LEVEL_PORTABLE : LEVEL_AVX512; }
+
+static int isa_level(void)
+{
+    int have = LEVEL_PORTABLE;
+#ifdef HAVE_AVX512_DECODERS
+    if (__builtin_cpu_supports("avx512f"))
+        have = LEVEL_AVX512;
+    else
+#endif
+    if (compress_avx2_usable())
+        have = LEVEL_AVX2;
+    return have < isa_limit ? have : isa_limit;
+}
+
+int quant_cpu_isa(const char *name)
+{
+    static const char *const names[] = { "portable", "avx2", "avx512" };
+    isa_limit = LEVEL_AVX512;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, names[i]) == 0)
+            isa_limit = i;
+    return isa_level() == isa_limit || strcmp(name, "auto") == 0 ? 0 : -1;
+}
 
 #ifdef HAVE_AVX512_DECODERS
-static int use_avx512(void)
-{
-    if (fast_decoders < 0)
-        fast_decoders = __builtin_cpu_supports("avx512f") ? 1 : 0;
-    return fast_decoders;
-}
+static int use_avx512(void) { return isa_level() >= LEVEL_AVX512; }
 #endif
 
 /* ---- dense decoders: n weights of row r from column c0 into w (n a multiple of the block) ---- */
@@ -472,23 +493,47 @@ static const row_dot_fn row_dots_avx512[QUANT_N] = {
 };
 #endif
 
+/* FP8 kernels that do not check for NaN codes run only on matrices without them. */
+static int nan_safe(const struct quant_matrix *m) { return !(m->id == QUANT_FP8 && m->nan_codes); }
+
 static row_dot_fn row_dot_for(const struct quant_matrix *m)
 {
 #ifdef HAVE_AVX512_DECODERS
     if (use_avx512() && m->cols % 64 == 0 && row_dots_avx512[m->id])
         return m->id == QUANT_FP8 && m->nan_codes ? dot1_fp8_nan_avx512 : row_dots_avx512[m->id];
 #endif
+    if (isa_level() >= LEVEL_AVX2 && m->cols % 32 == 0 && compress_avx2_dots[m->id] && nan_safe(m))
+        return compress_avx2_dots[m->id];
     return m->cols % 4 == 0 ? row_dots[m->id] : NULL;
+}
+
+static compress_row_batch_fn row_batch_for(const struct quant_matrix *m)
+{
+    if (isa_level() >= LEVEL_AVX2 && m->cols % 32 == 0 && nan_safe(m))
+        return compress_avx2_batches[m->id];
+    return NULL;
 }
 
 /* One product over this thread's rows (called by every thread of the team). */
 static void product_pass(const struct quant_matrix *m, const float *x, float *y, int batch)
 {
     row_dot_fn dot = batch == 1 ? row_dot_for(m) : NULL;
+    compress_row_batch_fn bat = batch > 1 ? row_batch_for(m) : NULL;
     if (dot) {
 #pragma omp for schedule(static) nowait
         for (size_t r = 0; r < m->rows; r++)
             y[r] = dot(m, r, x);
+        return;
+    }
+    if (bat) {                  /* four vectors at a time; the row is in L1 for the next four */
+#pragma omp for schedule(static) nowait
+        for (size_t r = 0; r < m->rows; r++) {
+            float acc[QUANT_MAX_BATCH] = { 0 };
+            for (int b = 0; b < batch; b += 4)
+                bat(m, r, x + (size_t)b * m->cols, m->cols, batch - b < 4 ? batch - b : 4, acc + b);
+            for (int b = 0; b < batch; b++)
+                y[(size_t)b * m->rows + r] = acc[b];
+        }
         return;
     }
     float w[TILE] __attribute__((aligned(64)));
@@ -601,12 +646,9 @@ static double cpu_read(void *hp, long iters, double *sum)
 static const char *cpu_isa(void *hp)
 {
     (void)hp;
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-    if (__builtin_cpu_supports("avx512f"))
-        return "avx512f";
-    if (__builtin_cpu_supports("avx2"))
-        return "avx2";
-    return "x86-64 baseline";
+#if defined(__x86_64__)
+    static const char *const words[] = { "x86-64 portable", "avx2", "avx512f" };
+    return words[isa_level()];
 #elif defined(__aarch64__)
     return "aarch64 (neon)";
 #else

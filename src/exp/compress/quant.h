@@ -119,6 +119,9 @@ struct quant_ops {
 extern const struct quant_ops quant_cpu_ops;
 /* Tests: 1 makes the CPU kernels use their portable decoders even where AVX-512 ones exist. */
 void quant_cpu_generic(int generic);
+/* The widest CPU kernels to use: "auto" (the widest this CPU has), "avx512", "avx2" or
+ * "portable"; -1 when this CPU lacks the one named (the widest it has below it is used). */
+int quant_cpu_isa(const char *name);
 extern const struct quant_ops quant_cuda_ops;   /* only in builds with CUDA */
 /* Builds with CUDA: quant_math.h against CUDA's own conversions (host code, no device needed);
  * how many values differ, why describing the first. */

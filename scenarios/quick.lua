@@ -42,6 +42,6 @@ return sr.scenario {
                 model = "none", min_reps = 2, max_reps = 3, sample_s = 0.002, budget_s = 3 },
   -- the training-time model: eight tiny configurations predicted then measured, two workloads
   -- projected
-  sr.model { configs = 8, base_hidden = 32, base_seq = 32, steps = 3,
+  sr.model { configs = 8, extra_configs = 0, base_hidden = 32, base_seq = 32, steps = 3,
              workloads = { "gpt2-124m", "llama-3.1-8b-lora" } },
 }

@@ -19,6 +19,6 @@ return sr.scenario {
   -- collectives first: the projection below uses their bus bandwidth when the ranks ran on
   -- two or more hosts
   sr.collective { max_bytes = "1GiB", step_factor = 8, budget_s = 80 },
-  sr.model { configs = 4, steps = 3, workloads = { "gpt2-124m", "llama-3.1-8b-lora" },
+  sr.model { configs = 4, extra_configs = 0, steps = 3, workloads = { "gpt2-124m", "llama-3.1-8b-lora" },
              systems = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" } },
 }

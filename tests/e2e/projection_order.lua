@@ -13,7 +13,7 @@ if not launch then return "skip", why end
 
 local COLLECTIVE = 'sr.collective { max_bytes = "64KiB", step_factor = 64, min_reps = 2, max_reps = 3, sample_s = 0.002, '
   .. 'budget_s = 8 }'
-local MODEL = 'sr.model { configs = 1, steps = 2, base_hidden = 32, base_seq = 16, workloads = { "gpt2-124m" }, '
+local MODEL = 'sr.model { configs = 1, extra_configs = 0, steps = 2, base_hidden = 32, base_seq = 16, workloads = { "gpt2-124m" }, '
   .. 'systems = { "dgx-spark", "h100-sxm" } }'
 
 local function run(name, first, second)

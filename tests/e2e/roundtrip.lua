@@ -19,7 +19,7 @@ local REDUCE = {
   train = { "shapes=tiny", "steps=30", "budget_s=8" },
   compress = { "weights_size=16MiB", "batches=1", "layer_rows=32", "model=none", "min_reps=10", "max_reps=12",
                "sample_s=0.002", "budget_s=2" },
-  model = { "configs=2", "base_hidden=32", "base_seq=32", "steps=3" },
+  model = { "configs=2", "extra_configs=1", "base_hidden=32", "base_seq=32", "steps=3" },
   collective = { "max_bytes=1MiB", "budget_s=3" },
 }
 

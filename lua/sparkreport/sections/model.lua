@@ -65,59 +65,107 @@ local function config_text(r)
   return ("%d/%d/%d/%d/%d"):format(r.layers, r.hidden, r.heads, r.seq, r.batch) .. (vocab and ("/%d"):format(vocab) or "/?")
 end
 
+-- The records the summary counts (valid, not excluded) and those it leaves out.
+local function counted(r) return r.valid ~= false and r.measured_s and not r.excluded end
+
 local function validation_chart(doc, recs)
-  local xs, ys, lo, hi = {}, {}, math.huge, 0
+  local groups, lo, hi = {}, math.huge, 0
+  local order = { { key = "timed", name = "ops timed in it" }, { key = "held", name = "held out (no op of its own timed)" },
+                  { key = "excluded", name = "excluded (disturbed; not in the summary)" } }
+  for _, g in ipairs(order) do groups[g.key] = { x = {}, y = {} } end
   for _, r in ipairs(recs) do
-    xs[#xs + 1], ys[#ys + 1] = r.measured_s, r.predicted_s
-    xs[#xs + 1], ys[#ys + 1] = false, false     -- a gap: points, not a line through them
-    lo = math.min(lo, r.measured_s, r.predicted_s)
-    hi = math.max(hi, r.measured_s, r.predicted_s)
+    if r.measured_s then
+      local g = groups[r.excluded and "excluded" or r.held_out and "held" or "timed"]
+      g.x[#g.x + 1], g.y[#g.y + 1] = r.measured_s, r.predicted_s
+      g.x[#g.x + 1], g.y[#g.y + 1] = false, false     -- a gap: points, not a line through them
+      lo = math.min(lo, r.measured_s, r.predicted_s)
+      hi = math.max(hi, r.measured_s, r.predicted_s)
+    end
   end
+  local series = {}
+  for _, g in ipairs(order) do
+    if #groups[g.key].x > 0 then series[#series + 1] = { name = g.name, x = groups[g.key].x, y = groups[g.key].y, points = true } end
+  end
+  if #series == 0 then return end
+  series[#series + 1] = { name = "y = x (a perfect prediction)", x = { lo / 1.2, hi * 1.2 }, y = { lo / 1.2, hi * 1.2 }, dashed = true }
   doc:chart {
     title = "Predicted against measured step time, this machine",
     x = { label = "measured step time, s (median over steps)", log = 10 },
     y = { label = "predicted step time, s", log = 10 },
-    series = { { name = "training configurations", x = xs, y = ys, points = true },
-               { name = "y = x (a perfect prediction)", x = { lo / 1.2, hi * 1.2 }, y = { lo / 1.2, hi * 1.2 }, dashed = true } },
-    caption = "Each point is one training configuration: its step time as the model predicts it from the "
-      .. "configuration's ops timed on their own (projected) against the median of its training steps (measured). Points above the dashed line were predicted slow.",
+    series = series,
+    caption = "Each point is one training configuration: its step time as the model predicts it (projected) against the "
+      .. "median of its training steps (measured). Points above the dashed line were predicted slow.",
   }
 end
 
-local function validation_table(doc, recs)
-  local rows = {}
+local REGIME = { cache = "caches", dram = "DRAM", between = "between" }
+
+local function validation_table(doc, recs, info)
+  local rows, notes = {}, {}
   for _, r in ipairs(recs) do
-    rows[#rows + 1] = { r.config, config_text(r), r.precision, ("%d"):format(r.accum), r.checkpoint and "yes" or "no",
-                        p(fmt.seconds(r.predicted_s)), m(fmt.seconds(r.measured_s)),
-                        signed_pct(r.predicted_s / r.measured_s - 1), signed_pct(r.error) }
+    local err = r.measured_s and r.predicted_s / r.measured_s - 1
+    local cell = err and m(signed_pct(err)) or { text = "n/a", tone = "bad" }
+    if r.excluded then
+      notes[#notes + 1] = ("%s excluded: %s"):format(r.config, r.excluded)
+      cell = { text = signed_pct(err) .. " (excl.)", tone = "bad" }
+    elseif r.rerun then
+      notes[#notes + 1] = ("%s measured twice, the first time %s"):format(r.config, (r.rerun:gsub("^its ", "its ")))
+    end
+    if (r.rounds_dropped or 0) > 0 then
+      notes[#notes + 1] = ("%s: %d disturbed rounds dropped (steps above %s)"):format(r.config, r.rounds_dropped,
+        r.disturbed_above_s and fmt.seconds(r.disturbed_above_s) or "the noise")
+    end
+    rows[#rows + 1] = { r.config, config_text(r), r.precision .. (r.accum > 1 and (" acc " .. r.accum) or "")
+                          .. (r.checkpoint and " ckpt" or ""),
+                        r.regime and (REGIME[r.regime] or r.regime) or "n/a",
+                        r.footprint_bytes and fmt.bytes(r.footprint_bytes) or "n/a",
+                        r.held_out and "yes" or "no",
+                        p(fmt.seconds(r.predicted_s)), r.measured_s and m(fmt.seconds(r.measured_s)) or "not measured", cell }
   end
   doc:table {
-    columns = { { title = "Cfg", width = 0.07 }, { title = "Layers/hidden/\nheads/seq/\nbatch/vocab", width = 0.19 },
-                { title = "Prec.", width = 0.10 }, { title = "Acc.", align = "right", width = 0.07 },
-                { title = "Ckpt", width = 0.07 }, { title = "Predicted", align = "right", width = 0.13 },
-                { title = "Measured\n(median)", align = "right", width = 0.13 },
-                { title = "Pred./\nmeas. - 1", align = "right", width = 0.12 }, { title = "Error\n(paired)", align = "right" } },
+    columns = { { title = "Cfg", width = 0.06 }, { title = "Layers/hidden/\nheads/seq/\nbatch/vocab", width = 0.17 },
+                { title = "Prec.", width = 0.11 }, { title = "Regime", width = 0.09 },
+                { title = "Step\nholds", align = "right", width = 0.1 }, { title = "Held\nout", width = 0.07 },
+                { title = "Predicted", align = "right", width = 0.12 },
+                { title = "Measured\n(median)", align = "right", width = 0.12 }, { title = "Error", align = "right" } },
     rows = rows,
-    caption = "Predicted: the sum of the configuration's ops, each its median time on its own; measured: the median "
-      .. "training step. Pred./meas. - 1: the two columns before it. Error (paired), the figure the summary uses: the "
-      .. "median over rounds of predicted / measured - 1, where each round times every op on its own and then one "
-      .. "training step, so that both see the same load on a shared machine; it differs from the ratio of the two "
-      .. "medians when the load changed between rounds. Cfg: configuration; prec.: precision; acc.: micro-batches "
-      .. "per optimizer step (gradient accumulation); ckpt: activations recomputed in the backward pass.",
+    caption = ("Error = predicted / measured - 1 (positive: predicted slow), the figure the summary below uses. Regime: "
+      .. "what a step holds against all caches (%s): within them, DRAM (4x or more), or between. Held out: predicted "
+      .. "without timing any op of its own, from the ops the other configurations timed and the curves. Ops timed on "
+      .. "their own: %s. Steps: the median of %s rounds; a round whose step is slower than the fastest third by more "
+      .. "than 25 %% and 4 of their standard deviations was disturbed (another process had the cores) and is dropped; "
+      .. "more than a third disturbed: measured again, and if again, excluded with the reason. acc: micro-batches "
+      .. "per optimizer step; ckpt: activations recomputed.")
+      :format(info.caches_total_bytes and fmt.bytes(info.caches_total_bytes) or "n/a",
+              info.op_state_rule or "after a scrub of the caches", "11"),
   }
+  if #notes > 0 then doc:paragraph(table.concat(notes, "; ") .. ".", "small") end
 end
 
 local function below(x, ref) return x <= ref and "below it" or "above it" end
 
+local GROUPS = { { "cache", "steps within the caches" }, { "between", "between" }, { "dram", "DRAM-bound steps" },
+                 { "held_out", "held out" }, { "timed", "with their ops timed" } }
+
 local function validation_text(doc, v)
   local c = v.calculon or CALCULON
-  doc:paragraph(("Over %d configurations: mean |error| %s, max |error| %s, signed bias %.3f (geometric mean of "
-    .. "predicted/measured; above 1 the model predicts slow), spread %s (standard deviation of log(predicted/"
-    .. "measured)), Kendall tau %s (rank agreement of predicted and measured times). The best published analytical "
-    .. "model, Calculon (SC23), reports %s mean and %s max error against measured runs (published figures): this "
-    .. "model's mean is %s, its max %s."):format(v.n, pct2(v.mean_abs_error), pct2(v.max_abs_error), v.bias,
-    fmt.pct(v.spread), v.kendall_tau and ("%.2f"):format(v.kendall_tau) or "n/a", pct2(c.mean), pct2(c.max), below(v.mean_abs_error, c.mean),
-    below(v.max_abs_error, c.max)))
+  doc:paragraph(("Over the %d configurations the table counts%s: mean |error| %s, max |error| %s, signed bias %.3f "
+    .. "(geometric mean of predicted/measured; above 1 the model predicts slow), spread %s (standard deviation of "
+    .. "log(predicted/measured)), Kendall tau %s (rank agreement of predicted and measured times). The best published "
+    .. "analytical model, Calculon (SC23), reports %s mean and %s max error against measured runs (published figures): "
+    .. "this model's mean is %s, its max %s."):format(v.n,
+    (v.excluded or 0) > 0 and (" (%d excluded as disturbed)"):format(v.excluded) or "", pct2(v.mean_abs_error),
+    pct2(v.max_abs_error), v.bias, fmt.pct(v.spread), v.kendall_tau and ("%.2f"):format(v.kendall_tau) or "n/a",
+    pct2(c.mean), pct2(c.max), below(v.mean_abs_error, c.mean), below(v.max_abs_error, c.max)))
+  local parts = {}
+  for _, g in ipairs(GROUPS) do
+    local x = v.groups and v.groups[g[1]]
+    if x then
+      parts[#parts + 1] = ("%s (%d): mean %s, max %s, bias %.3f"):format(g[2], x.n, pct2(x.mean_abs_error),
+        pct2(x.max_abs_error), x.bias)
+    end
+  end
+  if #parts > 0 then doc:paragraph("By kind: " .. table.concat(parts, "; ") .. ".") end
 end
 
 -- "this machine's GPU (NVIDIA GB10)" for a GPU calibration, else nil.
@@ -130,7 +178,8 @@ local function validation(doc, exp, cal, dev)
   doc:section(gpu and ("Validation on " .. gpu) or ("Validation on this machine" .. (dev and (", " .. dev) or "")), 2)
   local how = cal and cal.device == "gpu" and "kernel launch cost" or "OpenMP fork/join cost"
   doc:paragraph("Before projecting anything, the model predicts this machine's own training steps and they are "
-    .. "measured: each configuration's ops are timed on their own, in rounds that alternate with its training steps. "
+    .. "measured: each configuration's ops are timed on their own (except held-out ones), in rounds that alternate with "
+    .. "its training steps, some configurations within the caches and some streaming from DRAM. "
     .. "Its calibration came from microbenchmarks only (op kernels timed on their own, the GEMM surface, the "
     .. how .. ") and was never fitted on these runs.")
   local recs = R.records(exp, { series = "validation" })
@@ -139,7 +188,7 @@ local function validation(doc, exp, cal, dev)
     return
   end
   validation_chart(doc, recs)
-  validation_table(doc, recs)
+  validation_table(doc, recs, exp.info or {})
   local v = exp.info and exp.info.validation
   if v then validation_text(doc, v) end
   if v and v.covers then

@@ -19,15 +19,27 @@
 #include "measure/backend.h"
 #include "measure/measure.h"
 #include "predict/project.h"
+#include "util/env.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "util/json.h"
+#include "util/timing.h"
+
+#define NCACHE 10               /* the base configurations: v1..v10 */
+#define NEXTRA 3                /* sized from the caches: c1 (its step fits them), d1, d2 (theirs do not) */
 
 const struct param validate_params[] = {
     { "device", PARAM_ENUM, 0, NULL, "cpu|gpu", "cpu", 0, 0,
       "where the calibration and validation run: CPU (OpenMP, CBLAS) or the first CUDA device" },
     { "configs", PARAM_INT, 0, NULL, NULL, "10", 1, 10,
-      "validation configurations to predict and then measure (the first N of the built-in ten)" },
+      "validation configurations whose step fits the caches, to predict and then measure (the first N of the "
+      "built-in ten, v1..v10)" },
+    { "extra_configs", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "3", 0, NEXTRA,
+      "validation configurations sized from this machine's caches (CPU only): c1, whose step fits in half of all "
+      "caches, then d1 and d2, whose steps hold 4x all caches or more (DRAM-bound steps)" },
+    { "held_out", PARAM_STR, PARAM_LIST | PARAM_NOT_KEY, "none", NULL, "v4,v9,d2", 0, 0,
+      "configurations predicted without timing any op of their own (from the ops the others timed and the curves), "
+      "then measured: the check that the prediction is not tuned to what it predicts; none: every one times its ops" },
     { "base_hidden", PARAM_INT, 0, NULL, NULL, "128", 16, 4096,
       "hidden size of the base validation configuration (the others vary it and the rest)" },
     { "base_seq", PARAM_INT, 0, NULL, NULL, "64", 8, 4096, "sequence length of the base validation configuration" },
@@ -71,20 +83,59 @@ const struct param validate_params[] = {
     { "system_power_w", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e6, "its power, W (0: unknown)" },
     { "system_price_usd", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e9, "its price, USD (0: unknown)" },
     { "scrub_size", PARAM_SIZE, 0, "auto", NULL, "auto", 1024 * 1024, 1024.0 * 1024 * 1024 * 1024,
-      "bytes read before each op timed on its own; auto: twice what a training step of the configuration "
-      "holds (weights, gradients, optimizer state, activations): in a step, that much passes through the "
-      "caches between two runs of one op (CPU only: a GPU's L2 is not the host's caches)" },
+      "bytes read before each op timed on its own; auto: each op in the state the step leaves it in: nothing "
+      "when what a step holds (weights, gradients, optimizer state, activations) fits in all caches (the step "
+      "keeps every op's inputs warm), twice all caches when it does not (the step streams them from DRAM); the "
+      "op before it in the step always runs just before it (CPU only: a GPU's L2 is not the host's caches)" },
     { "budget_s", PARAM_NUM, 0, "auto", NULL, "auto", 0.1, 86400,
       "seconds for this experiment; auto: its share of the scenario budget" },
     { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 
-#define NCONFIGS 10
+#define NCONFIGS (NCACHE + NEXTRA)
+#define DRAM_FACTOR 4.0         /* a DRAM configuration's step holds at least this times all caches */
 #define WARMUP 1
 #define OP_ROUNDS 11            /* samples of each op timed on its own */
+#define DISTURB_MIN 0.25        /* a round slower than the fastest third by more than this, and ... */
+#define DISTURB_SD 4.0          /* ... than this many of their standard deviations, was disturbed */
+#define RERUN_SHARE 0.7         /* of the budget, past which a disturbed configuration is not rerun */
 
-/* The validation configurations: a base and one change at a time, then two combined. */
-static void configs(const cJSON *params, struct train_config *out)
+/* What a step of cfg holds (weights, gradients, optimizer state, activations), bytes. */
+static double footprint(const struct train_config *cfg)
+{
+    struct net_memory m;
+    net_memory(&cfg->shape, cfg->prec, NET_IMPL_CPU, &m);
+    return m.total;
+}
+
+/* The id records use for validation configuration i: "v1", "v2", ..., then "c1", "d1", "d2". */
+static char *config_id(int i, char *buf, size_t n)
+{
+    if (i < NCACHE)
+        snprintf(buf, n, "v%d", i + 1);
+    else
+        snprintf(buf, n, i == NCACHE ? "c1" : "d%d", i - NCACHE);
+    return buf;
+}
+
+/* The smallest power-of-two vocabulary (512 .. 2^20) that makes shape s hold at least `bytes`
+ * in a step: the embedding and the LM head grow the weights, gradients and optimizer state. */
+static int vocab_for(struct net_shape s, double bytes)
+{
+    struct net_memory m;
+    for (s.vocab = 512; s.vocab < (1 << 20); s.vocab *= 2) {
+        net_memory(&s, NET_FP32, NET_IMPL_CPU, &m);
+        if (m.total >= bytes)
+            break;
+    }
+    return s.vocab;
+}
+
+/* The validation configurations: a base and one change at a time, then two combined (v1..v10,
+ * whatever the machine); then c1, whose step fits in half of all caches (`caches` bytes), and d1
+ * and d2, whose steps hold DRAM_FACTOR x all caches or more: few tokens per step against many
+ * weights, so the step streams its weights and optimizer state from DRAM. */
+static void configs(const cJSON *params, double caches, struct train_config *out)
 {
     int h = (int)param_num(params, "base_hidden"), s = (int)param_num(params, "base_seq");
     int a = h % 4 == 0 ? 4 : 1;
@@ -108,9 +159,48 @@ static void configs(const cJSON *params, struct train_config *out)
         case 8: sh->hidden = h + h / 2; sh->heads = h % 8 == 0 ? 6 : 1; c->prec = NET_BF16; sh->accum = 2;
                 sh->checkpoint = 1; break;
         case 9: sh->vocab = 2048; break;
+        case NCACHE:                    /* c1: halve batch, then sequence, until it fits */
+            *sh = (struct net_shape){ .layers = 2, .hidden = 64, .heads = 4, .seq = 32, .vocab = 512, .batch = 4,
+                                      .accum = 1 };
+            while (footprint(c) > 0.5 * caches && (sh->batch > 1 || sh->seq > 8))
+                *(sh->batch > 1 ? &sh->batch : &sh->seq) /= 2;
+            break;
+        case NCACHE + 1:
+        case NCACHE + 2:
+            *sh = (struct net_shape){ .layers = i == NCACHE + 1 ? 2 : 3, .hidden = 256, .heads = 4,
+                                      .seq = i == NCACHE + 1 ? 32 : 64, .vocab = 512, .batch = i == NCACHE + 1 ? 2 : 1,
+                                      .accum = 1 };
+            sh->vocab = vocab_for(*sh, DRAM_FACTOR * caches);
+            break;
         default: break;
         }
     }
+}
+
+/* The configurations a run validates, in the order it runs them: the first `configs` of v1..v10
+ * and the first `extra_configs` of c1, d1, d2 (only on the CPU: the caches are the host's); held-out ones
+ * last, so that their predictions use every op the others timed. n of them into order[]. */
+static int config_order(const cJSON *params, const char *device, int *order, int *held)
+{
+    int n = 0, nd = strcmp(device, "cpu") == 0 ? (int)param_num(params, "extra_configs") : 0;
+    int all[NCONFIGS], na = 0;
+    for (int i = 0; i < (int)param_num(params, "configs"); i++)
+        all[na++] = i;
+    for (int i = 0; i < nd; i++)
+        all[na++] = NCACHE + i;
+    for (int pass = 0; pass < 2; pass++)
+        for (int j = 0; j < na; j++) {
+            char id[16];
+            config_id(all[j], id, sizeof id);
+            int h = 0;
+            for (const cJSON *e = param_get(params, "held_out")->child; e; e = e->next)
+                h |= cJSON_IsString(e) && strcmp(e->valuestring, id) == 0;
+            if (h == pass) {
+                held[n] = h;
+                order[n++] = all[j];
+            }
+        }
+    return n;
 }
 
 static char *config_name(const struct train_config *c, char *buf, size_t n)
@@ -121,17 +211,34 @@ static char *config_name(const struct train_config *c, char *buf, size_t n)
     return buf;
 }
 
-/* The id records use for validation configuration i: "v1", "v2", ... */
-static char *config_id(int i, char *buf, size_t n)
+/* Every held_out entry names a configuration (it may be one this run does not validate): 0, or
+ * -1 with a message. */
+static int check_held_out(const cJSON *params, char *err, size_t errlen)
 {
-    snprintf(buf, n, "v%d", i + 1);
-    return buf;
+    const cJSON *h = param_get(params, "held_out");
+    if (cJSON_IsString(h))              /* "none" */
+        return 0;
+    for (const cJSON *e = h->child; e; e = e->next) {
+        int ok = 0;
+        for (int i = 0; i < NCONFIGS; i++) {
+            char id[16];
+            ok |= strcmp(config_id(i, id, sizeof id), e->valuestring) == 0;
+        }
+        if (!ok) {
+            snprintf(err, errlen, "model: held_out names '%.40s', which is not a validation configuration (v1..v%d, "
+                     "c1, d1, d2)", e->valuestring, NCACHE);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 int validate_precheck(const cJSON *params, char *err, size_t errlen)
 {
     struct train_config cfg[NCONFIGS];
-    configs(params, cfg);
+    configs(params, 0, cfg);
+    if (check_held_out(params, err, errlen) != 0)
+        return -1;
     for (int i = 0; i < (int)param_num(params, "configs"); i++) {
         const char *why = net_shape_problem(&cfg[i].shape);
         if (why) {
@@ -225,6 +332,7 @@ struct bench_cfg {
     int nops;
     unsigned char *scrub;       /* read between repetitions */
     size_t nscrub;
+    double replay;              /* bytes of the preceding ops run before a timed op (0: the one before) */
 };
 
 static volatile unsigned long scrub_sink;
@@ -232,19 +340,31 @@ static volatile unsigned long scrub_sink;
  * leaves in it what a step would. */
 #define NO_SCRUB ((size_t)-1)
 
-/* Read between repetitions: the scrub_size asked, or 0 for the configuration's own (scrub_auto). */
+/* Read between repetitions: the scrub_size asked, or 0 for the configuration's own (scrub_for). */
 static size_t scrub_bytes(const cJSON *params)
 {
     return cJSON_IsNumber(param_get(params, "scrub_size")) ? (size_t)param_num(params, "scrub_size") : 0;
 }
 
-/* What passes through the caches between two runs of one op in a step: everything the step
- * holds, read once and written once. Derived from the configuration, not from a fixed size. */
-static size_t scrub_auto(const struct train_config *cfg)
+/* The state a step leaves each op in, the rule stated once. When the whole step fits in all
+ * caches (`caches` bytes), every op finds its inputs there: warm, only the op before it runs
+ * just before it. When it does not, the ops that precede it in the step run untimed just before
+ * it, as many as move `caches` bytes (read and written, going back round the step): the caches
+ * then hold what the step's own recent traffic left, the inputs it reuses soon warm, those it
+ * streams cold. A scrub_size given reads that many bytes instead, then the op before. The
+ * replay's bytes into *replay; the scrub's bytes returned (NO_SCRUB: none). */
+static size_t scrub_for(const struct train_config *cfg, size_t asked, double caches, double *replay,
+                        const char **state)
 {
-    struct net_memory m;
-    net_memory(&cfg->shape, cfg->prec, NET_IMPL_CPU, &m);
-    return (size_t)(2.0 * m.total);
+    *replay = 0;
+    if (asked == NO_SCRUB || asked > 0) {
+        *state = asked == NO_SCRUB ? "after the op before it" : "after the scrub_size asked";
+        return asked;
+    }
+    int warm = footprint(cfg) <= caches;
+    *state = warm ? "warm" : "as the step leaves it";
+    *replay = warm ? 0 : caches;
+    return NO_SCRUB;
 }
 
 /* Reads the scrub buffer: the caches then hold its clean lines, which leave without a write-back. */
@@ -263,7 +383,7 @@ static int bench_open(struct bench_cfg *b, const struct train_ops *ops, const st
     struct train_data data;
     memset(b, 0, sizeof *b);
     b->ops = ops;
-    b->nscrub = nscrub == NO_SCRUB ? 0 : nscrub ? nscrub : scrub_auto(cfg);
+    b->nscrub = nscrub == NO_SCRUB ? 0 : nscrub;
     b->scrub = b->nscrub ? xmalloc(b->nscrub) : NULL;
     if (b->scrub)
         memset(b->scrub, 1, b->nscrub);
@@ -295,15 +415,20 @@ static void bench_close(struct bench_cfg *b)
     free(b->scrub);
 }
 
-/* Seconds of one run of op i. Before it a scrub buffer larger than the caches is read and the
- * op before it in the plan runs, untimed: the caches then hold what they hold in a step (the
- * previous op's output), not op i's own last inputs. */
+/* Seconds of one run of op i, in the state scrub_for's rule gives: the scrub buffer read (when
+ * one was asked), then the ops before it in the step, untimed: the one before it, or as many as
+ * move b->replay bytes. */
 static double time_op(struct bench_cfg *b, int i)
 {
-    double s;
+    double s, moved = 0;
+    int k = i;
     scrub_caches(b);
-    if (i > 0)
-        b->ops->run(b->c, &b->plan[i - 1]);
+    do {                                /* back round the step until the bytes are moved */
+        k = (k + b->nops - 1) % b->nops;
+        moved += b->plan[k].bytes_read + b->plan[k].bytes_written;
+    } while (moved < b->replay && (k + b->nops - 1) % b->nops != i);
+    for (; k != i; k = (k + 1) % b->nops)
+        b->ops->run(b->c, &b->plan[k]);
     b->ops->mark(b->c, 0);
     b->ops->run(b->c, &b->plan[i]);
     b->ops->mark(b->c, 1);
@@ -376,12 +501,50 @@ static cJSON *steps_json(const struct bench_cfg *b, const double *step_s, const 
     return run;
 }
 
-/* Times every distinct op of cfg's plan on its own, and whole training steps, in rounds: each
- * round times each op once, then trains one step (forward, backward, AdamW update). A burst of
- * load on a shared machine then costs one sample of many ops and of the steps alike, not all
- * samples of a few. The ops' medians go into c; *run gets the steps. Returns the ops timed. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Rounds whose step took longer than the noise allows: slower than the mean of the fastest
+ * third by more than DISTURB_MIN of it and DISTURB_SD of their standard deviations: another
+ * process had the cores then. bad[r] marks them; *limit: the threshold; returns the count. */
+static int disturbed_rounds(const double *step_s, int n, int *bad, double *limit)
+{
+    double v[OP_ROUNDS], mean = 0, var = 0;
+    int k = n / 3 > 2 ? n / 3 : n < 2 ? n : 2, count = 0;
+    memcpy(v, step_s, (size_t)n * sizeof *v);
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    for (int i = 0; i < k; i++)
+        mean += v[i] / k;
+    for (int i = 0; i < k; i++)
+        var += (v[i] - mean) * (v[i] - mean) / (k > 1 ? k - 1 : 1);
+    *limit = mean * (1 + fmax(DISTURB_MIN, DISTURB_SD * sqrt(var) / mean));
+    for (int r = 0; r < n; r++)
+        count += (bad[r] = step_s[r] > *limit);
+    return count;
+}
+
+/* Drops round r's samples from each of the `rows` series of OP_ROUNDS (or width) values. */
+static void drop_round(double *x, int rows, size_t width, int rounds, int r)
+{
+    for (int j = 0; j < rows; j++) {
+        double *row = x + (size_t)j * width;
+        memmove(row + r, row + r + 1, (size_t)(rounds - r - 1) * sizeof *row);
+    }
+}
+
+/* Times every distinct op of cfg's plan on its own (none when held out), and whole training
+ * steps, in rounds: each round times each op once, then trains one step (forward, backward,
+ * AdamW update). A burst of load on a shared machine then costs one sample of many ops and of
+ * the steps alike. Rounds whose step was disturbed (disturbed_rounds) are dropped, steps and op
+ * samples alike, when they are a third or fewer; more, and the samples are not one population:
+ * nothing goes into c and the return is -2 (the caller reruns or excludes). The ops' medians go
+ * into c; *run gets the steps. Returns the ops timed, or -1 with a message. */
 static int calibrate_config(const struct train_ops *ops, const struct train_config *cfg, const char *id, size_t nscrub,
-                            struct predict_calib *c, cJSON *results, cJSON **run, char *err, size_t errlen)
+                            double replay, int held_out, struct predict_calib *c, cJSON *results, cJSON **run,
+                            char *err, size_t errlen)
 {
     struct bench_cfg b;
     *run = NULL;
@@ -389,36 +552,45 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
         bench_close(&b);
         return -1;
     }
-    double *op_s = xmalloc((size_t)b.nops * (OP_ROUNDS + 1) * sizeof *op_s), step_s[OP_ROUNDS], pred_s[OP_ROUNDS];
+    b.replay = replay;
+    double *op_s = xmalloc((size_t)b.nops * (OP_ROUNDS + 1) * sizeof *op_s), step_s[OP_ROUNDS];
     train_step(&b, op_s);               /* a warm-up step: every tensor holds real values */
-    int *todo = xmalloc((size_t)b.nops * sizeof *todo), *of = xmalloc((size_t)b.nops * sizeof *of), n = 0;
-    struct predict_calib seen = { .peak = 1, .bw = 1 };     /* "seconds": the op's place in todo */
-    for (int i = 0; i < b.nops; i++) {
-        double j = predict_calib_lookup(&seen, &b.plan[i]);
-        if (j < 0 && predict_calib_lookup(c, &b.plan[i]) < 0) {
+    int *todo = xmalloc((size_t)b.nops * sizeof *todo), n = 0, bad[OP_ROUNDS];
+    struct predict_calib seen = { .peak = 1, .bw = 1 };
+    for (int i = 0; i < b.nops && !held_out; i++) {
+        if (predict_calib_lookup(&seen, &b.plan[i]) < 0 && predict_calib_lookup(c, &b.plan[i]) < 0) {
             predict_calib_add(&seen, &b.plan[i], n);
-            j = n;
             todo[n++] = i;
         }
-        of[i] = (int)j;                 /* -1: timed for an earlier configuration */
     }
     predict_calib_free(&seen);
-    double *samples = xmalloc((size_t)(n ? n : 1) * OP_ROUNDS * sizeof *samples);
+    double *samples = xmalloc((size_t)(n ? n : 1) * OP_ROUNDS * sizeof *samples), limit = 0;
     int rounds = 0;
     for (; rounds < OP_ROUNDS && !progress_stopping(); rounds++) {
         for (int j = 0; j < n; j++)
             samples[(size_t)j * OP_ROUNDS + rounds] = time_op(&b, todo[j]);
         step_s[rounds] = train_step(&b, op_s + (size_t)rounds * b.nops);
-        pred_s[rounds] = 0;             /* this round's ops, summed over the plan */
-        for (int i = 0; i < b.nops; i++)
-            pred_s[rounds] += of[i] >= 0 ? samples[(size_t)of[i] * OP_ROUNDS + rounds]
-                                         : predict_calib_lookup(c, &b.plan[i]);
     }
     const char *failed = b.ops->error ? b.ops->error(b.c) : NULL;
     if (failed) {                       /* a call failed: its times are not times */
         snprintf(err, errlen, "%s", failed);
         rounds = -1;
     }
+    int nbad = rounds > 2 ? disturbed_rounds(step_s, rounds, bad, &limit) : 0, all = rounds;
+    if (nbad * 3 > rounds) {
+        *run = steps_json(&b, step_s, op_s, rounds);
+        snprintf(err, errlen, "its step times are not one population: %d of %d steps took longer than %.3g s, "
+                 "beyond the noise of the fastest (another process had the cores)", nbad, rounds, limit);
+        rounds = -2;
+    }
+    for (int r = all - 1; r >= 0 && rounds > 0 && nbad > 0; r--)
+        if (bad[r]) {                   /* a disturbed round: its step and its ops' samples go */
+            drop_round(samples, n, OP_ROUNDS, rounds, r);
+            drop_round(step_s, 1, OP_ROUNDS, rounds, r);
+            memmove(op_s + (size_t)r * b.nops, op_s + (size_t)(r + 1) * b.nops,
+                    (size_t)(rounds - r - 1) * b.nops * sizeof *op_s);
+            rounds--;
+        }
     for (int j = 0; j < n && rounds > 0; j++) {
         double *x = samples + (size_t)j * OP_ROUNDS, med = measure_median(x, rounds);
         predict_calib_add(c, &b.plan[todo[j]], med);
@@ -426,31 +598,40 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
     }
     if (rounds > 0) {
         *run = steps_json(&b, step_s, op_s, rounds);
-        double ratio[OP_ROUNDS];
-        for (int r = 0; r < rounds; r++)
-            ratio[r] = pred_s[r] / step_s[r];
-        cJSON_AddItemToObject(*run, "predicted_rounds_s", cJSON_CreateDoubleArray(pred_s, rounds));
-        cJSON_AddNumberToObject(*run, "paired_ratio", measure_median(ratio, rounds));
+        cJSON_AddNumberToObject(*run, "rounds_dropped", all - rounds);
+        if (all > rounds)
+            cJSON_AddNumberToObject(*run, "disturbed_above_s", limit);
     }
     free(samples);
     free(todo);
-    free(of);
     free(op_s);
     bench_close(&b);
-    return rounds < 0 ? -1 : rounds > 0 ? n : 0;
+    return rounds < 0 ? rounds : rounds > 0 ? n : 0;
 }
 
 /* ---- prediction and validation ---- */
 
 
+/* How a configuration was validated (the record's words beside its figures). */
+struct vcase {
+    const char *regime;             /* its step's footprint against all caches: "cache" (within them), "dram"
+                                       (DRAM_FACTOR x or more), "between" */
+    const char *op_state;           /* scrub_for's: "warm", "cold", ... */
+    double footprint;               /* bytes a step holds */
+    int held_out;                   /* predicted without timing its own ops */
+    const char *excluded;           /* why it is left out of the summary (NULL: counted) */
+    const char *rerun;              /* why it was measured a second time (NULL: once) */
+};
+
+/* error = predicted / measured - 1 of the medians, the one error of a configuration (positive:
+ * predicted slow); the table, the summary and the bias all use it. */
 static cJSON *validation_json(const struct train_config *cfg, int idx, double pred, const double *by_class,
-                              const cJSON *run)
+                              const cJSON *run, const struct vcase *vc)
 {
-    char name[96];
+    char name[96], id[16];
     const struct net_shape *s = &cfg->shape;
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "series", "validation");
-    char id[16];
     cJSON_AddStringToObject(r, "config", config_id(idx, id, sizeof id));
     cJSON_AddStringToObject(r, "label", config_name(cfg, name, sizeof name));
     cJSON_AddNumberToObject(r, "layers", s->layers);
@@ -463,6 +644,12 @@ static cJSON *validation_json(const struct train_config *cfg, int idx, double pr
     cJSON_AddBoolToObject(r, "checkpoint", s->checkpoint);
     cJSON_AddStringToObject(r, "precision", net_prec_names[cfg->prec]);
     cJSON_AddNumberToObject(r, "tokens_per_step", (double)s->batch * s->seq * s->accum);
+    cJSON_AddStringToObject(r, "regime", vc->regime);
+    cJSON_AddStringToObject(r, "op_state", vc->op_state);
+    cJSON_AddNumberToObject(r, "footprint_bytes", vc->footprint);
+    cJSON_AddBoolToObject(r, "held_out", vc->held_out);
+    if (vc->rerun)
+        cJSON_AddStringToObject(r, "rerun", vc->rerun);
     cJSON_AddNumberToObject(r, "predicted_s", pred);
     cJSON *pc = cJSON_AddObjectToObject(r, "predicted_by_class_s");
     for (int k = 0; k < NET_NCLASSES; k++)
@@ -478,9 +665,12 @@ static cJSON *validation_json(const struct train_config *cfg, int idx, double pr
     cJSON_AddNumberToObject(r, "measured_s", ts->valuedouble);
     cJSON_AddItemToObject(r, "samples_s", cJSON_Duplicate(field(run, "samples_s"), 1));
     cJSON_AddItemToObject(r, "measured_by_class_s", cJSON_Duplicate(field(run, "time_by_class_s"), 1));
-    cJSON_AddItemToObject(r, "predicted_rounds_s", cJSON_Duplicate(field(run, "predicted_rounds_s"), 1));
-    cJSON_AddNumberToObject(r, "error_of_medians", pred / ts->valuedouble - 1);
-    cJSON_AddNumberToObject(r, "error", field(run, "paired_ratio")->valuedouble - 1);
+    cJSON_AddNumberToObject(r, "rounds_dropped", json_num(run, "rounds_dropped", 0));
+    if (cJSON_IsNumber(field(run, "disturbed_above_s")))
+        cJSON_AddNumberToObject(r, "disturbed_above_s", field(run, "disturbed_above_s")->valuedouble);
+    cJSON_AddNumberToObject(r, "error", pred / ts->valuedouble - 1);
+    if (vc->excluded)
+        cJSON_AddStringToObject(r, "excluded", vc->excluded);
     cJSON_AddBoolToObject(r, "valid", 1);
     return r;
 }
@@ -498,32 +688,70 @@ static double kendall(const double *p, const double *m, int n)
     return n > 1 ? (double)(c - d) / (n * (n - 1) / 2) : NAN;
 }
 
-/* Errors from pred (the paired predictions), rank agreement from rank_pred (the predictions
- * from the ops' medians) against meas. */
-static void summary_json(cJSON *info, const double *pred, const double *rank_pred, const double *meas, int n,
-                         const char *device)
+/* mean and max |error| of the records that match (NULL: any) into o; n matched. */
+static int group_json(cJSON *o, const char *name, const cJSON *recs, const char *regime, int held)
 {
-    double mean = 0, mx = 0, lg = 0, lg2 = 0;
-    for (int i = 0; i < n; i++) {
-        double e = fabs(pred[i] / meas[i] - 1), l = log(pred[i] / meas[i]);
-        mean += e / n;
-        mx = fmax(mx, e);
+    double mean = 0, mx = 0, lg = 0;
+    int n = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, recs) {
+        if ((regime && strcmp(json_str(r, "regime", ""), regime) != 0)
+            || (held >= 0 && cJSON_IsTrue(field(r, "held_out")) != held))
+            continue;
+        double e = json_num(r, "error", NAN);
+        mean += fabs(e);
+        mx = fmax(mx, fabs(e));
+        lg += log1p(e);
+        n++;
+    }
+    if (n == 0)
+        return 0;
+    cJSON *g = cJSON_AddObjectToObject(o, name);
+    cJSON_AddNumberToObject(g, "n", n);
+    cJSON_AddNumberToObject(g, "mean_abs_error", mean / n);
+    cJSON_AddNumberToObject(g, "max_abs_error", mx);
+    cJSON_AddNumberToObject(g, "bias", exp(lg / n));
+    return n;
+}
+
+/* The summary over the counted records (valid, not excluded): the same errors as the table. */
+static void summary_json(cJSON *info, const cJSON *counted, int excluded, const char *device)
+{
+    double pred[NCONFIGS], meas[NCONFIGS], mean = 0, mx = 0, lg = 0, lg2 = 0;
+    int n = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, counted) {
+        double e = json_num(r, "error", NAN), l = log1p(e);
+        pred[n] = json_num(r, "predicted_s", NAN);
+        meas[n++] = json_num(r, "measured_s", NAN);
+        mean += fabs(e);
+        mx = fmax(mx, fabs(e));
         lg += l;
         lg2 += l * l;
     }
     if (n == 0)
         return;
+    mean /= n;
     cJSON *v = cJSON_AddObjectToObject(info, "validation");
     cJSON_AddStringToObject(v, "device", device);
-    cJSON_AddStringToObject(v, "covers", "this machine's own training steps on this device: it validates the method "
-                            "here, not the projections onto other systems");
+    cJSON_AddStringToObject(v, "covers", "this machine's own training steps on this device, with steps that fit its "
+                            "caches and steps that stream from DRAM: it validates the method here, not the "
+                            "projections onto other systems");
+    cJSON_AddStringToObject(v, "error_rule", "error = predicted / measured - 1 of the medians (positive: predicted "
+                            "slow); bias = the geometric mean of predicted / measured (above 1: predicted slow)");
     cJSON_AddNumberToObject(v, "n", n);
+    cJSON_AddNumberToObject(v, "excluded", excluded);
     cJSON_AddNumberToObject(v, "mean_abs_error", mean);
     cJSON_AddNumberToObject(v, "max_abs_error", mx);
     cJSON_AddNumberToObject(v, "bias", exp(lg / n));
     cJSON_AddNumberToObject(v, "spread", n > 1 ? sqrt(fmax(0, (lg2 - lg * lg / n) / (n - 1))) : 0);
     if (n > 1)
-        cJSON_AddNumberToObject(v, "kendall_tau", kendall(rank_pred, meas, n));
+        cJSON_AddNumberToObject(v, "kendall_tau", kendall(pred, meas, n));
+    cJSON *g = cJSON_AddObjectToObject(v, "groups");
+    group_json(g, "cache", counted, "cache", -1);
+    group_json(g, "dram", counted, "dram", -1);
+    group_json(g, "held_out", counted, NULL, 1);
+    group_json(g, "timed", counted, NULL, 0);
     cJSON *cal = cJSON_AddObjectToObject(v, "calculon");
     cJSON_AddNumberToObject(cal, "mean", 0.0365);
     cJSON_AddNumberToObject(cal, "max", 0.0887);
@@ -600,33 +828,35 @@ static const struct vdevice *vdevice_of(const char *device)
     return NULL;
 }
 
-/* The configurations validated: each one's ops timed afresh beside its training steps, its
- * step predicted from them, its ops' first times kept in cal; the records, then the summary. */
-static void validate_configs(const struct vdevice *d, const struct train_ops *ops, const struct train_config *cfg,
-                             int n, size_t scrub, struct predict_calib *cal, cJSON *out)
+/* The configurations validated, in config_order's order: a timed one's ops are timed afresh
+ * beside its training steps and its step predicted from them (their first times kept in cal);
+ * a held-out one only trains, its step predicted from cal. Samples that are not one population
+ * are measured again once; still so, the configuration is shown but left out of the summary
+ * with the reason. The records, then the summary. */
+struct vrun {
+    const struct train_ops *ops;
+    const cJSON *params;
+    size_t scrub;                   /* scrub_size asked, NO_SCRUB (a GPU), or 0: scrub_for's rule */
+    double caches;                  /* bytes, all levels (the host's) */
+    double t0, budget_s;            /* when the experiment started; its share of the budget */
+};
+
+/* One configuration measured (and, unless held out, its ops timed into a fresh calibration);
+ * the prediction into *pred; the steps' record into *run; 0, -2 (not one population) or -1. */
+static int measure_config(const struct vrun *vr, const struct train_config *cfg, int idx, int held, size_t scrub,
+                          double replay, struct predict_calib *cal, cJSON *results, double *pred, double *by_class, cJSON **run,
+                          char *why, size_t n)
 {
-    cJSON *results = part(out, "results"), *skipped = part(out, "skipped"), *vals = cJSON_CreateArray(), *run, *v;
-    double by_class[NET_NCLASSES], p_ok[NCONFIGS], p_rank[NCONFIGS], m_ok[NCONFIGS];
-    char name[96], why[300];
-    int nv = 0;
-    for (int i = 0; i < n; i++) {
-        config_name(&cfg[i], name, sizeof name);
-        if (progress_stopping()) {
-            measure_skip(skipped, name, "the run was interrupted");
-            continue;
-        }
-        progress_step(1 + 2 * i, name);
-        struct predict_calib fresh = *cal;
-        fresh.timed = NULL;
-        fresh.ntimed = fresh.captimed = 0;
-        memset(fresh.curve, 0, sizeof fresh.curve);
-        char id[16];
-        if (calibrate_config(ops, &cfg[i], config_id(i, id, sizeof id), scrub, &fresh, results, &run, why, sizeof why) < 0) {
-            measure_skip(skipped, name, why);
-            predict_calib_free(&fresh);
-            continue;
-        }
-        double pred = predict_step_seconds(&fresh, &cfg[i].shape, cfg[i].prec, by_class);
+    char id[16];
+    struct predict_calib fresh = *cal;
+    fresh.timed = NULL;
+    fresh.ntimed = fresh.captimed = 0;
+    memset(fresh.curve, 0, sizeof fresh.curve);
+    cJSON *recs = cJSON_CreateArray();
+    int rc = calibrate_config(vr->ops, cfg, config_id(idx, id, sizeof id), scrub, replay, held, held ? cal : &fresh,
+                              recs, run, why, n);
+    if (rc >= 0) {
+        *pred = predict_step_seconds(held ? cal : &fresh, &cfg->shape, cfg->prec, by_class);
         for (int j = 0; j < fresh.ntimed; j++) {    /* the calibration keeps the first time of each op */
             const struct predict_timed *t = &fresh.timed[j];
             struct net_op op = { .kind = t->kind, .which = t->which, .dtype = t->dtype, .dtype_out = t->dtype_out,
@@ -634,29 +864,79 @@ static void validate_configs(const struct vdevice *d, const struct train_ops *op
             if (predict_calib_lookup(cal, &op) < 0)
                 predict_calib_add(cal, &op, t->seconds);
         }
-        predict_calib_free(&fresh);
-        v = validation_json(&cfg[i], i, pred, by_class, run);
-        const cJSON *ms = field(v, "measured_s");
-        if (cJSON_IsNumber(ms)) {       /* the paired ratio, as predicted / measured */
-            p_ok[nv] = (1 + field(v, "error")->valuedouble) * ms->valuedouble;
-            p_rank[nv] = pred;
-            m_ok[nv++] = ms->valuedouble;
-        }
-        cJSON_AddItemToArray(vals, v);
-        cJSON_Delete(run);
+        cJSON *r;
+        while ((r = cJSON_DetachItemFromArray(recs, 0)))
+            cJSON_AddItemToArray(results, r);
     }
+    cJSON_Delete(recs);
+    predict_calib_free(&fresh);
+    return rc < 0 ? rc : 0;
+}
+
+static void validate_configs(const struct vdevice *d, const struct vrun *vr, const struct train_config *cfg,
+                             struct predict_calib *cal, cJSON *out)
+{
+    cJSON *results = part(out, "results"), *skipped = part(out, "skipped"), *vals = cJSON_CreateArray(), *v;
+    cJSON *counted = cJSON_CreateArray();
+    int order[NCONFIGS], held[NCONFIGS], n = config_order(vr->params, d->device, order, held), excluded = 0;
+    char name[96], why[300], first[300];
+    for (int k = 0; k < n; k++) {
+        int i = order[k];
+        double by_class[NET_NCLASSES] = { 0 }, pred = NAN;
+        struct vcase vc = { NULL, NULL, footprint(&cfg[i]), held[k], NULL, NULL };
+        config_name(&cfg[i], name, sizeof name);
+        if (progress_stopping() || timing_now() > vr->t0 + vr->budget_s) {
+            measure_skip(skipped, name, progress_stopping() ? "the run was interrupted"
+                                                            : "the experiment's time share was spent before it");
+            continue;
+        }
+        progress_step(1 + 2 * k, name);
+        vc.regime = vc.footprint <= vr->caches ? "cache" : vc.footprint >= DRAM_FACTOR * vr->caches ? "dram" : "between";
+        double replay;
+        size_t scrub = scrub_for(&cfg[i], vr->scrub, vr->caches, &replay, &vc.op_state);
+        cJSON *run = NULL;
+        int rc = measure_config(vr, &cfg[i], i, held[k], scrub, replay, cal, results, &pred, by_class, &run, why, sizeof why);
+        if (rc == -2 && timing_now() > vr->t0 + RERUN_SHARE * vr->budget_s) {
+            vc.excluded = why;          /* no time to measure it again */
+            pred = predict_step_seconds(cal, &cfg[i].shape, cfg[i].prec, by_class);
+        } else if (rc == -2) {          /* not one population: once more */
+            snprintf(first, sizeof first, "%s", why);
+            vc.rerun = first;
+            cJSON_Delete(run);
+            run = NULL;
+            rc = measure_config(vr, &cfg[i], i, held[k], scrub, replay, cal, results, &pred, by_class, &run, why, sizeof why);
+            if (rc == -2) {
+                vc.excluded = why;
+                pred = predict_step_seconds(cal, &cfg[i].shape, cfg[i].prec, by_class);
+            }
+        }
+        if (rc == -1) {
+            measure_skip(skipped, name, why);
+            cJSON_Delete(run);
+            continue;
+        }
+        v = validation_json(&cfg[i], i, pred, by_class, run, &vc);
+        cJSON_Delete(run);
+        if (cJSON_IsTrue(field(v, "valid")) && !vc.excluded)
+            cJSON_AddItemReferenceToArray(counted, v);
+        excluded += vc.excluded != NULL;
+        cJSON_AddItemToArray(vals, v);
+    }
+    summary_json(part(out, "info"), counted, excluded, d->device);
+    cJSON_Delete(counted);
     while ((v = cJSON_DetachItemFromArray(vals, 0)))
         cJSON_AddItemToArray(results, v);
     cJSON_Delete(vals);
-    summary_json(part(out, "info"), p_ok, p_rank, m_ok, nv, d->device);
 }
 
 /* One larger shape, timed op by op but never trained: the curves reach beyond the caches. */
-static void calibrate_big(const struct train_ops *ops, const struct train_config *base, size_t scrub,
-                          struct predict_calib *cal, cJSON *out)
+static void calibrate_big(const struct vrun *vr, const struct train_config *base, struct predict_calib *cal,
+                          cJSON *out)
 {
     struct train_config big = *base;
     char name[96], why[300];
+    const char *state;
+    double replay;
     cJSON *run;
     big.shape.hidden *= 4;
     big.shape.heads *= 4;
@@ -664,7 +944,8 @@ static void calibrate_big(const struct train_ops *ops, const struct train_config
     big.shape.layers = 1;
     config_name(&big, name, sizeof name);
     progress_step(0, name);
-    if (calibrate_config(ops, &big, "big", scrub, cal, part(out, "results"), &run, why, sizeof why) < 0)
+    size_t scrub = scrub_for(&big, vr->scrub, vr->caches, &replay, &state);
+    if (calibrate_config(vr->ops, &big, "big", scrub, replay, 0, cal, part(out, "results"), &run, why, sizeof why) < 0)
         measure_skip(part(out, "skipped"), name, why);
     cJSON_Delete(run);
 }
@@ -673,12 +954,14 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
 {
     struct train_config cfg[NCONFIGS];
     struct predict_calib cal = { 0 };
+    struct env_cpu cpu;
     const char *device = param_str(params, "device");
     const struct vdevice *d = vdevice_of(device);
-    int n = (int)param_num(params, "configs");
+    int order[NCONFIGS], held[NCONFIGS], n = config_order(params, device, order, held);
     char phase[32], why[300];
     budget_s = measure_budget(params, budget_s);
-    configs(params, cfg);
+    env_cpu(&cpu);
+    configs(params, env_cache_total(&cpu), cfg);
     cJSON *out = cJSON_CreateObject();
     cJSON_AddArrayToObject(out, "results");
     cJSON *skipped = cJSON_AddArrayToObject(out, "skipped"), *info = cJSON_AddObjectToObject(out, "info");
@@ -702,9 +985,16 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
         cJSON_Delete(out);
         return NULL;
     }
-    size_t scrub = d->scrub_host ? scrub_bytes(params) : NO_SCRUB;
-    calibrate_big(ops, &cfg[0], scrub, &cal, out);
-    validate_configs(d, ops, cfg, n, scrub, &cal, out);
+    struct vrun vr = { ops, params, d->scrub_host ? scrub_bytes(params) : NO_SCRUB, env_cache_total(&cpu),
+                       timing_now(), budget_s };
+    cJSON_AddNumberToObject(info, "caches_total_bytes", vr.caches);
+    cJSON_AddStringToObject(info, "op_state_rule", "each op timed on its own in the state the step leaves it in: "
+                            "when what a step holds fits in all caches, warm, after the op before it; when it does "
+                            "not, after the ops that precede it in the step, run untimed, as many as move all "
+                            "caches' worth of bytes (the inputs the step reuses soon are then warm, those it streams "
+                            "cold)");
+    calibrate_big(&vr, &cfg[0], &cal, out);
+    validate_configs(d, &vr, cfg, &cal, out);
     if (field(ci, "device_name") && field(info, "validation"))
         cJSON_AddStringToObject(part(info, "validation"), "device_name", json_str(ci, "device_name", ""));
     predict_calib_finish(&cal);

@@ -507,10 +507,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Rounds whose step took longer than the noise allows: slower than the mean of the fastest
- * third by more than DISTURB_MIN of it and DISTURB_SD of their standard deviations: another
- * process had the cores then. bad[r] marks them; *limit: the threshold; returns the count. */
-static int disturbed_rounds(const double *step_s, int n, int *bad, double *limit)
+int validate_disturbed(const double *step_s, int n, int *bad, double *limit)
 {
     double v[OP_ROUNDS], mean = 0, var = 0;
     int k = n / 3 > 2 ? n / 3 : n < 2 ? n : 2, count = 0;
@@ -538,7 +535,7 @@ static void drop_round(double *x, int rows, size_t width, int rounds, int r)
 /* Times every distinct op of cfg's plan on its own (none when held out), and whole training
  * steps, in rounds: each round times each op once, then trains one step (forward, backward,
  * AdamW update). A burst of load on a shared machine then costs one sample of many ops and of
- * the steps alike. Rounds whose step was disturbed (disturbed_rounds) are dropped, steps and op
+ * the steps alike. Rounds whose step was disturbed (validate_disturbed) are dropped, steps and op
  * samples alike, when they are a third or fewer; more, and the samples are not one population:
  * nothing goes into c and the return is -2 (the caller reruns or excludes). The ops' medians go
  * into c; *run gets the steps. Returns the ops timed, or -1 with a message. */
@@ -576,7 +573,7 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
         snprintf(err, errlen, "%s", failed);
         rounds = -1;
     }
-    int nbad = rounds > 2 ? disturbed_rounds(step_s, rounds, bad, &limit) : 0, all = rounds;
+    int nbad = rounds > 2 ? validate_disturbed(step_s, rounds, bad, &limit) : 0, all = rounds;
     if (nbad * 3 > rounds) {
         *run = steps_json(&b, step_s, op_s, rounds);
         snprintf(err, errlen, "its step times are not one population: %d of %d steps took longer than %.3g s, "

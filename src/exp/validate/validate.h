@@ -19,4 +19,10 @@ extern const struct param validate_params[];
 int validate_precheck(const cJSON *params, char *err, size_t errlen);
 cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errlen);
 
+/* Training-step samples (n <= 11) that took longer than the noise allows: slower than the mean
+ * of the fastest third (at least two) by more than 25 % of it and 4 of their standard
+ * deviations: another process had the cores then. bad[r] marks them; *limit: the threshold in
+ * seconds; returns how many. More than a third: the samples are not one population. */
+int validate_disturbed(const double *step_s, int n, int *bad, double *limit);
+
 #endif

@@ -1,0 +1,60 @@
+#!/bin/sh
+# kernels.sh: what the compression kernels and the CPU training step reach on this machine, as
+# ratios within one run (tests/bench/kernels.lua): the dense FP32 product's rate as a fraction of
+# the run's DRAM figure; each compressed format's speed-up over FP32 against its byte ratio (the
+# ideal) and what bounds it (memory, or decoding: its rate from cache); the training step's model
+# FLOP/s against the run's sustained SGEMM rate; then PyTorch's CPU step on the same shape and
+# thread count, run right after (tests/bench/torch-cpu-gpt2.py; skipped without torch). A
+# benchmark, not a test: run it on a quiet machine; the load average is printed beside the figures.
+#   [ISA=avx2] [TORCH=python3] [SR_BIN=src/sparkreport] sh tests/bench/kernels.sh
+set -eu
+: "${SR_BIN:=src/sparkreport}"
+: "${TORCH:=python3}"
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+threads=$("$SR_BIN" info --json 2>/dev/null | sed -n 's/.*"openmp_max_threads":[^0-9]*\([0-9]*\).*/\1/p' | head -1)
+: "${threads:=$(nproc)}"
+echo "load before: $(cat /proc/loadavg)"
+"$SR_BIN" run "$here/kernels.lua" -o "$tmp" -q ${ISA:+--set compress.isa=$ISA} > /dev/null
+echo "load after sparkreport: $(cat /proc/loadavg)"
+python3 - "$tmp/latest/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ex = {e["name"]: e for e in r["experiments"]}
+c = ex["compress"]
+d = c["info"].get("dram", {})
+print("DRAM figure: %.1f GB/s (%s %s, %s stores, %s)" % (d.get("gbps", 0), d.get("kernel"), d.get("precision"), d.get("stores"), d.get("source")))
+recs = [x for x in c["results"] if x.get("series") == "gemv" and x.get("valid")]
+for b in sorted({x["batch"] for x in recs}):
+    f32 = next((x for x in recs if x["scheme"] == "fp32" and x["batch"] == b), None)
+    if f32:
+        print("batch %d: FP32 baseline %.1f GB/s best, %.1f median: %.2f of the DRAM figure (goal 0.8); isa %s"
+              % (b, f32["gbps_best"], f32["gbps_median"], f32.get("read_fraction_dram", 0), f32.get("isa")))
+    print("  %-10s %8s %8s %8s %12s %12s %s" % ("scheme", "speed-up", "ideal", "of ideal", "Gw/s DRAM", "Gw/s cache", "bound"))
+    for x in recs:
+        if x["batch"] != b or x["scheme"] == "fp32":
+            continue
+        cache = (x.get("cache") or {}).get("gweights_per_s")
+        print("  %-10s %7.2fx %7.2fx %8.2f %12s %12s %s" % (x["scheme"], x.get("speedup_vs_fp32", 0), x["ideal_speedup_vs_fp32"],
+              x.get("speedup_of_ideal", 0), "%.2f" % x["gweights_per_s"] if "gweights_per_s" in x else "n/a",
+              "%.2f" % cache if cache else "n/a", x.get("bound", "n/a")))
+t = ex["train"]["results"][0]
+cal = ex["model"]["info"]["calibration"]
+sgemm = cal["peak_flops"]["fp32"]
+print("training step: %s, %d threads: median %.3f s, %.1f tokens/s, model %.1f GFLOP/s = %.2f of the SGEMM rate %.1f GFLOP/s (goal 0.85)"
+      % (t["shape"], t["threads"], t["time_s"]["median"], t["tokens_per_s"], t["achieved_flops"] / 1e9,
+         t["achieved_flops"] / sgemm, sgemm / 1e9))
+print("time by op class: " + ", ".join("%s %.0f %%" % (k, 100 * v / t["time_s"]["median"])
+      for k, v in sorted(t["time_by_class_s"].items(), key=lambda kv: -kv[1]) if v > 0))
+open(sys.argv[1] + ".tok", "w").write("%.6f" % t["tokens_per_s"])
+PY
+ours=$(cat "$tmp/latest/results.json.tok")
+if "$TORCH" -c 'import torch' 2>/dev/null; then
+  "$TORCH" "$here/torch-cpu-gpt2.py" "${threads}" 4 1 | tee "$tmp/torch.txt" | grep -v '^json:'
+  echo "load after torch: $(cat /proc/loadavg)"
+  theirs=$(sed -n 's/^json: //p' "$tmp/torch.txt" | python3 -c 'import json,sys; print(json.load(sys.stdin)["tokens_per_s"])')
+  python3 -c "print('sparkreport / PyTorch CPU, tokens/s: %.2f (goal 1.5)' % ($ours / $theirs))"
+else
+  echo "PyTorch: not measured: $TORCH has no torch (Debian: apt-get install python3-torch, then TORCH=/usr/bin/python3)"
+fi

@@ -19,6 +19,7 @@
 #include "gitrev.h"
 #include "lua/embedded.h"
 #include "lua/state.h"
+#include "measure/context.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -275,7 +276,7 @@ static int cmd_info(int argc, char **argv)
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_USAGE;
     }
-    cJSON *c = env_context();
+    cJSON *c = measure_context();
     if (as_json) {
         char *s = cJSON_Print(c);
         printf("%s\n", s);

@@ -24,6 +24,7 @@
 #include "results/csv.h"
 #include "results/load.h"
 #include "results/render.h"
+#include "measure/context.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -136,7 +137,7 @@ static cJSON *execute(lua_State *L, const struct run_opts *o, const char *source
     scenario_name(o->scenario, name, sizeof name);
     lua_getfield(L, -2, "execute");
     lua_pushvalue(L, -2);
-    cJSON *ctx = env_context(), *job = coll_context();
+    cJSON *ctx = measure_context(), *job = coll_context();
     if (job)                            /* the ranks, hosts, launcher, transport and interfaces of the job */
         cJSON_AddItemToObject(ctx, "mpi", job);
     if (json_check("this machine's description", ctx, err, errlen) != 0) {    /* before measuring */

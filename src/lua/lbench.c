@@ -14,6 +14,7 @@
 #include "lua/embedded.h"
 #include "lua/modules.h"
 #include "lua/state.h"
+#include "measure/context.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -242,7 +243,7 @@ static int l_context(lua_State *L)
     if (sr_lua_is_scenario(L))
         return luaL_error(L, "bench.context is not available in a scenario: a scenario sees no environment "
                           "(results.json records this machine and its OMP_* variables)");
-    cJSON *c = env_context();
+    cJSON *c = measure_context();
     lua_push_json(L, c);
     cJSON_Delete(c);
     return 1;

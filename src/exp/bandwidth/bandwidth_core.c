@@ -326,12 +326,8 @@ int bw_precheck(const cJSON *params, char *err, size_t errlen)
 
 void bw_add_rates(cJSON *rec, double bytes, double bytes_wa)
 {
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "time_s");
-    double tmin = json_num(t, "min", NAN), tmed = json_num(t, "median", NAN);
-    cJSON_AddNumberToObject(rec, "gbps_best", bytes / tmin / 1e9);
-    cJSON_AddNumberToObject(rec, "gbps_median", bytes / tmed / 1e9);
-    if (bytes_wa > 0)
-        cJSON_AddNumberToObject(rec, "gbps_best_wa", bytes_wa / tmin / 1e9);
+    if (measure_rates(rec, "gbps", bytes) == 0 && bytes_wa > 0)
+        cJSON_AddNumberToObject(rec, "gbps_best_wa", bytes_wa / measure_time(rec, "min") / 1e9);
 }
 
 double bw_bytes_moved(const struct bw_kernel_info *ki, double n, double es, int stores_allocate)

@@ -114,9 +114,9 @@ static int64_t op_bytes(enum coll_op op, double want, int n)
 
 static void add_rates(cJSON *rec, const struct item *it, int n)
 {
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "time_s");
-    double med = cJSON_GetObjectItemCaseSensitive(t, "median")->valuedouble;
-    double best = cJSON_GetObjectItemCaseSensitive(t, "min")->valuedouble;
+    double med = measure_time(rec, "median"), best = measure_time(rec, "min");
+    if (isnan(med) || isnan(best))
+        return;
     double f = coll_ops[it->op].bus_factor(n);
     if (it->op == COLL_PINGPONG) {
         med /= 2;                   /* one way: half the round trip */

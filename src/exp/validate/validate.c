@@ -95,7 +95,8 @@ const struct param validate_params[] = {
 #define NCONFIGS (NCACHE + NEXTRA)
 #define DRAM_FACTOR 4.0         /* a DRAM configuration's step holds at least this times all caches */
 #define WARMUP 1
-#define OP_ROUNDS 11            /* samples of each op timed on its own */
+#define OP_ROUNDS 11            /* rounds: training steps timed */
+#define OP_TIMED 5              /* of them, the first that also time each op on its own */
 #define DISTURB_MIN 0.25        /* a round slower than the fastest third by more than this, and ... */
 #define DISTURB_SD 4.0          /* ... than this many of their standard deviations, was disturbed */
 #define RERUN_SHARE 0.7         /* of the budget, past which a disturbed configuration is not rerun */
@@ -533,8 +534,8 @@ static void drop_round(double *x, int rows, size_t width, int rounds, int r)
 }
 
 /* Times every distinct op of cfg's plan on its own (none when held out), and whole training
- * steps, in rounds: each round times each op once, then trains one step (forward, backward,
- * AdamW update). A burst of load on a shared machine then costs one sample of many ops and of
+ * steps, in rounds: each of the first OP_TIMED rounds times each op once, then every round trains
+ * one step (forward, backward, AdamW update). A burst of load on a shared machine then costs one sample of many ops and of
  * the steps alike. Rounds whose step was disturbed (validate_disturbed) are dropped, steps and op
  * samples alike, when they are a third or fewer; more, and the samples are not one population:
  * nothing goes into c and the return is -2 (the caller reruns or excludes). The ops' medians go
@@ -564,7 +565,7 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
     double *samples = xmalloc((size_t)(n ? n : 1) * OP_ROUNDS * sizeof *samples), limit = 0;
     int rounds = 0;
     for (; rounds < OP_ROUNDS && !progress_stopping(); rounds++) {
-        for (int j = 0; j < n; j++)
+        for (int j = 0; j < n && rounds < OP_TIMED; j++)
             samples[(size_t)j * OP_ROUNDS + rounds] = time_op(&b, todo[j]);
         step_s[rounds] = train_step(&b, op_s + (size_t)rounds * b.nops);
     }
@@ -580,18 +581,24 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
                  "beyond the noise of the fastest (another process had the cores)", nbad, rounds, limit);
         rounds = -2;
     }
+    int opr = all < OP_TIMED ? all : OP_TIMED;  /* rounds with op samples */
     for (int r = all - 1; r >= 0 && rounds > 0 && nbad > 0; r--)
         if (bad[r]) {                   /* a disturbed round: its step and its ops' samples go */
-            drop_round(samples, n, OP_ROUNDS, rounds, r);
+            if (r < opr)
+                drop_round(samples, n, OP_ROUNDS, opr--, r);
             drop_round(step_s, 1, OP_ROUNDS, rounds, r);
             memmove(op_s + (size_t)r * b.nops, op_s + (size_t)(r + 1) * b.nops,
                     (size_t)(rounds - r - 1) * b.nops * sizeof *op_s);
             rounds--;
         }
+    if (rounds > 0 && n > 0 && opr == 0) {   /* every round that timed ops was disturbed */
+        snprintf(err, errlen, "every round that timed its ops was disturbed (another process had the cores)");
+        rounds = -2;
+    }
     for (int j = 0; j < n && rounds > 0; j++) {
-        double *x = samples + (size_t)j * OP_ROUNDS, med = measure_median(x, rounds);
+        double *x = samples + (size_t)j * OP_ROUNDS, med = measure_median(x, opr);
         predict_calib_add(c, &b.plan[todo[j]], med);
-        cJSON_AddItemToArray(results, timed_json(&b.plan[todo[j]], id, x, rounds, med));
+        cJSON_AddItemToArray(results, timed_json(&b.plan[todo[j]], id, x, opr, med));
     }
     if (rounds > 0) {
         *run = steps_json(&b, step_s, op_s, rounds);

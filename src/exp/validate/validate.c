@@ -540,10 +540,17 @@ static void drop_round(double *x, int rows, size_t width, int rounds, int r)
  * samples alike, when they are a third or fewer; more, and the samples are not one population:
  * nothing goes into c and the return is -2 (the caller reruns or excludes). The ops' medians go
  * into c; *run gets the steps. Returns the ops timed, or -1 with a message. */
+enum cal_mode {
+    CAL_VALIDATE,               /* ops timed, steps trained and vetted */
+    CAL_HELD_OUT,               /* steps only */
+    CAL_ONLY                    /* ops only (the big shape): OP_TIMED rounds, no step, nothing vetted */
+};
+
 static int calibrate_config(const struct train_ops *ops, const struct train_config *cfg, const char *id, size_t nscrub,
-                            double replay, int held_out, struct predict_calib *c, cJSON *results, cJSON **run,
+                            double replay, enum cal_mode mode, struct predict_calib *c, cJSON *results, cJSON **run,
                             char *err, size_t errlen)
 {
+    int held_out = mode == CAL_HELD_OUT, steps = mode != CAL_ONLY;
     struct bench_cfg b;
     *run = NULL;
     if (bench_open(&b, ops, cfg, nscrub, err, errlen) != 0) {
@@ -564,17 +571,17 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
     predict_calib_free(&seen);
     double *samples = xmalloc((size_t)(n ? n : 1) * OP_ROUNDS * sizeof *samples), limit = 0;
     int rounds = 0;
-    for (; rounds < OP_ROUNDS && !progress_stopping(); rounds++) {
+    for (; rounds < (steps ? OP_ROUNDS : OP_TIMED) && !progress_stopping(); rounds++) {
         for (int j = 0; j < n && rounds < OP_TIMED; j++)
             samples[(size_t)j * OP_ROUNDS + rounds] = time_op(&b, todo[j]);
-        step_s[rounds] = train_step(&b, op_s + (size_t)rounds * b.nops);
+        step_s[rounds] = steps ? train_step(&b, op_s + (size_t)rounds * b.nops) : 0;
     }
     const char *failed = b.ops->error ? b.ops->error(b.c) : NULL;
     if (failed) {                       /* a call failed: its times are not times */
         snprintf(err, errlen, "%s", failed);
         rounds = -1;
     }
-    int nbad = rounds > 2 ? validate_disturbed(step_s, rounds, bad, &limit) : 0, all = rounds;
+    int nbad = steps && rounds > 2 ? validate_disturbed(step_s, rounds, bad, &limit) : 0, all = rounds;
     if (nbad * 3 > rounds) {
         *run = steps_json(&b, step_s, op_s, rounds);
         snprintf(err, errlen, "its step times are not one population: %d of %d steps took longer than %.3g s, "
@@ -600,7 +607,7 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
         predict_calib_add(c, &b.plan[todo[j]], med);
         cJSON_AddItemToArray(results, timed_json(&b.plan[todo[j]], id, x, opr, med));
     }
-    if (rounds > 0) {
+    if (rounds > 0 && steps) {
         *run = steps_json(&b, step_s, op_s, rounds);
         cJSON_AddNumberToObject(*run, "rounds_dropped", all - rounds);
         if (all > rounds)
@@ -857,8 +864,8 @@ static int measure_config(const struct vrun *vr, const struct train_config *cfg,
     fresh.ntimed = fresh.captimed = 0;
     memset(fresh.curve, 0, sizeof fresh.curve);
     cJSON *recs = cJSON_CreateArray();
-    int rc = calibrate_config(vr->ops, cfg, config_id(idx, id, sizeof id), scrub, replay, held, held ? cal : &fresh,
-                              recs, run, why, n);
+    int rc = calibrate_config(vr->ops, cfg, config_id(idx, id, sizeof id), scrub, replay,
+                              held ? CAL_HELD_OUT : CAL_VALIDATE, held ? cal : &fresh, recs, run, why, n);
     if (rc >= 0) {
         *pred = predict_step_seconds(held ? cal : &fresh, &cfg->shape, cfg->prec, by_class);
         for (int j = 0; j < fresh.ntimed; j++) {    /* the calibration keeps the first time of each op */
@@ -933,7 +940,8 @@ static void validate_configs(const struct vdevice *d, const struct vrun *vr, con
     cJSON_Delete(vals);
 }
 
-/* One larger shape, timed op by op but never trained: the curves reach beyond the caches. */
+/* One larger shape, timed op by op (OP_TIMED rounds) but never trained: the curves reach beyond
+ * the caches. */
 static void calibrate_big(const struct vrun *vr, const struct train_config *base, struct predict_calib *cal,
                           cJSON *out)
 {
@@ -949,7 +957,7 @@ static void calibrate_big(const struct vrun *vr, const struct train_config *base
     config_name(&big, name, sizeof name);
     progress_step(0, name);
     size_t scrub = scrub_for(&big, vr->scrub, vr->caches, &replay, &state);
-    if (calibrate_config(vr->ops, &big, "big", scrub, replay, 0, cal, part(out, "results"), &run, why, sizeof why) < 0)
+    if (calibrate_config(vr->ops, &big, "big", scrub, replay, CAL_ONLY, cal, part(out, "results"), &run, why, sizeof why) < 0)
         measure_skip(part(out, "skipped"), name, why);
     cJSON_Delete(run);
 }

@@ -179,37 +179,27 @@ static void configs(const cJSON *params, double caches, struct train_config *out
 }
 
 /* The configurations a run validates, in the order it runs them: the first `configs` of v1..v10
- * and the first `extra_configs` of c1, d1, d2 (only on the CPU: the caches are the host's); held-out ones
- * last, so that their predictions use every op the others timed. n of them into order[]. */
+ * and the first `extra_configs` of c1, d1, d2 (only on the CPU: the caches are the host's), one
+ * of each kind first (v1, c1, d1, then the default held-out v4 and d2), so that a budget spent
+ * early still leaves every kind measured; a held-out one's prediction uses what ran before it.
+ * n of them into order[], held[] whether each is held out. */
 static int config_order(const cJSON *params, const char *device, int *order, int *held)
 {
-    int n = 0, nd = strcmp(device, "cpu") == 0 ? (int)param_num(params, "extra_configs") : 0;
-    int all[NCONFIGS], na = 0;
-    for (int i = 0; i < (int)param_num(params, "configs"); i++)
-        all[na++] = i;
-    for (int i = 0; i < nd; i++)
-        all[na++] = NCACHE + i;
-    for (int pass = 0; pass < 2; pass++)
-        for (int j = 0; j < na; j++) {
-            char id[16];
-            config_id(all[j], id, sizeof id);
-            int h = 0;
-            for (const cJSON *e = param_get(params, "held_out")->child; e; e = e->next)
-                h |= cJSON_IsString(e) && strcmp(e->valuestring, id) == 0;
-            if (h == pass) {
-                held[n] = h;
-                order[n++] = all[j];
-            }
-        }
+    static const int pref[NCONFIGS] = { 0, NCACHE, NCACHE + 1, 3, NCACHE + 2, 1, 2, 4, 5, 6, 7, 9, 8 };
+    int n = 0, nv = (int)param_num(params, "configs");
+    int nx = strcmp(device, "cpu") == 0 ? (int)param_num(params, "extra_configs") : 0;
+    for (int j = 0; j < NCONFIGS; j++) {
+        int i = pref[j], h = 0;
+        char id[16];
+        if (i < NCACHE ? i >= nv : i - NCACHE >= nx)
+            continue;
+        config_id(i, id, sizeof id);
+        for (const cJSON *e = param_get(params, "held_out")->child; e; e = e->next)
+            h |= cJSON_IsString(e) && strcmp(e->valuestring, id) == 0;
+        held[n] = h;
+        order[n++] = i;
+    }
     return n;
-}
-
-static char *config_name(const struct train_config *c, char *buf, size_t n)
-{
-    const struct net_shape *s = &c->shape;
-    snprintf(buf, n, "L%d h%d a%d s%d b%d V%d %s%s%s", s->layers, s->hidden, s->heads, s->seq, s->batch,
-             s->vocab, net_prec_names[c->prec], s->accum > 1 ? " accum 2" : "", s->checkpoint ? " ckpt" : "");
-    return buf;
 }
 
 /* Every held_out entry names a configuration (it may be one this run does not validate): 0, or

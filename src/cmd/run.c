@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "exp/collective/collective.h"
+#include "job/job.h"
 #include "lua/convert.h"
 #include "lua/state.h"
 #include "results/comparison.h"
@@ -132,7 +133,8 @@ static cJSON *execute(lua_State *L, const struct run_opts *o, const char *source
     scenario_name(o->scenario, name, sizeof name);
     lua_getfield(L, -2, "execute");
     lua_pushvalue(L, -2);
-    cJSON *ctx = measure_context(), *job = coll_context();
+    char nccl[64];
+    cJSON *ctx = measure_context(), *job = job_context(coll_device_transport(nccl, sizeof nccl));
     if (job)                            /* the ranks, hosts, launcher, transport and interfaces of the job */
         cJSON_AddItemToObject(ctx, "mpi", job);
     if (json_check("this machine's description", ctx, err, errlen) != 0) {    /* before measuring */
@@ -545,7 +547,7 @@ int run_command(const struct run_opts *o)
     if (bad != 0)
         return bad;
     progress_quiet(o->quiet);
-    signals_catch(!coll_launched(), o->quiet);  /* under mpirun a signal ends the job: stop at once, folder removed */
+    signals_catch(!job_launched(), o->quiet);  /* under mpirun a signal ends the job: stop at once, folder removed */
     lua_State *L = sr_lua_new(SR_LUA_MEM_LIMIT);
     sr_lua_limit_time(L, SR_LUA_TIME_S);
     char *tmpdir = NULL, *final = NULL;

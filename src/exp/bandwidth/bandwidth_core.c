@@ -94,7 +94,7 @@ static int index_of(const char *name, const char *const *names, int n)
     return -1;
 }
 
-void bw_plan_kernels(struct bw_plan *pl, const cJSON *params)
+static void bw_plan_kernels(struct bw_plan *pl, const cJSON *params)
 {
     const char *knames[BW_NKERNELS];
     for (int k = 0; k < BW_NKERNELS; k++)

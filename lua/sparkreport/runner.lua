@@ -1,5 +1,5 @@
 -- sparkreport.runner: loads a scenario, checks it again with the --set overrides applied last,
--- runs its experiments within the time budget, and assembles the results document (schema, context, scenario, catalog,
+-- runs its experiments within the time budget, and assembles the results document (schema, context, scenario, catalog, ceilings,
 -- experiments). Measuring is the C experiments'; writing files and rendering are the C
 -- program's, which calls load() and execute() here.
 local bench = require "bench"
@@ -217,8 +217,8 @@ function M.execute(scn, ctx, meta)
     end
   end
   project(doc)
-  -- what the training-time model reads, from the measurements above (sparkreport.calibration)
-  doc.calibration = require("sparkreport.calibration").build(doc)
+  -- the machine's measured ceilings, from the measurements above (sparkreport.ceilings)
+  doc.ceilings = require("sparkreport.ceilings").build(doc)
   local finished = bench.wall()
   doc.finished_utc, doc.finished_epoch = utc(finished), math.floor(finished)
   doc.elapsed_s = bench.now() - t0

@@ -1,5 +1,5 @@
 /* measure.c: the one measuring harness (measure.h): the DRAM-sized working set, the timing
- * parameters, calibration of a sample, the repetition loop and the records it writes. What is
+ * parameters, the repetitions per sample (measure_iterations), the repetition loop and the records it writes. What is
  * measured, and whether it is right, stays with the families. */
 #include "measure/measure.h"
 
@@ -36,7 +36,7 @@ double measure_budget(const cJSON *params, double share_s)
     return cJSON_IsNumber(b) ? b->valuedouble : share_s;
 }
 
-long measure_calibrate(double (*run)(void *ud, long iters), void *ud, double sample_s, double first_s)
+long measure_iterations(double (*run)(void *ud, long iters), void *ud, double sample_s, double first_s)
 {
     double prev = INFINITY, spent = 0;
     long iters = 1;

@@ -3,8 +3,8 @@
 -- errors), then the calibration it used, the projection per workload and system (hours with band,
 -- fit, energy, price), time and memory-bound share per system, and a verdict per workload in
 -- plain words. Draws from the model records alone; the time predictor lives in src/predict.
-local dram_of = require("sparkreport.calibration").dram
-local dram_text = require("sparkreport.calibration").dram_text
+local dram_of = require("sparkreport.ceilings").dram
+local dram_text = require("sparkreport.ceilings").dram_text
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"

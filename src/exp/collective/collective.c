@@ -175,7 +175,7 @@ static cJSON *measure_one(struct item *it, struct measure_rule *rule, int n, dou
     }
     cJSON_AddBoolToObject(rec, "valid", 1);
     double first = calib_run(it, 1);
-    it->iters = measure_calibrate(calib_run, it, rule->sample_s, first);
+    it->iters = measure_iterations(calib_run, it, rule->sample_s, first);
     cJSON_AddNumberToObject(rec, "iters_per_sample", (double)it->iters);
     int got = measure_repeat(rec, rule, sample, it);
     if (coll_rank0_check(&bad, it->err, sizeof it->err) != 0)

@@ -109,7 +109,7 @@ M.document = object {
   scenario = object {
     title = opt "string", template = opt "string", name = opt "string", path = opt "string",
     sha256 = opt "string", command = opt "string", source = opt "string", cwd = opt "string",
-    decide = opt(list "string"), compare = opt(list "string"), life_years = opt "number",
+    decide = opt(list "string"), systems = opt(list "string"), compare = opt(list "string"), life_years = opt "number",
     utilisation = opt "number", kwh_usd = opt "number", run_folder = opt "string",
   },
   -- the run this one was compared with (results/comparison.c): what the decision page's sentence reads

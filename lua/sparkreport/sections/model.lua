@@ -553,7 +553,8 @@ end
 -- The context narrowed to the scenario's compared systems (and this machine): what a body chart plots.
 local function compared(results, ctx)
   local want, list = {}, {}
-  for _, id in ipairs(results.scenario and results.scenario.compare or results.catalog.compare or {}) do want[id] = true end
+  local scn = results.scenario or {}
+  for _, id in ipairs(scn.systems or scn.compare or results.catalog.systems or results.catalog.compare or {}) do want[id] = true end
   for _, sys in ipairs(ctx.system_list) do
     if want[sys.id] then list[#list + 1] = sys end
   end

@@ -285,16 +285,8 @@ static void times_json(cJSON *rec, const struct runner *r, double *op_s, int n)
             col[k] = op_s[(size_t)k * r->nops + i];
         cJSON_AddItemToArray(ops, op_json(&r->plan[i], i, n > 0 ? measure_median(col, n) : NAN));
     }
-    cJSON *bc = cJSON_AddObjectToObject(rec, "time_by_class_s"), *fc = cJSON_AddObjectToObject(rec, "flops_by_class");
-    for (int c = 0; c < NET_NCLASSES && n > 0; c++) {
-        for (int k = 0; k < n; k++) {
-            col[k] = 0;
-            for (int i = 0; i < r->nops; i++)
-                if ((int)net_kinds[r->plan[i].kind].cls == c)
-                    col[k] += op_s[(size_t)k * r->nops + i];
-        }
-        cJSON_AddNumberToObject(bc, net_class_names[c], measure_median(col, n));
-    }
+    cJSON_AddItemToObject(rec, "time_by_class_s", measure_class_medians(r->plan, r->nops, op_s, n));
+    cJSON *fc = cJSON_AddObjectToObject(rec, "flops_by_class");
     for (int i = 0; i < r->nops; i++)
         cls[net_kinds[r->plan[i].kind].cls] += r->plan[i].flops;
     for (int c = 0; c < NET_NCLASSES; c++)

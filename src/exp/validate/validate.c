@@ -362,16 +362,7 @@ static cJSON *steps_json(const struct bench_cfg *b, const double *step_s, const 
     cJSON_AddItemToObject(run, "samples_s", cJSON_CreateDoubleArray(step_s, n));
     memcpy(col, step_s, (size_t)n * sizeof *col);
     cJSON_AddNumberToObject(ts, "median", measure_median(col, n));
-    cJSON *bc = cJSON_AddObjectToObject(run, "time_by_class_s");
-    for (int c = 0; c < NET_NCLASSES; c++) {
-        for (int k = 0; k < n; k++) {
-            col[k] = 0;
-            for (int i = 0; i < b->nops; i++)
-                if ((int)net_kinds[b->plan[i].kind].cls == c)
-                    col[k] += op_s[(size_t)k * b->nops + i];
-        }
-        cJSON_AddNumberToObject(bc, net_class_names[c], measure_median(col, n));
-    }
+    cJSON_AddItemToObject(run, "time_by_class_s", measure_class_medians(b->plan, b->nops, op_s, n));
     free(col);
     return run;
 }

@@ -61,9 +61,7 @@ static int runner_open(struct runner *r, const struct train_ops *ops, const stru
         return -1;
     if (!(r->c = ops->open(&cfg->shape, cfg->prec, cfg->seed, err, errlen)))
         return -1;
-    r->nops = net_plan(&cfg->shape, cfg->prec, NULL, 0);
-    r->plan = xmalloc((size_t)r->nops * sizeof *r->plan);
-    net_plan(&cfg->shape, cfg->prec, r->plan, r->nops);
+    r->plan = net_plan_new(&cfg->shape, cfg->prec, &r->nops);
     size_t n = (size_t)cfg->shape.batch * cfg->shape.seq * cfg->shape.accum;
     r->tok = xmalloc(n * sizeof *r->tok);
     r->tgt = xmalloc(n * sizeof *r->tgt);

@@ -271,9 +271,7 @@ static int bench_open(struct bench_cfg *b, const struct train_ops *ops, const st
         return -1;
     if (!(b->c = ops->open(&cfg->shape, cfg->prec, cfg->seed, err, errlen)))
         return -1;
-    b->nops = net_plan(&cfg->shape, cfg->prec, NULL, 0);
-    b->plan = xmalloc((size_t)b->nops * sizeof *b->plan);
-    net_plan(&cfg->shape, cfg->prec, b->plan, b->nops);
+    b->plan = net_plan_new(&cfg->shape, cfg->prec, &b->nops);
     const struct net_shape *s = &cfg->shape;
     size_t T = (size_t)s->batch * s->seq, n = T * s->accum;
     int32_t *tok = xmalloc(n * sizeof *tok), *tgt = xmalloc(n * sizeof *tgt);

@@ -3,10 +3,10 @@
 -- FP32 and BF16, the error it adds to a layer's
 -- outputs and to a trained model's held-out loss; a chart of speed-up against bits per weight
 -- with the ideal (bytes ratio) dashed; GPU rows "not measured" with the reason. Read fractions
--- are of this machine's one DRAM figure (sparkreport.calibration.dram), the one read figure every
+-- are of this machine's one DRAM figure (sparkreport.ceilings.dram), the one read figure every
 -- comparison uses; what bounds each product (its bytes, or decoding: its rate from cache). Draws
 -- from the compress records only.
-local calibration = require "sparkreport.calibration"
+local ceilings = require "sparkreport.ceilings"
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
@@ -282,7 +282,7 @@ local function device_part(doc, results, exp)
       exp.info and exp.info.reason or "no product was measured (see below)"))
     return
   end
-  local mk, d = marks.new(), calibration.dram(results, exp.device or "cpu")
+  local mk, d = marks.new(), ceilings.dram(results, exp.device or "cpu")
   local info = exp.info or {}
   if d then d = setmetatable({ in_cache = (info.fp32_bytes or 0) < 2 * (info.caches_total_bytes or 0) }, { __index = d }) end
   doc:section(("Compression, %s"):format(DEVICE[exp.device] or exp.device), 2)

@@ -72,8 +72,8 @@ if t:find("In FP8 (workload llama-3.2-1b-ft-fp8) it would take 154", 1, true) th
 local section = lay:match("Training time on this and other systems(.*)$") or fail("no model section")
 local C = "[^\n]-"                    -- the rest of a cell on the same line
 for _, p in ipairs {
-  "v8%s+6/384/6/256/4/512%s+bf16%s+1%s+no%s+1%.70 s p%s+1%.59 s m%s+%+7%.1 %%%s+%+7%.1 %%", -- 1.7033/1.5904 - 1
-  "v9%s+8/384/6/128/8/512%s+fp32%s+2%s+yes%s+2%.82 s p%s+2%.87 s m%s+%-1%.8 %%%s+%-1%.8 %%",
+  "v8%s+6/384/6/256/4/512%s+bf16" .. C .. "1%.70 s p%s+1%.59 s m%s+%+7%.1 %%",   -- error: 1.7033/1.5904 - 1
+  "v9%s+8/384/6/128/8/512%s+fp32" .. C .. "2%.82 s p%s+2%.87 s m%s+%-1%.8 %%",
   "matmul%s+fp32%s+FLOP/s%s+3%s+21%.0 %% at 1e%+06 FLOP%s+86%.0 %% at 1e%+10 FLOP",
   "catalog%s+95%.8 h p%s+84%.3–110 h p%s+fits%s+38 / 128 p%s+13%.4 p%s+%$3999 s",         -- 95.8 h x 140 W
   "catalog%s+8%.96 h p%s+7%.89–10%.3 h p%s+fits%s+38 / 80 p%s+6%.27 p%s+n/a",

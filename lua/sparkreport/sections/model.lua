@@ -149,12 +149,12 @@ local GROUPS = { { "cache", "steps within the caches" }, { "between", "between" 
 
 local function validation_text(doc, v)
   local c = v.calculon or CALCULON
-  doc:paragraph(("Over the %d configurations the table counts%s: mean |error| %s, max |error| %s, signed bias %.3f "
+  doc:paragraph(("Over %d configurations%s: mean |error| %s, max |error| %s, signed bias %.3f "
     .. "(geometric mean of predicted/measured; above 1 the model predicts slow), spread %s (standard deviation of "
     .. "log(predicted/measured)), Kendall tau %s (rank agreement of predicted and measured times). The best published "
     .. "analytical model, Calculon (SC23), reports %s mean and %s max error against measured runs (published figures): "
     .. "this model's mean is %s, its max %s."):format(v.n,
-    (v.excluded or 0) > 0 and (" (%d excluded as disturbed)"):format(v.excluded) or "", pct2(v.mean_abs_error),
+    (v.excluded or 0) > 0 and (" (the table's others; %d excluded as disturbed)"):format(v.excluded) or "", pct2(v.mean_abs_error),
     pct2(v.max_abs_error), v.bias, fmt.pct(v.spread), v.kendall_tau and ("%.2f"):format(v.kendall_tau) or "n/a",
     pct2(c.mean), pct2(c.max), below(v.mean_abs_error, c.mean), below(v.max_abs_error, c.max)))
   local parts = {}

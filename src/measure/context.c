@@ -1,5 +1,5 @@
 /* context.c: what a run was measured on, for the results document's context block: the host,
- * this tool's version, the machine (util/env.h: CPU, caches, memory, OS), the build (compiler,
+ * this tool's version, the machine (util/machine.h: CPU, caches, memory, OS), the build (compiler,
  * flags, OpenMP, the libraries' versions, the BLAS) and CUDA (cuda_probe's answer). */
 #include "measure/context.h"
 

@@ -19,7 +19,7 @@
 #include "measure/backend.h"
 #include "measure/measure.h"
 #include "predict/project.h"
-#include "util/env.h"
+#include "util/machine.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "util/json.h"
@@ -953,14 +953,14 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
 {
     struct train_config cfg[NCONFIGS];
     struct predict_calib cal = { 0 };
-    struct env_cpu cpu;
+    struct machine_cpu cpu;
     const char *device = param_str(params, "device");
     const struct vdevice *d = vdevice_of(device);
     int order[NCONFIGS], held[NCONFIGS], n = config_order(params, device, order, held);
     char phase[32], why[300];
     budget_s = measure_budget(params, budget_s);
-    env_cpu(&cpu);
-    configs(params, env_cache_total(&cpu), cfg);
+    machine_cpu(&cpu);
+    configs(params, machine_cache_total(&cpu), cfg);
     cJSON *out = cJSON_CreateObject();
     cJSON_AddArrayToObject(out, "results");
     cJSON *skipped = cJSON_AddArrayToObject(out, "skipped"), *info = cJSON_AddObjectToObject(out, "info");
@@ -984,7 +984,7 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
         cJSON_Delete(out);
         return NULL;
     }
-    struct vrun vr = { ops, params, d->scrub_host ? scrub_bytes(params) : NO_SCRUB, env_cache_total(&cpu),
+    struct vrun vr = { ops, params, d->scrub_host ? scrub_bytes(params) : NO_SCRUB, machine_cache_total(&cpu),
                        timing_now(), budget_s };
     cJSON_AddNumberToObject(info, "caches_total_bytes", vr.caches);
     cJSON_AddStringToObject(info, "op_state_rule", "each op timed on its own in the state the step leaves it in: "

@@ -16,9 +16,9 @@
 #define HEADER_BASELINE (PDF_PAGE_H - 40.0)
 #define FOOTER_SIZE 8.0
 #define FOOTER_BASELINE 30.0
-#define TITLE_SIZE 26.0
-#define SUBTITLE_SIZE 14.0
-#define TITLE_TOP (PDF_PAGE_H - 230.0)  /* the title sits a third down the first page */
+#define TITLE_SIZE 20.0
+#define SUBTITLE_SIZE 13.0
+#define TITLE_TOP (PDF_BODY_TOP - 24.0) /* the title block opens the first page: the answer follows it */
 #define H1_SIZE 16.0
 #define H2_SIZE 12.0
 #define H1_MIN_ROOM 200.0       /* a chapter starting lower than this starts the next page */
@@ -447,7 +447,7 @@ void pdf_title(struct pdf_doc *d, const char *title, const char *subtitle)
     }
     d->y -= 10.0;
     pdf_hline(d->page, PDF_MARGIN_X, PDF_MARGIN_X + PDF_TEXT_W, d->y, 0.8, 0.6);
-    d->y -= 24.0;
+    d->y -= 14.0;
     free(t);
     free(s);
 }

@@ -5,6 +5,7 @@
 -- plain words. Draws from the model records alone; the time predictor lives in src/predict.
 local dram_of = require("sparkreport.calibration").dram
 local dram_text = require("sparkreport.calibration").dram_text
+local cost = require "sparkreport.cost"
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
@@ -23,8 +24,8 @@ local function m(text) return { text = text, kind = "measured" } end
 local function p(text) return { text = text, kind = "projected" } end
 local function s(text) return { text = text, kind = "spec" } end
 
-local function hours(h) return fmt.rate(h) .. " h" end
-local function band(r) return ("%s–%s h"):format(fmt.rate(r.hours_low), fmt.rate(r.hours_high)) end
+local function hours(h) return fmt.hours(h) end
+local function band(r) return ("%s–%s h"):format(fmt.hours(r.hours_low, ""), fmt.hours(r.hours_high, "")) end
 local function ratio(x) return ("%.1fx"):format(x) end
 local function factor(x) return ("x%.2f"):format(x) end             -- a change of time: x0.72
 local function pct(x) return ("%.1f %%"):format(100 * x) end
@@ -282,13 +283,17 @@ local function memory_text(r)
   return p(("%s %s %s"):format(gb(need), r.fits and "/" or ">", gb(have)))
 end
 
+-- kWh and price on the decision pages' one basis (sparkreport.cost): the whole system per device.
 local function projection_row(ctx, sys, r)
-  local price = r.price_usd or figure(ctx, sys.id, "price_usd")
+  local row, c = ctx.catalog[sys.id], ctx.costs[sys.id]
+  local price = cost.price(row, c)
+  local _, _, chip = cost.power(row, c)
+  local kwh = r.hours and cost.job(r.hours, r.gpus or 1, row, c, ctx.cost_params).energy_kwh
   local hrs = r.hours and p(hours(r.hours))
     or r.fits and { text = "not projected" } or { text = "does not fit", tone = "bad" }
   return { config_name(ctx, r), BASIS[r.system_kind] or r.system_kind, hrs, r.hours and p(band(r)) or "",
            { text = R.fit_short(r), tone = r.fits and "good" or "bad" }, memory_text(r),
-           r.energy_kwh and p(fmt.rate(r.energy_kwh)) or "n/a", price and s(("$%s"):format(fmt.int(price))) or "n/a" }
+           kwh and p(fmt.rate(kwh) .. (chip and " (chip)" or "")) or "n/a", price and s(cost.usd(price)) or "n/a" }
 end
 
 local function workload_table(doc, ctx, exp, w)
@@ -306,9 +311,10 @@ local function workload_table(doc, ctx, exp, w)
                 { title = "kWh", align = "right", width = 0.09 }, { title = "Price", align = "right" } },
     rows = rows,
     caption = "Fit: what fitting takes (ckpt: activation checkpointing; accum N: gradient accumulation; offload: "
-      .. "optimizer state in host memory). Memory: GB the job needs / GB the system has (a > b: it does not fit). kWh: energy at the catalog's power (the chip alone); n/a: the catalog has "
-      .. "no power figure. Price: the catalog's purchase price per GPU; n/a: the catalog has none (cost per job, "
-      .. "rental included: the decision pages).",
+      .. "optimizer state in host memory). Memory: GB the job needs / GB the system has (a > b: it does not fit). kWh: the job's "
+      .. "hours x GPUs x the whole system's power per GPU (the cost file's, as on the decision pages); (chip): the cost "
+      .. "file has no system figure, the catalog's chip power instead; n/a: neither. Price: a whole system's price per "
+      .. "GPU, host included (the cost file's); n/a: none published on that basis.",
   }
 end
 
@@ -381,8 +387,11 @@ local function memory_classes(r)
     if c.bound == "memory" then cls[#cls + 1] = c end
   end
   table.sort(cls, function(a, b) return a.share > b.share end)
-  local out = {}
-  for _, c in ipairs(cls) do out[#out + 1] = ("%s %s"):format(c.class, fmt.pct(c.share)) end
+  local out, sum = {}, 0
+  for _, c in ipairs(cls) do out[#out + 1], sum = ("%s %s"):format(c.class, fmt.pct(c.share)), sum + c.share end
+  -- the parts add up to the total: memory-bound ops of classes mostly compute-bound are a part too
+  local rest = (tonumber(r.memory_bound_share) or sum) - sum
+  if rest >= 0.0005 then out[#out + 1] = ("memory-bound ops of compute-bound classes %s"):format(fmt.pct(rest)) end
   return table.concat(out, ", ")
 end
 
@@ -459,7 +468,8 @@ end
 local function context(results, exp)
   local info = exp.info or {}
   return { systems = by_id(info.systems), system_list = info.systems or {}, workloads = info.workloads or {},
-           catalog = by_id(results.catalog and results.catalog.rows) }
+           catalog = by_id(results.catalog and results.catalog.rows), costs = cost.rows(results),
+           cost_params = cost.params(results.scenario) }
 end
 
 -- ---- the GPU stack profiles and their leave-one-out check ----------------------------------

@@ -243,7 +243,8 @@ local function case_text(ctx, wf)
   if wf.kind == "too-big" then
     local need = tostring(a.r.fit):match("needs ([%d.]+ [GMT]i?B)")
     local have = tostring(a.r.fit):match("([%d.]+ [GMT]i?B) usable")
-    return ("does not fit on a Spark%s; %s per job."):format(need and have and (" (needs %s, %s usable)"):format(need, have)
+    have = have and (have .. " usable") or tostring(a.r.fit):match("([%d.]+ [GMT]i?B) here")
+    return ("does not fit on a Spark%s; %s per job."):format(need and have and (" (needs %s, %s)"):format(need, have)
       or "", alt_text(ctx, wf))
   end
   local head = ("Spark bought, %s: %s; %s."):format(hours(a.hours, true), cost.usd(a.cost.buy_usd), alt_text(ctx, wf))
@@ -467,25 +468,26 @@ end
 
 -- ---- appendix: the cost figures --------------------------------------------------------------
 
+-- One row per system and figure: what it is, what it covers, its source and date.
 local function costs_appendix(doc, ctx)
-  local rows = {}
+  local rows, groups = {}, {}
   for _, id in ipairs(ctx.compare) do
     local row, c = row_of(ctx, id), ctx.costs[id] or {}
     local price, psrc, pcovers = cost.price(row, c)
     local w, covers = cost.power(row, c)
-    rows[#rows + 1] = { name_of(ctx, id), price and s(cost.usd(price)) or "n/a",
+    rows[#rows + 1] = { name_of(ctx, id), "Buy, per device", price and s(cost.usd(price)) or "n/a",
       price and ("%s; %s, %s"):format(pcovers or "", psrc or "", c.purchase_date or "undated")
-        or "no whole-system price published",
-      c.rent_usd_per_gpu_hour and s(cost.usd(c.rent_usd_per_gpu_hour)) or "n/a",
-      c.rent_source and (c.rent_source .. ", " .. (c.rent_date or "undated")) or "none published",
-      w and s(fmt.int(w) .. " W") or "n/a", w and ((covers or "") .. (c.system_power_source and ("; " .. c.system_power_source) or "")) or "none" }
+        or "no whole-system price published (not priced bought)" }
+    rows[#rows + 1] = { "", "Rent, per GPU-hour", c.rent_usd_per_gpu_hour and s(cost.usd(c.rent_usd_per_gpu_hour)) or "n/a",
+      c.rent_source and (c.rent_source .. ", " .. (c.rent_date or "undated")) or "none published" }
+    rows[#rows + 1] = { "", "Power, per device", w and s(fmt.int(w) .. " W") or "n/a",
+      w and ((covers or "") .. (c.system_power_source and ("; " .. c.system_power_source) or "")) or "none" }
+    groups[#groups + 1] = 3
   end
   doc:table {
-    columns = { { title = "System", width = 0.12 }, { title = "Price per device", align = "right", width = 0.09 },
-                { title = "Price covers; source, date", width = 0.22 }, { title = "Rent /\nGPU-h", align = "right", width = 0.07 },
-                { title = "Rent source, date", width = 0.18 }, { title = "Power per device", align = "right", width = 0.08 },
-                { title = "Power covers; source" } },
-    rows = rows,
+    columns = { { title = "System", width = 0.18 }, { title = "Figure", width = 0.15 },
+                { title = "Value", align = "right", width = 0.1 }, { title = "What it covers; source, date" } },
+    rows = rows, groups = groups,
     caption = ("From %s (the whole-system price per device, rental and power) and the catalog (%s). The catalog's "
       .. "price_usd of an HBM part is the GPU board alone and is not used for the cost per job.")
       :format(ctx.costs_source, ctx.results.catalog and ctx.results.catalog.source or catalog.source),

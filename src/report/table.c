@@ -23,7 +23,8 @@
 #define RULE_STRONG 0.7
 #define RULE_THIN 0.25
 #define AFTER_TABLE 10.0
-#define TAIL_KEEP 24.0          /* legend/notes/caption kept on the last row's page, at most */
+#define TAIL_KEEP 24.0          /* of a tail taller than TAIL_MAX, what stays on the last row's page */
+#define TAIL_MAX 200.0          /* a tail (legend, footnotes, caption) up to this stays whole with its rows */
 
 static const char KIND_LETTER[] = "-msp";       /* indexed by enum pdf_kind */
 static const char *const KIND_MEANING[] = {
@@ -511,16 +512,22 @@ static void notes(struct pdf_doc *d, const struct grid *g)
     }
 }
 
-/* Height of what follows the last row (legend, notes, caption), at most TAIL_KEEP: kept on
- * the last row's page, so that no caption starts a page alone. */
+/* Height of what follows the last row (legend, every footnote, caption): kept on the last
+ * rows' page, so that no caption or footnote starts a page alone and footnotes are not split
+ * from their table, unless it is taller than TAIL_MAX (then its first TAIL_KEEP points). */
 static double tail_height(struct pdf_doc *d, const struct grid *g)
 {
     double h = g->markers ? LEGEND_SIZE * PDF_LEADING + 3.0 : 0.0;
-    if (g->nfoot + g->abbreviated > 0)
-        h += PDF_CAPTION_GAP + PDF_CAPTION_SIZE * PDF_LEADING;
+    struct pdf_font pf = { d->regular, PDF_CAPTION_SIZE };
+    for (int i = 0; i < g->nfoot + g->abbreviated; i++) {
+        struct pdf_span *ln;
+        int n = pdf_wrap(i < g->nfoot ? g->foot[i] : ABBREV_NOTE, PDF_TEXT_W, pdf_measure_font, &pf, &ln);
+        free(ln);
+        h += (i == 0 ? PDF_CAPTION_GAP : 0.0) + n * PDF_CAPTION_SIZE * PDF_LEADING;
+    }
     if (g->t->caption && *g->t->caption)
         h += pdf_caption_height(d, g->t->caption);
-    return fmin(h, TAIL_KEEP);
+    return h <= TAIL_MAX ? h : fmin(h, TAIL_KEEP);
 }
 
 /* Height of row r, wrapped as it will be drawn. */

@@ -50,14 +50,14 @@ function M.big(x)
 end
 
 -- Hours as a buyer reads them: "0.63 h", "46.9 h", "1,234 h", "12,345 h (1.4 years)", "more than
--- 100 years"; `unit` replaces " h" (e.g. "" inside a band whose unit the column names).
+-- 100 years"; `unit` replaces " h" ("" inside a band whose unit is said beside it: no years then).
 function M.hours(h, unit)
   unit = unit or " h"
   if h == nil or h ~= h then return "n/a" end
   local years = h / 8766
   if years > 100 then return "more than 100 years" end
   local t = (h >= 10000 and M.thousands(h) or M.rate(h)) .. unit
-  if years >= 1 then t = ("%s (%s years)"):format(t, M.rate(years)) end
+  if years >= 1 and unit ~= "" then t = ("%s (%s years)"):format(t, M.rate(years)) end
   return t
 end
 

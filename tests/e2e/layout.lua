@@ -209,6 +209,20 @@ for k = 1, 6 do
   if not seen_solo[tostring(k)] then fail("solo table %d is missing", k) end
   for g = 1, 3 do if not seen_group[k .. "." .. g] then fail("group %d.%d is missing", k, g) end end
 end
+-- an axis of counts has whole-number ticks only
+local counts_chart = false
+for n, p in ipairs(pages) do
+  local top
+  for _, l in ipairs(p.lines) do if text_of(l) == "Two thread counts" then top, counts_chart = l.y0, true end end
+  for _, l in ipairs(top and p.lines or {}) do
+    if l.y0 > top and l.y0 < top + 230 then
+      for _, w in ipairs(l.words) do
+        if w.text:match("^%d+%.%d+$") then fail("page %d: the axis of thread counts has the tick %s", n, w.text) end
+      end
+    end
+  end
+end
+if not counts_chart then fail("the chart of thread counts is missing") end
 -- a table too wide even at the floor size is split in two, its first column repeated
 for c = 1, 11 do has(t, ("Wide %02d"):format(c), "the split table") end
 local names = select(2, t:gsub("wide row", ""))

@@ -285,7 +285,7 @@ end
 
 -- kWh and price on the decision pages' one basis (sparkreport.cost): the whole system per device.
 local function projection_row(ctx, sys, r)
-  local row, c = ctx.catalog[sys.id], ctx.costs[sys.id]
+  local row, c = ctx.catalog[sys.id] or sys, ctx.costs[sys.id]
   local price = cost.price(row, c)
   local _, _, chip = cost.power(row, c)
   local kwh = r.hours and cost.job(r.hours, r.gpus or 1, row, c, ctx.cost_params).energy_kwh
@@ -453,8 +453,12 @@ local function verdict(doc, ctx, exp, w)
   local text = ("%s, %s takes about %s (%s, projected)"):format(where, w.name, hours(a.hours), band(a))
   if b then
     local slower = a.hours >= b.hours
-    text = text .. ("; the %s would take %s (%s), %s %s."):format(config_name(ctx, b), hours(b.hours), band(b),
-      ratio(slower and a.hours / b.hours or b.hours / a.hours), slower and "less" or "more")
+    -- per job (the configurations as they run) and per device, never one ratio mixing them
+    local ga, gb = a.gpus or 1, b.gpus or 1
+    local dev = ga ~= gb and ("; per device %s %s"):format(ratio(slower and a.hours * ga / (b.hours * gb)
+      or b.hours * gb / (a.hours * ga)), slower and "less" or "more") or ""
+    text = text .. ("; the %s would take %s (%s), %s %s per job%s."):format(config_name(ctx, b), hours(b.hours), band(b),
+      ratio(slower and a.hours / b.hours or b.hours / a.hours), slower and "less" or "more", dev)
     if slower and a.memory_bound_share and b.memory_bound_share then text = text .. " " .. gap_text(ctx, w, a, b) end
   else
     text = text .. "."
@@ -535,28 +539,33 @@ local function stack_fit(doc, exp)
   profile_summary(doc, exp)
 end
 
+-- The claim and the arithmetic beside it; each claim's source in the caption, so that no cell
+-- hides the figure behind a footnote.
 local function vendor_claims(doc, exp)
-  local rows = {}
+  local rows, sources = {}, {}
   for _, r in ipairs(R.records(exp, { series = "vendor_claim" })) do
     local peak = r.fp4_tflops or r.fp8_tflops or r.bf16_tflops
-    rows[#rows + 1] = { ("%s: %s tokens/s (%s)"):format(r.system, fmt.int(r.claimed_tokens_per_s), r.source),
+    rows[#rows + 1] = { r.system, s(fmt.big(r.claimed_tokens_per_s)),
                         ("%.1f GFLOP"):format(r.flops_per_token / 1e9),
                         ("%.2f PFLOP/s"):format(r.needed_flops / 1e15),
                         s(("BF16 %s, FP4 %s TFLOP/s"):format(fmt.rate(r.bf16_tflops or 0), fmt.rate(r.fp4_tflops or 0))),
-                        r.projected_tokens_per_s and p(fmt.int(r.projected_tokens_per_s)) or "–" }
+                        r.projected_tokens_per_s and p(fmt.big(r.projected_tokens_per_s)) or "–" }
     if peak and r.needed_flops / 1e12 > peak then
-      rows[#rows][3] = rows[#rows][3] .. (" (%.1fx the %s dense peak)"):format(r.needed_flops / 1e12 / peak,
+      rows[#rows][4] = rows[#rows][4] .. (" (%.1fx the %s dense peak)"):format(r.needed_flops / 1e12 / peak,
                                                                              r.fp4_tflops and "FP4" or "listed")
     end
+    sources[#sources + 1] = ("%s: %s"):format(r.system, r.source)
   end
   if #rows == 0 then return end
   doc:section("Vendor claims beside the arithmetic", 2)
   doc:table { caption = "A published training rate times the FLOPs one token of that workload needs (our op plan: "
                 .. "forward and backward matmuls and attention) is the compute rate the claim implies, set beside "
-                .. "the system's dense peaks (catalog) and our projection. We do not guess what the vendor counted.",
-              columns = { { title = "Claim", width = 0.36 }, { title = "Per token", align = "right" },
-                          { title = "Needs", align = "right" }, { title = "Dense peaks (spec)", width = 0.2 },
-                          { title = "Projected tokens/s", align = "right" } },
+                .. "the system's dense peaks (catalog) and our projection. We do not guess what the vendor counted. "
+                .. "Claims: " .. table.concat(sources, "; ") .. ".",
+              columns = { { title = "System", width = 0.14 }, { title = "Claimed\ntokens/s", align = "right" },
+                          { title = "Per token", align = "right" },
+                          { title = "Needs", align = "right", width = 0.2 }, { title = "Dense peaks (spec)", width = 0.2 },
+                          { title = "Projected\ntokens/s", align = "right" } },
               rows = rows }
 end
 

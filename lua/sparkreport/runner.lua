@@ -103,24 +103,20 @@ end
 
 local function utc(t) return os.date("!%Y-%m-%dT%H:%M:%SZ", math.floor(t)) end
 
-local function stopped_by(sig)
-  return sig == "SIGINT" and "interrupted by SIGINT" or ("stopped by " .. sig)
-end
-
 -- An experiment the run did not start because it was asked to stop.
-local function not_run(e, sig)
+local function not_run(e, stopped)
   return { name = e.experiment, device = e.params.device, params = e.params, status = "not run",
-           error = ("the run was %s before this experiment started"):format(stopped_by(sig)),
+           error = ("the run was %s before this experiment started"):format(stopped),
            results = {}, skipped = {} }
 end
 
 -- results.status_reason of a stopped run; `during` is the experiment the signal came in.
-local function stop_reason(sig, during, n, name)
+local function stop_reason(stopped, during, n, name)
   local later = n - during
   local tail = later == 1 and "; the experiment after it did not run"
     or later > 1 and ("; the %d experiments after it did not run"):format(later) or ""
   return ("%s during experiment %d of %d (%s), which kept the measurements it had finished%s")
-         :format(stopped_by(sig), during, n, name, tail)
+         :format(stopped, during, n, name, tail)
 end
 
 local function catalog_block(ctx, compare)
@@ -157,12 +153,27 @@ local function run_one(e, budget)
 end
 
 
+-- The projection, a stage over the results after every experiment ran (src/predict/project.h):
+-- each model experiment's calibration onto the catalog's systems, the stack profiles fitted on
+-- the published runs, the vendor claims beside them, the link the collective measured; what it
+-- adds goes into that experiment's results and info.
+local function project(doc)
+  local added = bench.project(doc.experiments, catalog.load().rows, catalog.data("data/gpu-runs.csv"),
+                              catalog.data("data/vendor-claims.csv"))
+  for i, a in pairs(added) do
+    local e = doc.experiments[i]
+    if a.error then
+      e.info.projection_error = a.error
+    else
+      for _, r in ipairs(a.results) do e.results[#e.results + 1] = r end
+      for k, v in pairs(a.info) do e.info[k] = v end
+    end
+  end
+end
+
 -- Runs every experiment; meta = { path=, source=, command= } from the C program.
 function M.execute(scn, ctx, meta)
   local started, t0 = bench.wall(), bench.now()
-  -- what the model experiment projects onto, the published runs its GPU profiles fit on, and
-  -- the vendor claims it reconciles
-  bench.set_catalog(catalog.load().rows, catalog.data("data/gpu-runs.csv"), catalog.data("data/vendor-claims.csv"))
   local p = scn.params
   local budget = p.budget_s * (1 - REPORT_RESERVE)
   local weights = 0
@@ -184,27 +195,28 @@ function M.execute(scn, ctx, meta)
     local left = budget - (bench.now() - t0)
     local share = math.max(left * w / weights, 1.0)
     weights = weights - w
-    local sig = bench.stopping()
-    if sig then
-      doc.experiments[#doc.experiments + 1] = not_run(e, sig)
+    local _, stopped = bench.stopping()      -- what stopped it, in words (src/util/signals.h)
+    if stopped then
+      doc.experiments[#doc.experiments + 1] = not_run(e, stopped)
       if doc.status == "complete" then          -- it came between two experiments
         doc.status = "partial"
-        doc.status_reason = i == 1 and ("%s before any experiment started"):format(stopped_by(sig))
+        doc.status_reason = i == 1 and ("%s before any experiment started"):format(stopped)
           or ("%s after experiment %d of %d; the %d after it did not run")
-             :format(stopped_by(sig), i - 1, #scn.experiments, #scn.experiments - i + 1):gsub("the 1 after", "the one after")
+             :format(stopped, i - 1, #scn.experiments, #scn.experiments - i + 1):gsub("the 1 after", "the one after")
       end
     else
       local rec = run_one(e, share)
-      sig = bench.stopping()
-      if sig then                     -- it returned early, with what it had measured
+      _, stopped = bench.stopping()
+      if stopped then                     -- it returned early, with what it had measured
         if rec.status == "complete" then rec.status = "partial" end
-        rec.note = ("%s: the measurements after the one running then were not made"):format(stopped_by(sig))
+        rec.note = ("%s: the measurements after the one running then were not made"):format(stopped)
         doc.status = "partial"
-        doc.status_reason = stop_reason(sig, i, #scn.experiments, e.experiment)
+        doc.status_reason = stop_reason(stopped, i, #scn.experiments, e.experiment)
       end
       doc.experiments[#doc.experiments + 1] = rec
     end
   end
+  project(doc)
   -- what the training-time model reads, from the measurements above (sparkreport.calibration)
   doc.calibration = require("sparkreport.calibration").build(doc)
   local finished = bench.wall()

@@ -4,6 +4,7 @@
 -- string") instead of failing inside a template. A section that starts reading a field declares
 -- it here; an experiment declares its records under M.records[NAME] and its info under
 -- M.info[NAME]. Fields the sections read with a fallback (`x or "?"`) are optional.
+local bench = require "bench"
 local M = { records = {}, info = {} }
 
 -- What each version of the results document added (the writer's version is src/util/schema.h's,
@@ -357,7 +358,7 @@ end
 -- business and pass.
 function M.check(results, what)
   if type(results) ~= "table" then return false, "the document must be an object" end
-  if results.schema ~= "sparkreport/results" then return true end
+  if results.schema ~= bench.schema then return true end
   local ok, err = pcall(function()
     check(results, M.document, "")
     if #results.experiments > M.limits.experiments then

@@ -24,6 +24,7 @@
 #include "results/csv.h"
 #include "results/load.h"
 #include "results/render.h"
+#include "measure/context.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -35,11 +36,6 @@
 #define SCENARIO_GRACE_S 2.0                /* after the time limit, before the watchdog */
 #define SCENARIO_WALL_FACTOR 3.0            /* wall-clock deadline (__gc, lua_close): limits, */
 #define SCENARIO_WALL_SLACK_S 15.0          /* + slack: the watchdog, on processor time, comes first */
-
-static const char *stopped_by(int sig)
-{
-    return sig == SIGINT ? "interrupted by SIGINT" : "stopped by SIGTERM";
-}
 
 static void sanitize(char *s)
 {
@@ -136,7 +132,7 @@ static cJSON *execute(lua_State *L, const struct run_opts *o, const char *source
     scenario_name(o->scenario, name, sizeof name);
     lua_getfield(L, -2, "execute");
     lua_pushvalue(L, -2);
-    cJSON *ctx = env_context(), *job = coll_context();
+    cJSON *ctx = measure_context(), *job = coll_context();
     if (job)                            /* the ranks, hosts, launcher, transport and interfaces of the job */
         cJSON_AddItemToObject(ctx, "mpi", job);
     if (json_check("this machine's description", ctx, err, errlen) != 0) {    /* before measuring */
@@ -509,7 +505,7 @@ static int load_and_prepare(lua_State *L, const struct run_opts *o, const char *
         rc = check_prepared(L, o);
     if (progress_stopping()) {
         fprintf(stderr, "sparkreport: %s before any measurement; nothing was written\n",
-                stopped_by(progress_stopping()));
+                signals_stopped_by(progress_stopping()));
         rc = 128 + progress_stopping();
     }
     return rc;
@@ -595,7 +591,7 @@ int run_command(const struct run_opts *o)
     if (progress_stopping()) {          /* said even with -q: it is the outcome, not progress */
         int sig = progress_stopping();
         snprintf(err, sizeof err, partial ? "the run was %s; results.json and report.pdf say it is partial"
-                 : "%s after the measurements: results.json and report.pdf are complete%s", partial ? stopped_by(sig)
+                 : "%s after the measurements: results.json and report.pdf are complete%s", partial ? signals_stopped_by(sig)
                  : sig == SIGINT ? "SIGINT came" : "SIGTERM came",
                  !partial && wanted && !compared ? "; the comparison with the baseline was not made" : "");
         progress_note("%s", err);

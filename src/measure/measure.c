@@ -110,6 +110,25 @@ double measure_median(const double *x, int n)
     return s.median;
 }
 
+double measure_time(const cJSON *rec, const char *stat)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), stat);
+    return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble : NAN;
+}
+
+int measure_rates(cJSON *rec, const char *name, double amount)
+{
+    double tmin = measure_time(rec, "min"), tmed = measure_time(rec, "median");
+    char key[64];
+    if (isnan(tmin) || isnan(tmed))
+        return -1;
+    snprintf(key, sizeof key, "%s_best", name);
+    cJSON_AddNumberToObject(rec, key, amount / tmin / 1e9);
+    snprintf(key, sizeof key, "%s_median", name);
+    cJSON_AddNumberToObject(rec, key, amount / tmed / 1e9);
+    return 0;
+}
+
 void measure_skip(cJSON *skipped, const char *item, const char *reason)
 {
     cJSON *s = cJSON_CreateObject();

@@ -75,6 +75,14 @@ int measure_repeat(cJSON *rec, const struct measure_rule *r, double (*sample)(vo
 cJSON *measure_stats(const double *x, int n);
 double measure_median(const double *x, int n);
 
+/* A record's time statistic ("min", "median", ...) from its time_s (measure_repeat's); NAN when
+ * the record has none (a cut abandoned it) or it is not a positive number. */
+double measure_time(const cJSON *rec, const char *stat);
+/* The rates of a record from its time_s: rec[name_best] = amount / min and rec[name_median] =
+ * amount / median, in 1e9 per second (GB/s for bytes, GFLOP/s for FLOPs). A record without
+ * both times gets neither (never a null): returns 0 when added, -1 when not. */
+int measure_rates(cJSON *rec, const char *name, double amount);
+
 /* An item of a results file's skipped list: {item, reason}. */
 void measure_skip(cJSON *skipped, const char *item, const char *reason);
 

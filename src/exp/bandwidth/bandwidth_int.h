@@ -60,15 +60,15 @@ void bw_skip(struct bw_plan *pl, const char *item, const char *reason);
 /* The largest working set of the sweep: as asked, or auto (pl->auto_max) within memory. */
 double bw_plan_max_size(struct bw_plan *pl, const cJSON *params);
 
-/* The one DRAM figure chosen by the rule (bandwidth.h) from records at their largest working
- * set: series "size", host memory, FP64, `threads` threads, valid. 0, or -1 when none is. */
-int bw_dram_pick(const cJSON *results, int threads, struct bw_dram *out);
-
 /* Allocates one configuration (n from the working set `size`), validates and times every
  * planned kernel on it, appends the records; refuses sizes above mem_limit bytes. */
 void bw_measure_config(struct bw_run_state *rs, enum bw_prec p, double size, enum bw_path path,
                        int threads, const int *cpus, const char *series, const char *cpulist,
                        double mem_limit);
+
+/* The measurements a configuration of `size` counts for progress (series "size" beyond the
+ * caches also times each writing kernel's cached-store twin). */
+int bw_config_slots(const struct bw_plan *pl, double size, const char *series);
 
 /* Adds gbps_best/gbps_median (bytes / time) from rec's time_s. */
 void bw_add_rates(cJSON *rec, double bytes, double bytes_wa);

@@ -1,7 +1,7 @@
 /* validate_int.h: what the model experiment's device halves share (validate.c: the CPU's
  * ceilings and the one flow; validate_gpu.c: a CUDA device's ceilings): the calibration's
  * repetition loop and the combine-rule sweep over a device's own intensity kernel. Each device
- * writes its ceilings into info.calibration; validate_calib_ceilings reads them back into the
+ * writes its ceilings into info.calibration; predict_calib_ceilings reads them back into the
  * predict_calib, for every device alike. Not for other families. */
 #ifndef SR_VALIDATE_INT_H
 #define SR_VALIDATE_INT_H
@@ -37,7 +37,7 @@ int validate_combine_rule(cJSON *ci, const struct validate_sweep *s);
  * dtype (fp32 at least), peak_gemm_flops (the FLOPs of the GEMM that reached it),
  * bandwidth_Bps, op_overhead_s, combine, vector_flops, and each one's words (*_what); info may
  * get more (the CPU's info.dram). 0, or -1 with why.
- * The CPU's (validate_cpu.c): cblas_sgemm, bw_dram, an empty parallel region, its own sweep.
+ * The CPU's (validate_cpu.c): cblas_sgemm, measure_dram, an empty parallel region, its own sweep.
  * A CUDA device's (validate_gpu.c): cuBLASLt GEMMs per dtype, the device-memory bandwidth, an
  * empty kernel launch, the precision family's sweep kernel; also device_name, memory_bytes,
  * shared_pool and catalog_id (the catalog system the GPU is, e.g. a GB10: dgx-spark). Without a

@@ -49,13 +49,13 @@ function M.big(x)
   return x >= 10000 and M.thousands(x) or M.rate(x)
 end
 
--- Hours as a buyer reads them: "0.63 h", "46.9 h", "1,234 h", "12,345 h (1.4 years)", "more than
--- 100 years"; `unit` replaces " h" ("" inside a band whose unit is said beside it: no years then).
+-- Hours as a buyer reads them: "0.63 h", "46.9 h", "1,234 h", "12,345 h (1.4 years)", "> 100
+-- years"; `unit` replaces " h" ("" inside a band whose unit is said beside it: no years then).
 function M.hours(h, unit)
   unit = unit or " h"
   if h == nil or h ~= h then return "n/a" end
   local years = h / 8766
-  if years > 100 then return "more than 100 years" end
+  if years > 100 and unit ~= "" then return "> 100 years" end
   local t = (h >= 10000 and M.thousands(h) or M.rate(h)) .. unit
   if years >= 1 and unit ~= "" then t = ("%s (%s years)"):format(t, M.rate(years)) end
   return t

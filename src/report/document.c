@@ -480,6 +480,8 @@ void pdf_notice(struct pdf_doc *d, const char *utf8, enum pdf_tone tone)
 static double heading_height(const struct pdf_doc *d, const struct pdf_heading *h, int first,
                              int fresh)
 {
+    if (h->level == 3)                  /* a run-in heading: a bold paragraph of one line */
+        return flow_height(h->cp, d->bold, PDF_BODY_SIZE, 1) + PARA_GAP * PDF_BODY_SIZE;
     double size = h->level == 1 ? H1_SIZE : H2_SIZE;
     struct pdf_font pf = { d->bold, size };
     struct pdf_span *ln;
@@ -491,6 +493,11 @@ static double heading_height(const struct pdf_doc *d, const struct pdf_heading *
 
 static void draw_heading(struct pdf_doc *d, const struct pdf_heading *h, int first)
 {
+    if (h->level == 3) {
+        pdf_flow(d, h->cp, d->bold, PDF_BODY_SIZE, INK);
+        d->y -= PARA_GAP * PDF_BODY_SIZE;
+        return;
+    }
     double size = h->level == 1 ? H1_SIZE : H2_SIZE;
     if (!(first && pdf_page_fresh(d)))
         d->y -= (h->level == 1 ? 1.2 : 0.8) * size;     /* air above, not at a page top */
@@ -586,6 +593,14 @@ void pdf_paragraph(struct pdf_doc *d, const char *utf8, enum pdf_style style)
         return;
     char *cp = pdf_cp1252(utf8), *text = expand_tabs(cp);
     style_of(d, style, &f, &size, &ink);
+    if (style == PDF_STYLE_BOLD && !strchr(text, '\n') && flow_height(text, f, size, 2) <= size * PDF_LEADING) {
+        /* one bold line names what follows: it waits for it, as a heading does (no outline entry) */
+        if (d->npending == PDF_PENDING_MAX)
+            pdf_place(d, 0.0);
+        d->pending[d->npending++] = (struct pdf_heading){ text, 3 };
+        free(cp);
+        return;
+    }
     pdf_place(d, flow_height(text, f, size, 2));
     pdf_flow(d, text, f, size, ink);
     d->y -= PARA_GAP * size;

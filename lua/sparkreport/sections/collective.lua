@@ -143,17 +143,22 @@ local function shown(results, id)
   return false
 end
 
--- Scaling efficiency is a ratio of like configurations: above 100 % the N-device job runs another
--- configuration than one device (sharding took away the offload one device needed), said as that.
+-- Scaling efficiency is a ratio of like configurations: a sharded N-device job (ZeRO) runs another
+-- configuration than one device (sharding took away the offload or accumulation one device needed),
+-- and so does one above 100 %: said as that, never as an efficiency.
+local function changed(r)
+  return r.devices > 1 and (r.scaling_efficiency > 1 or (type(r.sharding) == "string" and r.sharding:find("^ZeRO")))
+end
+
 local function eff_cell(r)
-  if r.scaling_efficiency > 1 then
+  if changed(r) then
     return { text = ("n/a: %s, not one device's configuration"):format(r.sharding or "another sharding") }
   end
   return p(fmt.pct(r.scaling_efficiency))
 end
 
 local function eff_band(r)
-  if r.scaling_efficiency > 1 then return "" end
+  if changed(r) then return "" end
   return p(("%.1f–%.1f %%"):format(100 * r.scaling_efficiency_low, 100 * math.min(1, r.scaling_efficiency_high)))
 end
 

@@ -400,6 +400,11 @@ local function gap_text(ctx, w, a, b)
   local bn = system_name(ctx, b.system)
   local out = ("There %s of the step is in memory-bound ops (%s), against %s on the %s."):format(
     fmt.pct(a.memory_bound_share), memory_classes(a), fmt.pct(b.memory_bound_share), bn)
+  -- the spec gap between two systems is said once, at the first verdict that sets them side by side
+  local key = ("%s|%s|%s"):format(a.system, b.system, w.precision)
+  ctx.gap_said = ctx.gap_said or {}
+  if ctx.gap_said[key] then return out .. " The spec gap between them is as above." end
+  ctx.gap_said[key] = true
   local abw, bbw = figure(ctx, a.system, "mem_bw_gbs"), figure(ctx, b.system, "mem_bw_gbs")
   if abw and bbw then
     out = out .. (" In those ops the gap is memory bandwidth: %s against %s GB/s (spec, %s)."):format(fmt.rate(abw),

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "gitrev.h"
 #include "exp/collective/collective.h"
+#include "job/job.h"
 #include "util/error.h"
 #include "util/signals.h"
 #include "util/vmlimit.h"
@@ -286,10 +287,12 @@ static int dispatch(int argc, char **argv)
         return SR_EXIT_OK;
     }
     if (!strcmp(cmd, "run")) {         /* under mpirun: rank 0 runs and writes, the others serve it */
-        int rank = coll_launch_init(&argc, &argv);
+        int rank = job_join(&argc, &argv);
         int rc = rank < 0 ? SR_EXIT_FAILURE : rank > 0 ? coll_serve() : cmd_run(argc, argv);
-        if (rank >= 0)
-            coll_launch_finish();
+        if (rank >= 0) {
+            coll_stop_serving();
+            job_leave();
+        }
         return rc;
     }
     if (!strcmp(cmd, "render"))

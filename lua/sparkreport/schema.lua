@@ -109,7 +109,7 @@ M.document = object {
   scenario = object {
     title = opt "string", template = opt "string", name = opt "string", path = opt "string",
     sha256 = opt "string", command = opt "string", source = opt "string", cwd = opt "string",
-    decide = opt(list "string"), compare = opt(list "string"), life_years = opt "number",
+    decide = opt(list "string"), systems = opt(list "string"), compare = opt(list "string"), life_years = opt "number",
     utilisation = opt "number", kwh_usd = opt "number", run_folder = opt "string",
   },
   -- the run this one was compared with (results/comparison.c): what the decision page's sentence reads
@@ -141,7 +141,7 @@ M.experiment = object {
   params = opt(object {}), info = opt(object {}),
 }
 
--- The one DRAM figure an experiment used (sparkreport.calibration.dram), and the words of
+-- The one DRAM figure an experiment used (sparkreport.ceilings.dram), and the words of
 -- statistics that did not settle (sparkreport.marks): optional, older files lack them.
 local dram = opt(object { gbps = "number", kernel = opt "string", precision = opt "string", stores = opt "string",
                           working_set_bytes = opt "number", threads = opt "number", source = opt "string",
@@ -196,7 +196,7 @@ function M.experiment_rules.bandwidth(e, need)
   if e.device ~= "gpu" then need("params.min_reps", "integer"); need("params.warmup", "integer") end
 end
 
--- A precision record (sections/precision.lua, calibration.lua): series peak, gemm, sweep, knee,
+-- A precision record (sections/precision.lua, ceilings.lua): series peak, gemm, sweep, knee,
 -- numerics or overhead. A record that failed validation has no timing (valid = false).
 M.records.precision = object {
   series = "string", device = "string", precision = opt "string", valid = opt "boolean",

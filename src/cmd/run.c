@@ -18,12 +18,13 @@
 
 #include "config.h"
 #include "exp/collective/collective.h"
+#include "job/job.h"
 #include "lua/convert.h"
 #include "lua/state.h"
 #include "results/comparison.h"
 #include "results/csv.h"
 #include "results/load.h"
-#include "results/render.h"
+#include "results/draw.h"
 #include "measure/context.h"
 #include "util/env.h"
 #include "util/error.h"
@@ -132,7 +133,8 @@ static cJSON *execute(lua_State *L, const struct run_opts *o, const char *source
     scenario_name(o->scenario, name, sizeof name);
     lua_getfield(L, -2, "execute");
     lua_pushvalue(L, -2);
-    cJSON *ctx = measure_context(), *job = coll_context();
+    char nccl[64];
+    cJSON *ctx = measure_context(), *job = job_context(coll_device_transport(nccl, sizeof nccl));
     if (job)                            /* the ranks, hosts, launcher, transport and interfaces of the job */
         cJSON_AddItemToObject(ctx, "mpi", job);
     if (json_check("this machine's description", ctx, err, errlen) != 0) {    /* before measuring */
@@ -208,7 +210,7 @@ static int write_outputs(const char *dir, const char *outdir, const cJSON *resul
         free(csv);
     }
     snprintf(path, sizeof path, "%s/report.pdf", dir);
-    if (rc == 0 && (rc = render_results(back, path, err, errlen)) == RENDER_INVALID) {
+    if (rc == 0 && (rc = draw_results(back, path, err, errlen)) == DRAW_INVALID) {
         char *why = xstrdup(err);
         snprintf(err, errlen, "%s/results.json: %s", dir, why);
         free(why);
@@ -253,7 +255,7 @@ static void rename_recorded(const char *final)
         cJSON_DeleteItemFromObjectCaseSensitive(scn, "run_folder");
         cJSON_AddStringToObject(scn, "run_folder", strrchr(final, '/') + 1);
     }
-    if (!scn || json_save(path, r, err, sizeof err) != 0 || render_results(r, pdf, err, sizeof err) != 0)
+    if (!scn || json_save(path, r, err, sizeof err) != 0 || draw_results(r, pdf, err, sizeof err) != 0)
         progress_note("%s: the report names the run folder it was to take, not this one (%s)", final,
                       scn ? err : "results.json unreadable");
     cJSON_Delete(r);
@@ -446,7 +448,7 @@ static int check_strings(const cJSON *params, const char *where, char *err, size
                 snprintf(err, errlen, "%s is %zu bytes long; at most %d", what, strlen(v->valuestring), SCENARIO_TEXT_MAX);
                 return -1;
             }
-            if (drawn_field(p->string) && render_check_text(what, v->valuestring, RENDER_TITLE_MAX, err, errlen) != 0)
+            if (drawn_field(p->string) && draw_check_text(what, v->valuestring, DRAW_TITLE_MAX, err, errlen) != 0)
                 return -1;
         }
     }
@@ -517,12 +519,12 @@ static int preflight(const struct run_opts *o, char **source)
 {
     char err[SR_ERR_MAX];
     size_t n;
-    if (render_check_env(err, sizeof err) != 0 || env_check_threads(err, sizeof err) != 0) {
+    if (draw_check_env(err, sizeof err) != 0 || env_check_threads(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_USAGE;
     }
     if (check_file_limit(err, sizeof err) != 0 || check_stack_limit(err, sizeof err) != 0 || fs_check_output(o->outdir, 1, err, sizeof err) != 0
-        || render_check_fonts(err, sizeof err) != 0) {
+        || draw_check_fonts(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_FAILURE;
     }
@@ -545,7 +547,7 @@ int run_command(const struct run_opts *o)
     if (bad != 0)
         return bad;
     progress_quiet(o->quiet);
-    signals_catch(!coll_launched(), o->quiet);  /* under mpirun a signal ends the job: stop at once, folder removed */
+    signals_catch(!job_launched(), o->quiet);  /* under mpirun a signal ends the job: stop at once, folder removed */
     lua_State *L = sr_lua_new(SR_LUA_MEM_LIMIT);
     sr_lua_limit_time(L, SR_LUA_TIME_S);
     char *tmpdir = NULL, *final = NULL;

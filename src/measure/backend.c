@@ -42,9 +42,9 @@ static const struct row {
     const void *ops;
 } rows[] = {
     { "bandwidth", "cpu", &bw_cpu_ops },
-    { "dram", "cpu", &bw_dram_ops },        /* the DRAM figure before the bandwidth experiment ran */
     { "bandwidth", "gpu", CUDA_ROW(bw_cuda_ops) },
     { "bandwidth-transfers", "gpu", CUDA_ROW(bw_cuda_xfer) },  /* host<->device copies: GPU only */
+    { "dram", "cpu", &bw_dram_ops },        /* the DRAM figure before the bandwidth experiment ran */
     { "precision", "cpu", &prec_cpu_ops },
     { "precision", "gpu", CUDA_ROW(prec_gpu_ops) },
     { "train", "cpu", &train_cpu_ops },

@@ -24,7 +24,7 @@ struct measure_rule {
     int warmup;                 /* samples run first and dropped */
     int min_reps, max_reps;     /* samples kept, at least and at most */
     double cv;                  /* stop once the coefficient of variation is below this */
-    double sample_s;            /* shortest timed sample, seconds (measure_calibrate's aim) */
+    double sample_s;            /* shortest timed sample, seconds (measure_iterations's aim) */
     double budget_s;            /* seconds of samples for THIS measurement: the family sets it
                                    before each measure_repeat (measure_rule_from leaves 0: stop
                                    at min_reps when the CV has not settled by then) */
@@ -57,8 +57,8 @@ double measure_budget(const cJSON *params, double share_s);
  * milliseconds) would otherwise set the rate, so after reaching sample_s the count doubles
  * until the time per repetition stops falling; the fastest of two tries counts each round.
  * first_s: seconds of one repetition already run (the validation run), or 0; one of 4 samples
- * or more needs no calibration. A cut (progress_cut) ends calibration with the count so far. */
-long measure_calibrate(double (*run)(void *ud, long iters), void *ud, double sample_s, double first_s);
+ * or more needs no sizing. A cut (progress_cut) ends the sizing with the count so far. */
+long measure_iterations(double (*run)(void *ud, long iters), void *ud, double sample_s, double first_s);
 
 /* The repetition loop: r->warmup samples dropped, then samples (sample(ud) returns seconds of
  * one repetition) until the CV is under r->cv (after min_reps), or r->budget_s is spent, or
@@ -82,6 +82,12 @@ double measure_time(const cJSON *rec, const char *stat);
  * amount / median, in 1e9 per second (GB/s for bytes, GFLOP/s for FLOPs). A record without
  * both times gets neither (never a null): returns 0 when added, -1 when not. */
 int measure_rates(cJSON *rec, const char *name, double amount);
+
+/* The seconds of a training step per op class: for each class of net_class_names, the median
+ * over the n steps of that step's sum over the plan's ops of the class (op_s: [n][nops], each
+ * op's seconds in each step). An object {class: seconds}; classes with no op count 0. */
+struct net_op;
+cJSON *measure_class_medians(const struct net_op *plan, int nops, const double *op_s, int n);
 
 /* An item of a results file's skipped list: {item, reason}. */
 void measure_skip(cJSON *skipped, const char *item, const char *reason);

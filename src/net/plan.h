@@ -145,6 +145,8 @@ struct net_op {
 /* Fills ops (up to cap; ops may be NULL) with one optimizer step in execution order; returns
  * how many ops the step has. */
 int net_plan(const struct net_shape *s, enum net_prec p, struct net_op *ops, int cap);
+/* The step's ops in a new array (free() it), their count in *n. */
+struct net_op *net_plan_new(const struct net_shape *s, enum net_prec p, int *n);
 
 /* "matmul_dgrad fcproj, block 3, micro-batch 0" */
 char *net_op_label(const struct net_op *op, char *buf, size_t n);
@@ -176,7 +178,6 @@ size_t net_param_count(const struct net_shape *s);     /* N, every element */
  * gate and up are separate projections (parts 3 for qkv, 2 for fc), as PEFT adapts them. */
 size_t net_lora_count(const struct net_shape *s);
 size_t net_trainable_count(const struct net_shape *s);   /* LoRA's adapters, or N */
-int net_lora_parts(const struct net_shape *s, enum net_linear l);
 
 /* Weight and bias of a linear (bias NET_NPARAMS when it has none; the LM head's weight is
  * the token embedding when tied), and its in/out sizes. */

@@ -108,7 +108,7 @@ for i, wid in ipairs(scn.decide) do
   local a = recs[wid .. "|" .. SPARK]
   local aj = a.hours and job(SPARK, a)
   local best                          -- the cheapest HBM way to the job, as the verdict picks it
-  for _, id in ipairs(scn.compare) do
+  for _, id in ipairs(scn.systems or scn.compare) do
     local r = recs[wid .. "|" .. id] or fail("no projection of %s on %s", wid, id)
     if r.hours then
       local j = job(id, r)
@@ -189,7 +189,7 @@ local appx = all:match("Appendix %u: Projected training time per workload and sy
   or fail("no projection appendix")
 for _, ans in ipairs(answers) do
   local block = appx:match("\n%s*" .. lit(names[ans.wid]) .. "%s*\n(.-)\n%s*[^\n]*parameters, ") or appx
-  for _, id in ipairs(scn.compare) do
+  for _, id in ipairs(scn.systems or scn.compare) do
     local r = recs[ans.wid .. "|" .. id]
     if r.hours then
       local kwh = rate(job(id, r).kwh)

@@ -95,15 +95,15 @@ static double fake_run(void *ud, long iters)
 static void calibrate(void)
 {
     struct fake f = { 1e-5, 0, 0 };
-    long it = measure_calibrate(fake_run, &f, 0.01, 0);
+    long it = measure_iterations(fake_run, &f, 0.01, 0);
     EXPECT(f.per * (double)it >= 0.01);
     EXPECT(it < 100000);
     f = (struct fake){ 1e-6, 2e-3, 0 };     /* a fixed cost per call: the count grows past it */
-    it = measure_calibrate(fake_run, &f, 0.01, 0);
+    it = measure_iterations(fake_run, &f, 0.01, 0);
     EXPECT(fake_run(&f, it) >= 0.01);
     EXPECT(f.per * (double)it > 4 * f.fixed);
     f = (struct fake){ 0.1, 0, 0 };
-    EXPECT(measure_calibrate(fake_run, &f, 0.01, 0.1) == 1);    /* the first run was long enough */
+    EXPECT(measure_iterations(fake_run, &f, 0.01, 0.1) == 1);    /* the first run was long enough */
     EXPECT(f.calls == 0);
 }
 

@@ -94,7 +94,7 @@ static int index_of(const char *name, const char *const *names, int n)
     return -1;
 }
 
-void bw_plan_kernels(struct bw_plan *pl, const cJSON *params)
+static void bw_plan_kernels(struct bw_plan *pl, const cJSON *params)
 {
     const char *knames[BW_NKERNELS];
     for (int k = 0; k < BW_NKERNELS; k++)
@@ -396,7 +396,7 @@ static cJSON *measure(const struct bw_ops *ops, struct bw_arrays *x, enum bw_ker
     }
     struct pass p = { ops, x, k, 1 };
     struct measure_rule rule = pl->rule;
-    p.iters = measure_calibrate(run_passes, &p, rule.sample_s, first);
+    p.iters = measure_iterations(run_passes, &p, rule.sample_s, first);
     cJSON_AddNumberToObject(rec, "first_pass_s", first);
     cJSON_AddNumberToObject(rec, "iters_per_sample", (double)p.iters);
     rule.budget_s = budget_s;

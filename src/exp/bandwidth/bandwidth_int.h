@@ -50,7 +50,6 @@ struct bw_run_state {
 
 /* The parts of a plan every device shares: kernels, precisions, repetition rule, timer. */
 void bw_plan_common(struct bw_plan *pl, const cJSON *params);
-void bw_plan_kernels(struct bw_plan *pl, const cJSON *params);
 /* A new CPU plan: the common parts, all threads, the caches (cpu filled in) and the DRAM-sized
  * working set; free() it. */
 struct env_cpu;

@@ -235,13 +235,13 @@ static double one_sample(void *ud)
     return s / (double)t->iters;
 }
 
-/* The harness's calibration and repetitions; returns the median seconds of one product, or -1
+/* The harness's repetitions per sample and repetitions; returns the median seconds of one product, or -1
  * when a run failed. */
 static double repeat(cJSON *rec, const struct plan *pl, struct timed *t, double budget_s, double first)
 {
     struct measure_rule rule = pl->rule;
     rule.budget_s = budget_s;
-    t->iters = measure_calibrate(run_iters, t, rule.sample_s, first);
+    t->iters = measure_iterations(run_iters, t, rule.sample_s, first);
     cJSON_AddNumberToObject(rec, "iters_per_sample", (double)t->iters);
     measure_repeat(rec, &rule, one_sample, t);
     return t->failed ? -1 : json_num(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), "median", NAN);

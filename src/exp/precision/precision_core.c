@@ -116,7 +116,7 @@ cJSON *prec_record(const char *series, const char *device, enum prec_fmt f)
     return rec;
 }
 
-/* ---- timing: the harness's calibration and repetitions, one validated run as a warm-up ---- */
+/* ---- timing: the harness's repetitions per sample and repetitions, one validated run as a warm-up ---- */
 
 static double one_sample(void *ud)
 {
@@ -130,7 +130,7 @@ double prec_time(struct prec_run *r, struct prec_op *op, double budget_s, cJSON 
     rule.budget_s = budget_s;
     if (op->first >= rule.sample_s && rule.warmup > 0)     /* a long validation run warmed up */
         rule.warmup--;
-    op->iters = measure_calibrate(op->run, op->ud, rule.sample_s, op->first);
+    op->iters = measure_iterations(op->run, op->ud, rule.sample_s, op->first);
     cJSON_AddNumberToObject(rec, "iters_per_sample", (double)op->iters);
     measure_repeat(rec, &rule, one_sample, op);
     return json_num(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), "median", NAN);

@@ -1,8 +1,10 @@
--- sparkreport.calibration: the calibration record the training-time model reads (results
--- .calibration), assembled after all experiments ran from what they measured: sustained peak per
+-- sparkreport.ceilings: the machine's measured ceilings (results.ceilings; results.calibration in
+-- files written before the name changed), what the sections show and divide by, assembled after
+-- all experiments ran from what they measured: sustained peak per
 -- device and precision, GEMM efficiency by shape, the bandwidth ladder, the DRAM ceilings, the
 -- roofline knees and the fixed costs of a parallel region and of a kernel launch. Every figure is
--- measured on this run; what was not measured is listed with its reason. It computes no model.
+-- measured on this run; what was not measured is listed with its reason. It computes no model: the
+-- training-time model reads the model experiment's own calibration (its info.calibration).
 local bench = require "bench"
 local fmt = require "sparkreport.format"
 local R = require "sparkreport.results"

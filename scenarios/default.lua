@@ -1,30 +1,31 @@
 -- scenarios/default.lua: what `make report` runs. Thorough but bounded: every bandwidth
 -- kernel in FP64 and FP32 over a working-set sweep from inside L1 to beyond 4x all caches,
 -- and thread scaling at the largest size; compute per precision; a training run; compression
--- schemes; the training-time model, validated here and projected onto the catalog. About five
--- minutes on a 2-core machine without a GPU (measured 5 min 08 s); at most the 9-minute budget.
+-- schemes; the training-time model, validated here and projected onto the catalog. At most the
+-- 6-minute budget; sized so that a fresh clone's `./configure && make report` takes about five
+-- minutes on a quiet 2-core machine without a GPU, the build included.
 local sr = require "sparkreport"
 
 return sr.scenario {
   title    = "Memory bandwidth and training time",
-  budget_s = 540,                      -- the whole run, measurements included
+  budget_s = 360,                      -- the whole run, measurements included
   template = "procurement",            -- templates/procurement.lua
   systems  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },   -- the systems the decision pages compare
 
   sr.bandwidth { device = "cpu", kernels = "all", precisions = "all", sizes = "sweep", threads = "sweep" },
   sr.bandwidth { device = "gpu", alloc = "all", transfers = true, contention = true },
-  -- compute per precision: peaks, GEMM sweep, roofline knee, numerics; 90 s for the CPU (and
-  -- 90 s more for a GPU when there is one)
-  sr.precision { formats = "all", budget_s = 90 },
+  -- compute per precision: peaks, GEMM sweep, roofline knee, numerics; 60 s for the CPU (and
+  -- 60 s more for a GPU when there is one)
+  sr.precision { formats = "all", budget_s = 60 },
   -- training: a GPT-style decoder in two shapes, FP32 and BF16, loss against the entropy bound
-  -- and every op timed; at most 150 s (on a busy machine a shape stops early and says so); on
+  -- and every op timed; at most 90 s (on a busy machine a shape stops early and says so); on
   -- a GPU the same shapes, FP8 included
-  sr.train { shapes = { "tiny", "small" }, precisions = { "fp32", "bf16" }, budget_s = 150 },
+  sr.train { shapes = { "tiny", "small" }, precisions = { "fp32", "bf16" }, budget_s = 90 },
   sr.train { device = "gpu", shapes = { "tiny", "small" }, precisions = "all" },
   -- compression: every quantization and pruning scheme streaming an FP32-equivalent matrix of 4x
   -- all caches (2 GiB here) at batches 1 and 4, each one's layer error, and the held-out loss
-  -- of the tiny model with each applied (60 s on 2 cores); on a GPU the same products
-  sr.compress { schemes = "all", batches = { 1, 4 }, budget_s = 60 },
+  -- of the tiny model with each applied (40 s on 2 cores); on a GPU the same products
+  sr.compress { schemes = "all", batches = { 1, 4 }, budget_s = 40 },
   sr.compress { device = "gpu", schemes = "all" },
   -- the training-time model: calibrated on microbenchmarks, validated by predicting then
   -- measuring ten small training configurations, then every reference workload projected onto

@@ -5,6 +5,20 @@
 local M = {}
 
 local queues = setmetatable({}, { __mode = "k" })     -- doc -> { { label, title, draw }, ... }
+local base = setmetatable({}, { __mode = "k" })       -- a demoted view -> its document
+
+-- A view of doc whose headings are all of level 2, for a body section drawn inside an appendix
+-- part; what it defers goes to doc's own list.
+function M.demoted(doc)
+  local view = setmetatable({}, { __index = function(_, k)
+    if k == "section" then return function(_, title) return doc:section(title, 2) end end
+    local f = doc[k]
+    if type(f) == "function" then return function(_, ...) return f(doc, ...) end end
+    return f
+  end })
+  base[view] = doc
+  return view
+end
 
 local function letter(i)
   local s = ""
@@ -18,6 +32,7 @@ end
 
 -- Returns "Appendix X", the label the part will be drawn under.
 function M.defer(doc, title, draw)
+  doc = base[doc] or doc
   local q = queues[doc] or {}
   queues[doc] = q
   local label = "Appendix " .. letter(#q + 1)
@@ -27,6 +42,7 @@ end
 
 -- The parts deferred so far (label and title), for a list of appendices.
 function M.parts(doc)
+  doc = base[doc] or doc
   local out = {}
   for _, p in ipairs(queues[doc] or {}) do out[#out + 1] = { label = p.label, title = p.title } end
   return out
@@ -35,6 +51,7 @@ end
 -- Draws every deferred part, those that parts deferred while drawing included, then forgets them;
 -- each under a heading of `level` (1: each on a page of its own; 2: one after the other).
 function M.draw(doc, level)
+  doc = base[doc] or doc
   local q, i = queues[doc] or {}, 1
   while q[i] do
     local p = q[i]

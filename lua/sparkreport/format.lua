@@ -17,8 +17,10 @@ function M.pct(x)
   return ("%.1f %%"):format(100 * x)
 end
 
+-- A coefficient of variation; above 100 % the spread is larger than the figure: not settled.
 function M.cv(x)
   if x == nil or x ~= x then return "n/a" end
+  if x > 1 then return "unsettled (CV over 100 %)" end
   return ("%.1f %%"):format(100 * x)
 end
 
@@ -34,6 +36,30 @@ M.bytes = bench.format_bytes
 M.duration = bench.format_duration
 
 function M.int(x) return ("%d"):format(math.floor(x + 0.5)) end
+
+-- 1234567 -> "1,234,567": a whole number with thousands separators.
+function M.thousands(x)
+  local s = M.int(x):reverse():gsub("(%d%d%d)", "%1,"):reverse()
+  return (s:gsub("^,", ""):gsub("^%-,", "-"))
+end
+
+-- A rate that may run to millions: "9,823,137" from 10,000 up, M.rate below.
+function M.big(x)
+  if x == nil or x ~= x then return "n/a" end
+  return x >= 10000 and M.thousands(x) or M.rate(x)
+end
+
+-- Hours as a buyer reads them: "0.63 h", "46.9 h", "1,234 h", "12,345 h (1.4 years)", "> 100
+-- years"; `unit` replaces " h" ("" inside a band whose unit is said beside it: no years then).
+function M.hours(h, unit)
+  unit = unit or " h"
+  if h == nil or h ~= h then return "n/a" end
+  local years = h / 8766
+  if years > 100 and unit ~= "" then return "> 100 years" end
+  local t = (h >= 10000 and M.thousands(h) or M.rate(h)) .. unit
+  if years >= 1 and unit ~= "" then t = ("%s (%s years)"):format(t, M.rate(years)) end
+  return t
+end
 
 -- 1.24e8 -> "124 M", 9.89e9 -> "9.89 B": counts of parameters and tokens.
 function M.count(x)

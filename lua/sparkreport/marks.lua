@@ -13,7 +13,7 @@ local SLACK = 1e-9                          -- a fraction up to 1 + 1e-9 is roun
 
 -- A collector for one section: M.new(), then mk:fraction(...), mk:settled(...), mk:caption(...),
 -- mk:defects(doc).
-function M.new() return setmetatable({ errors = {}, unsettled = {} }, M) end
+function M.new() return setmetatable({ errors = {}, unsettled = {}, unsettled_what = {} }, M) end
 
 -- The words of a value above its ceiling: "error: 41.2 GB/s measured above the 35.5 GB/s ceiling".
 function M.above(measured, ceiling, unit)
@@ -63,15 +63,28 @@ end
 -- A cell's text with the dagger when r did not settle (noted for the next caption).
 function M:settled(text, r, what)
   if not M.unsettled(r) then return text end
-  self.unsettled[#self.unsettled + 1] = M.unsettled_text(r, what)
+  self.unsettled[#self.unsettled + 1] = r
+  self.unsettled_what[r] = what
   return text .. " " .. M.DAGGER
 end
 
--- A caption with the footnote of the records marked since the last caption.
+-- A caption with the footnote of the records marked since the last caption: the rule they missed
+-- said once per kind of stop, then each record with its CV ("over 100 %": not a figure).
 function M:caption(text)
   if #self.unsettled == 0 then return text end
-  local note = ("%s did not settle: %s."):format(M.DAGGER, table.concat(self.unsettled, "; "))
-  self.unsettled = {}
+  local groups, order = {}, {}
+  for _, r in ipairs(self.unsettled) do
+    local key = ("CV above the %s target, %s"):format(r.cv_target and fmt.cv(r.cv_target) or "stop rule's", stop_words(r))
+    if not groups[key] then groups[key], order[#order + 1] = {}, key end
+    local cv = r.time_s and r.time_s.cv
+    local what = self.unsettled_what[r]
+    groups[key][#groups[key] + 1] = ("%s(CV %s)"):format(what and (what .. " ") or "",
+      cv and cv > 1 and "over 100 %" or fmt.cv(cv))
+  end
+  local parts = {}
+  for _, key in ipairs(order) do parts[#parts + 1] = ("%s: %s"):format(key, table.concat(groups[key], ", ")) end
+  local note = ("%s did not settle (%s)."):format(M.DAGGER, table.concat(parts, "; "))
+  self.unsettled, self.unsettled_what = {}, {}
   return text and (text .. " " .. note) or note
 end
 

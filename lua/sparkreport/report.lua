@@ -54,12 +54,33 @@ function M.render(doc, results)
   local name = results.template or results.scenario and results.scenario.template or "procurement"
   local ok, tpl = pcall(require, "templates." .. name)
   if not ok then error(("results name the template '%s', which this sparkreport does not have"):format(name), 0) end
+  -- a machine no buyer can buy (no catalog match): its own sections become one appendix part,
+  -- deferred just before the appendix section (after the parts the body deferred)
+  local later, away = {}, {}
+  if tpl.machine and not (results.catalog and results.catalog.match) then
+    for _, s in ipairs(tpl.machine) do away[s] = true end
+  end
   for _, s in ipairs(tpl.sections) do
     local fn = sections[s]
     if not fn then error(("template %s: unknown section '%s' (sections: %s)")
                          :format(name, s, table.concat(M.sections(), ", ")), 0) end
-    fn(doc, results)
+    if away[s] then later[#later + 1] = fn
+    else
+      if s == "appendix" and #later > 0 then M.defer_machine(doc, results, later); later = {} end
+      fn(doc, results)
+    end
   end
+  if #later > 0 then M.defer_machine(doc, results, later) end
+end
+
+function M.defer_machine(doc, results, fns)
+  local appendix = require "sparkreport.appendix"
+  appendix.defer(doc, "The machine that ran this report: what it measured", function(d)
+    d:paragraph("This machine is not a system of the catalog: its measurements calibrate and check the model, and "
+      .. "no decision figure is one of them. They follow in full.", "small")
+    local view = appendix.demoted(d)
+    for _, fn in ipairs(fns) do fn(view, results) end
+  end)
 end
 
 return M

@@ -33,7 +33,7 @@ static const char *const ALIGNS[] = { "left", "right", "center", NULL };
 static const char *const CHART_KINDS[] = { "line", "bar", "stacked_bar", NULL };
 static const char *const FORMATS[] = { "num", "bytes", NULL };
 
-static const char *const TABLE_FIELDS[] = { "columns", "rows", "caption", NULL };
+static const char *const TABLE_FIELDS[] = { "columns", "rows", "caption", "groups", NULL };
 static const char *const COLUMN_FIELDS[] = { "title", "width", "align", NULL };
 static const char *const CELL_FIELDS[] = { "text", "kind", "tone", NULL };
 static const char *const CHART_FIELDS[] = { "kind", "title", "height", "caption", "x", "y",
@@ -376,6 +376,32 @@ static void read_rows(lua_State *L, int t, int anchor, struct pdf_table *out)
     out->nrows = n;
 }
 
+/* groups = { n1, n2, ... }: rows kept on one page, n1 rows, then n2, ... (whole numbers adding
+ * up to the row count). Pushes the group numbers (userdata) and returns them, or NULL. */
+static const int *read_groups(lua_State *L, int t, int nrows)
+{
+    int n = list_field(L, t, "groups", MAX_ROWS, "pdf.table", 0), at = 0;
+    if (n == 0) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    int *group = lua_newuserdatauv(L, (size_t)(nrows > 0 ? nrows : 1) * sizeof *group, 0);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, -2, i + 1);
+        lua_Integer k = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+        if (k < 1 || k > nrows - at)
+            luaL_error(L, "pdf.table: groups[%d] must be a whole number of rows in 1..%d, got %s",
+                       i + 1, nrows - at, show(L, -1));
+        lua_pop(L, 1);
+        for (lua_Integer j = 0; j < k; j++)
+            group[at++] = i;
+    }
+    if (at != nrows)
+        luaL_error(L, "pdf.table: groups add up to %d rows, the table has %d", at, nrows);
+    lua_remove(L, -2);                  /* the list */
+    return group;
+}
+
 static int l_table(lua_State *L)
 {
     struct pdf_doc *d = checkdoc(L);
@@ -387,6 +413,7 @@ static int l_table(lua_State *L)
     read_columns(L, 2, 3, &t);          /* 4 */
     read_rows(L, 2, 3, &t);             /* 5 */
     t.caption = opt_text(L, 2, "caption", 3, "pdf.table");
+    t.group = read_groups(L, 2, t.nrows);   /* 6 */
     pdf_table(d, &t);
     return 0;
 }

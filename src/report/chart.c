@@ -50,6 +50,7 @@ struct scale {              /* one axis: a data range mapped onto a span of the 
     enum pdf_format fmt;
     double step;            /* linear axes: distance between ticks, data units */
     int auto_lo, auto_hi;   /* linear axes: ends taken from the data, rounded to a tick */
+    int whole;              /* every value on the axis is a whole number (counts): no tick between */
     double a, b;            /* page coordinates of lo and hi, pt */
 };
 
@@ -135,6 +136,22 @@ static int line_extent(const struct pdf_chart *c, int want_y, const struct scale
     return *lo <= *hi;
 }
 
+/* Whether every usable x of a line chart is a whole number (threads, devices, sizes in units). */
+static int whole_x(const struct pdf_chart *c)
+{
+    int any = 0;
+    for (int i = 0; i < c->nseries; i++)
+        for (int k = 0; k < c->series[i].n && c->series[i].x; k++) {
+            double x = c->series[i].x[k];
+            if (!isfinite(x))
+                continue;
+            if (x != floor(x))
+                return 0;
+            any = 1;
+        }
+    return any;
+}
+
 /* Extent of bar data: each bar, or each stack's positive and negative sums. */
 static int bar_extent(const struct pdf_chart *c, int ylog, double *lo, double *hi)
 {
@@ -216,6 +233,7 @@ static void ranges(struct plot *p)
         p->empty = !line_extent(c, 0, &any, p->sy.log, &lo, &hi);
         if (!p->empty)
             resolve(&p->sx, &c->x, lo, hi);
+        p->sx.whole = !p->sx.log && whole_x(c);
         p->empty = p->empty || !line_extent(c, 1, &p->sx, p->sy.log, &lo, &hi);
     }
     if (!p->empty)
@@ -342,6 +360,8 @@ static int linear_ticks(const struct plot *p, struct scale *s, int vertical, str
     int want = (int)(span / (vertical ? 30.0 : 60.0));
     want = want < 2 ? 2 : want > 10 ? 10 : want;
     s->step = nice_step(range / want);
+    if (s->whole && s->step < 1.0)      /* counts: a tick at every whole number, none between */
+        s->step = 1.0;
     for (int tries = 0; tries < 8; tries++, s->step = nice_step(s->step * 1.5)) {
         int n = fill_linear(s, t);
         if (vertical || widest(p, s, t, n) + 8.0 <= span * s->step / range)

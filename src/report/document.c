@@ -16,9 +16,9 @@
 #define HEADER_BASELINE (PDF_PAGE_H - 40.0)
 #define FOOTER_SIZE 8.0
 #define FOOTER_BASELINE 30.0
-#define TITLE_SIZE 26.0
-#define SUBTITLE_SIZE 14.0
-#define TITLE_TOP (PDF_PAGE_H - 230.0)  /* the title sits a third down the first page */
+#define TITLE_SIZE 20.0
+#define SUBTITLE_SIZE 13.0
+#define TITLE_TOP (PDF_BODY_TOP - 24.0) /* the title block opens the first page: the answer follows it */
 #define H1_SIZE 16.0
 #define H2_SIZE 12.0
 #define H1_MIN_ROOM 200.0       /* a chapter starting lower than this starts the next page */
@@ -449,7 +449,7 @@ void pdf_title(struct pdf_doc *d, const char *title, const char *subtitle)
     }
     d->y -= 10.0;
     pdf_hline(d->page, PDF_MARGIN_X, PDF_MARGIN_X + PDF_TEXT_W, d->y, 0.8, 0.6);
-    d->y -= 24.0;
+    d->y -= 14.0;
     free(t);
     free(s);
 }
@@ -482,6 +482,8 @@ void pdf_notice(struct pdf_doc *d, const char *utf8, enum pdf_tone tone)
 static double heading_height(const struct pdf_doc *d, const struct pdf_heading *h, int first,
                              int fresh)
 {
+    if (h->level == 3)                  /* a run-in heading: a bold paragraph of one line */
+        return flow_height(h->cp, d->bold, PDF_BODY_SIZE, 1) + PARA_GAP * PDF_BODY_SIZE;
     double size = h->level == 1 ? H1_SIZE : H2_SIZE;
     struct pdf_font pf = { d->bold, size };
     struct pdf_span *ln;
@@ -493,6 +495,11 @@ static double heading_height(const struct pdf_doc *d, const struct pdf_heading *
 
 static void draw_heading(struct pdf_doc *d, const struct pdf_heading *h, int first)
 {
+    if (h->level == 3) {
+        pdf_flow(d, h->cp, d->bold, PDF_BODY_SIZE, INK);
+        d->y -= PARA_GAP * PDF_BODY_SIZE;
+        return;
+    }
     double size = h->level == 1 ? H1_SIZE : H2_SIZE;
     if (!(first && pdf_page_fresh(d)))
         d->y -= (h->level == 1 ? 1.2 : 0.8) * size;     /* air above, not at a page top */
@@ -588,6 +595,14 @@ void pdf_paragraph(struct pdf_doc *d, const char *utf8, enum pdf_style style)
         return;
     char *cp = pdf_cp1252(utf8), *text = expand_tabs(cp);
     style_of(d, style, &f, &size, &ink);
+    if (style == PDF_STYLE_BOLD && !strchr(text, '\n') && flow_height(text, f, size, 2) <= size * PDF_LEADING) {
+        /* one bold line names what follows: it waits for it, as a heading does (no outline entry) */
+        if (d->npending == PDF_PENDING_MAX)
+            pdf_place(d, 0.0);
+        d->pending[d->npending++] = (struct pdf_heading){ text, 3 };
+        free(cp);
+        return;
+    }
     pdf_place(d, flow_height(text, f, size, 2));
     pdf_flow(d, text, f, size, ink);
     d->y -= PARA_GAP * size;

@@ -47,7 +47,7 @@ struct pdf_doc {
     HPDF_Outline chapter;       /* the last level-1 outline entry: parent of level 2 */
     struct pdf_heading {        /* headings waiting for the content they keep with */
         char *cp;               /* CP1252 */
-        int level;
+        int level;              /* 1, 2; 3: a run-in heading (one bold line, no outline entry) */
     } pending[PDF_PENDING_MAX];
     int npending;
     const char *where;          /* the public call in progress, named in error messages */

@@ -94,13 +94,18 @@ struct pdf_column {
 };
 
 /* A table with a header row repeated on each page it spans. When its cells carry more than one
- * kind, each figure gets a small raised marker (m, s, p) and a legend line is drawn beneath. */
+ * kind, each figure gets a small raised marker (m, s, p) and a legend line is drawn beneath.
+ * No page holds a single row of a table that has more than one: the table neither starts nor
+ * ends a page with one row. */
 struct pdf_table {
     const struct pdf_column *cols;
     int ncols;
     const struct pdf_cell *cells;   /* nrows * ncols, row-major */
     int nrows;
     const char *caption;            /* optional, drawn beneath (sources, notes) */
+    const int *group;               /* nrows group numbers, or NULL: consecutive rows with one
+                                       number stay on one page when they fit on one (a workload
+                                       and its systems) */
 };
 void pdf_table(struct pdf_doc *d, const struct pdf_table *t);
 

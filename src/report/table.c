@@ -23,7 +23,8 @@
 #define RULE_STRONG 0.7
 #define RULE_THIN 0.25
 #define AFTER_TABLE 10.0
-#define TAIL_KEEP 24.0          /* legend/notes/caption kept on the last row's page, at most */
+#define TAIL_KEEP 24.0          /* of a tail taller than TAIL_MAX, what stays on the last row's page */
+#define TAIL_MAX 200.0          /* a tail (legend, footnotes, caption) up to this stays whole with its rows */
 
 static const char KIND_LETTER[] = "-msp";       /* indexed by enum pdf_kind */
 static const char *const KIND_MEANING[] = {
@@ -511,16 +512,22 @@ static void notes(struct pdf_doc *d, const struct grid *g)
     }
 }
 
-/* Height of what follows the last row (legend, notes, caption), at most TAIL_KEEP: kept on
- * the last row's page, so that no caption starts a page alone. */
+/* Height of what follows the last row (legend, every footnote, caption): kept on the last
+ * rows' page, so that no caption or footnote starts a page alone and footnotes are not split
+ * from their table, unless it is taller than TAIL_MAX (then its first TAIL_KEEP points). */
 static double tail_height(struct pdf_doc *d, const struct grid *g)
 {
     double h = g->markers ? LEGEND_SIZE * PDF_LEADING + 3.0 : 0.0;
-    if (g->nfoot + g->abbreviated > 0)
-        h += PDF_CAPTION_GAP + PDF_CAPTION_SIZE * PDF_LEADING;
+    struct pdf_font pf = { d->regular, PDF_CAPTION_SIZE };
+    for (int i = 0; i < g->nfoot + g->abbreviated; i++) {
+        struct pdf_span *ln;
+        int n = pdf_wrap(i < g->nfoot ? g->foot[i] : ABBREV_NOTE, PDF_TEXT_W, pdf_measure_font, &pf, &ln);
+        free(ln);
+        h += (i == 0 ? PDF_CAPTION_GAP : 0.0) + n * PDF_CAPTION_SIZE * PDF_LEADING;
+    }
     if (g->t->caption && *g->t->caption)
         h += pdf_caption_height(d, g->t->caption);
-    return fmin(h, TAIL_KEEP);
+    return h <= TAIL_MAX ? h : fmin(h, TAIL_KEEP);
 }
 
 /* Height of row r, wrapped as it will be drawn. */
@@ -534,20 +541,55 @@ static double row_height(struct pdf_doc *d, const struct grid *g, int r)
     return x.h;
 }
 
-/* Body rows, with a new page (and the header again) where the next row does not fit; the last
- * row goes with the table's tail and with the row before it. */
+/* The last row of row r's group (t->group: consecutive rows with one number; else r). */
+static int group_end(const struct pdf_table *t, int r)
+{
+    while (t->group && r + 1 < t->nrows && t->group[r + 1] == t->group[r])
+        r++;
+    return r;
+}
+
+/* The rows a page break may not fall inside, from row r, the first of its group: the group and,
+ * when it is one row, the next group too (a page never starts a table's part with one row);
+ * when one row would be left after it, that row too (nor ends the table with one). Returns the
+ * unit's last row. */
+static int unit_end(const struct pdf_table *t, int r)
+{
+    int last = t->nrows - 1, e = group_end(t, r);
+    if (e == r && e < last)
+        e = group_end(t, r + 1);
+    if (e == last - 1)
+        e = last;
+    return e;
+}
+
+static double rows_height(struct pdf_doc *d, const struct grid *g, int from, int to)
+{
+    double h = 0.0;
+    for (int r = from; r <= to; r++)
+        h += row_height(d, g, r);
+    return h;
+}
+
+/* Body rows, with a new page (and the header again) before a unit of rows (unit_end) that does
+ * not fit what is left of this one; the last unit goes with the table's tail. A unit taller
+ * than a page breaks where its rows do. */
 static void body(struct pdf_doc *d, const struct grid *g, struct row *head, struct row *ro)
 {
-    int header_drawn = 0, rows_here = 0, last = g->t->nrows - 1;
+    int header_drawn = 0, rows_here = 0, last = g->t->nrows - 1, end = -1;
     double tail = tail_height(d, g);
     for (int r = 0; r < g->t->nrows; r++) {
         wrap_row(d, g, r, ro);
         double need = ro->h + (header_drawn ? 0.0 : head->h) + (r == last ? tail : 0.0);
-        if (r == last - 1 && rows_here >= 2)    /* the last row never starts a page alone */
-            need += row_height(d, g, last) + tail;
+        if (r > end) {                  /* a unit starts here: it all goes on one page */
+            end = unit_end(g->t, r);
+            if (end > r)
+                need += rows_height(d, g, r + 1, end) + (end == last ? tail : 0.0);
+        }
         if (r == 0)
-            pdf_place(d, need);         /* a heading above stays with the first row */
-        if (d->y - need < PDF_BODY_BOTTOM && (header_drawn ? rows_here > 0 : !pdf_page_fresh(d))) {
+            pdf_place(d, need);         /* a heading above stays with the first rows */
+        int fresh = header_drawn ? rows_here == 0 : pdf_page_fresh(d);
+        if (d->y - need < PDF_BODY_BOTTOM && !fresh) {
             if (header_drawn)       /* close the part on this page */
                 pdf_hline(d->page, g->x0, g->x0 + g->width, d->y, RULE_STRONG, 0.25);
             pdf_new_page(d);
@@ -599,7 +641,7 @@ static void split_columns(struct pdf_doc *d, const struct grid *g, int k)
         }
         struct pdf_table sub = { cols, n[part], cells, t->nrows,
                                  part == 0 ? "Too wide for the page: the columns continue in the next table."
-                                           : t->caption };
+                                           : t->caption, t->group };
         pdf_table(d, &sub);
         free(cols);
         free(cells);

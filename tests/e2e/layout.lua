@@ -74,6 +74,33 @@ local function no_near_empty_page(pages, what)
   end
 end
 
+-- The title block opens page 1: its first line in the top eighth of the page, not a third down.
+local function title_at_top(pages, what)
+  local top = math.huge
+  for _, l in ipairs(pages[1].lines) do top = math.min(top, l.y0) end
+  if top > 842 / 8 then fail("%s: page 1's first line is %.0f pt down the page", what, top) end
+end
+
+-- Footnotes stay with their table: no page opens (below the running header) with a footnote [n].
+local function footnotes_with_their_table(pages, what)
+  for n, p in ipairs(pages) do
+    local first
+    for _, l in ipairs(p.lines) do
+      if l.y0 > 60 and not text_of(l):match("^Page %d+ of %d+$") and (not first or l.y0 < first.y0) then first = l end
+    end
+    if n > 1 and first and text_of(first):match("^%[%d+%] ") then
+      fail("%s: page %d opens with the footnote %q, away from its table", what, n, text_of(first):sub(1, 60))
+    end
+  end
+end
+
+-- A note a table repeats is printed once per table: the stop rule of unsettled statistics once per note.
+local function notes_once(pdf, what)
+  local t = sh(("%s %s -"):format(q(env.pdftotext), q(pdf))):gsub("%s+", " ")
+  local notes, rules = select(2, t:gsub("did not settle %(", "")), select(2, t:gsub("above the [%d.]+ %% target", ""))
+  if rules > notes * 2 then fail("%s: the stop rule is printed %d times in %d notes", what, rules, notes) end
+end
+
 local UNITS = { h = 1, s = 1, ms = 1, ["µs"] = 1, ns = 1, GB = 1, GiB = 1, MB = 1, MiB = 1, KiB = 1, TB = 1,
                 ["GB/s"] = 1, ["TB/s"] = 1, ["%"] = 1, W = 1, kWh = 1, TFLOPS = 1, GFLOPS = 1, ["GFLOP/s"] = 1 }
 
@@ -158,6 +185,44 @@ for n, p in ipairs(pages) do
   end
   if last and not before then fail("page %d starts with the last row of a table alone", n) end
 end
+-- a group of rows on one page; no page holds one row of a table; a caption with its last rows
+local seen_group, seen_solo = {}, {}
+for n, p in ipairs(pages) do
+  local solo, caption = {}, {}
+  for _, l in ipairs(p.lines) do
+    local tx = text_of(l)
+    local k, g = tx:match("^grp (%d+)%.(%d+) row %d")
+    if k then
+      local key = k .. "." .. g
+      if seen_group[key] and seen_group[key] ~= n then fail("group %s is split between pages %d and %d", key, seen_group[key], n) end
+      seen_group[key] = n
+    end
+    local sk = tx:match("^solo (%d+) row %d")
+    if sk then solo[sk] = (solo[sk] or 0) + 1; seen_solo[sk] = true end
+    local ck = tx:match("^Solo table (%d+) caption")
+    if ck then caption[ck] = true end
+  end
+  for k, c in pairs(solo) do if c == 1 then fail("page %d holds one row of solo table %s", n, k) end end
+  for k in pairs(caption) do if not solo[k] then fail("page %d starts with solo table %s's caption alone", n, k) end end
+end
+for k = 1, 6 do
+  if not seen_solo[tostring(k)] then fail("solo table %d is missing", k) end
+  for g = 1, 3 do if not seen_group[k .. "." .. g] then fail("group %d.%d is missing", k, g) end end
+end
+-- an axis of counts has whole-number ticks only
+local counts_chart = false
+for n, p in ipairs(pages) do
+  local top
+  for _, l in ipairs(p.lines) do if text_of(l) == "Two thread counts" then top, counts_chart = l.y0, true end end
+  for _, l in ipairs(top and p.lines or {}) do
+    if l.y0 > top and l.y0 < top + 230 then
+      for _, w in ipairs(l.words) do
+        if w.text:match("^%d+%.%d+$") then fail("page %d: the axis of thread counts has the tick %s", n, w.text) end
+      end
+    end
+  end
+end
+if not counts_chart then fail("the chart of thread counts is missing") end
 -- a table too wide even at the floor size is split in two, its first column repeated
 for c = 1, 11 do has(t, ("Wide %02d"):format(c), "the split table") end
 local names = select(2, t:gsub("wide row", ""))
@@ -192,5 +257,8 @@ for _, fixture in ipairs { "model", "dram" } do
   no_heading_ends_a_page(rp, fixture .. " report")
   no_near_empty_page(rp, fixture .. " report")
   no_figure_wraps(rp, fixture .. " report")
+  title_at_top(rp, fixture .. " report")
+  footnotes_with_their_table(rp, fixture .. " report")
+  notes_once(rpdf, fixture .. " report")
 end
 return "pass"

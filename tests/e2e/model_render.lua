@@ -51,14 +51,14 @@ for _, want in ipairs {
   "p projected (model, with band)", "s spec (source given)",
   -- verdicts: figures from the projection records only
   "On the NVIDIA DGX Spark (GB10), GPT-2 124M pre-training takes about 95.8 h (84.3–110 h, projected); the NVIDIA "
-    .. "H100 SXM5 would take 8.96 h (7.89–10.3 h), 10.7x less. There 41.0 % of the step is in memory-bound ops "
+    .. "H100 SXM5 would take 8.96 h (7.89–10.3 h), 10.7x less per job. There 41.0 % of the step is in memory-bound ops "
     .. "(elementwise 16.4 %, norm 10.2 %, optimizer 10.2 %, loss 4.1 %), against 22.0 % on the NVIDIA H100 SXM5. In "
     .. "those ops the gap is memory bandwidth: 273 against 3350 GB/s (spec, 12.3x). In the rest it is compute: 62.0 "
     .. "against 989 dense BF16 TFLOPS (spec, 16.0x).",
   "In FP8 (workload llama-3.2-1b-ft-fp8) it would take 60.4 h on the NVIDIA DGX Spark (GB10) (x0.72) and 4.71 h on "
     .. "the NVIDIA H100 SXM5 (x0.61).",
   "On the NVIDIA DGX Spark (GB10), Llama-3.3 70B QLoRA takes about 154 h (136–177 h, projected); the NVIDIA H100 "
-    .. "SXM5 would take 14.6 h (12.9–16.8 h), 10.6x less.",
+    .. "SXM5 would take 14.6 h (12.9–16.8 h), 10.6x less per job.",
   "GPU validation not measured: no CUDA device",
   -- the summary
   "Projected by the training-time model (GPU rows from software-stack profiles fitted on published training runs; "
@@ -75,10 +75,12 @@ for _, p in ipairs {
   "v8%s+6/384/6/256/4/512%s+bf16" .. C .. "1%.70 s p%s+1%.59 s m%s+%+7%.1 %%",   -- error: 1.7033/1.5904 - 1
   "v9%s+8/384/6/128/8/512%s+fp32" .. C .. "2%.82 s p%s+2%.87 s m%s+%-1%.8 %%",
   "matmul%s+fp32%s+FLOP/s%s+3%s+21%.0 %% at 1e%+06 FLOP%s+86%.0 %% at 1e%+10 FLOP",
-  "catalog%s+95%.8 h p%s+84%.3–110 h p%s+fits%s+38 / 128 p%s+13%.4 p%s+%$3999 s",         -- 95.8 h x 140 W
-  "catalog%s+8%.96 h p%s+7%.89–10%.3 h p%s+fits%s+38 / 80 p%s+6%.27 p%s+n/a",
-  "scenario%s+19%.8 h p%s+17%.5–22%.8 h p%s+fits%s+38 / 96 p%s+11%.9 p%s+n/a",
-  "measured" .. C .. "does not%s+" .. C .. "does not fit%s+48 > 25",
+  -- kWh and price on the decision pages' basis (data/costs.csv: whole system per device; the fixture
+  -- predates catalog.costs): 95.8 h x 240 W, 8.96 h x 1275 W; a system without a cost row: its chip
+  "catalog%s+95%.8 h p%s+84%.3–110 h p%s+fits%s+38 / 128 p%s+23%.0 p%s+%$3,999 s",
+  "catalog%s+8%.96 h p%s+7%.89–10%.3 h p%s+fits%s+38 / 80 p%s+11%.4 p%s+%$39,625 s",
+  "scenario%s+19%.8 h p%s+17%.5–22%.8 h p%s+fits%s+38 / 96 p%s+11%.9 %(chip%) p%s+n/a",
+  "measured" .. C .. "does not%s+" .. C .. "does not%s+48 > 25",
   "gpt2%-124m%s+41%.0 %%%s+22%.0 %%%s+17%.0 %%%s+24%.0 %%",
 } do
   if not section:find(p) then fail("the section lacks %s", p) end

@@ -8,36 +8,42 @@ local function near(a, b, what)
   assert(a and math.abs(a - b) <= 1e-9 * math.max(1, math.abs(b)), ("%s: %s, expected %s"):format(what, tostring(a), b))
 end
 
--- 100 h on one GPU priced $30,000, over 3 years at 50 %: 30000 / (3 x 8766 x 0.5) = $2.28154 per hour,
--- $228.154 for the job; energy 100 h x 1275 W = 127.5 kWh, at $0.15 = $19.125; rent 100 h x $2 = $200.
+-- 100 h on one GPU of a system priced $30,000 per device, over 3 years at 50 %: 30000 / (3 x 8766 x 0.5) =
+-- $2.28154 per hour, $228.154 for the job; energy 100 h x 1275 W = 127.5 kWh, at $0.15 = $19.125; rent 100 h x $2.
 local p = { life_years = 3, utilisation = 0.5, kwh_usd = 0.15 }
-local row = { id = "x", price_usd = 30000, power_w = 700 }
-local costs = { system_power_w = 1275, rent_usd_per_gpu_hour = 2.0 }
+local row = { id = "x", price_usd = 99999, power_w = 700 }      -- the catalog's board price: never used
+local costs = { purchase_usd = 30000, system_power_w = 1275, rent_usd_per_gpu_hour = 2.0 }
 local j = cost.job(100, 1, row, costs, p)
 near(j.capital_usd, 30000 * 100 / 13149, "capital")
 near(j.capital_usd, 228.15423226100844, "capital, by hand")
+near(j.capital_full_usd, 228.15423226100844 / 2, "capital at 100 %")
 near(j.energy_kwh, 127.5, "energy")
 near(j.energy_usd, 19.125, "energy cost")
 near(j.buy_usd, 228.15423226100844 + 19.125, "buy")
 near(j.rent_usd, 200, "rent")
--- buying pays once the rent saved per job (200 - 19.125) has covered the price: ceil(30000 / 180.875)
-assert(j.break_even == 166, "break-even " .. tostring(j.break_even))
+-- buying ties with paying $150 a job at u = capital at 100 % / (150 - energy) = 114.077 / 130.875
+near(cost.break_even_utilisation(j, 150), 114.07711613050422 / 130.875, "break-even utilisation")
+assert(cost.break_even_utilisation(j, 19) == nil, "energy alone costs more: no utilisation pays off")
+-- the electricity price and the price at which the job bought costs $200
+assert(cost.break_even_kwh_usd(j, 200) == nil, "no electricity price makes it cheaper than $200")
+near(cost.break_even_kwh_usd(j, 300), (300 - 228.15423226100844) / 127.5, "electricity that ties")
+near(cost.break_even_price(j, 30000, 200), (200 - 19.125) / 228.15423226100844 * 30000, "price that ties")
 
--- two GPUs double every figure; the break-even stays
+-- two GPUs double every figure; the break-even utilisation against twice the cost stays
 local j2 = cost.job(100, 2, row, costs, p)
 near(j2.buy_usd, 2 * j.buy_usd, "two GPUs")
 near(j2.rent_usd, 400, "two GPUs rented")
-assert(j2.break_even == 166)
+near(cost.break_even_utilisation(j2, 300), cost.break_even_utilisation(j, 150), "break-even, two GPUs")
 
+-- one basis: the price is the cost file's whole-system price, never the catalog's board price
+assert(cost.price(row, nil) == nil, "the catalog's price_usd is another basis")
+assert(select(1, cost.price(row, costs)) == 30000)
 -- without the cost file's system power the catalog's chip power counts, and says so
-local w, covers = cost.power(row, nil)
-assert(w == 700 and covers:find("host not included", 1, true), covers)
+local w, covers, chip = cost.power(row, nil)
+assert(w == 700 and covers:find("host not included", 1, true) and chip, covers)
 local j3 = cost.job(100, 1, row, nil, p)
 near(j3.energy_kwh, 70, "chip energy")
-assert(j3.rent_usd == nil and j3.break_even == nil, "no rental published: none invented")
--- no price anywhere: no buy figure; renting cheaper than the energy: never breaks even
-assert(cost.job(10, 1, { id = "y" }, { rent_usd_per_gpu_hour = 1 }, p).buy_usd == nil)
-assert(cost.job(10, 1, row, { rent_usd_per_gpu_hour = 0.1, system_power_w = 1000 }, p).break_even == nil)
+assert(j3.rent_usd == nil and j3.buy_usd == nil, "no rental, no whole-system price: none invented")
 assert(next(cost.job(nil, 1, row, costs, p)) == nil, "no hours: no cost")
 
 -- defaults for results files that predate the scenario fields
@@ -52,12 +58,18 @@ assert(#file.rows >= 4 and #file.sha256 == 64)
 for _, r in ipairs(file.rows) do
   assert(catalog.find(r.id), r.id)
   if r.rent_usd_per_gpu_hour then assert(r.rent_source and r.rent_date, r.id .. ": rental without source or date") end
-  if r.purchase_usd then assert(r.purchase_source and r.purchase_date, r.id .. ": price without source or date") end
+  if r.purchase_usd then
+    assert(r.purchase_source and r.purchase_date and r.purchase_covers, r.id .. ": price without source, date or coverage")
+    assert(r.purchase_covers:find("whole") or r.purchase_covers:find("host"), r.id .. ": a price not of a whole system")
+  end
   if r.system_power_w then assert(r.system_power_covers and r.system_power_source, r.id .. ": power without coverage") end
 end
 assert(file.by_id["dgx-spark"].rent_usd_per_gpu_hour == nil, "nobody rents a Spark by the hour: left empty")
 assert(file.by_id["h100-sxm"].rent_usd_per_gpu_hour == 2.0 and file.by_id["h100-sxm"].rent_date == "2026-04-13")
 assert(file.by_id["h100-sxm"].system_power_w == 1275)
+assert(file.by_id["dgx-spark"].purchase_usd == 3999 and file.by_id["h100-sxm"].purchase_usd == 317000 / 8
+       and file.by_id["b200"].purchase_usd == 515000 / 8, "whole-system prices per device")
+assert(file.by_id["h200-sxm"].purchase_usd == nil, "no whole-system H200 price was found: left empty")
 
 local ok, err = pcall(catalog.parse_costs, "id,rent_usd_per_gpu_hour\nh100-sxm,two\n", "costs.csv")
 assert(not ok and err == "costs.csv:2: rent_usd_per_gpu_hour 'two' is not a number of at least 0", err)

@@ -23,7 +23,13 @@ assert(#paragraphs == 1, "defects are listed once")
 local r = { settled = false, cv_target = 0.025, stop = "budget", time_s = { cv = 0.36 }, samples_s = { 1, 2 } }
 assert(mk:settled("36.0 %", r, "fill") == "36.0 % †")
 assert(mk:settled("1.0 %", { settled = true }) == "1.0 %" and mk:settled("1.0 %", {}) == "1.0 %")
-assert(mk:caption("Caption.") == "Caption. † did not settle: fill: CV 36.0 % above the 2.5 % target, stopped on budget.")
+assert(mk:caption("Caption.") == "Caption. † did not settle (CV above the 2.5 % target, stopped on budget: fill (CV 36.0 %)).")
+-- the rule said once per kind of stop, each record with its CV; a CV over 100 % is no figure
+local r2 = { settled = false, cv_target = 0.025, stop = "budget", time_s = { cv = 3.596 }, samples_s = { 1, 2 } }
+mk:settled("a", r, "fill 1")
+mk:settled("b", r2, "fill 2")
+assert(mk:caption() == "† did not settle (CV above the 2.5 % target, stopped on budget: fill 1 (CV 36.0 %), fill 2 (CV over 100 %)).",
+       mk:caption())
 assert(mk:caption("Caption.") == "Caption.", "a footnote belongs to one caption")
 local h = marks.hollow { {}, r, { settled = true }, r }
 assert(#h == 2 and h[1] == 2 and h[2] == 4)

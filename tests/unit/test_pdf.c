@@ -115,7 +115,7 @@ static void kinds_table(struct pdf_doc *d)
                                                   c == 2 ? (enum pdf_tone)(r % 4) : PDF_TONE_NONE };
     }
     struct pdf_table t = { cols, 4, cells, TABLE_ROWS,
-                           "Sources: catalog rows 3-7 (vendor data sheets)." };
+                           "Sources: catalog rows 3-7 (vendor data sheets).", NULL };
     pdf_table(d, &t);
 }
 
@@ -367,7 +367,7 @@ static void check_huge(const char *dir)
     pdf_paragraph(d, "a\n\nb", PDF_STYLE_BODY);
     struct pdf_column cols[] = { { s, 0.5, PDF_ALIGN_RIGHT }, { "", 0, PDF_ALIGN_CENTER } };
     struct pdf_cell cells[] = { { "", PDF_KIND_MEASURED, 0 }, { s, PDF_KIND_SPEC, 1 } };
-    struct pdf_table t = { cols, 2, cells, 1, s };
+    struct pdf_table t = { cols, 2, cells, 1, s, NULL };
     pdf_table(d, &t);
     double x[] = { 1, 2 }, y[] = { 1, 2 };
     struct pdf_series ser = { s, x, y, 2, 0, 1, .hollow = NULL };

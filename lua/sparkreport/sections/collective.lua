@@ -144,12 +144,29 @@ local function shown(results, id)
   return false
 end
 
+-- Scaling efficiency is a ratio of like configurations: a sharded N-device job (ZeRO) runs another
+-- configuration than one device (sharding took away the offload or accumulation one device needed),
+-- and so does one above 100 %: said as that, never as an efficiency.
+local function changed(r)
+  return r.devices > 1 and (r.scaling_efficiency > 1 or (type(r.sharding) == "string" and r.sharding:find("^ZeRO")))
+end
+
+local function eff_cell(r)
+  if changed(r) then
+    return { text = ("n/a: %s, not one device's configuration"):format(r.sharding or "another sharding") }
+  end
+  return p(fmt.pct(r.scaling_efficiency))
+end
+
+local function eff_band(r)
+  if changed(r) then return "" end
+  return p(("%.1f–%.1f %%"):format(100 * r.scaling_efficiency_low, 100 * math.min(1, r.scaling_efficiency_high)))
+end
+
 local function scale_row(names, r)
   return { label(names, r.system, r.devices), r.devices > 1 and link_cell(r) or "none",
-           p(fmt.rate(r.tokens_per_s)), p(("%s–%s"):format(fmt.rate(r.tokens_per_s_low), fmt.rate(r.tokens_per_s_high))),
-           p(fmt.pct(r.scaling_efficiency)),
-           p(("%.1f–%.1f %%"):format(100 * r.scaling_efficiency_low, 100 * r.scaling_efficiency_high)),
-           p(fmt.rate(r.hours) .. " h") }
+           p(fmt.big(r.tokens_per_s)), p(("%s–%s"):format(fmt.big(r.tokens_per_s_low), fmt.big(r.tokens_per_s_high))),
+           eff_cell(r), eff_band(r), p(fmt.hours(r.hours)) }
 end
 
 -- compact: Sparks at every count, the others at one device and a full node only, this CPU left out

@@ -275,8 +275,8 @@ local function sources(doc, results)
   end
   doc:table { columns = { { title = "System", width = 0.22 }, { title = "Confidence", width = 0.14 },
                           { title = "Sources", width = 0.29 }, { title = "Notes" } }, rows = crow,
-              caption = ("Every catalog system this report shows (%d). Catalog %s, sha256 %s."):format(#crow,
-                results.catalog and results.catalog.source or "?", results.catalog and results.catalog.sha256 or "?") }
+              caption = ("Every catalog system this report shows (%d). Catalog %s, sha256 %s (first 16 digits)."):format(#crow,
+                results.catalog and results.catalog.source or "?", (results.catalog and results.catalog.sha256 or "?"):sub(1, 16)) }
   doc:paragraph("Every figure is measured (on this run, on this machine, with its statistics), spec (a vendor or "
     .. "published figure, with its catalog source), or projected (output of the model, with a low/high band). "
     .. "Tables that mix kinds mark each figure: m measured, s spec, p projected.")

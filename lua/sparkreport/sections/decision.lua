@@ -21,14 +21,6 @@ local function s(text) return { text = text, kind = "spec" } end
 
 local function num(x) return type(x) == "number" and x == x and x or nil end
 
--- 107 -> "4.5 days", 9.2 -> "9.2 h": a duration as a buyer says it (verdicts only; tables keep hours).
-local function plain(h)
-  if h >= 24 * 365 then return fmt.rate(h / (24 * 365.25)) .. " years" end
-  if h >= 24 * 60 then return fmt.rate(h / (24 * 30.44)) .. " months" end
-  if h >= 48 then return fmt.rate(h / 24) .. " days" end
-  return fmt.rate(h) .. " h"
-end
-
 -- ---- what the section reads ------------------------------------------------------------------
 
 -- The model experiment to answer from: one calibrated on a GPU when the run has it, else the first.
@@ -44,22 +36,12 @@ local function model_exp(results)
   return first
 end
 
-local function cost_rows(results)
-  local cat = results.catalog or {}
-  if cat.costs and type(cat.costs.rows) == "table" then
-    local by = {}
-    for _, r in ipairs(cat.costs.rows) do by[r.id] = r end
-    return by, cat.costs.source or catalog.costs_source
-  end
-  return catalog.costs().by_id, catalog.costs_source .. " of this sparkreport (the results file predates it)"
-end
-
 -- Everything the tables and sentences need, gathered once.
 local function gather(results, exp)
   local info, scn = exp.info, results.scenario or {}
   local ctx = { results = results, exp = exp, workloads = {}, systems = {}, recs = {},
                 params = cost.params(scn), catalog = {} }
-  ctx.costs, ctx.costs_source = cost_rows(results)
+  ctx.costs, ctx.costs_source = cost.rows(results)
   for _, r in ipairs(results.catalog and results.catalog.rows or {}) do ctx.catalog[r.id] = r end
   for _, sy in ipairs(info.systems or {}) do ctx.systems[sy.id] = sy end
   for _, r in ipairs(R.records(exp, { series = "projection" })) do
@@ -100,80 +82,255 @@ local function job(ctx, r, id)
   return cost.job(r.hours, num(r.gpus) or 1, row_of(ctx, id), ctx.costs[id], ctx.params)
 end
 
+-- ---- the numbers every part of the page uses ---------------------------------------------------
+
+-- "46.9 h", "1,234 h", "292 h (12.2 days)": hours always, days only beside them.
+local function hours(h, days)
+  local t = fmt.hours(h)
+  if days and h >= 48 then t = ("%s (%s days)"):format(t, fmt.rate(h / 24)) end
+  return t
+end
+
+local function band_text(r)
+  if not (num(r.hours_low) and num(r.hours_high)) then return "" end
+  return ("%s–%s"):format(fmt.hours(r.hours_low, ""), fmt.hours(r.hours_high, ""))
+end
+
+-- "1 GPU", "8 GPUs", "2 devices": what a job configuration runs on.
+local function devices(r)
+  local n = num(r.gpus) or 1
+  return n == 1 and "1" or fmt.int(n)
+end
+
+-- Every figure of one workload on one system, computed once: what the table prints, what the
+-- verdict compares and what the tests recompute. nil when the system has no record.
+local function figures(ctx, w, id)
+  local r, own = rec(ctx, w, id)
+  if not r then return nil end
+  local f = { id = id, r = r, own = own, fits = r.fits, hours = num(r.hours), gpus = num(r.gpus) or 1 }
+  if f.hours then
+    f.cost = job(ctx, r, id)
+    f.lo = num(r.hours_low) or f.hours
+    f.hi = num(r.hours_high) or f.hours
+  else
+    f.cost = {}
+  end
+  return f
+end
+
+-- The cost of job f at `h` hours instead of its central figure (costs are linear in hours).
+local function at_hours(f, usd, h) return usd and f.hours and usd * h / f.hours end
+
+-- The cheapest way to the job on an HBM system: renting where a rate is published, buying where a
+-- whole-system price is. Returns figures, usd, "rented" | "bought" (nil: none).
+local function cheapest_hbm(ctx, wf)
+  local best, usd, how
+  for _, id in ipairs(ctx.compare) do
+    local f = wf.by[id]
+    if id ~= SPARK and f and f.hours then
+      for _, k in ipairs { "rent_usd", "buy_usd" } do
+        local x = f.cost[k]
+        if x and (not usd or x < usd) then best, usd, how = f, x, k == "rent_usd" and "rented" or "bought" end
+      end
+    end
+  end
+  return best, usd, how
+end
+
+-- One workload's answer: { w, by = { id -> figures }, spark, alt, alt_usd, alt_how, kind, u, ... }.
+-- kind: "no-spark" (not projected), "too-big" (does not fit), "buy" (the Spark bought is cheaper
+-- per job beyond the bands), "rent" (the HBM alternative is), "tie" (the two costs' ranges over
+-- the hours bands overlap).
+local function decide(ctx, w)
+  local wf = { w = w, by = {} }
+  for _, id in ipairs(ctx.compare) do wf.by[id] = figures(ctx, w, id) end
+  local a = wf.by[SPARK]
+  wf.spark = a
+  wf.alt, wf.alt_usd, wf.alt_how = cheapest_hbm(ctx, wf)
+  if not a or (a.fits and not a.hours) then wf.kind = "no-spark"; return wf end
+  if not a.fits then wf.kind = "too-big"; return wf end
+  local buy = a.cost.buy_usd
+  if not (buy and wf.alt_usd) then wf.kind = "no-spark"; return wf end
+  wf.u = cost.break_even_utilisation(a.cost, wf.alt_usd)
+  local lo_a, hi_a = at_hours(a, buy, a.lo), at_hours(a, buy, a.hi)
+  local lo_b, hi_b = at_hours(wf.alt, wf.alt_usd, wf.alt.lo), at_hours(wf.alt, wf.alt_usd, wf.alt.hi)
+  if math.max(lo_a, lo_b) <= math.min(hi_a, hi_b) then wf.kind = "tie"
+  elseif buy < wf.alt_usd then wf.kind = "buy" else wf.kind = "rent" end
+  -- what would flip it, each other term as it is
+  local rate = ctx.costs[wf.alt.id] and ctx.costs[wf.alt.id].rent_usd_per_gpu_hour
+  if wf.alt_how == "rented" and rate then wf.rate_flip = buy / (wf.alt.hours * wf.alt.gpus) end
+  wf.kwh_flip = cost.break_even_kwh_usd(a.cost, wf.alt_usd)
+  local price = cost.price(row_of(ctx, SPARK), ctx.costs[SPARK])
+  wf.price_flip = price and cost.break_even_price(a.cost, price, wf.alt_usd)
+  -- the Spark's hours at which it ties, and the BF16 rate that would give them: only the
+  -- compute-bound share of the step scales with the rate
+  local per_h = buy / a.hours
+  local ratio, m = wf.alt_usd / per_h / a.hours, num(a.r.memory_bound_share)
+  if m and ratio > m then wf.bf16_flip = (1 - m) / (ratio - m) end
+  return wf
+end
+
 -- ---- the per-workload table -----------------------------------------------------------------
 
-local function system_row(ctx, w, id)
-  local r, own = rec(ctx, w, id)
-  local label = name_of(ctx, id) .. (own and " (measured here)" or "")
-  if not r then return { label, "not projected", "", "", "", "", "" } end
-  local c = job(ctx, r, id)
-  local hours = num(r.hours) and p(fmt.rate(r.hours)) or (r.fits and "not projected" or "n/a")
-  local band = num(r.hours_low) and num(r.hours_high)
-    and p(("%s–%s"):format(fmt.rate(r.hours_low), fmt.rate(r.hours_high))) or ""
-  return { label, hours, band, { text = R.fit_short(r), tone = r.fits and "good" or "bad" },
+local function system_row(ctx, wf, id)
+  local f, a = wf.by[id], wf.spark
+  local label = name_of(ctx, id):gsub("^NVIDIA ", "") .. (f and f.own and " (measured here)" or "")
+  if not f then return { label, "", "not projected", "", "", "", "", "", "" } end
+  local c = f.cost
+  local per_job, per_dev = "", ""
+  if f.hours and a and a.hours and id ~= SPARK then
+    per_job = p(("%sx"):format(fmt.rate(a.hours / f.hours)))
+    per_dev = p(("%sx"):format(fmt.rate(a.hours * a.gpus / (f.hours * f.gpus))))
+  end
+  local hrs = f.hours and p(("%s (%s)"):format(fmt.hours(f.hours, ""), band_text(f.r)))
+              or (f.fits and "not projected" or "n/a")
+  return { label, devices(f.r), hrs, per_job, per_dev, { text = R.fit_short(f.r), tone = f.fits and "good" or "bad" },
            c.buy_usd and p(cost.usd(c.buy_usd)) or "n/a", c.rent_usd and p(cost.usd(c.rent_usd)) or "n/a",
            c.energy_kwh and p(fmt.rate(c.energy_kwh)) or "n/a" }
 end
 
--- One table for every workload: a row naming the workload, then a row per compared system.
+local FIT_WORDS = "ckpt: activation checkpointing; accum N: gradient accumulation over N micro-batches; offload: "
+  .. "optimizer state in host memory; N GPUs: data parallel on N GPUs of one node (ZeRO sharding where the "
+  .. "appendix names it). LoRA rank 16: rank-16 adapters trained, base weights frozen; QLoRA, NF4: the same over "
+  .. "4-bit NormalFloat base weights; 8-bit Adam: optimizer state in 8 bits."
+
+-- One table for every workload: a row naming the workload, then a row per compared system, kept
+-- on one page together.
 local function decision_table(doc, ctx)
-  local rows = {}
-  for i, w in ipairs(ctx.workloads) do
-    rows[#rows + 1] = { { text = ("(%d) %s"):format(i, w.name), tone = "neutral" },
-                        "", "", ("%s tokens"):format(fmt.count(w.tokens)), "", "", (w.precision or "?"):upper() }
-    for _, id in ipairs(ctx.compare) do rows[#rows + 1] = system_row(ctx, w, id) end
+  local rows, groups = {}, {}
+  for i, wf in ipairs(ctx.answers) do
+    local w = wf.w
+    rows[#rows + 1] = { { text = ("(%d) %s"):format(i, w.name), tone = "neutral" }, "",
+                        s(("%s tokens"):format(fmt.count(w.tokens))), "", "", "", "", "", (w.precision or "?"):upper() }
+    for _, id in ipairs(ctx.compare) do rows[#rows + 1] = system_row(ctx, wf, id) end
+    groups[#groups + 1] = 1 + #ctx.compare
   end
   doc:table {
-    columns = { { title = "Workload / system", width = 0.3 }, { title = "Hours", align = "right", width = 0.1 },
-                { title = "Band, h", align = "right", width = 0.14 }, { title = "Fit", width = 0.15 },
-                { title = "Buy\n$/job", align = "right", width = 0.1 }, { title = "Rent\n$/job", align = "right", width = 0.1 },
+    columns = { { title = "Workload / system", width = 0.2 }, { title = "GPUs", align = "center", width = 0.05 },
+                { title = "Hours (band)", align = "right", width = 0.16 },
+                { title = "Faster\nper job", align = "right", width = 0.08 },
+                { title = "Faster per\ndevice", align = "right", width = 0.08 }, { title = "Fit", width = 0.15 },
+                { title = "Buy\n$/job", align = "right", width = 0.09 }, { title = "Rent\n$/job", align = "right", width = 0.09 },
                 { title = "kWh", align = "right" } },
-    rows = rows,
-    caption = "Hours: projected time for the workload's tokens, band low–high. Fit: what it takes (ckpt: activation "
-      .. "checkpointing; accum N: gradient accumulation; offload: optimizer state to host memory). Cost and kWh: below.",
+    rows = rows, groups = groups,
+    caption = "Hours: projected time of the whole job configuration (GPUs column) for the workload's tokens, band "
+      .. "low–high. Tokens: the workload's published size (spec, its source in the projection appendix). Faster per job: the Spark's hours / this row's hours, the configurations as they run; faster per "
+      .. "device: the same per GPU (device-hours against device-hours). Fit: " .. FIT_WORDS
+      .. " Buy, Rent, kWh: on the one cost basis below.",
   }
 end
 
 -- ---- the verdict ----------------------------------------------------------------------------
 
--- The HBM system a verdict sets beside the Spark: the first compared one with hours.
-local function reference(ctx, w)
-  for _, id in ipairs(ctx.compare) do
-    local r = id ~= SPARK and rec(ctx, w, id)
-    if r and num(r.hours) then return id, r end
-  end
+local function wname(wf) return wf.w.name end
+
+-- "8 NVIDIA B200 (HGX) rented, 0.28 h: $8.87"
+local function alt_text(ctx, wf)
+  local f = wf.alt
+  if not f then return "no HBM system was projected" end
+  return ("%s%s %s, %s: %s"):format(f.gpus > 1 and (fmt.int(f.gpus) .. " x ") or "", name_of(ctx, f.id), wf.alt_how,
+    fmt.hours(f.hours), cost.usd(wf.alt_usd))
 end
 
--- The cheaper way to a job on a system: renting when it is published, else buying.
-local function best_cost(c)
-  if c.rent_usd and (not c.buy_usd or c.rent_usd < c.buy_usd) then return c.rent_usd, "rented" end
-  return c.buy_usd, c.buy_usd and "bought"
+local function pct0(x) return ("%.0f %%"):format(100 * x) end
+
+-- One workload's case in the verdict box: the costs compared and the condition it holds under.
+local function case_text(ctx, wf)
+  local a = wf.spark
+  if wf.kind == "no-spark" then
+    return a and "the Spark's hours or cost are not projected" or "not projected on the Spark"
+  end
+  if wf.kind == "too-big" then
+    local need = tostring(a.r.fit):match("needs ([%d.]+ [GMT]i?B)")
+    local have = tostring(a.r.fit):match("([%d.]+ [GMT]i?B) usable")
+    have = have and (have .. " usable") or tostring(a.r.fit):match("([%d.]+ [GMT]i?B) here")
+    return ("does not fit on a Spark%s; %s per job."):format(need and have and (" (needs %s, %s)"):format(need, have)
+      or "", alt_text(ctx, wf))
+  end
+  local head = ("Spark bought, %s: %s; %s."):format(hours(a.hours, true), cost.usd(a.cost.buy_usd), alt_text(ctx, wf))
+  if wf.kind == "tie" then return head .. " A tie within the hours bands." end
+  if wf.kind == "buy" then return head .. " The Spark is cheaper per job." end
+  return head .. (" Renting is cheaper at %s utilisation."):format(pct0(ctx.params.utilisation))
 end
 
-local function verdict(ctx, w)
-  local a = rec(ctx, w, SPARK)
-  local bid, b = reference(ctx, w)
-  local bname = bid and name_of(ctx, bid)
-  if not a then return ("%s: not projected on the Spark in this run."):format(w.name) end
-  if not a.fits then
-    return ("%s: does not fit on the Spark (%s)%s."):format(w.name, (tostring(a.fit):gsub("^does not fit:%s*", "")),
-      b and ("; the %s takes %s (%s)"):format(bname, plain(b.hours), R.fit_short(b)) or "")
+-- What would flip one workload's answer, each threshold alone, or nil.
+local function flips_text(ctx, wf)
+  if not (wf.kind == "buy" or wf.kind == "rent" or wf.kind == "tie") then return nil end
+  local spark_row, up = row_of(ctx, SPARK) or {}, wf.kind ~= "buy"
+  local t = {}
+  t[#t + 1] = wf.u and wf.u <= 1 and ("utilisation %s %s"):format(up and "above" or "below", pct0(wf.u))
+              or "no utilisation (break-even above 100 %)"
+  if wf.rate_flip then t[#t + 1] = ("rent %s %s/GPU-h"):format(up and "above" or "below", cost.usd(wf.rate_flip)) end
+  if wf.kwh_flip then t[#t + 1] = ("electricity %s $%.2f/kWh"):format(up and "below" or "above", wf.kwh_flip) end
+  if wf.bf16_flip and num(spark_row.bf16_tflops) then
+    t[#t + 1] = ("Spark BF16 %s %s TFLOPS (%sx spec)"):format(up and "at" or "below",
+      fmt.rate(spark_row.bf16_tflops * wf.bf16_flip), fmt.rate(wf.bf16_flip))
   end
-  if not num(a.hours) then return ("%s: fits on the Spark; not projected (%s)."):format(w.name, tostring(a.fit)) end
-  local text = ("%s: the Spark needs %s (%s–%s h), %s"):format(w.name, plain(a.hours), fmt.rate(a.hours_low or a.hours),
-    fmt.rate(a.hours_high or a.hours), R.fit_short(a))
-  if not b then return text .. "; no HBM system was projected." end
-  local ca, cb = job(ctx, a, SPARK), job(ctx, b, bid)
-  local xa = ca.buy_usd
-  local xb, how = best_cost(cb)
-  text = text .. ("; the %s %s (%s). HBM is %.0fx faster"):format(bname, plain(b.hours), R.fit_short(b), a.hours / b.hours)
-  if xa and xb and xb <= xa then
-    text = text .. (", and cheaper per job: %s %s against %s for the Spark bought"):format(cost.usd(xb), how, cost.usd(xa))
-  elseif xa and xb then
-    text = text .. (", at %.1fx the cost per job: %s %s against %s for the Spark bought")
-      :format(xb / xa, cost.usd(xb), how, cost.usd(xa))
+  return table.concat(t, "; ")
+end
+
+local KIND_ORDER = { "buy", "tie", "rent", "too-big", "no-spark" }
+local KIND_HEAD = { buy = "Buy a DGX Spark", tie = "Either: a tie", rent = "Rent HBM GPU time",
+                    ["too-big"] = "Too big for a Spark: rent HBM", ["no-spark"] = "Not decided" }
+local KIND_TONE = { buy = "good", tie = "neutral", rent = "bad", ["too-big"] = "bad", ["no-spark"] = "neutral" }
+
+-- The verdict box: one recommendation per group of workloads, each workload's case and what
+-- would flip it; the Spark's price; what else would change the answer.
+local function verdict_box(doc, ctx)
+  local rows, groups = {}, {}
+  for _, k in ipairs(KIND_ORDER) do
+    local n = 0
+    for i, wf in ipairs(ctx.answers) do
+      if wf.kind == k then
+        rows[#rows + 1] = { n == 0 and { text = KIND_HEAD[k], tone = KIND_TONE[k] } or "",
+          ("(%d) %s"):format(i, wname(wf)), case_text(ctx, wf), flips_text(ctx, wf) or "" }
+        n = n + 1
+      end
+    end
+    if n > 0 then groups[#groups + 1] = n end
   end
-  return (text:gsub("%s+$", "")) .. "."
+  doc:table { columns = { { title = "Verdict", width = 0.14 }, { title = "Workload", width = 0.19 },
+                          { title = "Per job (projected)", width = 0.36 }, { title = "Flips when, each alone" } },
+              rows = rows, groups = groups }
+  local price, _, covers = cost.price(row_of(ctx, SPARK), ctx.costs[SPARK])
+  doc:paragraph(("A Spark costs %s, %s (spec, cost file); an HBM GPU is priced as its share of its 8-GPU server, "
+    .. "host included (cost basis below). Break-even, rent, electricity and Spark price thresholds: the sensitivity "
+    .. "table. A driver update moves the Spark's measured rates: rerun with baseline=latest, and the rows that moved "
+    .. "are named under the table."):format(price and cost.usd(price) or "n/a (not in the cost file)",
+    covers or "its price not published"), "small")
+end
+
+-- ---- sensitivity ---------------------------------------------------------------------------
+
+local function sensitivity_table(doc, ctx)
+  local rows, u0 = {}, ctx.params.utilisation
+  for i, wf in ipairs(ctx.answers) do
+    if wf.kind == "buy" or wf.kind == "rent" or wf.kind == "tie" then
+      local a = wf.spark
+      local function at(u) return p(cost.usd(a.cost.capital_full_usd / u + (a.cost.energy_usd or 0))) end
+      rows[#rows + 1] = { ("(%d) %s"):format(i, wname(wf)), at(0.25), at(u0), at(1.0),
+        p(("%s, %s %s"):format(cost.usd(wf.alt_usd), name_of(ctx, wf.alt.id), wf.alt_how)),
+        p(wf.u and (wf.u <= 1 and pct0(wf.u) or ("none (%s)"):format(pct0(wf.u))) or "none"),
+        wf.rate_flip and p(cost.usd(wf.rate_flip)) or "n/a", wf.kwh_flip and p(("$%.2f"):format(wf.kwh_flip)) or "none",
+        wf.price_flip and p(cost.usd(wf.price_flip)) or "none" }
+    end
+  end
+  if #rows == 0 then return end
+  doc:table {
+    columns = { { title = "Workload", width = 0.2 }, { title = "Spark $/job\nat 25 %", align = "right", width = 0.09 },
+                { title = ("at %s"):format(pct0(u0)), align = "right", width = 0.08 },
+                { title = "at 100 %", align = "right", width = 0.08 },
+                { title = "Cheapest HBM\n$/job", width = 0.17 },
+                { title = "Break-even\nutilisation", align = "right", width = 0.1 },
+                { title = "HBM rent\nthat ties", align = "right", width = 0.09 },
+                { title = "kWh price\nthat ties", align = "right", width = 0.09 },
+                { title = "Spark price\nthat ties", align = "right" } },
+    rows = rows,
+    caption = ("Sensitivity, each term alone, the others as stated: the Spark bought per job at 25 %%, %s and 100 %% "
+      .. "utilisation; the cheapest HBM way to the job; the utilisation above which the Spark bought is cheaper "
+      .. "(capital at 100 %% / (the HBM cost - the Spark's energy cost); above 100 %%: none); the HBM rent per "
+      .. "GPU-hour, the electricity price and the Spark price at which the two cost the same."):format(pct0(u0)),
+  }
 end
 
 -- ---- what binds the Spark ---------------------------------------------------------------------
@@ -207,17 +364,17 @@ end
 
 -- "HBM bandwidth alone": the Spark's step with only its memory-bound share sped up by the HBM ratio.
 local function binds_text(ctx)
-  local w = ctx.workloads[1]
-  local a = w and rec(ctx, w, SPARK)
-  local bid = w and reference(ctx, w)
-  if not (a and num(a.memory_bound_share) and bid) then return nil end
-  local m, kbw, kc = a.memory_bound_share, ratio_of(ctx, bid, "mem_bw_gbs"), ratio_of(ctx, bid, TFLOPS.bf16)
+  local wf = ctx.answers[1]
+  local a = wf and wf.spark
+  local bid = wf and wf.alt and wf.alt.id
+  if not (a and num(a.r.memory_bound_share) and bid) then return nil end
+  local m, kbw, kc = a.r.memory_bound_share, ratio_of(ctx, bid, "mem_bw_gbs"), ratio_of(ctx, bid, TFLOPS.bf16)
   if not kbw then return nil end
   local alone = 1 / ((1 - m) + m / kbw)
   return ("What binds the Spark: in %s, %s of its projected step is compute-bound and %s memory-bound. The %s has "
     .. "%.0fx its memory bandwidth%s (spec): with that bandwidth alone the Spark's step would shrink %.1fx, not %.0fx "
     .. "(projected), because the compute-bound share does not move. HBM alone would not close the gap.")
-    :format(w.name, fmt.pct(1 - m), fmt.pct(m), name_of(ctx, bid), kbw,
+    :format(wf.w.name, fmt.pct(1 - m), fmt.pct(m), name_of(ctx, bid), kbw,
             kc and (" and %.0fx its dense BF16 compute"):format(kc) or "", alone, kbw)
 end
 
@@ -251,22 +408,37 @@ local function stack_loo(results)
   end
 end
 
-local function measured_text(ctx)
+-- The page's first lines: what this run measured, on what, and so what on the page is measured.
+local function kinds_text(ctx)
   local results = ctx.results
   local c, cu = results.context or {}, (results.context or {}).cuda or {}
   local cal = ctx.exp.info.calibration
+  local gpu = cu.devices and #cu.devices > 0 and cu.devices[1].name
+  local match = results.catalog and results.catalog.match
+  local on_spark = match == SPARK and cal and cal.device == "gpu"
+  local out = ("This run measured %s on %s (%s, %s; %s)."):format(what_ran(results), c.host or "this machine",
+    c.cpu and c.cpu.model or "unknown CPU", fmt.bytes(c.memory and c.memory.total_bytes or 0),
+    gpu and ("GPU " .. gpu) or ("no GPU: " .. (cu.reason or "no CUDA device")))
+  if on_spark then
+    return out .. " The DGX Spark rows are projected from this run's own GPU measurements (m where a figure is "
+      .. "measured); the HBM rows from catalog spec figures (s). Every hour, cost and kWh is projected (p)."
+  end
+  return out .. (" It is %s: nothing on this page was measured on a Spark or a GPU. Every hour, cost and kWh "
+    .. "below is projected (p) by the model from catalog spec figures (s).")
+    :format(match and ("a " .. name_of(ctx, match) .. " without its GPU measured") or "not a system of the catalog")
+end
+
+local function measured_text(ctx)
+  local results = ctx.results
+  local cal = ctx.exp.info.calibration
   local v = ctx.exp.info.validation
-  local gpu = cu.devices and #cu.devices > 0
-    and ("the GPU %s"):format(cu.devices[1].name)
-    or ("no GPU (%s): no GPU was measured on this run"):format(cu.reason or "no CUDA device")
-  local out = ("Measured on this run, on %s (%s, %s): %s; %s."):format(c.host or "this machine",
-    c.cpu and c.cpu.model or "unknown CPU", fmt.bytes(c.memory and c.memory.total_bytes or 0), what_ran(results), gpu)
+  local out = ""
   if v and num(v.n) then
-    out = out .. (" The model predicted %d of this machine's own training configurations, then they were measured: "
-      .. "mean error %s."):format(v.n, fmt.pct(v.mean_abs_error))
+    out = ("The model predicted %d of this machine's own training configurations, then they were measured: mean "
+      .. "error %s. "):format(v.n, fmt.pct(v.mean_abs_error))
   end
   local loo = stack_loo(results)
-  return out .. (" Projected: every hour, band, fit, cost and energy above, by the model from the catalog's spec "
+  return out .. ("Projected: every hour, band, fit, cost and energy on this page, by the model from the catalog's spec "
     .. "figures with %s; the band is %s, widened by the catalog's recorded spec ranges (the Spark's BF16 rate). "
     .. "The CPU validation checks the method on this machine only; it does not bound the GPU rows. Spec: catalog "
     .. "figures, sources in the appendix. Kinds are marked per cell: m measured, s spec, p projected.")
@@ -276,37 +448,48 @@ local function measured_text(ctx)
               .. "(mean %s, max %s)"):format(loo.n, fmt.pct(loo.mean), fmt.pct(loo.max)) or "the profiles' error")
 end
 
+-- The one cost basis, stated once.
 local function cost_text(ctx)
   local pr = ctx.params
-  return ("Cost per job. Buy: the purchase price per GPU spread over %s years at %s utilisation (scenario "
-    .. "life_years, utilisation), plus the job's energy at $%.2f per kWh (kwh_usd). Rent: the published on-demand "
-    .. "price per GPU-hour (it includes the provider's power). kWh: the job's hours at each system's power as a buyer "
-    .. "pays for it, the whole system's share where the cost file gives one, else the chip's (the costs appendix "
-    .. "says which, with sources and dates). n/a: no published figure.")
-    :format(fmt.rate(pr.life_years), fmt.pct(pr.utilisation), pr.kwh_usd)
+  local prices = {}
+  for _, id in ipairs(ctx.compare) do
+    local price, _, covers = cost.price(row_of(ctx, id), ctx.costs[id])
+    prices[#prices + 1] = ("%s %s"):format(name_of(ctx, id), price and ("%s (%s)"):format(cost.usd(price), covers or "")
+                                           or "n/a (no whole-system price published: not priced bought)")
+  end
+  return ("Cost basis, one for every system. Buy: the price of a whole system per device, host included — %s — "
+    .. "spread over %s years at %s utilisation (scenario life_years, utilisation), plus the job's energy at $%.2f per "
+    .. "kWh (kwh_usd). kWh: the job's hours x devices x the whole system's power per device at its maximum, the "
+    .. "same figure on this page and in the appendices. Rent: a specialty GPU cloud's on-demand price per GPU-hour "
+    .. "(power included), dated; nobody rents a Spark by the hour. Sources and dates: the costs appendix. A cost "
+    .. "difference inside the hours bands is called a tie.")
+    :format(table.concat(prices, "; "), fmt.rate(pr.life_years), fmt.pct(pr.utilisation), pr.kwh_usd)
 end
 
 -- ---- appendix: the cost figures --------------------------------------------------------------
 
+-- One row per system and figure: what it is, what it covers, its source and date.
 local function costs_appendix(doc, ctx)
-  local rows = {}
+  local rows, groups = {}, {}
   for _, id in ipairs(ctx.compare) do
     local row, c = row_of(ctx, id), ctx.costs[id] or {}
-    local price, psrc = cost.price(row, c)
+    local price, psrc, pcovers = cost.price(row, c)
     local w, covers = cost.power(row, c)
-    rows[#rows + 1] = { name_of(ctx, id), price and s(cost.usd(price)) or "n/a",
-      price and (psrc or "") .. (c.purchase_date and not (row and row.price_usd) and (", " .. c.purchase_date) or "") or "none published",
-      c.rent_usd_per_gpu_hour and s(cost.usd(c.rent_usd_per_gpu_hour)) or "n/a",
-      c.rent_source and (c.rent_source .. ", " .. (c.rent_date or "undated")) or "none published",
-      w and s(fmt.int(w) .. " W") or "n/a", w and ((covers or "") .. (c.system_power_source and ("; " .. c.system_power_source) or "")) or "none" }
+    rows[#rows + 1] = { name_of(ctx, id), "Buy, per device", price and s(cost.usd(price)) or "n/a",
+      price and ("%s; %s, %s"):format(pcovers or "", psrc or "", c.purchase_date or "undated")
+        or "no whole-system price published (not priced bought)" }
+    rows[#rows + 1] = { "", "Rent, per GPU-hour", c.rent_usd_per_gpu_hour and s(cost.usd(c.rent_usd_per_gpu_hour)) or "n/a",
+      c.rent_source and (c.rent_source .. ", " .. (c.rent_date or "undated")) or "none published" }
+    rows[#rows + 1] = { "", "Power, per device", w and s(fmt.int(w) .. " W") or "n/a",
+      w and ((covers or "") .. (c.system_power_source and ("; " .. c.system_power_source) or "")) or "none" }
+    groups[#groups + 1] = 3
   end
   doc:table {
-    columns = { { title = "System", width = 0.14 }, { title = "Price", align = "right", width = 0.09 },
-                { title = "Price source", width = 0.16 }, { title = "Rent /\nGPU-h", align = "right", width = 0.08 },
-                { title = "Rent source, date", width = 0.2 }, { title = "Power", align = "right", width = 0.09 },
-                { title = "Power covers; source" } },
-    rows = rows,
-    caption = ("From %s and the catalog (%s). Prices per GPU: for HBM parts the GPU alone, its host not included.")
+    columns = { { title = "System", width = 0.18 }, { title = "Figure", width = 0.15 },
+                { title = "Value", align = "right", width = 0.1 }, { title = "What it covers; source, date" } },
+    rows = rows, groups = groups,
+    caption = ("From %s (the whole-system price per device, rental and power) and the catalog (%s). The catalog's "
+      .. "price_usd of an HBM part is the GPU board alone and is not used for the cost per job.")
       :format(ctx.costs_source, ctx.results.catalog and ctx.results.catalog.source or catalog.source),
   }
 end
@@ -353,17 +536,19 @@ function S.decision(doc, results)
     return
   end
   local ctx = gather(results, exp)
-  doc:paragraph("The question: is an NVIDIA DGX Spark enough to train these workloads, or are HBM GPUs needed? "
-    .. "Per workload: hours with band on each compared system, fit, cost per job and energy; then a verdict.")
+  ctx.answers = {}
+  for _, w in ipairs(ctx.workloads) do ctx.answers[#ctx.answers + 1] = decide(ctx, w) end
+  doc:paragraph(kinds_text(ctx))
+  verdict_box(doc, ctx)
   decision_table(doc, ctx)
   local changed = baseline_text(ctx)
   if changed then doc:paragraph(changed) end
-  for i, w in ipairs(ctx.workloads) do doc:paragraph(("(%d) %s"):format(i, verdict(ctx, w))) end
   if #ctx.missing > 0 then
     doc:paragraph(("Not projected in this run: %s (the scenario's decide list names them; sr.model's workloads "
       .. "does not)."):format(table.concat(ctx.missing, ", ")), "note")
   end
   doc:paragraph(cost_text(ctx), "small")
+  sensitivity_table(doc, ctx)
   local bt = binds_text(ctx)
   if bt then doc:paragraph(bt) end
   if #ctx.workloads > 0 then binds_table(doc, ctx) end

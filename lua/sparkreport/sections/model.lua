@@ -5,6 +5,7 @@
 -- plain words. Draws from the model records alone; the time predictor lives in src/predict.
 local dram_of = require("sparkreport.ceilings").dram
 local dram_text = require("sparkreport.ceilings").dram_text
+local cost = require "sparkreport.cost"
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
@@ -23,8 +24,8 @@ local function m(text) return { text = text, kind = "measured" } end
 local function p(text) return { text = text, kind = "projected" } end
 local function s(text) return { text = text, kind = "spec" } end
 
-local function hours(h) return fmt.rate(h) .. " h" end
-local function band(r) return ("%s–%s h"):format(fmt.rate(r.hours_low), fmt.rate(r.hours_high)) end
+local function hours(h) return fmt.hours(h) end
+local function band(r) return ("%s–%s h"):format(fmt.hours(r.hours_low, ""), fmt.hours(r.hours_high, "")) end
 local function ratio(x) return ("%.1fx"):format(x) end
 local function factor(x) return ("x%.2f"):format(x) end             -- a change of time: x0.72
 local function pct(x) return ("%.1f %%"):format(100 * x) end
@@ -331,13 +332,17 @@ local function memory_text(r)
   return p(("%s %s %s"):format(gb(need), r.fits and "/" or ">", gb(have)))
 end
 
+-- kWh and price on the decision pages' one basis (sparkreport.cost): the whole system per device.
 local function projection_row(ctx, sys, r)
-  local price = r.price_usd or figure(ctx, sys.id, "price_usd")
+  local row, c = ctx.catalog[sys.id] or sys, ctx.costs[sys.id]
+  local price = cost.price(row, c)
+  local _, _, chip = cost.power(row, c)
+  local kwh = r.hours and cost.job(r.hours, r.gpus or 1, row, c, ctx.cost_params).energy_kwh
   local hrs = r.hours and p(hours(r.hours))
     or r.fits and { text = "not projected" } or { text = "does not fit", tone = "bad" }
   return { config_name(ctx, r), BASIS[r.system_kind] or r.system_kind, hrs, r.hours and p(band(r)) or "",
            { text = R.fit_short(r), tone = r.fits and "good" or "bad" }, memory_text(r),
-           r.energy_kwh and p(fmt.rate(r.energy_kwh)) or "n/a", price and s(("$%s"):format(fmt.int(price))) or "n/a" }
+           kwh and p(fmt.rate(kwh) .. (chip and " (chip)" or "")) or "n/a", price and s(cost.usd(price)) or "n/a" }
 end
 
 local function workload_table(doc, ctx, exp, w)
@@ -355,9 +360,10 @@ local function workload_table(doc, ctx, exp, w)
                 { title = "kWh", align = "right", width = 0.09 }, { title = "Price", align = "right" } },
     rows = rows,
     caption = "Fit: what fitting takes (ckpt: activation checkpointing; accum N: gradient accumulation; offload: "
-      .. "optimizer state in host memory). Memory: GB the job needs / GB the system has (a > b: it does not fit). kWh: energy at the catalog's power (the chip alone); n/a: the catalog has "
-      .. "no power figure. Price: the catalog's purchase price per GPU; n/a: the catalog has none (cost per job, "
-      .. "rental included: the decision pages).",
+      .. "optimizer state in host memory). Memory: GB the job needs / GB the system has (a > b: it does not fit). kWh: the job's "
+      .. "hours x GPUs x the whole system's power per GPU (the cost file's, as on the decision pages); (chip): the cost "
+      .. "file has no system figure, the catalog's chip power instead; n/a: neither. Price: a whole system's price per "
+      .. "GPU, host included (the cost file's); n/a: none published on that basis.",
   }
 end
 
@@ -430,8 +436,11 @@ local function memory_classes(r)
     if c.bound == "memory" then cls[#cls + 1] = c end
   end
   table.sort(cls, function(a, b) return a.share > b.share end)
-  local out = {}
-  for _, c in ipairs(cls) do out[#out + 1] = ("%s %s"):format(c.class, fmt.pct(c.share)) end
+  local out, sum = {}, 0
+  for _, c in ipairs(cls) do out[#out + 1], sum = ("%s %s"):format(c.class, fmt.pct(c.share)), sum + c.share end
+  -- the parts add up to the total: memory-bound ops of classes mostly compute-bound are a part too
+  local rest = (tonumber(r.memory_bound_share) or sum) - sum
+  if rest >= 0.0005 then out[#out + 1] = ("memory-bound ops of compute-bound classes %s"):format(fmt.pct(rest)) end
   return table.concat(out, ", ")
 end
 
@@ -440,6 +449,11 @@ local function gap_text(ctx, w, a, b)
   local bn = system_name(ctx, b.system)
   local out = ("There %s of the step is in memory-bound ops (%s), against %s on the %s."):format(
     fmt.pct(a.memory_bound_share), memory_classes(a), fmt.pct(b.memory_bound_share), bn)
+  -- the spec gap between two systems is said once, at the first verdict that sets them side by side
+  local key = ("%s|%s|%s"):format(a.system, b.system, w.precision)
+  ctx.gap_said = ctx.gap_said or {}
+  if ctx.gap_said[key] then return out .. " The spec gap between them is as above." end
+  ctx.gap_said[key] = true
   local abw, bbw = figure(ctx, a.system, "mem_bw_gbs"), figure(ctx, b.system, "mem_bw_gbs")
   if abw and bbw then
     out = out .. (" In those ops the gap is memory bandwidth: %s against %s GB/s (spec, %s)."):format(fmt.rate(abw),
@@ -493,8 +507,12 @@ local function verdict(doc, ctx, exp, w)
   local text = ("%s, %s takes about %s (%s, projected)"):format(where, w.name, hours(a.hours), band(a))
   if b then
     local slower = a.hours >= b.hours
-    text = text .. ("; the %s would take %s (%s), %s %s."):format(config_name(ctx, b), hours(b.hours), band(b),
-      ratio(slower and a.hours / b.hours or b.hours / a.hours), slower and "less" or "more")
+    -- per job (the configurations as they run) and per device, never one ratio mixing them
+    local ga, gb = a.gpus or 1, b.gpus or 1
+    local dev = ga ~= gb and ("; per device %s %s"):format(ratio(slower and a.hours * ga / (b.hours * gb)
+      or b.hours * gb / (a.hours * ga)), slower and "less" or "more") or ""
+    text = text .. ("; the %s would take %s (%s), %s %s per job%s."):format(config_name(ctx, b), hours(b.hours), band(b),
+      ratio(slower and a.hours / b.hours or b.hours / a.hours), slower and "less" or "more", dev)
     if slower and a.memory_bound_share and b.memory_bound_share then text = text .. " " .. gap_text(ctx, w, a, b) end
   else
     text = text .. "."
@@ -508,7 +526,8 @@ end
 local function context(results, exp)
   local info = exp.info or {}
   return { systems = by_id(info.systems), system_list = info.systems or {}, workloads = info.workloads or {},
-           catalog = by_id(results.catalog and results.catalog.rows) }
+           catalog = by_id(results.catalog and results.catalog.rows), costs = cost.rows(results),
+           cost_params = cost.params(results.scenario) }
 end
 
 -- ---- the GPU stack profiles and their leave-one-out check ----------------------------------
@@ -574,28 +593,33 @@ local function stack_fit(doc, exp)
   profile_summary(doc, exp)
 end
 
+-- The claim and the arithmetic beside it; each claim's source in the caption, so that no cell
+-- hides the figure behind a footnote.
 local function vendor_claims(doc, exp)
-  local rows = {}
+  local rows, sources = {}, {}
   for _, r in ipairs(R.records(exp, { series = "vendor_claim" })) do
     local peak = r.fp4_tflops or r.fp8_tflops or r.bf16_tflops
-    rows[#rows + 1] = { ("%s: %s tokens/s (%s)"):format(r.system, fmt.int(r.claimed_tokens_per_s), r.source),
+    rows[#rows + 1] = { r.system, s(fmt.big(r.claimed_tokens_per_s)),
                         ("%.1f GFLOP"):format(r.flops_per_token / 1e9),
                         ("%.2f PFLOP/s"):format(r.needed_flops / 1e15),
                         s(("BF16 %s, FP4 %s TFLOP/s"):format(fmt.rate(r.bf16_tflops or 0), fmt.rate(r.fp4_tflops or 0))),
-                        r.projected_tokens_per_s and p(fmt.int(r.projected_tokens_per_s)) or "–" }
+                        r.projected_tokens_per_s and p(fmt.big(r.projected_tokens_per_s)) or "–" }
     if peak and r.needed_flops / 1e12 > peak then
-      rows[#rows][3] = rows[#rows][3] .. (" (%.1fx the %s dense peak)"):format(r.needed_flops / 1e12 / peak,
+      rows[#rows][4] = rows[#rows][4] .. (" (%.1fx the %s dense peak)"):format(r.needed_flops / 1e12 / peak,
                                                                              r.fp4_tflops and "FP4" or "listed")
     end
+    sources[#sources + 1] = ("%s: %s"):format(r.system, r.source)
   end
   if #rows == 0 then return end
   doc:section("Vendor claims beside the arithmetic", 2)
   doc:table { caption = "A published training rate times the FLOPs one token of that workload needs (our op plan: "
                 .. "forward and backward matmuls and attention) is the compute rate the claim implies, set beside "
-                .. "the system's dense peaks (catalog) and our projection. We do not guess what the vendor counted.",
-              columns = { { title = "Claim", width = 0.36 }, { title = "Per token", align = "right" },
-                          { title = "Needs", align = "right" }, { title = "Dense peaks (spec)", width = 0.2 },
-                          { title = "Projected tokens/s", align = "right" } },
+                .. "the system's dense peaks (catalog) and our projection. We do not guess what the vendor counted. "
+                .. "Claims: " .. table.concat(sources, "; ") .. ".",
+              columns = { { title = "System", width = 0.14 }, { title = "Claimed\ntokens/s", align = "right" },
+                          { title = "Per token", align = "right" },
+                          { title = "Needs", align = "right", width = 0.2 }, { title = "Dense peaks (spec)", width = 0.2 },
+                          { title = "Projected\ntokens/s", align = "right" } },
               rows = rows }
 end
 

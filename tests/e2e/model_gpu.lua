@@ -63,7 +63,8 @@ for _, want in ipairs {
   "Measured on this run on this machine's GPU (NVIDIA GB10): sustained matmul peaks BF16 88000 GFLOP/s, E4M3 "
     .. "170000 GFLOP/s, FP32 24000 GFLOP/s",
   "device-memory bandwidth 231 GB/s",
-  "fixed cost per op 4.0 µs (an empty kernel launch, 1000 back to back on one stream",
+  "fixed cost per op 4.0 µs (an empty",                   -- the sentence may cross a page (its footer between)
+  "kernel launch, 1000 back to back on one stream",
   "37 ops were timed on their own through the GPU trainer (37 records",
   "Catalog row replaced: the dgx-spark row is this run's measurements of its GPU (NVIDIA GB10)",
   "On the NVIDIA DGX Spark (GB10), measured here, GPT-2 124M pre-training takes about 132 h",

@@ -281,3 +281,16 @@ int predict_fit(const struct net_shape *s, enum net_prec p, const struct predict
     describe_none(s, p, t, zmax, f);
     return 0;
 }
+
+int predict_fit_devices(const struct net_shape *s, enum net_prec p, const struct predict_fit_target *t,
+                        const int *counts, int n, struct predict_fit *f)
+{
+    struct predict_fit_target u = *t;
+    memset(f, 0, sizeof *f);
+    for (int i = 0; i < n; i++) {
+        u.gpus = counts[i];
+        if (predict_fit(s, p, &u, f))
+            return counts[i];
+    }
+    return 0;
+}

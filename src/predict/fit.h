@@ -72,4 +72,10 @@ void predict_fit_memory(const struct net_shape *s, enum net_prec p, int gpus, in
 int predict_fit(const struct net_shape *s, enum net_prec p, const struct predict_fit_target *t,
                 struct predict_fit *f);
 
+/* The smallest number of devices, of counts[0..n) in ascending order, on which shape s fits target
+ * t (its gpus ignored; each count at t->zero, PREDICT_ZERO_AUTO: the lowest stage that fits):
+ * returns that count with its fit in f, or 0 with f the largest count's verdict. */
+int predict_fit_devices(const struct net_shape *s, enum net_prec p, const struct predict_fit_target *t,
+                        const int *counts, int n, struct predict_fit *f);
+
 #endif

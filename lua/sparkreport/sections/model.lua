@@ -550,6 +550,40 @@ local function vendor_claims(doc, exp)
               rows = rows }
 end
 
+-- Implied MFU: what each projection asks of the system, model FLOPs per token (the plan's matmuls
+-- and attention, no recomputation) x projected tokens/s per GPU over the dense peak of the
+-- workload's recipe; the same figure published runs report, so that a projection can be held
+-- against them. Every system, the decision page's workloads (the scenario's decide list).
+local DEFAULT_DECIDE = { "gpt2-124m", "llama-3.1-8b-lora", "llama-3.1-8b", "llama-3.1-8b-adam8", "llama-3.3-70b-qlora" }
+local function mfu_table(doc, results, ctx, exp)
+  local scn, wl, cols, rows = results.scenario or {}, by_id(ctx.workloads), {}, {}
+  for _, id in ipairs(type(scn.decide) == "table" and scn.decide or DEFAULT_DECIDE) do
+    if wl[id] then cols[#cols + 1] = wl[id] end
+  end
+  if #cols == 0 then return end
+  for _, sys in ipairs(ctx.system_list) do
+    local row, any = { system_name(ctx, sys.id) }, false
+    for _, w in ipairs(cols) do
+      local r = projections(exp, w.id)[sys.id]
+      any = any or (r and r.mfu) ~= nil
+      row[#row + 1] = r and r.mfu and p(pct(r.mfu)) or (r and not r.fits and "no fit" or "–")
+    end
+    if any then rows[#rows + 1] = row end
+  end
+  if #rows == 0 then return end
+  local columns = { { title = "System", width = 0.24 } }
+  for i, w in ipairs(cols) do columns[#columns + 1] = { title = ("(%d) %s"):format(i, w.id), align = "right" } end
+  doc:section("Implied MFU of every projection", 2)
+  doc:paragraph("Implied MFU: the model FLOPs one token needs (the plan's matmuls and attention, causal half, no "
+    .. "recomputation; LoRA: no weight gradients of the frozen base) times the projected tokens/s per GPU, over the "
+    .. "dense peak of the workload's recipe on that system (BF16; FP8 for an FP8 recipe; this machine: its measured "
+    .. "peak). MosaicML's published runs report theirs (data/gpu-runs.csv, mfu_published): a projection far from "
+    .. "what published runs of its stack reach deserves a second look.", "small")
+  doc:table { columns = columns, rows = rows,
+              caption = "Implied MFU per system (rows) and decision-page workload (columns), projected; no fit: "
+                .. "the workload does not fit one device of that system; –: not projected." }
+end
+
 -- The context narrowed to the scenario's compared systems (and this machine): what a body chart plots.
 local function compared(results, ctx)
   local want, list = {}, {}
@@ -578,6 +612,7 @@ local function projection(doc, results, exp)
     d:section("Memory-bound share and verdicts, every workload", 2)
     memory_table(d, ctx, exp)
     for _, w in ipairs(ctx.workloads) do verdict(d, ctx, exp, w) end
+    mfu_table(d, results, ctx, exp)
   end)
   doc:paragraph(("Every time below is projected: on the catalog's GPUs each op of the workload's plan timed with its "
     .. "software stack's profile (above), on this machine from its own calibration, summed over the steps the "

@@ -157,12 +157,27 @@ local function run_one(e, budget)
 end
 
 
+-- The projection, a stage over the results after every experiment ran (src/predict/project.h):
+-- each model experiment's calibration onto the catalog's systems, the stack profiles fitted on
+-- the published runs, the vendor claims beside them, the link the collective measured; what it
+-- adds goes into that experiment's results and info.
+local function project(doc)
+  local added = bench.project(doc.experiments, catalog.load().rows, catalog.data("data/gpu-runs.csv"),
+                              catalog.data("data/vendor-claims.csv"))
+  for i, a in pairs(added) do
+    local e = doc.experiments[i]
+    if a.error then
+      e.info.projection_error = a.error
+    else
+      for _, r in ipairs(a.results) do e.results[#e.results + 1] = r end
+      for k, v in pairs(a.info) do e.info[k] = v end
+    end
+  end
+end
+
 -- Runs every experiment; meta = { path=, source=, command= } from the C program.
 function M.execute(scn, ctx, meta)
   local started, t0 = bench.wall(), bench.now()
-  -- what the model experiment projects onto, the published runs its GPU profiles fit on, and
-  -- the vendor claims it reconciles
-  bench.set_catalog(catalog.load().rows, catalog.data("data/gpu-runs.csv"), catalog.data("data/vendor-claims.csv"))
   local p = scn.params
   local budget = p.budget_s * (1 - REPORT_RESERVE)
   local weights = 0
@@ -205,6 +220,7 @@ function M.execute(scn, ctx, meta)
       doc.experiments[#doc.experiments + 1] = rec
     end
   end
+  project(doc)
   -- what the training-time model reads, from the measurements above (sparkreport.calibration)
   doc.calibration = require("sparkreport.calibration").build(doc)
   local finished = bench.wall()

@@ -9,7 +9,6 @@
 #include <lauxlib.h>
 
 #include "exp/experiment.h"
-#include "exp/validate/validate.h"
 #include "predict/project.h"
 #include "lua/convert.h"
 #include "lua/embedded.h"
@@ -17,6 +16,7 @@
 #include "lua/state.h"
 #include "util/env.h"
 #include "util/error.h"
+#include "util/json.h"
 #include "util/mwu.h"
 #include "util/progress.h"
 #include "util/schema.h"
@@ -95,39 +95,63 @@ static int l_parse(lua_State *L)
     return 1;
 }
 
-/* bench.run(name, params, budget_s) -> {results, skipped, info} | nil, message */
-/* bench.set_catalog(rows [, runs [, claims]]): the catalog rows the model experiment projects
- * onto, the published GPU runs its stack profiles fit on, the vendor claims it reconciles. */
-static int l_set_catalog(lua_State *L)
+/* bench.project(experiments, catalog [, runs [, claims]]) -> { [i] = { results, info } | { error } }:
+ * the projection stage (src/predict/project.h) over the results document's experiments, after
+ * they all ran: each model experiment's calibration projected onto the catalog rows, the stack
+ * profiles fitted on the published GPU runs, the vendor claims reconciled, the link the
+ * collective experiment measured used for scale-out. For the i-th experiment, what to append
+ * to its results and add to its info; nothing for an experiment with nothing to project. */
+static int l_project(lua_State *L)
 {
+    static const char *const names[] = { "catalog", "runs", "claims" };
     if (sr_lua_is_scenario(L))
-        return luaL_error(L, "bench.set_catalog is not available in a scenario");
+        return luaL_error(L, "bench.project is not available in a scenario");
     luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TTABLE);
     char err[1024];
-    cJSON *rows = lua_to_json(L, 1, "catalog", err, sizeof err);
-    if (!rows)
-        return luaL_error(L, "%s", err);
-    predict_set_catalog(rows);
-    cJSON_Delete(rows);
-    cJSON *more[2] = { NULL, NULL };
-    for (int i = 0; i < 2; i++) {
+    cJSON *lists[3] = { NULL, NULL, NULL }, *exps = NULL;
+    for (int i = 0; i < 3; i++) {
         if (lua_isnoneornil(L, 2 + i))
             continue;
         luaL_checktype(L, 2 + i, LUA_TTABLE);
-        lua_pushvalue(L, 2 + i);
-        more[i] = lua_to_json(L, -1, i ? "claims" : "runs", err, sizeof err);
-        lua_pop(L, 1);
-        if (!more[i]) {
-            cJSON_Delete(more[0]);
-            return luaL_error(L, "%s", err);
-        }
+        if (!(lists[i] = lua_to_json(L, 2 + i, names[i], err, sizeof err)))
+            goto fail;
     }
-    predict_set_published(more[0], more[1]);
-    cJSON_Delete(more[0]);
-    cJSON_Delete(more[1]);
-    return 0;
+    if (!(exps = lua_to_json(L, 1, "experiments", err, sizeof err)))
+        goto fail;
+    struct predict_inputs in = { .catalog = lists[0], .runs = lists[1], .claims = lists[2] };
+    predict_inputs_link(exps, &in);
+    const struct experiment *model = experiment_find("model");
+    const cJSON *e;
+    int i = 0;
+    lua_newtable(L);
+    cJSON_ArrayForEach(e, exps) {
+        i++;
+        if (strcmp(json_str(e, "name", ""), "model") != 0)
+            continue;
+        cJSON *out = cJSON_CreateObject();
+        cJSON *norm = param_check("model", model->params, cJSON_GetObjectItemCaseSensitive(e, "params"), err, sizeof err);
+        int rc = norm ? predict_stage(e, norm, &in, out, err, sizeof err) : -1;
+        if (rc < 0)
+            cJSON_AddStringToObject(out, "error", err);
+        if (rc <= 0) {
+            lua_push_json(L, out);
+            lua_rawseti(L, -2, i);
+        }
+        cJSON_Delete(norm);
+        cJSON_Delete(out);
+    }
+    cJSON_Delete(exps);
+    for (int k = 0; k < 3; k++)
+        cJSON_Delete(lists[k]);
+    return 1;
+fail:
+    for (int k = 0; k < 3; k++)
+        cJSON_Delete(lists[k]);
+    return luaL_error(L, "%s", err);
 }
 
+/* bench.run(name, params, budget_s) -> {results, skipped, info} | nil, message */
 static int l_run(lua_State *L)
 {
     const struct experiment *exp;
@@ -346,9 +370,9 @@ static const luaL_Reg bench_funcs[] = {
     { "note", l_note },
     { "now", l_now },
     { "parse", l_parse },
+    { "project", l_project },
     { "resource", l_resource },
     { "run", l_run },
-    { "set_catalog", l_set_catalog },
     { "sha256", l_sha256 },
     { "stopping", l_stopping },
     { "wall", l_wall },

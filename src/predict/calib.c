@@ -3,10 +3,14 @@
 #include "predict/calib.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/error.h"
+#include "util/json.h"
+
+static const cJSON *field(const cJSON *o, const char *name) { return cJSON_GetObjectItemCaseSensitive(o, name); }
 
 double predict_curve_eval(const struct predict_curve *c, double x)
 {
@@ -156,4 +160,79 @@ double predict_op_seconds(const struct predict_calib *c, const struct net_op *op
     if (mem_bound)
         *mem_bound = (op->bytes_read + op->bytes_written) / c->bw > op->flops / c->peak;
     return t;
+}
+
+/* ---- a calibration as a results file carries it ---- */
+
+int predict_calib_ceilings(const cJSON *ci, struct predict_calib *c, char *err, size_t errlen)
+{
+    const cJSON *pk = field(ci, "peak_flops");
+    static const char *const need[] = { "bandwidth_Bps", "op_overhead_s" };
+    for (int i = 0; i < 2; i++)
+        if (!cJSON_IsNumber(field(ci, need[i]))) {
+            snprintf(err, errlen, "info.calibration.%s is missing", need[i]);
+            return -1;
+        }
+    if (!cJSON_IsNumber(field(pk, "fp32"))) {
+        snprintf(err, errlen, "info.calibration.peak_flops.fp32 is missing");
+        return -1;
+    }
+    c->peak = field(pk, "fp32")->valuedouble;
+    for (int d = 0; d < NET_NDTYPES; d++)
+        c->peak_dtype[d] = json_num(pk, net_dtype_names[d], 0);
+    c->bw = field(ci, "bandwidth_Bps")->valuedouble;
+    c->overhead_s = field(ci, "op_overhead_s")->valuedouble;
+    c->q = json_num(field(ci, "combine"), "q", 1);
+    /* the matmul curve ends at the sustained peak: larger GEMMs reach it */
+    predict_curve_add(&c->curve[NET_MATMUL], json_num(ci, "peak_gemm_flops", 0), 1.0);
+    return 0;
+}
+
+/* The op a calibration record describes (timed_json's fields); 0, or -1 when a name is unknown. */
+static int record_op(const cJSON *r, struct net_op *op)
+{
+    const char *kind = json_str(r, "kind", ""), *dt = json_str(r, "dtype", ""), *dto = json_str(r, "dtype_out", "");
+    memset(op, 0, sizeof *op);
+    op->kind = NET_NKINDS;
+    op->dtype = op->dtype_out = NET_NDTYPES;
+    for (int k = 0; k < NET_NKINDS; k++)
+        if (strcmp(net_kinds[k].name, kind) == 0)
+            op->kind = k;
+    for (int d = 0; d < NET_NDTYPES; d++) {
+        if (strcmp(net_dtype_names[d], dt) == 0)
+            op->dtype = d;
+        if (strcmp(net_dtype_names[d], dto) == 0)
+            op->dtype_out = d;
+    }
+    op->which = (int)json_num(r, "which", 0);
+    op->m = json_num(r, "m", 0);
+    op->n = json_num(r, "n", 0);
+    op->k = json_num(r, "k", 0);
+    op->flops = json_num(r, "flops", 0);
+    op->bytes_read = json_num(r, "bytes", 0);
+    return op->kind == NET_NKINDS || op->dtype == NET_NDTYPES || op->dtype_out == NET_NDTYPES ? -1 : 0;
+}
+
+/* Every op keeps its first time, as the run's calibration does (the model experiment, src/exp/validate). */
+int predict_calib_load(const cJSON *e, struct predict_calib *c, char *err, size_t errlen)
+{
+    const cJSON *r;
+    memset(c, 0, sizeof *c);
+    if (predict_calib_ceilings(field(field(e, "info"), "calibration"), c, err, errlen) != 0)
+        return -1;
+    cJSON_ArrayForEach(r, field(e, "results")) {
+        struct net_op op;
+        if (strcmp(json_str(r, "series", ""), "calibration") != 0)
+            continue;
+        if (record_op(r, &op) != 0 || !(json_num(r, "median_s", 0) > 0)) {
+            snprintf(err, errlen, "a calibration record names an unknown op (kind '%.40s', dtype '%.20s') or has no "
+                     "median_s", json_str(r, "kind", "?"), json_str(r, "dtype", "?"));
+            predict_calib_free(c);
+            return -1;
+        }
+        if (predict_calib_lookup(c, &op) < 0)
+            predict_calib_add(c, &op, json_num(r, "median_s", 0));
+    }
+    predict_calib_finish(c);
+    return 0;
 }

@@ -7,6 +7,10 @@
 #ifndef SR_PREDICT_CALIB_H
 #define SR_PREDICT_CALIB_H
 
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
 #include "net/plan.h"
 
 #define PREDICT_CURVE_MAX 64
@@ -86,5 +90,14 @@ double predict_system_peak(const struct predict_system *s, enum net_dtype d);
  * else the curves. *mem_bound: its bytes at the bandwidth take longer than its FLOPs at the peak.
  * Systems that were not measured are timed by their stack's profile (stack.h). */
 double predict_op_seconds(const struct predict_calib *c, const struct net_op *op, int *mem_bound);
+
+/* The ceilings a device's calibration wrote into info.calibration (peak_flops per dtype, fp32
+ * at least; peak_gemm_flops; bandwidth_Bps; op_overhead_s; combine.q) into c, the way the run
+ * fills them on every device; 0, or -1 naming the field that is missing. */
+int predict_calib_ceilings(const cJSON *calibration, struct predict_calib *c, char *err, size_t errlen);
+/* A model experiment of a results document (its info.calibration and its records of series
+ * calibration, each an op timed on its own) as the calibration its run built: each op keeps its
+ * first time; 0, or -1 with a message. predict_calib_free() it. */
+int predict_calib_load(const cJSON *experiment, struct predict_calib *c, char *err, size_t errlen);
 
 #endif

@@ -16,23 +16,6 @@
 #include "util/param.h"
 #include "util/error.h"
 
-static cJSON *catalog_rows, *published_runs, *vendor_claims;
-
-void predict_set_catalog(const cJSON *rows)
-{
-    cJSON_Delete(catalog_rows);
-    catalog_rows = rows ? cJSON_Duplicate(rows, 1) : NULL;
-    predict_scale_set_catalog(rows);
-}
-
-void predict_set_published(const cJSON *runs, const cJSON *claims)
-{
-    cJSON_Delete(published_runs);
-    cJSON_Delete(vendor_claims);
-    published_runs = runs ? cJSON_Duplicate(runs, 1) : NULL;
-    vendor_claims = claims ? cJSON_Duplicate(claims, 1) : NULL;
-}
-
 /* Assumptions where a catalog row is silent (stated in the report's rules). */
 #define PCIE_LINK_BPS 128e9     /* PCIe Gen5 x16: about 64 GB/s each way, both ways together */
 #define HOST_BW_BPS 200e9       /* host memory behind a discrete GPU, when the row gives none */
@@ -209,7 +192,8 @@ static void system_measured(const struct predict_calib *c, struct predict_system
  * memory_bytes, shared_pool, catalog_id): its peaks per dtype and its device memory. A GPU that
  * is a catalog system's (a GB10 is a DGX Spark's) takes that system's id, name, power and price:
  * its row is this run's measurements, not the catalog's figures. Returns the catalog id or "". */
-static const char *system_measured_gpu(const struct predict_calib *c, const cJSON *cal, struct predict_system *s)
+static const char *system_measured_gpu(const struct predict_calib *c, const cJSON *cal, const cJSON *catalog,
+                                       struct predict_system *s)
 {
     const char *id = str(cal, "catalog_id");
     const cJSON *row = NULL, *r;
@@ -220,7 +204,7 @@ static const char *system_measured_gpu(const struct predict_calib *c, const cJSO
     s->memory = num(cal, "memory_bytes") > 0 ? num(cal, "memory_bytes") : s->memory;
     s->shared_pool = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cal, "shared_pool"));
     snprintf(s->name, sizeof s->name, "this machine (%.100s, measured)", str(cal, "device_name"));
-    cJSON_ArrayForEach(r, catalog_rows)
+    cJSON_ArrayForEach(r, catalog)
         if (id[0] && strcmp(str(r, "id"), id) == 0)
             row = r;
     if (!row)
@@ -314,6 +298,16 @@ static void step_time(const struct predict_calib *c, const struct predict_stack 
         t->s[2] *= fmax(1, exp(st->loo_hi));
     }
     free(plan);
+}
+
+double predict_step_seconds(const struct predict_calib *c, const struct net_shape *s, enum net_prec p,
+                            double *by_class)
+{
+    struct step_time t;
+    step_time(c, NULL, NULL, s, p, &t);
+    for (int k = 0; by_class && k < NET_NCLASSES; k++)
+        by_class[k] = t.cls[k];
+    return t.s[1];
 }
 
 static char *gb(double bytes, char *buf, size_t n)
@@ -483,11 +477,11 @@ static cJSON *system_json(const struct predict_system *s)
 
 /* The GPU stack profiles fitted on the published runs (each left out in turn): their records
  * and info.stack_profiles; a data file that cannot be read is info.stack_error. */
-static void fit_profiles(cJSON *results, cJSON *info)
+static void fit_profiles(const struct predict_inputs *in, cJSON *results, cJSON *info)
 {
     struct predict_run *runs = NULL;
     char err[300];
-    int n = published_runs ? predict_runs_load(published_runs, catalog_rows, &runs, err, sizeof err) : 0;
+    int n = in->runs ? predict_runs_load(in->runs, in->catalog, &runs, err, sizeof err) : 0;
     if (n < 0) {
         cJSON_AddStringToObject(info, "stack_error", err);
         return;
@@ -517,13 +511,13 @@ static double flops_per_token(const struct predict_workload *w)
 
 /* A vendor's published training rate beside the FLOP arithmetic: what it needs per second
  * against the system's dense peaks, and our projection of the same workload. */
-static void vendor_claims_json(cJSON *results)
+static void vendor_claims_json(const struct predict_inputs *in, cJSON *results)
 {
     const cJSON *c;
-    cJSON_ArrayForEach(c, vendor_claims) {
+    cJSON_ArrayForEach(c, in->claims) {
         const struct predict_workload *w = predict_workload_find(str(c, "workload"));
         const cJSON *row = NULL, *p, *x;
-        cJSON_ArrayForEach(x, catalog_rows) {
+        cJSON_ArrayForEach(x, in->catalog) {
             if (strcmp(str(x, "id"), str(c, "system")) == 0)
                 row = x;
         }
@@ -571,8 +565,8 @@ static void measured_gpu_rule(cJSON *rules, const cJSON *cal, const char *replac
     cJSON_AddStringToObject(rules, "measured_catalog_row", text);
 }
 
-void predict_project(const cJSON *params, const struct predict_calib *c, const char *device, cJSON *results,
-                   cJSON *info)
+void predict_project(const cJSON *params, const struct predict_calib *c, const char *device, const cJSON *measured,
+                     const struct predict_inputs *in, cJSON *results, cJSON *info)
 {
     const cJSON *wl = param_get(params, "workloads"), *sl = param_get(params, "systems"), *row;
     struct predict_workload own;
@@ -581,21 +575,21 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
         custom_workload(params, &own);
     if (is_none(wl) && !has_own)
         return;
-    fit_profiles(results, info);
+    fit_profiles(in, results, info);
     /* the measured machine's band: the validation's largest error (at least 5 %), and 10 % more
      * because the reference workloads' ops are larger than any the calibration timed */
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(info, "validation"),
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(measured, "validation"),
                                                       "max_abs_error");
     double band = fmax(0.05, cJSON_IsNumber(v) ? v->valuedouble : 0.5) + 0.10;
-    int nsys = 2 + cJSON_GetArraySize(catalog_rows);
+    int nsys = 2 + cJSON_GetArraySize(in->catalog);
     struct predict_system *sys = xmalloc((size_t)nsys * sizeof *sys);
-    const cJSON *cal = cJSON_GetObjectItemCaseSensitive(info, "calibration");
+    const cJSON *cal = cJSON_GetObjectItemCaseSensitive(measured, "calibration");
     int gpu = device && strcmp(device, "gpu") == 0;
-    const char *mine = gpu ? system_measured_gpu(c, cal, &sys[0]) : "";
+    const char *mine = gpu ? system_measured_gpu(c, cal, in->catalog, &sys[0]) : "";
     if (!gpu)
         system_measured(c, &sys[0]);
     nsys = 1;
-    cJSON_ArrayForEach(row, catalog_rows) {
+    cJSON_ArrayForEach(row, in->catalog) {
         if (listed(sl, str(row, "id")) && num(row, "mem_bw_gbs") > 0 && num(row, "memory_gb") > 0
             && strcmp(str(row, "id"), mine) != 0)
             system_from_row(row, &sys[nsys++]);
@@ -613,7 +607,7 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
         for (int j = 0; j < nsys; j++)
             cJSON_AddItemToArray(results, projection_json(c, &sys[j], w, band));
     }
-    vendor_claims_json(results);
+    vendor_claims_json(in, results);
     cJSON *rules = cJSON_AddObjectToObject(info, "projection_rules");
     cJSON_AddStringToObject(rules, "measured",
         "this machine: every op from its own calibration (curves of efficiency against size, extended to the "
@@ -656,5 +650,33 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
                             "not the whole server's; the decision pages count the whole system's power per GPU instead, "
                             "host included, from data/costs.csv); price: the catalog's purchase price, not a rental cost");
     free(sys);
-    predict_scale(results, info);       /* N = 1, 2, 4, 8 devices of each projection above */
+    predict_scale(in, results, info);   /* N = 1, 2, 4, 8 devices of each projection above */
+}
+
+void predict_inputs_link(const cJSON *experiments, struct predict_inputs *in)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, experiments) {
+        const cJSON *info = cJSON_GetObjectItemCaseSensitive(e, "info");
+        if (strcmp(str(e, "name"), "collective") == 0 && num(info, "link_gbps_bus") > 0) {
+            in->link_Bps = num(info, "link_gbps_bus") * 1e9;
+            in->link_ranks = num(info, "link_ranks");
+            in->link_hosts = (int)num(info, "link_hosts");
+        }
+    }
+}
+
+int predict_stage(const cJSON *e, const cJSON *params, const struct predict_inputs *in, cJSON *out, char *err,
+                  size_t errlen)
+{
+    const cJSON *info = cJSON_GetObjectItemCaseSensitive(e, "info");
+    struct predict_calib c;
+    if (!cJSON_GetObjectItemCaseSensitive(info, "calibration"))
+        return 1;
+    if (predict_calib_load(e, &c, err, errlen) != 0)
+        return -1;
+    predict_project(params, &c, str(e, "device"), info, in, cJSON_AddArrayToObject(out, "results"),
+                    cJSON_AddObjectToObject(out, "info"));
+    predict_calib_free(&c);
+    return 0;
 }

@@ -8,14 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "predict/project.h"
 #include "util/json.h"
 
 static const int scale_devices[] = { 1, 2, 4, 8 };
 #define NDEV ((int)(sizeof scale_devices / sizeof scale_devices[0]))
-
-static cJSON *fabric_rows;
-static double measured_Bps, measured_ranks;
-static int measured_hosts;
 
 double predict_scale_traffic(int n, double grad_bytes, double param_bytes, double zero3_micro)
 {
@@ -30,42 +27,29 @@ double predict_scale_step(double compute_s, double traffic_bytes, double link_Bp
     return compute_s + (traffic_bytes > 0 ? (1 - hidden) * traffic_bytes / link_Bps : 0);
 }
 
-void predict_scale_set_catalog(const cJSON *rows)
-{
-    cJSON_Delete(fabric_rows);
-    fabric_rows = rows ? cJSON_Duplicate(rows, 1) : NULL;
-}
-
-void predict_scale_set_measured(double bus_Bps, double ranks, int hosts)
-{
-    measured_Bps = bus_Bps;
-    measured_ranks = ranks;
-    measured_hosts = hosts;
-}
-
-static const cJSON *row_of(const char *id)
+static const cJSON *row_of(const cJSON *rows, const char *id)
 {
     const cJSON *r;
-    cJSON_ArrayForEach(r, fabric_rows)
+    cJSON_ArrayForEach(r, rows)
         if (strcmp(json_str(r, "id", ""), id) == 0)
             return r;
     return NULL;
 }
 
 /* The link for n devices of system id: bytes/s, with its source in src; 0 with why. */
-static double link_for(const char *id, int n, char *src, size_t sn)
+static double link_for(const struct predict_inputs *in, const char *id, int n, char *src, size_t sn)
 {
     if (strcmp(id, "this") == 0) {
-        if (measured_Bps > 0 && measured_hosts >= 2) {
-            snprintf(src, sn, "measured: this run's all-reduce bus bandwidth, %.0f ranks on %d hosts", measured_ranks,
-                     measured_hosts);
-            return measured_Bps;
+        if (in->link_Bps > 0 && in->link_hosts >= 2) {
+            snprintf(src, sn, "measured: this run's all-reduce bus bandwidth, %.0f ranks on %d hosts", in->link_ranks,
+                     in->link_hosts);
+            return in->link_Bps;
         }
-        snprintf(src, sn, measured_Bps > 0 ? "no link between machines measured: the collective ran on one host"
+        snprintf(src, sn, in->link_Bps > 0 ? "no link between machines measured: the collective ran on one host"
                                            : "no link measured: the collective did not run between machines");
         return 0;
     }
-    const cJSON *r = row_of(id);
+    const cJSON *r = row_of(in->catalog, id);
     double domain = json_num(r, "fabric_nvlink_domain", 0), up = json_num(r, "fabric_scaleup_gbs", 0);
     double nic = json_num(r, "fabric_nic_gbs_per_gpu", 0);
     if (n <= domain && up > 0) {
@@ -107,7 +91,8 @@ struct scale_one {
     int zero3;                      /* n > 1 shards instead of offloading */
 };
 
-static cJSON *record(const cJSON *p, const struct scale_one *s, double step1, int n, double link, const char *src)
+static cJSON *record(const cJSON *p, const struct scale_one *s, double step1, int n, double link, const char *src,
+                     const cJSON *rows)
 {
     double micro = s->zero3 ? fmax(1, ceil(s->accum / n)) : 0;     /* each device's share of the micro-batches */
     double traffic = n > 1 ? predict_scale_traffic(n, s->grad_bytes, s->param_bytes, micro) : 0, c = s->compute_s / n;
@@ -124,7 +109,7 @@ static cJSON *record(const cJSON *p, const struct scale_one *s, double step1, in
     cJSON_AddStringToObject(r, "sharding", n > 1 && s->zero3 ? "ZeRO-3" : n > 1 ? "data parallel" : "one device");
     cJSON_AddNumberToObject(r, "link_Bps", n > 1 ? link : 0);
     cJSON_AddStringToObject(r, "link_source", n > 1 ? src : "one device: no link");
-    const char *cite = json_str(row_of(json_str(p, "system", "")), "fabric_sources", NULL);
+    const char *cite = json_str(row_of(rows, json_str(p, "system", "")), "fabric_sources", NULL);
     if (n > 1 && cite && strncmp(src, "spec", 4) == 0)
         cJSON_AddStringToObject(r, "link_sources", cite);
     cJSON_AddNumberToObject(r, "traffic_bytes", traffic);
@@ -202,7 +187,7 @@ static void rules(cJSON *info)
                             "step on one / (N x step on N)");
 }
 
-void predict_scale(cJSON *results, cJSON *info)
+void predict_scale(const struct predict_inputs *in, cJSON *results, cJSON *info)
 {
     const cJSON *p;
     cJSON *add = cJSON_CreateArray(), *skip = cJSON_CreateArray();
@@ -218,11 +203,12 @@ void predict_scale(cJSON *results, cJSON *info)
         }
         for (int i = 0; i < NDEV; i++) {
             int n = scale_devices[i];
-            double link = n > 1 ? link_for(json_str(p, "system", ""), n, src, sizeof src) : 0;
+            double link = n > 1 ? link_for(in, json_str(p, "system", ""), n, src, sizeof src) : 0;
             if (n > 1 && !(link > 0))
                 not_projected(skip, p, n, src);
             else
-                cJSON_AddItemToArray(add, record(p, &s, s.compute_s + json_num(p, "offload_s_per_step", 0), n, link, src));
+                cJSON_AddItemToArray(add, record(p, &s, s.compute_s + json_num(p, "offload_s_per_step", 0), n, link, src,
+                                                                 in->catalog));
         }
     }
     while (cJSON_GetArraySize(add) > 0)

@@ -25,15 +25,11 @@ double predict_scale_traffic(int n, double grad_bytes, double param_bytes, doubl
 /* A device's compute (compute_s: its share of the step) plus the traffic's exposed part: (1 - hidden) x bytes / link_Bps. */
 double predict_scale_step(double compute_s, double traffic_bytes, double link_Bps, double hidden);
 
-/* The catalog rows with their fabric columns (set with the projection's catalog). */
-void predict_scale_set_catalog(const cJSON *rows);
-
-/* The collective experiment's largest all-reduce: bus bandwidth (bytes/s) over ranks on hosts. */
-void predict_scale_set_measured(double bus_Bps, double ranks, int hosts);
+struct predict_inputs;
 
 /* Appends a "scaleout" record per projection record in results (series "projection", with a
- * step time) and device count, using info.workloads for the parameter counts; adds
- * info.scaleout_rules and info.scaleout_not_projected. */
-void predict_scale(cJSON *results, cJSON *info);
+ * step time) and device count, using info.workloads for the parameter counts and in's catalog
+ * (fabric columns) and measured link; adds info.scaleout_rules and info.scaleout_not_projected. */
+void predict_scale(const struct predict_inputs *in, cJSON *results, cJSON *info);
 
 #endif

@@ -213,14 +213,11 @@ static void projection(void)
         "{\"id\":\"small\",\"name\":\"small box\",\"memory\":\"LPDDR5X unified\",\"memory_gb\":8,"
         "\"mem_bw_gbs\":100,\"fp32_tflops\":10,\"bf16_tflops\":20}]", GPU_ROWS);
     cJSON *rows = cJSON_Parse(buf), *runs = synthetic_runs(rows, -1, 1);
-    predict_set_catalog(rows);
-    predict_set_published(runs, NULL);
-    cJSON_Delete(rows);
-    cJSON_Delete(runs);
+    struct predict_inputs in = { .catalog = rows, .runs = runs };
     struct predict_calib c = { .peak = 1e11, .bw = 1e10, .q = 64 };
     cJSON *p = params("{\"workloads\":[\"gpt2-1.5b\",\"llama-3.1-8b\"],\"systems\":[\"compute\",\"memory\",\"small\"]}");
     cJSON *results = cJSON_CreateArray(), *info = cJSON_CreateObject();
-    predict_project(p, &c, "cpu", results, info);
+    predict_project(p, &c, "cpu", NULL, &in, results, info);
     const cJSON *fitted = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(info, "stack_profiles"), 0), "params");
     double mm_eta = cJSON_GetObjectItem(fitted, "matmul_eta_hopper")->valuedouble;
     double att_eta = cJSON_GetObjectItem(fitted, "attention_eta_hopper")->valuedouble;
@@ -290,8 +287,8 @@ static void projection(void)
     cJSON_Delete(results);
     cJSON_Delete(info);
     cJSON_Delete(p);
-    predict_set_catalog(NULL);
-    predict_set_published(NULL, NULL);
+    cJSON_Delete(rows);
+    cJSON_Delete(runs);
 }
 
 static void messages(void)
@@ -320,13 +317,13 @@ static void messages(void)
 /* The scenario's own workload and system are projected beside the reference ones. */
 static void scenario_rows(void)
 {
-    predict_set_catalog(NULL);
+    struct predict_inputs in = { 0 };
     struct predict_calib c = { .peak = 1e11, .bw = 1e10, .q = 64 };
     cJSON *p = params("{\"workloads\":\"none\",\"workload_name\":\"my 8B\",\"workload_lora_rank\":16,"
                       "\"workload_base\":\"nf4\",\"system_name\":\"my box\",\"system_bw_gbs\":500,"
                       "\"system_memory_gb\":96,\"system_bf16_tflops\":200,\"system_unified\":true}");
     cJSON *results = cJSON_CreateArray(), *info = cJSON_CreateObject();
-    predict_project(p, &c, "cpu", results, info);
+    predict_project(p, &c, "cpu", NULL, &in, results, info);
     EXPECT(count_series(results, "projection") == 2);   /* this machine and the scenario's system */
     const cJSON *r = record(results, "scenario", "scenario");
     EXPECT(r && cJSON_IsTrue(cJSON_GetObjectItem(r, "fits")));

@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "check.h"
+#include "predict/project.h"
 #include "predict/scale.h"
 #include "util/json.h"
 
@@ -59,9 +60,8 @@ static void records(void)
     cJSON *results = cJSON_CreateArray();
     cJSON_AddItemToArray(results, projection("dgx-spark"));
     cJSON_AddItemToArray(results, projection("this"));
-    predict_scale_set_catalog(rows);
-    predict_scale_set_measured(0, 0, 0);
-    predict_scale(results, info);
+    struct predict_inputs in = { .catalog = rows };
+    predict_scale(&in, results, info);
     const cJSON *one = find(results, "dgx-spark", 1), *two = find(results, "dgx-spark", 2), *r8 = find(results, "dgx-spark", 8);
     EXPECT(one && two && r8);
     if (!one || !two || !r8)
@@ -87,15 +87,16 @@ static void records(void)
     info = cJSON_Parse("{\"workloads\":[{\"id\":\"gpt2-124m\",\"params\":124e6,\"tokens\":1.8e6}]}");
     results = cJSON_CreateArray();
     cJSON_AddItemToArray(results, projection("this"));
-    predict_scale_set_measured(10e9, 2, 2);
-    predict_scale(results, info);
+    in.link_Bps = 10e9;
+    in.link_ranks = 2;
+    in.link_hosts = 2;
+    predict_scale(&in, results, info);
     two = find(results, "this", 2);
     EXPECT(two && strstr(json_str(two, "link_source", ""), "measured") != NULL);
     EXPECT(two && fabs(json_num(two, "step_s", 0) - (0.25 + 0.5 * 496e6 / 10e9)) < 1e-12);
     cJSON_Delete(results);
     cJSON_Delete(info);
     cJSON_Delete(rows);
-    predict_scale_set_catalog(NULL);
 }
 
 /* One device had to offload: N devices shard instead (ZeRO-3), the offload's time gone, the
@@ -110,9 +111,8 @@ static void zero3(void)
     cJSON_AddNumberToObject(p, "offload_s_per_step", 0.1);
     cJSON_AddNumberToObject(p, "accum", 4);
     cJSON_AddItemToArray(results, p);
-    predict_scale_set_catalog(rows);
-    predict_scale_set_measured(0, 0, 0);
-    predict_scale(results, info);
+    struct predict_inputs in = { .catalog = rows };
+    predict_scale(&in, results, info);
     const cJSON *two = find(results, "dgx-spark", 2);
     EXPECT(two != NULL);
     if (two) {
@@ -125,7 +125,6 @@ static void zero3(void)
     cJSON_Delete(results);
     cJSON_Delete(info);
     cJSON_Delete(rows);
-    predict_scale_set_catalog(NULL);
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 /* test_validate_gpu.c: the GPU calibration path without a GPU: tests/fixtures/model/gpu.json (a
  * GB10 run's model experiment, hand-made) loaded into a predict_calib the way the run fills it
- * (validate_calib_load: the ceilings of info.calibration, then each op's first time), and the
+ * (predict_calib_load: the ceilings of info.calibration, then each op's first time), and the
  * predictions checked against figures computed by hand from the fixture: a timed op's own time,
  * an untimed BF16 GEMM from the matmul curve and the BF16 peak, a memory-bound op beyond the
  * curve's end, each validation configuration's step as the sum over its plan; then the exact
@@ -13,6 +13,7 @@
 #include "check.h"
 #include "exp/train/train.h"
 #include "exp/validate/validate.h"
+#include "predict/project.h"
 #include "util/fsutil.h"
 #include "util/json.h"
 
@@ -90,7 +91,7 @@ static void steps(const struct predict_calib *c, const cJSON *e)
     int seen = 0;
     for (int i = 0; i < 2; i++) {
         struct train_config cfg = config(want[i].layers);
-        double t = validate_predict(c, &cfg, by_class), classes = 0;
+        double t = predict_step_seconds(c, &cfg.shape, cfg.prec, by_class), classes = 0;
         EXPECT_NEAR(t, want[i].sum, 1e-15);
         for (int k = 0; k < NET_NCLASSES; k++)
             classes += by_class[k];
@@ -115,13 +116,13 @@ static void damaged(cJSON *e)
     cJSON *cal = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e, "info"), "calibration");
     cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "results"), 0);
     cJSON_ReplaceItemInObject(first, "kind", cJSON_CreateString("matmul_sideways"));
-    EXPECT(validate_calib_load(e, &c, err, sizeof err) == -1);
+    EXPECT(predict_calib_load(e, &c, err, sizeof err) == -1);
     EXPECT_STR(err, "a calibration record names an unknown op (kind 'matmul_sideways', dtype 'fp32') or has no median_s");
     cJSON_DeleteItemFromObject(cJSON_GetObjectItemCaseSensitive(cal, "peak_flops"), "fp32");
-    EXPECT(validate_calib_load(e, &c, err, sizeof err) == -1);
+    EXPECT(predict_calib_load(e, &c, err, sizeof err) == -1);
     EXPECT_STR(err, "info.calibration.peak_flops.fp32 is missing");
     cJSON_DeleteItemFromObject(cal, "bandwidth_Bps");
-    EXPECT(validate_calib_load(e, &c, err, sizeof err) == -1);
+    EXPECT(predict_calib_load(e, &c, err, sizeof err) == -1);
     EXPECT_STR(err, "info.calibration.bandwidth_Bps is missing");
 }
 
@@ -133,7 +134,7 @@ int main(void)
     EXPECT(e != NULL);
     if (!e)
         return CHECK_DONE();
-    EXPECT(validate_calib_load(e, &c, err, sizeof err) == 0);
+    EXPECT(predict_calib_load(e, &c, err, sizeof err) == 0);
     EXPECT_STR(err, "");
     ceilings(&c);
     ops(&c);

@@ -70,6 +70,10 @@ void bw_measure_config(struct bw_run_state *rs, enum bw_prec p, double size, enu
                        int threads, const int *cpus, const char *series, const char *cpulist,
                        double mem_limit);
 
+/* The measurements a configuration of `size` counts for progress (series "size" beyond the
+ * caches also times each writing kernel's cached-store twin). */
+int bw_config_slots(const struct bw_plan *pl, double size, const char *series);
+
 /* Adds gbps_best/gbps_median (bytes / time) from rec's time_s. */
 void bw_add_rates(cJSON *rec, double bytes, double bytes_wa);
 

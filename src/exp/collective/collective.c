@@ -14,7 +14,6 @@
 #include "config.h"
 #include "measure/backend.h"
 #include "measure/measure.h"
-#include "predict/scale.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -301,7 +300,7 @@ static void not_measured(cJSON *skipped, const char *item, const char *why)
 }
 
 /* The largest all-reduce measured, through NCCL when device buffers were measured (what a
- * data-parallel step's gradients take): what the scale-out projection may use as the link. */
+ * data-parallel step's gradients take): what the scale-out projection reads as the link (info.link_*, src/predict/project.h). */
 static void publish_link(const cJSON *results, cJSON *info)
 {
     const cJSON *r, *best = NULL;
@@ -319,7 +318,8 @@ static void publish_link(const cJSON *results, cJSON *info)
     cJSON_AddNumberToObject(info, "link_gbps_bus", json_num(best, "gbps_bus", 0));
     cJSON_AddNumberToObject(info, "link_bytes", json_num(best, "bytes", 0));
     cJSON_AddStringToObject(info, "link_buffers", is_device(best) ? "device" : "host");
-    predict_scale_set_measured(json_num(best, "gbps_bus", 0) * 1e9, json_num(best, "ranks", 2), hosts);
+    cJSON_AddNumberToObject(info, "link_ranks", json_num(best, "ranks", 2));
+    cJSON_AddNumberToObject(info, "link_hosts", hosts);
 }
 
 /* Each operation (each ping-pong peer) gets an equal share of what is left; its sizes run in

@@ -8,6 +8,11 @@
 #include "exp/precision/precision.h"
 #include "measure/measure.h"
 
+#define MiB (1024.0 * 1024)
+#define TiB (1024.0 * 1024 * 1024 * 1024)
+#define MEM_SHARE 0.5                   /* of MemAvailable one sweep array may take */
+#define CUT_GRACE_S 2.0                 /* past the budget's end, long kernels abandon their work */
+
 enum prec_part { PART_OVERHEAD, PART_PEAK, PART_GEMM, PART_SWEEP, PART_NUMERICS, NPARTS };
 
 struct prec_run {

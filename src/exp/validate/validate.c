@@ -18,6 +18,7 @@
 #include "exp/validate/validate_int.h"
 #include "measure/backend.h"
 #include "measure/measure.h"
+#include "predict/project.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "util/json.h"
@@ -214,30 +215,6 @@ int validate_combine_rule(cJSON *ci, const struct validate_sweep *s)
 
 static const cJSON *field(const cJSON *o, const char *name) { return cJSON_GetObjectItemCaseSensitive(o, name); }
 static cJSON *part(cJSON *o, const char *name) { return cJSON_GetObjectItemCaseSensitive(o, name); }
-
-int validate_calib_ceilings(const cJSON *ci, struct predict_calib *c, char *err, size_t errlen)
-{
-    const cJSON *pk = field(ci, "peak_flops");
-    static const char *const need[] = { "bandwidth_Bps", "op_overhead_s" };
-    for (int i = 0; i < 2; i++)
-        if (!cJSON_IsNumber(field(ci, need[i]))) {
-            snprintf(err, errlen, "info.calibration.%s is missing", need[i]);
-            return -1;
-        }
-    if (!cJSON_IsNumber(field(pk, "fp32"))) {
-        snprintf(err, errlen, "info.calibration.peak_flops.fp32 is missing");
-        return -1;
-    }
-    c->peak = field(pk, "fp32")->valuedouble;
-    for (int d = 0; d < NET_NDTYPES; d++)
-        c->peak_dtype[d] = json_num(pk, net_dtype_names[d], 0);
-    c->bw = field(ci, "bandwidth_Bps")->valuedouble;
-    c->overhead_s = field(ci, "op_overhead_s")->valuedouble;
-    c->q = json_num(field(ci, "combine"), "q", 1);
-    /* the matmul curve ends at the sustained peak: larger GEMMs reach it */
-    predict_curve_add(&c->curve[NET_MATMUL], json_num(ci, "peak_gemm_flops", 0), 1.0);
-    return 0;
-}
 
 /* ---- the ops of one configuration, each timed on its own ---- */
 
@@ -465,23 +442,6 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
 
 /* ---- prediction and validation ---- */
 
-double validate_predict(const struct predict_calib *c, const struct train_config *cfg, double *by_class)
-{
-    int nops = net_plan(&cfg->shape, cfg->prec, NULL, 0);
-    struct net_op *plan = xmalloc((size_t)nops * sizeof *plan);
-    net_plan(&cfg->shape, cfg->prec, plan, nops);
-    double t = 0;
-    for (int k = 0; k < NET_NCLASSES; k++)
-        by_class[k] = 0;
-    for (int i = 0; i < nops; i++) {
-        double s = predict_op_seconds(c, &plan[i], NULL);
-        by_class[net_kinds[plan[i].kind].cls] += s;
-        t += s;
-    }
-    free(plan);
-    return t;
-}
-
 
 static cJSON *validation_json(const struct train_config *cfg, int idx, double pred, const double *by_class,
                               const cJSON *run)
@@ -601,55 +561,6 @@ static void curves_json(cJSON *ci, const struct predict_calib *c)
     }
 }
 
-/* The op a calibration record describes (timed_json's fields); 0, or -1 when a name is unknown. */
-static int record_op(const cJSON *r, struct net_op *op)
-{
-    const char *kind = json_str(r, "kind", ""), *dt = json_str(r, "dtype", ""), *dto = json_str(r, "dtype_out", "");
-    memset(op, 0, sizeof *op);
-    op->kind = NET_NKINDS;
-    op->dtype = op->dtype_out = NET_NDTYPES;
-    for (int k = 0; k < NET_NKINDS; k++)
-        if (strcmp(net_kinds[k].name, kind) == 0)
-            op->kind = k;
-    for (int d = 0; d < NET_NDTYPES; d++) {
-        if (strcmp(net_dtype_names[d], dt) == 0)
-            op->dtype = d;
-        if (strcmp(net_dtype_names[d], dto) == 0)
-            op->dtype_out = d;
-    }
-    op->which = (int)json_num(r, "which", 0);
-    op->m = json_num(r, "m", 0);
-    op->n = json_num(r, "n", 0);
-    op->k = json_num(r, "k", 0);
-    op->flops = json_num(r, "flops", 0);
-    op->bytes_read = json_num(r, "bytes", 0);
-    return op->kind == NET_NKINDS || op->dtype == NET_NDTYPES || op->dtype_out == NET_NDTYPES ? -1 : 0;
-}
-
-/* Every op keeps its first time, as the run's calibration does (validate_run). */
-int validate_calib_load(const cJSON *e, struct predict_calib *c, char *err, size_t errlen)
-{
-    const cJSON *r;
-    memset(c, 0, sizeof *c);
-    if (validate_calib_ceilings(field(field(e, "info"), "calibration"), c, err, errlen) != 0)
-        return -1;
-    cJSON_ArrayForEach(r, field(e, "results")) {
-        struct net_op op;
-        if (strcmp(json_str(r, "series", ""), "calibration") != 0)
-            continue;
-        if (record_op(r, &op) != 0 || !(json_num(r, "median_s", 0) > 0)) {
-            snprintf(err, errlen, "a calibration record names an unknown op (kind '%.40s', dtype '%.20s') or has no "
-                     "median_s", json_str(r, "kind", "?"), json_str(r, "dtype", "?"));
-            predict_calib_free(c);
-            return -1;
-        }
-        if (predict_calib_lookup(c, &op) < 0)
-            predict_calib_add(c, &op, json_num(r, "median_s", 0));
-    }
-    predict_calib_finish(c);
-    return 0;
-}
-
 /* ---- the run ---- */
 
 /* One device's calibration: the trainer whose ops are timed, whether a host buffer is read
@@ -715,7 +626,7 @@ static void validate_configs(const struct vdevice *d, const struct train_ops *op
             predict_calib_free(&fresh);
             continue;
         }
-        double pred = validate_predict(&fresh, &cfg[i], by_class);
+        double pred = predict_step_seconds(&fresh, &cfg[i].shape, cfg[i].prec, by_class);
         for (int j = 0; j < fresh.ntimed; j++) {    /* the calibration keeps the first time of each op */
             const struct predict_timed *t = &fresh.timed[j];
             struct net_op op = { .kind = t->kind, .which = t->which, .dtype = t->dtype, .dtype_out = t->dtype_out,
@@ -777,10 +688,10 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
         return out;
     }
     snprintf(phase, sizeof phase, "model %s", device);
-    progress_begin(phase, 2 * n + 2, budget_s);
+    progress_begin(phase, 2 * n + 1, budget_s);
     progress_step(0, "calibration: matmul peak, bandwidth, intensity sweep, fixed cost per op");
     cJSON *ci = cJSON_AddObjectToObject(info, "calibration");
-    if (d->ceilings(ci, info, why, sizeof why) != 0 || validate_calib_ceilings(ci, &cal, why, sizeof why) != 0) {
+    if (d->ceilings(ci, info, why, sizeof why) != 0 || predict_calib_ceilings(ci, &cal, why, sizeof why) != 0) {
         progress_end();
         if (d->refusal_skips) {         /* a device that went away, or refused: not measured */
             cJSON_DeleteItemFromObject(info, "calibration");
@@ -798,9 +709,7 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
         cJSON_AddStringToObject(part(info, "validation"), "device_name", json_str(ci, "device_name", ""));
     predict_calib_finish(&cal);
     curves_json(ci, &cal);
-    progress_step(2 * n + 1, "projection");
-    predict_project(params, &cal, device, part(out, "results"), info);
-    progress_step(2 * n + 2, "done");
+    progress_step(2 * n + 1, "done");
     progress_end();
     predict_calib_free(&cal);
     return out;

@@ -1,7 +1,7 @@
 /* validate_int.h: what the model experiment's device halves share (validate.c: the CPU's
  * ceilings and the one flow; validate_gpu.c: a CUDA device's ceilings): the calibration's
  * repetition loop and the combine-rule sweep over a device's own intensity kernel. Each device
- * writes its ceilings into info.calibration; validate_calib_ceilings reads them back into the
+ * writes its ceilings into info.calibration; predict_calib_ceilings reads them back into the
  * predict_calib, for every device alike. Not for other families. */
 #ifndef SR_VALIDATE_INT_H
 #define SR_VALIDATE_INT_H

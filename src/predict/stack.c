@@ -103,7 +103,6 @@ static struct predict_stack stacks[] = {
                "and per-op cost (eager PyTorch dispatching each op from Python: short ops are bound by the host)" },
 };
 #define NSTACKS ((int)(sizeof stacks / sizeof stacks[0]))
-const char predict_stack_ids[] = "pytorch|fused-cuda|megatron-te|hf-peft";   /* stacks[]' ids, in order */
 
 int predict_stack_fitted(const struct predict_stack *st)
 {
@@ -150,7 +149,7 @@ double predict_grad_bytes(enum net_prec p)
     return p == NET_FP32 ? 4 : 2;
 }
 
-double predict_step_seconds(double micro_s, int accum, double update_s, const struct predict_comm *comm,
+double predict_dp_step_seconds(double micro_s, int accum, double update_s, const struct predict_comm *comm,
                             double link)
 {
     double cm = link > 0 && comm ? comm->micro / link : 0, cs = link > 0 && comm ? comm->step / link : 0;
@@ -375,7 +374,7 @@ double predict_run_tokens(const struct predict_stack *st, const double *p, const
     if (r->zero >= 1)               /* the optimizer state is sharded: each GPU updates its share */
         update /= r->gpus;
     double tokens = (double)r->shape.batch * r->shape.seq * r->shape.accum;
-    return tokens / predict_step_seconds(micro, r->shape.accum, update, &r->comm, r->link);
+    return tokens / predict_dp_step_seconds(micro, r->shape.accum, update, &r->comm, r->link);
 }
 
 /* ---- the fit ---- */

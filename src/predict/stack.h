@@ -82,7 +82,7 @@ double predict_grad_bytes(enum net_prec p);
  * traffic comm over link bytes/s: each micro-batch's traffic overlaps with its compute (the larger
  * binds), the step's collective with the last micro-batch's backward (two thirds of it), the rest
  * exposed; link 0: no traffic counted. */
-double predict_step_seconds(double micro_s, int accum, double update_s, const struct predict_comm *comm,
+double predict_dp_step_seconds(double micro_s, int accum, double update_s, const struct predict_comm *comm,
                             double link);
 
 /* One published run: a model shape trained on `gpus` GPUs of a catalog system. */
@@ -121,8 +121,8 @@ void predict_stacks_fit(struct predict_run *runs, int n);
 const struct predict_stack *predict_stack_find(const char *id);
 /* Whether the profile (or the one it takes its efficiencies from) was fitted on runs. */
 int predict_stack_fitted(const struct predict_stack *st);
-/* The ids of every profile, "pytorch|fused-cuda|..." (the scenario's choices). */
-extern const char predict_stack_ids[];
+/* The ids of every profile, as the scenario's choices list them (stack.c's table, in order). */
+#define PREDICT_STACK_IDS "pytorch|fused-cuda|megatron-te|hf-peft"
 
 /* Tokens per second per GPU that profile parameters p predict for a run. */
 double predict_run_tokens(const struct predict_stack *st, const double *p, const struct predict_run *r);

@@ -317,9 +317,13 @@ static void messages(void)
 /* The scenario's own workload and system are projected beside the reference ones. */
 static void scenario_rows(void)
 {
-    struct predict_inputs in = { 0 };
+    char buf[1024];
+    snprintf(buf, sizeof buf, "[%s]", GPU_ROWS);
+    cJSON *gpus = cJSON_Parse(buf), *runs = synthetic_runs(gpus, -1, 1);
+    struct predict_inputs in = { .catalog = gpus, .runs = runs };  /* profiles fitted on them; no catalog
+                                                                       system projected (systems none) */
     struct predict_calib c = { .peak = 1e11, .bw = 1e10, .q = 64 };
-    cJSON *p = params("{\"workloads\":\"none\",\"workload_name\":\"my 8B\",\"workload_lora_rank\":16,"
+    cJSON *p = params("{\"workloads\":\"none\",\"systems\":[\"none\"],\"workload_name\":\"my 8B\",\"workload_lora_rank\":16,"
                       "\"workload_base\":\"nf4\",\"system_name\":\"my box\",\"system_bw_gbs\":500,"
                       "\"system_memory_gb\":96,\"system_bf16_tflops\":200,\"system_unified\":true}");
     cJSON *results = cJSON_CreateArray(), *info = cJSON_CreateObject();
@@ -333,6 +337,8 @@ static void scenario_rows(void)
     EXPECT(w && strcmp(cJSON_GetObjectItem(w, "name")->valuestring, "my 8B") == 0
            && strcmp(cJSON_GetObjectItem(w, "kind")->valuestring, "QLoRA") == 0);
     EXPECT_NEAR(num(w, "params"), 8030261248.0, 0);     /* the defaults are Llama-3.1 8B's shape */
+    cJSON_Delete(gpus);
+    cJSON_Delete(runs);
     cJSON_Delete(results);
     cJSON_Delete(info);
     cJSON_Delete(p);

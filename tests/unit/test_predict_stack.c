@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "exp/validate/validate.h"
 #include "predict/fit.h"
+#include "predict/project.h"
 #include "predict/stack.h"
 #include "util/error.h"
 
@@ -83,23 +85,57 @@ static cJSON *csv_rows(const char *path)
     return rows;
 }
 
-/* systems.csv with fabric.csv's columns as fabric_* (catalog.lua's load and load_fabric). */
+/* A cell as the catalog loader gives it: a number where the text is one. */
+static cJSON *cell(const char *v)
+{
+    char *end;
+    double x = strtod(v, &end);
+    return *v && *end == '\0' ? cJSON_CreateNumber(x) : cJSON_CreateString(v);
+}
+
+/* systems.csv with fabric.csv's columns as fabric_* and spec-ranges.csv's as FIELD_low, FIELD_high,
+ * FIELD_sustained (catalog.lua's load, load_fabric and merge_ranges), numbers as numbers. */
 static cJSON *catalog(void)
 {
-    cJSON *sys = csv_rows("data/systems.csv"), *fab = csv_rows("data/fabric.csv"), *r, *f, *c;
+    cJSON *sys = csv_rows("data/systems.csv"), *fab = csv_rows("data/fabric.csv"), *rng = csv_rows("data/spec-ranges.csv");
+    cJSON *r, *f, *c;
+    cJSON *out = cJSON_CreateArray();
+    cJSON_ArrayForEach(f, sys) {
+        cJSON *row = cJSON_CreateObject();
+        cJSON_ArrayForEach(c, f)
+            cJSON_AddItemToObject(row, c->string, strcmp(c->string, "id") == 0 ? cJSON_CreateString(c->valuestring)
+                                                                                 : cell(c->valuestring));
+        cJSON_AddItemToArray(out, row);
+    }
+    cJSON_Delete(sys);
+    sys = out;
     cJSON_ArrayForEach(r, sys) {
+        const char *id = cJSON_GetObjectItem(r, "id")->valuestring;
         cJSON_ArrayForEach(f, fab) {
-            if (strcmp(cJSON_GetObjectItem(f, "id")->valuestring, cJSON_GetObjectItem(r, "id")->valuestring) != 0)
+            if (strcmp(cJSON_GetObjectItem(f, "id")->valuestring, id) != 0)
                 continue;
             cJSON_ArrayForEach(c, f) {
                 char name[96];
                 snprintf(name, sizeof name, "fabric_%s", c->string);
                 if (strcmp(c->string, "id") != 0)
-                    cJSON_AddStringToObject(r, name, c->valuestring);
+                    cJSON_AddItemToObject(r, name, cell(c->valuestring));
             }
+        }
+        cJSON_ArrayForEach(f, rng) {
+            if (strcmp(cJSON_GetObjectItem(f, "id")->valuestring, id) != 0)
+                continue;
+            char name[96];
+            const char *field = cJSON_GetObjectItem(f, "field")->valuestring;
+            snprintf(name, sizeof name, "%s_low", field);
+            cJSON_AddItemToObject(r, name, cell(cJSON_GetObjectItem(f, "low")->valuestring));
+            snprintf(name, sizeof name, "%s_high", field);
+            cJSON_AddItemToObject(r, name, cell(cJSON_GetObjectItem(f, "high")->valuestring));
+            snprintf(name, sizeof name, "%s_sustained", field);
+            cJSON_AddBoolToObject(r, name, strcmp(cJSON_GetObjectItem(f, "central_is")->valuestring, "sustained") == 0);
         }
     }
     cJSON_Delete(fab);
+    cJSON_Delete(rng);
     return sys;
 }
 
@@ -193,8 +229,8 @@ static void communication(void)
     /* a step: 4 micro-batches of 1 s whose 2 GB at 1 GB/s bind (8 s), 3 GB per step of which two
      * thirds of a micro-batch hide (3 - 2/3 s), an update of 0.5 s */
     struct predict_comm t = { 2e9, 3e9 };
-    EXPECT_NEAR(predict_step_seconds(1, 4, 0.5, &t, 1e9), 8 + (3 - 2.0 / 3) + 0.5, 1e-12);
-    EXPECT_NEAR(predict_step_seconds(1, 4, 0.5, &t, 0), 4.5, 1e-12);      /* no link given: no traffic */
+    EXPECT_NEAR(predict_dp_step_seconds(1, 4, 0.5, &t, 1e9), 8 + (3 - 2.0 / 3) + 0.5, 1e-12);
+    EXPECT_NEAR(predict_dp_step_seconds(1, 4, 0.5, &t, 0), 4.5, 1e-12);      /* no link given: no traffic */
     EXPECT(predict_grad_bytes(NET_BF16) == 2 && predict_grad_bytes(NET_FP8) == 2 && predict_grad_bytes(NET_FP32) == 4);
 }
 
@@ -271,8 +307,141 @@ static void two_sparks(void)
     EXPECT_NEAR(c.micro / predict_link_Bps(8, 450e9, 50e9, 8), 7.0 / 8 * 6 * N / 450e9, 1e-12);
 }
 
+static cJSON *params(const char *json)
+{
+    char err[512];
+    cJSON *given = cJSON_Parse(json), *p = param_check("model", validate_params, given, err, sizeof err);
+    cJSON_Delete(given);
+    if (!p)
+        printf("param_check: %s\n", err);
+    return p;
+}
+
+static const cJSON *record(const cJSON *results, const char *series, const char *workload, const char *system)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, results) {
+        const cJSON *se = cJSON_GetObjectItem(r, "series"), *w = cJSON_GetObjectItem(r, "workload");
+        const cJSON *s = cJSON_GetObjectItem(r, "system");
+        if (cJSON_IsString(se) && strcmp(se->valuestring, series) == 0 && cJSON_IsString(w) && cJSON_IsString(s)
+            && strcmp(w->valuestring, workload) == 0 && strcmp(s->valuestring, system) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+static double num(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, name);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Projects params' workloads onto the cited catalog with the cited runs; the records. */
+static cJSON *project(const char *json, cJSON **info)
+{
+    cJSON *cat = catalog(), *runs = csv_rows("data/gpu-runs.csv"), *claims = csv_rows("data/vendor-claims.csv");
+    struct predict_inputs in = { cat, runs, claims, 0, 0, 0 };
+    struct predict_calib c = { .peak = 1e11, .bw = 1e10, .q = 64 };
+    cJSON *p = params(json), *results = cJSON_CreateArray();
+    *info = cJSON_CreateObject();
+    predict_project(p, &c, "cpu", NULL, &in, results, *info);
+    cJSON_Delete(p);
+    cJSON_Delete(cat);
+    cJSON_Delete(runs);
+    cJSON_Delete(claims);
+    return results;
+}
+
+/* The scenario's own jobs: an 8-GPU FSDP FP8 job on H100s with Transformer Engine, a 2-Spark ZeRO-3
+ * job; their fit and traffic by hand. */
+static void own_jobs(void)
+{
+    const double N = 8030261248.0;
+    cJSON *info, *res = project("{\"workloads\":\"none\",\"systems\":[\"h100-sxm\",\"b200\"],\"workload_name\":\"mine\","
+                                "\"workload_gpus\":8,\"workload_sharding\":\"fsdp\",\"workload_precision\":\"fp8\","
+                                "\"workload_stack\":\"megatron-te\"}", &info);
+    const cJSON *r = record(res, "projection", "scenario", "h100-sxm");
+    EXPECT(r && num(r, "gpus") == 8 && num(r, "zero") == 3 && cJSON_IsTrue(cJSON_GetObjectItem(r, "fits")));
+    EXPECT_STR(cJSON_GetStringValue(cJSON_GetObjectItem(r, "stack")), "megatron-te");
+    EXPECT_NEAR(num(r, "traffic_bytes_per_micro"), 7.0 / 8 * (2 * 2 * N + 2 * N), 1e-12);     /* (7/8)(2W + G) */
+    EXPECT(num(r, "traffic_bytes_per_step") == 0 && num(r, "link_Bps") == 450e9);           /* NVLink 4 */
+    EXPECT_NEAR(num(r, "comm_s"), num(r, "accum") * 7.0 / 8 * 6 * N / 450e9, 1e-12);
+    EXPECT(num(r, "micro_batch") * num(r, "accum") * 8 == 32);                             /* the global batch */
+    EXPECT(num(r, "mfu") > 0 && num(r, "mfu") < 1);
+    EXPECT_NEAR(num(r, "tokens_per_s"), 8 * num(r, "tokens_per_s_per_gpu"), 1e-12);
+    cJSON_Delete(res);
+    cJSON_Delete(info);
+
+    res = project("{\"workloads\":\"none\",\"systems\":[\"dgx-spark\"],\"workload_name\":\"two sparks\","
+                  "\"workload_nodes\":2,\"workload_sharding\":\"zero3\"}", &info);
+    r = record(res, "projection", "scenario", "dgx-spark");
+    EXPECT(r && num(r, "gpus") == 2 && num(r, "zero") == 3 && cJSON_IsTrue(cJSON_GetObjectItem(r, "fits")));
+    EXPECT_NEAR(num(r, "traffic_bytes_per_micro"), 0.5 * 6 * N, 1e-12);    /* (1/2)(2W + G): 24.1 GB */
+    EXPECT(num(r, "link_Bps") == 25e9);                                     /* ConnectX-7, 200 Gb/s */
+    EXPECT_NEAR(num(r, "comm_s"), num(r, "accum") * 3 * N / 25e9, 1e-12);
+    /* each micro-batch's 24.1 GB at 25 GB/s (0.96 s) against its compute: the step is at least that */
+    EXPECT(num(r, "step_s") >= num(r, "accum") * 3 * N / 25e9);
+    cJSON_Delete(res);
+    cJSON_Delete(info);
+
+    /* a reference job one Spark cannot hold: the smallest count that does, over ConnectX-7 */
+    res = project("{\"workloads\":[\"llama-3.1-8b\"],\"systems\":[\"dgx-spark\",\"h100-sxm\"]}", &info);
+    r = record(res, "projection", "llama-3.1-8b", "dgx-spark");
+    EXPECT(r && cJSON_IsFalse(cJSON_GetObjectItem(r, "fits")));
+    r = record(res, "projection_devices", "llama-3.1-8b", "dgx-spark");
+    EXPECT(r && num(r, "devices") == 2 && num(r, "gpus") == 2 && num(r, "zero") == 1 && num(r, "hours") > 0);
+    EXPECT_NEAR(num(r, "traffic_bytes_per_step"), 0.5 * (2 * N + 2 * N), 1e-12);  /* ZeRO-1: (1/2)(G + W) */
+    EXPECT(num(r, "link_Bps") == 25e9 && num(r, "hours_low") < num(r, "hours") && num(r, "hours") < num(r, "hours_high"));
+    /* on the Spark no op above its stack's efficiency on the 62 TFLOP/s peak: the implied MFU is below
+       the profile's Blackwell matmul efficiency */
+    const struct predict_stack *pt = predict_stack_find("pytorch");
+    EXPECT(num(r, "mfu") < pt->p[PREDICT_MM_ETA + PREDICT_BLACKWELL]);
+    EXPECT(record(res, "projection_devices", "llama-3.1-8b", "h100-sxm") != NULL);    /* one H100 offloads */
+    cJSON_Delete(res);
+    cJSON_Delete(info);
+}
+
+/* What the scenario's own job cannot ask, refused naming the field. */
+static void own_job_messages(void)
+{
+    char err[512];
+    static const struct { const char *json, *want; } bad[] = {
+        { "{\"workload_name\":\"a\",\"workload_sharding\":\"zero3\"}",
+          "model: workload 'a': workload_sharding 'zero3 or fsdp' shards over devices: workload_gpus x workload_nodes "
+          "is 1, it needs 2 or more" },
+        { "{\"workload_name\":\"b\",\"workload_stack\":\"fused-cuda\"}",
+          "model: workload 'b': workload_stack 'fused-cuda' (llm.c) trains the GPT-2 layout only (workload_arch gpt2, "
+          "no LoRA, dense), not grouped-query attention (kv_heads)" },
+        { "{\"workload_name\":\"c\",\"workload_precision\":\"fp4\",\"workload_lora_rank\":16,\"workload_base\":\"nf4\"}",
+          "model: workload 'c': workload_precision 'fp4' computes in NVFP4: workload_base 'nf4' (QLoRA's storage "
+          "format, computed in BF16) is another recipe; choose one" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cJSON *p = params(bad[i].json);
+        EXPECT(p && validate_precheck(p, err, sizeof err) == -1);
+        EXPECT_STR(err, bad[i].want);
+        cJSON_Delete(p);
+    }
+    char perr[512];
+    cJSON *given = cJSON_Parse("{\"workload_sharding\":\"zero4\"}");
+    EXPECT(param_check("model", validate_params, given, perr, sizeof perr) == NULL);
+    EXPECT(strstr(perr, "workload_sharding") != NULL);
+    cJSON_Delete(given);
+    /* FP4 where the part has it: B200 projected, H100 not */
+    cJSON *info, *res = project("{\"workloads\":\"none\",\"systems\":[\"h100-sxm\",\"b200\"],\"workload_name\":\"f\","
+                                "\"workload_precision\":\"fp4\",\"workload_lora_rank\":16}", &info);
+    const cJSON *h = record(res, "projection", "scenario", "h100-sxm"), *b = record(res, "projection", "scenario", "b200");
+    EXPECT(h && isnan(num(h, "hours")) && strstr(cJSON_GetStringValue(cJSON_GetObjectItem(h, "fit")),
+           "not projected: the FP4 recipe needs an FP4 peak") != NULL);
+    EXPECT(b && num(b, "hours") > 0);
+    cJSON_Delete(res);
+    cJSON_Delete(info);
+}
+
 int main(void)
 {
+    own_jobs();
+    own_job_messages();
     communication();
     per_op_cost();
     two_sparks();

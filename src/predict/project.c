@@ -668,8 +668,8 @@ static const char *claim_peak_field(const char *precision)
 
 /* A vendor's published training rate as published (precision, sequence length, batch) beside the
  * FLOP arithmetic: what it needs per second against the dense peak of the precision it was run in,
- * and our projection of the same workload at its sequence length and batch (our recipe: BF16
- * compute; the FP4 claim's base is projected as the workload stores it). */
+ * and our projection of the same workload at its sequence length and batch where it states them
+ * (else our workload's), in our recipe (BF16 compute; a 4-bit base as the workload stores it). */
 static void vendor_claims_json(const struct predict_calib *cal, const struct predict_system *sys, int nsys,
                                const struct predict_inputs *in, cJSON *results)
 {
@@ -702,8 +702,10 @@ static void vendor_claims_json(const struct predict_calib *cal, const struct pre
         cJSON_AddStringToObject(r, "precision", str(c, "precision"));
         cJSON_AddStringToObject(r, "source", str(c, "source"));
         cJSON_AddNumberToObject(r, "claimed_tokens_per_s", rate);
-        cJSON_AddNumberToObject(r, "seq", w.shape.seq);
-        cJSON_AddNumberToObject(r, "batch", (double)w.shape.batch * w.shape.accum);
+        if (seq >= 2 && batch >= 1) {      /* as published; else our workload's, which the claim does not state */
+            cJSON_AddNumberToObject(r, "seq", w.shape.seq);
+            cJSON_AddNumberToObject(r, "batch", (double)w.shape.batch * w.shape.accum);
+        }
         cJSON_AddNumberToObject(r, "flops_per_token", f);
         cJSON_AddNumberToObject(r, "needed_flops", rate * f);
         if (peak > 0) {

@@ -292,10 +292,12 @@ local function projection_row(ctx, sys, r)
 end
 
 local function workload_table(doc, ctx, exp, w)
-  local recs, rows = projections(exp, w.id), {}
+  local recs, rows, more = projections(exp, w.id), {}, {}
+  for _, r in ipairs(R.records(exp, { series = "projection_devices", workload = w.id })) do more[r.system] = r end
   for _, sys in ipairs(ctx.system_list) do
     local r = recs[sys.id]
     if r then rows[#rows + 1] = projection_row(ctx, sys, r) end
+    if more[sys.id] and more[sys.id].hours then rows[#rows + 1] = projection_row(ctx, sys, more[sys.id]) end
   end
   doc:paragraph(w.name, "bold")
   doc:paragraph(workload_text(w), "small")
@@ -306,7 +308,8 @@ local function workload_table(doc, ctx, exp, w)
                 { title = "kWh", align = "right", width = 0.09 }, { title = "Price", align = "right" } },
     rows = rows,
     caption = "Fit: what fitting takes (ckpt: activation checkpointing; accum N: gradient accumulation; offload: "
-      .. "optimizer state in host memory). Memory: GB the job needs / GB the system has (a > b: it does not fit). kWh: energy at the catalog's power (the chip alone); n/a: the catalog has "
+      .. "optimizer state in host memory; ZeRO-N over K GPUs: sharded, a row of its own where one device cannot hold "
+      .. "the job: the smallest of 2, 4, 8 that can, with its traffic over the node's link). Memory: GB the job needs / GB the system has (a > b: it does not fit). kWh: energy at the catalog's power (the chip alone); n/a: the catalog has "
       .. "no power figure. Price: the catalog's purchase price per GPU; n/a: the catalog has none (cost per job, "
       .. "rental included: the decision pages).",
   }
@@ -528,25 +531,31 @@ end
 local function vendor_claims(doc, exp)
   local rows = {}
   for _, r in ipairs(R.records(exp, { series = "vendor_claim" })) do
-    local peak = r.fp4_tflops or r.fp8_tflops or r.bf16_tflops
-    rows[#rows + 1] = { ("%s: %s tokens/s (%s)"):format(r.system, fmt.int(r.claimed_tokens_per_s), r.source),
+    local run = (r.seq and r.batch) and (", sequence %d, batch %d"):format(r.seq, r.batch)
+      or ", sequence and batch not stated (projected at the workload's)"
+    local proj = r.projected_tokens_per_s
+    rows[#rows + 1] = { ("%s: %s tokens/s, %s%s (%s)"):format(r.system, fmt.int(r.claimed_tokens_per_s),
+                          (r.precision or "?"):upper(), run, r.source),
                         ("%.1f GFLOP"):format(r.flops_per_token / 1e9),
                         ("%.2f PFLOP/s"):format(r.needed_flops / 1e15),
-                        s(("BF16 %s, FP4 %s TFLOP/s"):format(fmt.rate(r.bf16_tflops or 0), fmt.rate(r.fp4_tflops or 0))),
-                        r.projected_tokens_per_s and p(fmt.int(r.projected_tokens_per_s)) or "–" }
-    if peak and r.needed_flops / 1e12 > peak then
-      rows[#rows][3] = rows[#rows][3] .. (" (%.1fx the %s dense peak)"):format(r.needed_flops / 1e12 / peak,
-                                                                             r.fp4_tflops and "FP4" or "listed")
-    end
+                        r.peak_flops and s(("%s TFLOP/s (%s)"):format(fmt.rate(r.peak_flops / 1e12), (r.precision or "?"):upper()))
+                          or "not in the catalog",
+                        r.share_of_peak and (r.share_of_peak > 1 and { text = ratio(r.share_of_peak), tone = "bad" }
+                          or pct(r.share_of_peak)) or "–",
+                        proj and p(("%s (%s–%s)"):format(fmt.int(proj), fmt.int(r.projected_tokens_per_s_low or proj),
+                          fmt.int(r.projected_tokens_per_s_high or proj))) or "–" }
   end
   if #rows == 0 then return end
   doc:section("Vendor claims beside the arithmetic", 2)
-  doc:table { caption = "A published training rate times the FLOPs one token of that workload needs (our op plan: "
-                .. "forward and backward matmuls and attention) is the compute rate the claim implies, set beside "
-                .. "the system's dense peaks (catalog) and our projection. We do not guess what the vendor counted.",
-              columns = { { title = "Claim", width = 0.36 }, { title = "Per token", align = "right" },
-                          { title = "Needs", align = "right" }, { title = "Dense peaks (spec)", width = 0.2 },
-                          { title = "Projected tokens/s", align = "right" } },
+  doc:table { caption = "A published training rate as published (precision, sequence length, batch) times the FLOPs "
+                .. "one token of that workload needs at that sequence length (our op plan: forward and backward "
+                .. "matmuls and attention) is the compute rate the claim implies, set beside the dense peak of the "
+                .. "precision it was run in (catalog) and our projection of the same workload at the same sequence "
+                .. "length and batch (BF16 compute, band). Above 1x the peak: the claim counts something other than "
+                .. "what a training step computes; we do not guess what.",
+              columns = { { title = "Claim", width = 0.34 }, { title = "Per token", align = "right" },
+                          { title = "Needs", align = "right" }, { title = "Dense peak (spec)", width = 0.14 },
+                          { title = "Of the peak", align = "right" }, { title = "Projected tokens/s", align = "right" } },
               rows = rows }
 end
 

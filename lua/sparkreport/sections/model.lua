@@ -317,11 +317,13 @@ end
 
 -- How the projections were made: the rules the projection wrote (info.projection_rules), so
 -- that the text is this run's.
-local RULES = { "catalog", "measured", "memory", "fit", "offload", "energy" }
+local RULES = { "catalog", "measured", "memory", "fit", "traffic", "offload", "mfu", "energy" }
 local function projection_method(doc, exp)
   doc:paragraph("Every time below is projected: the op list of the workload, each op's time summed over the steps "
     .. "its tokens need. A system's hours are for the whole configuration it runs (GPUs column: llm.c's GPT-2 runs "
-    .. "on up to one node (8 GPUs) of a catalog part, everything else on one device); tokens/s per GPU compares devices.", "small")
+    .. "on up to one node (8 GPUs) of a catalog part, the scenario's own job on its GPUs x nodes, everything else on one "
+    .. "device, and a job one device cannot hold also on the smallest of 2, 4, 8 that can); tokens/s per GPU compares "
+    .. "devices.", "small")
   local rules = exp.info and exp.info.projection_rules or {}
   for _, k in ipairs(RULES) do
     if rules[k] then doc:paragraph(("%s%s."):format(rules[k]:sub(1, 1):upper(), rules[k]:sub(2)), "small") end
@@ -502,7 +504,8 @@ local function runs_table(doc, exp)
   doc:table { caption = "Each published run (tokens/s per GPU) against its prediction; Error = Predicted / "
                 .. "Published - 1. Left out: predicted by the profile fitted without that run; check: a run of a "
                 .. "derived stack, never fitted on. Sources: data/gpu-runs.csv (MosaicML llm-foundry benchmark "
-                .. "tables; llm.c's GPT-2 runs, discussions #481 and #677).",
+                .. "tables; llm.c's GPT-2 runs, discussions #481 and #677; NVIDIA NeMo 24.07 and Megatron-Bridge 25.11 "
+                .. "performance summaries; the Qwen team's single-GPU LoRA profile).",
               columns = { { title = "Model", width = 0.11 }, { title = "System", width = 0.14 },
                           { title = "Seq", align = "right" }, { title = "GPUs", align = "right" },
                           { title = "Micro x acc", align = "right" }, { title = "Ckpt" },
@@ -521,8 +524,9 @@ local function stack_fit(doc, exp)
   end)
   doc:paragraph(("Hours on the catalog's GPUs come from each op of the workload's plan, timed with the efficiency "
     .. "its software stack reaches on that op class at that size (matmuls against the dense peak, attention against "
-    .. "the peak with the causal half counted, every other op against the memory bandwidth, plus a fixed cost per "
-    .. "op). Those efficiencies are fitted on published training throughput (data/gpu-runs.csv, one cited row per "
+    .. "the peak with the causal half counted, every other op against the memory bandwidth; each op the longest of "
+    .. "those and the stack's per-op launch cost, which overlaps with queued kernels and binds only short ops; on "
+    .. "several GPUs the data-parallel traffic over the node's link). Those efficiencies are fitted on published training throughput (data/gpu-runs.csv, one cited row per "
     .. "run), never on this machine: the CPU validation above checks the method here only and does not bound the "
     .. "GPU projections. Every run, predicted with the fit that left it out: %s."):format(label))
   profile_summary(doc, exp)

@@ -9,7 +9,7 @@ return sr.scenario {
   title    = "Memory bandwidth and training time",
   budget_s = 540,                      -- the whole run, measurements included
   template = "procurement",            -- templates/procurement.lua
-  compare  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },   -- the systems the decision pages compare
+  systems  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },   -- the systems the decision pages compare
 
   sr.bandwidth { device = "cpu", kernels = "all", precisions = "all", sizes = "sweep", threads = "sweep" },
   sr.bandwidth { device = "gpu", alloc = "all", transfers = true, contention = true },

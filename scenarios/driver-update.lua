@@ -15,7 +15,7 @@ return sr.scenario {
   title    = "Rerun after a driver update",
   budget_s = 120,
   baseline = "latest",
-  compare  = { "dgx-spark", "h100-sxm" },
+  systems  = { "dgx-spark", "h100-sxm" },
 
   -- CPU: in L1, in the last-level cache and far beyond every cache (the largest size of the sweep).
   sr.bandwidth { device = "cpu", kernels = { "copy", "triad", "read" }, precisions = "fp64",

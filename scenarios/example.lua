@@ -16,7 +16,7 @@ for i = 0, 4 do sizes[#sizes + 1] = (4 ^ i) .. "MiB" end
 return sr.scenario {
   title    = "Bandwidth at a few working sets",
   budget_s = 60,
-  compare  = { "dgx-spark", "h100-sxm" },      -- catalog systems shown beside this machine
+  systems  = { "dgx-spark", "h100-sxm" },      -- catalog systems shown beside this machine
 
   -- Only triad and read, FP32, at the sizes above, with 1 and all threads.
   sr.bandwidth { kernels = { "triad", "read" }, precisions = "fp32", sizes = sizes, threads = "sweep" },

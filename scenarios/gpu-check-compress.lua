@@ -7,7 +7,7 @@ local sr = require "sparkreport"
 return sr.scenario {
   title    = "GPU compression check",
   budget_s = 30,
-  compare  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },
+  systems  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },
 
   sr.compress { device = "gpu", schemes = "all", batches = { 1, 8 }, model_steps = 60 },
 }

@@ -10,7 +10,7 @@ local sr = require "sparkreport"
 return sr.scenario {
   title    = "GPU training-time model check",
   budget_s = 30,
-  compare  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },
+  systems  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },
 
   sr.model { device = "gpu", base_hidden = 256, base_seq = 128,
              workloads = { "gpt2-124m", "llama-3.1-8b-lora" },

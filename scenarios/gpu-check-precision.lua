@@ -7,7 +7,7 @@ local sr = require "sparkreport"
 return sr.scenario {
   title    = "GPU compute per precision check",
   budget_s = 55,
-  compare  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },
+  systems  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },
 
   sr.precision { device = "gpu", formats = "all", parts = "all", gpu_max_square = 8192, budget_s = 50 },
 }

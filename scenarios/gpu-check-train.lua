@@ -8,7 +8,7 @@ local sr = require "sparkreport"
 return sr.scenario {
   title    = "GPU training check",
   budget_s = 55,
-  compare  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },
+  systems  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },
 
   sr.train { device = "gpu", shapes = { "tiny", "gpt2-small" }, precisions = "all", steps = 8, warmup = 2 },
 }

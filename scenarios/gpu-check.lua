@@ -7,7 +7,7 @@ local sr = require "sparkreport"
 return sr.scenario {
   title    = "GPU memory bandwidth check",
   budget_s = 60,
-  compare  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },
+  systems  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },
 
   sr.bandwidth { device = "gpu", alloc = "all", transfers = true, contention = true },
 }

@@ -10,7 +10,7 @@ local sr = require "sparkreport"
 return sr.scenario {
   title    = "Scale-out: two Sparks or HBM GPUs?",
   budget_s = 180,
-  compare  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },
+  systems  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },
 
   -- the memory's copy rate at a DRAM-sized working set, all threads: the bus bandwidth between
   -- ranks of one host cannot beat it

@@ -1,5 +1,5 @@
 /* main.c: the command line: parses arguments and hands each command to its owner (cmd/run.c,
- * cmd/render.c and cmd/compare.c; env.c for info; the registries for list). Exit codes are
+ * cmd/render.c, cmd/compare.c, cmd/info.c and cmd/list.c). Exit codes are
  * documented here, in --help, and in sparkreport.1. */
 #include <errno.h>
 #include <signal.h>
@@ -8,22 +8,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <lauxlib.h>
 
 #include "cmd/compare.h"
+#include "cmd/info.h"
+#include "cmd/list.h"
 #include "cmd/render.h"
 #include "cmd/run.h"
 #include "config.h"
-#include "exp/collective/collective.h"
-#include "exp/experiment.h"
 #include "gitrev.h"
-#include "lua/embedded.h"
-#include "lua/state.h"
-#include "util/env.h"
+#include "exp/collective/collective.h"
+#include "job/job.h"
 #include "util/error.h"
-#include "util/json.h"
 #include "util/signals.h"
-#include "util/units.h"
 #include "util/vmlimit.h"
 
 static const char usage[] =
@@ -217,50 +213,6 @@ static int cmd_compare(int argc, char **argv)
     return compare_command(sides[0], sides[1], out, as_json, &o);
 }
 
-static const cJSON *at(const cJSON *o, const char *path)
-{
-    char key[64];
-    while (o && *path) {
-        size_t n = strcspn(path, ".");
-        snprintf(key, sizeof key, "%.*s", (int)n, path);
-        o = cJSON_GetObjectItemCaseSensitive(o, key);
-        path += n + (path[n] == '.');
-    }
-    return o;
-}
-
-static const char *s_at(const cJSON *o, const char *path)
-{
-    const cJSON *v = at(o, path);
-    return cJSON_IsString(v) ? v->valuestring : "unknown";
-}
-
-static void print_caches(const cJSON *cpu)
-{
-    char b[32];
-    printf("%-10s", "caches");
-    for (const cJSON *c = at(cpu, "caches") ? at(cpu, "caches")->child : NULL; c; c = c->next)
-        printf(" L%.0f %s %s x%.0f;", json_num(c, "level", 0), json_str(c, "type", ""),
-               units_format_bytes(json_num(c, "size_bytes", 0), b, sizeof b), json_num(c, "instances", 0));
-    printf(" total %s (source: %s)\n", units_format_bytes(json_num(cpu, "caches_total_bytes", 0), b, sizeof b),
-           json_str(cpu, "caches_source", "?"));
-}
-
-static void print_cuda(const cJSON *cu)
-{
-    const cJSON *devs = at(cu, "devices");
-    char b[32];
-    if (!devs || !devs->child) {
-        printf("%-10s %s\n", "CUDA", s_at(cu, "reason"));
-        return;
-    }
-    printf("%-10s driver %.0f, runtime %.0f\n", "CUDA", json_num(cu, "driver_version", 0), json_num(cu, "runtime_version", 0));
-    for (const cJSON *d = devs->child; d; d = d->next)
-        printf("%-10s %s, compute capability %s, %.0f SMs, %s memory\n", "  device", json_str(d, "name", "?"),
-               json_str(d, "compute_capability", "?"), json_num(d, "sms", 0),
-               units_format_bytes(json_num(d, "mem_total_bytes", 0), b, sizeof b));
-}
-
 static int cmd_info(int argc, char **argv)
 {
     int as_json = 0;
@@ -270,88 +222,7 @@ static int cmd_info(int argc, char **argv)
         else
             return usage_error("unknown argument '%s' for info", argv[i]);
     }
-    char err[512];
-    if (env_check_threads(err, sizeof err) != 0) {     /* before OpenMP starts a thread */
-        fprintf(stderr, "sparkreport: %s\n", err);
-        return SR_EXIT_USAGE;
-    }
-    cJSON *c = env_context();
-    if (as_json) {
-        char *s = cJSON_Print(c);
-        printf("%s\n", s);
-        cJSON_free(s);
-        cJSON_Delete(c);
-        return SR_EXIT_OK;
-    }
-    char a[32], b[32];
-    const cJSON *cpu = at(c, "cpu");
-    printf("%-10s %s\n", "host", s_at(c, "host"));
-    printf("%-10s %s (%s), %.0f logical CPUs\n", "CPU", s_at(cpu, "model"), s_at(cpu, "arch"), json_num(cpu, "logical_cpus", 0));
-    print_caches(cpu);
-    printf("%-10s", "clusters");
-    for (const cJSON *k = at(cpu, "clusters") ? at(cpu, "clusters")->child : NULL; k; k = k->next)
-        printf(" [%s]", k->valuestring);
-    printf("\n%-10s %s total, %s available\n", "memory",
-           units_format_bytes(json_num(at(c, "memory"), "total_bytes", 0), a, sizeof a),
-           units_format_bytes(json_num(at(c, "memory"), "available_bytes", 0), b, sizeof b));
-    printf("%-10s %s, kernel %s\n", "OS", s_at(c, "os.name"), s_at(c, "os.kernel"));
-    printf("%-10s %s; flags %s\n", "compiler", s_at(c, "build.compiler"), s_at(c, "build.cflags"));
-    printf("%-10s version %s, %.0f threads\n", "OpenMP", s_at(c, "build.openmp_version"),
-           json_num(at(c, "build"), "openmp_max_threads", 0));
-    printf("%-10s %s (%s threading, %.0f threads)\n", "BLAS", s_at(c, "build.blas.config"),
-           s_at(c, "build.blas.threading"), json_num(at(c, "build.blas"), "threads", 0));
-    print_cuda(at(c, "cuda"));
-    printf("%-10s sparkreport %s (git %s)\n", "tool", PACKAGE_VERSION, SR_GIT_REV);
-    cJSON_Delete(c);
-    return SR_EXIT_OK;
-}
-
-/* Catalog rows through the Lua library, so `list` shows exactly what reports use. */
-static int list_catalog(void)
-{
-    char err[512];
-    lua_State *L = sr_lua_new(SR_LUA_MEM_LIMIT);
-    if (sr_lua_require(L, "sparkreport.catalog", err, sizeof err) != 0) {
-        fprintf(stderr, "sparkreport: %s\n", err);
-        sr_lua_close(L);
-        return -1;
-    }
-    lua_getfield(L, -1, "load");
-    if (sr_lua_pcall(L, 0, 1, err, sizeof err, NULL) != 0) {
-        fprintf(stderr, "sparkreport: %s\n", err);
-        sr_lua_close(L);
-        return -1;
-    }
-    lua_getfield(L, -1, "rows");
-    printf("catalog systems (data/systems.csv; spec figures, sources in the report):\n");
-    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; i++) {
-        lua_getfield(L, -1, "id");
-        lua_getfield(L, -2, "name");
-        lua_getfield(L, -3, "memory_gb");
-        lua_getfield(L, -4, "mem_bw_gbs");
-        printf("  %-20s %-44s %6s GB %7s GB/s\n", lua_tostring(L, -4), lua_tostring(L, -3),
-               lua_isnil(L, -2) ? "?" : lua_tostring(L, -2), lua_isnil(L, -1) ? "?" : lua_tostring(L, -1));
-        lua_pop(L, 5);
-    }
-    sr_lua_close(L);
-    return 0;
-}
-
-static int cmd_list(void)
-{
-    printf("experiments (sr.NAME { ... } in a scenario):\n");
-    for (const struct experiment *e = experiments; e->name; e++) {
-        printf("  %s: %s\n", e->name, e->help);
-        param_print_help(stdout, e->params);
-    }
-    printf("\nscenario fields (sr.scenario { ... }):\n");
-    param_print_help(stdout, scenario_params);
-    printf("\ntemplates:\n");
-    for (const struct embedded_file *f = embedded_files; f->name; f++)
-        if (!strncmp(f->name, "templates/", 10))
-            printf("  %.*s\n", (int)(strlen(f->name) - 14), f->name + 10);
-    printf("\n");
-    return list_catalog() == 0 ? SR_EXIT_OK : SR_EXIT_FAILURE;
+    return info_command(as_json);
 }
 
 /* Runs before every shared library's constructor (the executable's .preinit_array): under a
@@ -416,10 +287,12 @@ static int dispatch(int argc, char **argv)
         return SR_EXIT_OK;
     }
     if (!strcmp(cmd, "run")) {         /* under mpirun: rank 0 runs and writes, the others serve it */
-        int rank = coll_launch_init(&argc, &argv);
+        int rank = job_join(&argc, &argv);
         int rc = rank < 0 ? SR_EXIT_FAILURE : rank > 0 ? coll_serve() : cmd_run(argc, argv);
-        if (rank >= 0)
-            coll_launch_finish();
+        if (rank >= 0) {
+            coll_stop_serving();
+            job_leave();
+        }
         return rc;
     }
     if (!strcmp(cmd, "render"))
@@ -431,7 +304,7 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "list")) {
         if (argc > 2)
             return usage_error("list takes no arguments; got '%s'", argv[2]);
-        return cmd_list();
+        return list_command();
     }
     return usage_error("unknown command '%s'", cmd);
 }

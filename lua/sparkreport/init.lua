@@ -49,10 +49,14 @@ function sr.scenario(given)
     end
   end
   if #list ~= #given then error("scenario: the list of experiments has holes", 2) end
+  if fields.compare ~= nil then              -- the field's old name
+    if fields.systems ~= nil then error("scenario: systems and compare are one field (compare is its old name): give systems only", 2) end
+    fields.systems, fields.compare = fields.compare, nil
+  end
   local params, err = bench.check("scenario", fields)
   if not params then error(err, 2) end
   local catalog = require "sparkreport.catalog"
-  local ok, cerr = catalog.check_ids(params.compare)
+  local ok, cerr = catalog.check_ids(params.systems)
   if not ok then error("scenario: " .. cerr, 2) end
   if #given == 0 then error("scenario: no experiments (add e.g. sr.bandwidth { })", 2) end
   return { scenario = true, params = params, experiments = list }

@@ -1,5 +1,5 @@
 -- sparkreport.runner: loads a scenario, checks it again with the --set overrides applied last,
--- runs its experiments within the time budget, and assembles the results document (schema, context, scenario, catalog,
+-- runs its experiments within the time budget, and assembles the results document (schema, context, scenario, catalog, ceilings,
 -- experiments). Measuring is the C experiments'; writing files and rendering are the C
 -- program's, which calls load() and execute() here.
 local bench = require "bench"
@@ -23,11 +23,12 @@ local function apply_set(scn, set)
   local key, text = set:match("^([^=]+)=(.*)$")
   if not key then error(("--set %s: expected key=value"):format(set), 0) end
   local exp, pname = key:match("^([%w_]+)%.([%w_]+)$")
+  if key == "compare" then key = "systems" end    -- the field's old name
   if not exp then
     local v, err = bench.parse("scenario", key, text)
     if v == nil then error(("--set %s: %s"):format(set, err), 0) end
     scn.params[key] = v
-    local ok, cerr = catalog.check_ids(scn.params.compare)
+    local ok, cerr = catalog.check_ids(scn.params.systems)
     if not ok then error(("--set %s: %s"):format(set, cerr), 0) end
     return
   end
@@ -80,7 +81,7 @@ function M.prepare(data, chunkname, sets)
   end
   local params, err = bench.check("scenario", data.params)
   if not params then bad("has invalid fields: %s", err) end
-  local ok, cerr = catalog.check_ids(params.compare)
+  local ok, cerr = catalog.check_ids(params.systems)
   if not ok then bad("has invalid fields: %s", cerr) end
   local exps = {}
   for i, e in ipairs(data.experiments) do
@@ -103,27 +104,23 @@ end
 
 local function utc(t) return os.date("!%Y-%m-%dT%H:%M:%SZ", math.floor(t)) end
 
-local function stopped_by(sig)
-  return sig == "SIGINT" and "interrupted by SIGINT" or ("stopped by " .. sig)
-end
-
 -- An experiment the run did not start because it was asked to stop.
-local function not_run(e, sig)
+local function not_run(e, stopped)
   return { name = e.experiment, device = e.params.device, params = e.params, status = "not run",
-           error = ("the run was %s before this experiment started"):format(stopped_by(sig)),
+           error = ("the run was %s before this experiment started"):format(stopped),
            results = {}, skipped = {} }
 end
 
 -- results.status_reason of a stopped run; `during` is the experiment the signal came in.
-local function stop_reason(sig, during, n, name)
+local function stop_reason(stopped, during, n, name)
   local later = n - during
   local tail = later == 1 and "; the experiment after it did not run"
     or later > 1 and ("; the %d experiments after it did not run"):format(later) or ""
   return ("%s during experiment %d of %d (%s), which kept the measurements it had finished%s")
-         :format(stopped_by(sig), during, n, name, tail)
+         :format(stopped, during, n, name, tail)
 end
 
-local function catalog_block(ctx, compare)
+local function catalog_block(ctx, systems)
   local cat = catalog.load()
   local row, reason = catalog.match(ctx)
   local rows, seen = {}, {}
@@ -131,11 +128,11 @@ local function catalog_block(ctx, compare)
     if id and not seen[id] then seen[id] = true; rows[#rows + 1] = catalog.find(id) end
   end
   use(row and row.id)
-  for _, id in ipairs(compare) do use(id) end
+  for _, id in ipairs(systems) do use(id) end
   local costs, crows = catalog.costs(), {}
   for _, r in ipairs(rows) do crows[#crows + 1] = costs.by_id[r.id] end
   return { source = catalog.source, sha256 = cat.sha256, match = row and row.id,
-           match_reason = reason, compare = compare, rows = rows,
+           match_reason = reason, systems = systems, rows = rows,
            costs = { source = catalog.costs_source, sha256 = costs.sha256, rows = crows } }
 end
 
@@ -188,10 +185,10 @@ function M.execute(scn, ctx, meta)
     context = ctx,
     scenario = { path = meta.path, name = meta.name, sha256 = bench.sha256(meta.source),
                  source = meta.source, command = meta.command, title = p.title,
-                 template = p.template, budget_s = p.budget_s, compare = p.compare,
+                 template = p.template, budget_s = p.budget_s, systems = p.systems,
                  baseline = p.baseline, cwd = meta.cwd,
                  decide = p.decide, life_years = p.life_years, utilisation = p.utilisation, kwh_usd = p.kwh_usd },
-    catalog = catalog_block(ctx, p.compare),
+    catalog = catalog_block(ctx, p.systems),
     experiments = {},
   }
   for i, e in ipairs(scn.experiments) do
@@ -199,30 +196,30 @@ function M.execute(scn, ctx, meta)
     local left = budget - (bench.now() - t0)
     local share = math.max(left * w / weights, 1.0)
     weights = weights - w
-    local sig = bench.stopping()
-    if sig then
-      doc.experiments[#doc.experiments + 1] = not_run(e, sig)
+    local _, stopped = bench.stopping()      -- what stopped it, in words (src/util/signals.h)
+    if stopped then
+      doc.experiments[#doc.experiments + 1] = not_run(e, stopped)
       if doc.status == "complete" then          -- it came between two experiments
         doc.status = "partial"
-        doc.status_reason = i == 1 and ("%s before any experiment started"):format(stopped_by(sig))
+        doc.status_reason = i == 1 and ("%s before any experiment started"):format(stopped)
           or ("%s after experiment %d of %d; the %d after it did not run")
-             :format(stopped_by(sig), i - 1, #scn.experiments, #scn.experiments - i + 1):gsub("the 1 after", "the one after")
+             :format(stopped, i - 1, #scn.experiments, #scn.experiments - i + 1):gsub("the 1 after", "the one after")
       end
     else
       local rec = run_one(e, share)
-      sig = bench.stopping()
-      if sig then                     -- it returned early, with what it had measured
+      _, stopped = bench.stopping()
+      if stopped then                     -- it returned early, with what it had measured
         if rec.status == "complete" then rec.status = "partial" end
-        rec.note = ("%s: the measurements after the one running then were not made"):format(stopped_by(sig))
+        rec.note = ("%s: the measurements after the one running then were not made"):format(stopped)
         doc.status = "partial"
-        doc.status_reason = stop_reason(sig, i, #scn.experiments, e.experiment)
+        doc.status_reason = stop_reason(stopped, i, #scn.experiments, e.experiment)
       end
       doc.experiments[#doc.experiments + 1] = rec
     end
   end
   project(doc)
-  -- what the training-time model reads, from the measurements above (sparkreport.calibration)
-  doc.calibration = require("sparkreport.calibration").build(doc)
+  -- the machine's measured ceilings, from the measurements above (sparkreport.ceilings)
+  doc.ceilings = require("sparkreport.ceilings").build(doc)
   local finished = bench.wall()
   doc.finished_utc, doc.finished_epoch = utc(finished), math.floor(finished)
   doc.elapsed_s = bench.now() - t0

@@ -4,6 +4,7 @@
 -- string") instead of failing inside a template. A section that starts reading a field declares
 -- it here; an experiment declares its records under M.records[NAME] and its info under
 -- M.info[NAME]. Fields the sections read with a fallback (`x or "?"`) are optional.
+local bench = require "bench"
 local M = { records = {}, info = {} }
 
 -- What each version of the results document added (the writer's version is src/util/schema.h's,
@@ -108,7 +109,7 @@ M.document = object {
   scenario = object {
     title = opt "string", template = opt "string", name = opt "string", path = opt "string",
     sha256 = opt "string", command = opt "string", source = opt "string", cwd = opt "string",
-    decide = opt(list "string"), compare = opt(list "string"), life_years = opt "number",
+    decide = opt(list "string"), systems = opt(list "string"), compare = opt(list "string"), life_years = opt "number",
     utilisation = opt "number", kwh_usd = opt "number", run_folder = opt "string",
   },
   -- the run this one was compared with (results/comparison.c): what the decision page's sentence reads
@@ -140,7 +141,7 @@ M.experiment = object {
   params = opt(object {}), info = opt(object {}),
 }
 
--- The one DRAM figure an experiment used (sparkreport.calibration.dram), and the words of
+-- The one DRAM figure an experiment used (sparkreport.ceilings.dram), and the words of
 -- statistics that did not settle (sparkreport.marks): optional, older files lack them.
 local dram = opt(object { gbps = "number", kernel = opt "string", precision = opt "string", stores = opt "string",
                           working_set_bytes = opt "number", threads = opt "number", source = opt "string",
@@ -195,7 +196,7 @@ function M.experiment_rules.bandwidth(e, need)
   if e.device ~= "gpu" then need("params.min_reps", "integer"); need("params.warmup", "integer") end
 end
 
--- A precision record (sections/precision.lua, calibration.lua): series peak, gemm, sweep, knee,
+-- A precision record (sections/precision.lua, ceilings.lua): series peak, gemm, sweep, knee,
 -- numerics or overhead. A record that failed validation has no timing (valid = false).
 M.records.precision = object {
   series = "string", device = "string", precision = opt "string", valid = opt "boolean",
@@ -368,7 +369,7 @@ end
 -- business and pass.
 function M.check(results, what)
   if type(results) ~= "table" then return false, "the document must be an object" end
-  if results.schema ~= "sparkreport/results" then return true end
+  if results.schema ~= bench.schema then return true end
   local ok, err = pcall(function()
     check(results, M.document, "")
     if #results.experiments > M.limits.experiments then

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "results/load.h"
-#include "results/render.h"
+#include "results/draw.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/json.h"
@@ -67,7 +67,7 @@ int compare_command(const char *baseline, const char *current, const char *pdf_p
 {
     char err[SR_ERR_MAX];
     const char *out = pdf_path ? pdf_path : as_json ? NULL : "comparison.pdf";
-    if (render_check_env(err, sizeof err) != 0) {
+    if (draw_check_env(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_USAGE;
     }
@@ -97,7 +97,7 @@ int compare_command(const char *baseline, const char *current, const char *pdf_p
         goto done;
     }
     rc = SR_EXIT_FAILURE;
-    if (out && render_results(cmp, out, err, sizeof err) != 0) {
+    if (out && draw_results(cmp, out, err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         goto done;
     }

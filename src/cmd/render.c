@@ -1,6 +1,6 @@
 /* render.c: the `render` command: loads and checks a results file, picks the PDF's path, and
  * turns the render step's outcome into a message and an exit code. Drawing is
- * results/render.c's. */
+ * results/draw.c's. */
 #include "cmd/render.h"
 
 #include <errno.h>
@@ -9,14 +9,14 @@
 #include <string.h>
 
 #include "results/load.h"
-#include "results/render.h"
+#include "results/draw.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 
 int render_command(const char *results_path, const char *pdf_path)
 {
     char err[SR_ERR_MAX];
-    if (render_check_env(err, sizeof err) != 0) {
+    if (draw_check_env(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_USAGE;
     }
@@ -39,14 +39,14 @@ int render_command(const char *results_path, const char *pdf_path)
         free(def);
         return errno == ENOMEM ? SR_EXIT_FAILURE : SR_EXIT_INPUT;
     }
-    int rc = render_results(r, pdf_path, err, sizeof err);
+    int rc = draw_results(r, pdf_path, err, sizeof err);
     cJSON_Delete(r);
-    if (rc == RENDER_INVALID)
+    if (rc == DRAW_INVALID)
         fprintf(stderr, "sparkreport: %s: %s\n", results_path, err);
     else if (rc != 0)
         fprintf(stderr, "sparkreport: %s\n", err);
     else
         printf("%s\n", pdf_path);
     free(def);
-    return rc == 0 ? SR_EXIT_OK : rc == RENDER_INVALID ? SR_EXIT_INPUT : SR_EXIT_FAILURE;
+    return rc == 0 ? SR_EXIT_OK : rc == DRAW_INVALID ? SR_EXIT_INPUT : SR_EXIT_FAILURE;
 }

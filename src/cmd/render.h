@@ -1,5 +1,5 @@
 /* render.h: the `render` command: a results.json drawn again to a PDF, by the same render
- * step a run uses (results/render.h). */
+ * step a run uses (results/draw.h). */
 #ifndef SR_CMD_RENDER_H
 #define SR_CMD_RENDER_H
 

@@ -18,12 +18,14 @@
 
 #include "config.h"
 #include "exp/collective/collective.h"
+#include "job/job.h"
 #include "lua/convert.h"
 #include "lua/state.h"
 #include "results/comparison.h"
 #include "results/csv.h"
 #include "results/load.h"
-#include "results/render.h"
+#include "results/draw.h"
+#include "measure/context.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -35,11 +37,6 @@
 #define SCENARIO_GRACE_S 2.0                /* after the time limit, before the watchdog */
 #define SCENARIO_WALL_FACTOR 3.0            /* wall-clock deadline (__gc, lua_close): limits, */
 #define SCENARIO_WALL_SLACK_S 15.0          /* + slack: the watchdog, on processor time, comes first */
-
-static const char *stopped_by(int sig)
-{
-    return sig == SIGINT ? "interrupted by SIGINT" : "stopped by SIGTERM";
-}
 
 static void sanitize(char *s)
 {
@@ -136,7 +133,8 @@ static cJSON *execute(lua_State *L, const struct run_opts *o, const char *source
     scenario_name(o->scenario, name, sizeof name);
     lua_getfield(L, -2, "execute");
     lua_pushvalue(L, -2);
-    cJSON *ctx = env_context(), *job = coll_context();
+    char nccl[64];
+    cJSON *ctx = measure_context(), *job = job_context(coll_device_transport(nccl, sizeof nccl));
     if (job)                            /* the ranks, hosts, launcher, transport and interfaces of the job */
         cJSON_AddItemToObject(ctx, "mpi", job);
     if (json_check("this machine's description", ctx, err, errlen) != 0) {    /* before measuring */
@@ -212,7 +210,7 @@ static int write_outputs(const char *dir, const char *outdir, const cJSON *resul
         free(csv);
     }
     snprintf(path, sizeof path, "%s/report.pdf", dir);
-    if (rc == 0 && (rc = render_results(back, path, err, errlen)) == RENDER_INVALID) {
+    if (rc == 0 && (rc = draw_results(back, path, err, errlen)) == DRAW_INVALID) {
         char *why = xstrdup(err);
         snprintf(err, errlen, "%s/results.json: %s", dir, why);
         free(why);
@@ -257,7 +255,7 @@ static void rename_recorded(const char *final)
         cJSON_DeleteItemFromObjectCaseSensitive(scn, "run_folder");
         cJSON_AddStringToObject(scn, "run_folder", strrchr(final, '/') + 1);
     }
-    if (!scn || json_save(path, r, err, sizeof err) != 0 || render_results(r, pdf, err, sizeof err) != 0)
+    if (!scn || json_save(path, r, err, sizeof err) != 0 || draw_results(r, pdf, err, sizeof err) != 0)
         progress_note("%s: the report names the run folder it was to take, not this one (%s)", final,
                       scn ? err : "results.json unreadable");
     cJSON_Delete(r);
@@ -450,7 +448,7 @@ static int check_strings(const cJSON *params, const char *where, char *err, size
                 snprintf(err, errlen, "%s is %zu bytes long; at most %d", what, strlen(v->valuestring), SCENARIO_TEXT_MAX);
                 return -1;
             }
-            if (drawn_field(p->string) && render_check_text(what, v->valuestring, RENDER_TITLE_MAX, err, errlen) != 0)
+            if (drawn_field(p->string) && draw_check_text(what, v->valuestring, DRAW_TITLE_MAX, err, errlen) != 0)
                 return -1;
         }
     }
@@ -509,7 +507,7 @@ static int load_and_prepare(lua_State *L, const struct run_opts *o, const char *
         rc = check_prepared(L, o);
     if (progress_stopping()) {
         fprintf(stderr, "sparkreport: %s before any measurement; nothing was written\n",
-                stopped_by(progress_stopping()));
+                signals_stopped_by(progress_stopping()));
         rc = 128 + progress_stopping();
     }
     return rc;
@@ -521,12 +519,12 @@ static int preflight(const struct run_opts *o, char **source)
 {
     char err[SR_ERR_MAX];
     size_t n;
-    if (render_check_env(err, sizeof err) != 0 || env_check_threads(err, sizeof err) != 0) {
+    if (draw_check_env(err, sizeof err) != 0 || env_check_threads(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_USAGE;
     }
     if (check_file_limit(err, sizeof err) != 0 || check_stack_limit(err, sizeof err) != 0 || fs_check_output(o->outdir, 1, err, sizeof err) != 0
-        || render_check_fonts(err, sizeof err) != 0) {
+        || draw_check_fonts(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_FAILURE;
     }
@@ -549,7 +547,7 @@ int run_command(const struct run_opts *o)
     if (bad != 0)
         return bad;
     progress_quiet(o->quiet);
-    signals_catch(!coll_launched(), o->quiet);  /* under mpirun a signal ends the job: stop at once, folder removed */
+    signals_catch(!job_launched(), o->quiet);  /* under mpirun a signal ends the job: stop at once, folder removed */
     lua_State *L = sr_lua_new(SR_LUA_MEM_LIMIT);
     sr_lua_limit_time(L, SR_LUA_TIME_S);
     char *tmpdir = NULL, *final = NULL;
@@ -595,7 +593,7 @@ int run_command(const struct run_opts *o)
     if (progress_stopping()) {          /* said even with -q: it is the outcome, not progress */
         int sig = progress_stopping();
         snprintf(err, sizeof err, partial ? "the run was %s; results.json and report.pdf say it is partial"
-                 : "%s after the measurements: results.json and report.pdf are complete%s", partial ? stopped_by(sig)
+                 : "%s after the measurements: results.json and report.pdf are complete%s", partial ? signals_stopped_by(sig)
                  : sig == SIGINT ? "SIGINT came" : "SIGTERM came",
                  !partial && wanted && !compared ? "; the comparison with the baseline was not made" : "");
         progress_note("%s", err);

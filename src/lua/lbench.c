@@ -14,6 +14,8 @@
 #include "lua/embedded.h"
 #include "lua/modules.h"
 #include "lua/state.h"
+#include "measure/context.h"
+#include "measure/dram.h"
 #include "util/env.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -21,6 +23,7 @@
 #include "util/progress.h"
 #include "util/schema.h"
 #include "util/sha256.h"
+#include "util/signals.h"
 #include "util/timing.h"
 #include "util/units.h"
 
@@ -242,7 +245,7 @@ static int l_context(lua_State *L)
     if (sr_lua_is_scenario(L))
         return luaL_error(L, "bench.context is not available in a scenario: a scenario sees no environment "
                           "(results.json records this machine and its OMP_* variables)");
-    cJSON *c = env_context();
+    cJSON *c = measure_context();
     lua_push_json(L, c);
     cJSON_Delete(c);
     return 1;
@@ -344,14 +347,18 @@ static int l_mann_whitney(lua_State *L)
 }
 
 /* bench.stopping() -> "SIGINT" | "SIGTERM" once the run was asked to stop, else nil */
+/* bench.stopping() -> nil | signal name, the words that say what stopped the run ("interrupted
+ * by SIGINT", signals_stopped_by) */
 static int l_stopping(lua_State *L)
 {
     int sig = progress_stopping();
-    if (!sig)
+    if (!sig) {
         lua_pushnil(L);
-    else
-        lua_pushstring(L, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
-    return 1;
+        return 1;
+    }
+    lua_pushstring(L, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+    lua_pushstring(L, signals_stopped_by(sig));
+    return 2;
 }
 
 static int l_note(lua_State *L)
@@ -386,5 +393,7 @@ int luaopen_bench(lua_State *L)
     lua_setfield(L, -2, "schema");
     lua_pushinteger(L, SR_SCHEMA_VERSION);
     lua_setfield(L, -2, "schema_version");
+    lua_pushstring(L, MEASURE_DRAM_RULE);
+    lua_setfield(L, -2, "dram_rule");
     return 1;
 }

@@ -17,12 +17,14 @@ struct prec_ops;
 struct train_ops;
 struct quant_ops;
 struct coll_dev_ops;
+struct measure_dram_ops;
 extern const struct bw_ops bw_cpu_ops, bw_cuda_ops;
 extern const struct bw_xfer_ops bw_cuda_xfer;
 extern const struct prec_ops prec_cpu_ops, prec_gpu_ops;
 extern const struct train_ops train_cpu_ops, train_cuda_ops;
 extern const struct quant_ops quant_cpu_ops, quant_cuda_ops;
 extern const struct coll_dev_ops coll_nccl_ops;
+extern const struct measure_dram_ops bw_dram_ops;
 
 #ifdef HAVE_CUDA
 #define CUDA_ROW(ops) (&(ops))
@@ -42,6 +44,7 @@ static const struct row {
     { "bandwidth", "cpu", &bw_cpu_ops },
     { "bandwidth", "gpu", CUDA_ROW(bw_cuda_ops) },
     { "bandwidth-transfers", "gpu", CUDA_ROW(bw_cuda_xfer) },  /* host<->device copies: GPU only */
+    { "dram", "cpu", &bw_dram_ops },        /* the DRAM figure before the bandwidth experiment ran */
     { "precision", "cpu", &prec_cpu_ops },
     { "precision", "gpu", CUDA_ROW(prec_gpu_ops) },
     { "train", "cpu", &train_cpu_ops },

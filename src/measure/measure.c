@@ -1,5 +1,5 @@
 /* measure.c: the one measuring harness (measure.h): the DRAM-sized working set, the timing
- * parameters, calibration of a sample, the repetition loop and the records it writes. What is
+ * parameters, the repetitions per sample (measure_iterations), the repetition loop and the records it writes. What is
  * measured, and whether it is right, stays with the families. */
 #include "measure/measure.h"
 
@@ -36,7 +36,7 @@ double measure_budget(const cJSON *params, double share_s)
     return cJSON_IsNumber(b) ? b->valuedouble : share_s;
 }
 
-long measure_calibrate(double (*run)(void *ud, long iters), void *ud, double sample_s, double first_s)
+long measure_iterations(double (*run)(void *ud, long iters), void *ud, double sample_s, double first_s)
 {
     double prev = INFINITY, spent = 0;
     long iters = 1;
@@ -108,6 +108,25 @@ double measure_median(const double *x, int n)
     struct stats s;
     stats_compute(x, n, &s);
     return s.median;
+}
+
+double measure_time(const cJSON *rec, const char *stat)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), stat);
+    return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble : NAN;
+}
+
+int measure_rates(cJSON *rec, const char *name, double amount)
+{
+    double tmin = measure_time(rec, "min"), tmed = measure_time(rec, "median");
+    char key[64];
+    if (isnan(tmin) || isnan(tmed))
+        return -1;
+    snprintf(key, sizeof key, "%s_best", name);
+    cJSON_AddNumberToObject(rec, key, amount / tmin / 1e9);
+    snprintf(key, sizeof key, "%s_median", name);
+    cJSON_AddNumberToObject(rec, key, amount / tmed / 1e9);
+    return 0;
 }
 
 void measure_skip(cJSON *skipped, const char *item, const char *reason)

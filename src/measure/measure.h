@@ -24,7 +24,7 @@ struct measure_rule {
     int warmup;                 /* samples run first and dropped */
     int min_reps, max_reps;     /* samples kept, at least and at most */
     double cv;                  /* stop once the coefficient of variation is below this */
-    double sample_s;            /* shortest timed sample, seconds (measure_calibrate's aim) */
+    double sample_s;            /* shortest timed sample, seconds (measure_iterations's aim) */
     double budget_s;            /* seconds of samples for THIS measurement: the family sets it
                                    before each measure_repeat (measure_rule_from leaves 0: stop
                                    at min_reps when the CV has not settled by then) */
@@ -57,8 +57,8 @@ double measure_budget(const cJSON *params, double share_s);
  * milliseconds) would otherwise set the rate, so after reaching sample_s the count doubles
  * until the time per repetition stops falling; the fastest of two tries counts each round.
  * first_s: seconds of one repetition already run (the validation run), or 0; one of 4 samples
- * or more needs no calibration. A cut (progress_cut) ends calibration with the count so far. */
-long measure_calibrate(double (*run)(void *ud, long iters), void *ud, double sample_s, double first_s);
+ * or more needs no sizing. A cut (progress_cut) ends the sizing with the count so far. */
+long measure_iterations(double (*run)(void *ud, long iters), void *ud, double sample_s, double first_s);
 
 /* The repetition loop: r->warmup samples dropped, then samples (sample(ud) returns seconds of
  * one repetition) until the CV is under r->cv (after min_reps), or r->budget_s is spent, or
@@ -74,6 +74,14 @@ int measure_repeat(cJSON *rec, const struct measure_rule *r, double (*sample)(vo
 /* The statistics block of n samples: {min, median, max, mean, sd, cv, ci95_lo, ci95_hi}. */
 cJSON *measure_stats(const double *x, int n);
 double measure_median(const double *x, int n);
+
+/* A record's time statistic ("min", "median", ...) from its time_s (measure_repeat's); NAN when
+ * the record has none (a cut abandoned it) or it is not a positive number. */
+double measure_time(const cJSON *rec, const char *stat);
+/* The rates of a record from its time_s: rec[name_best] = amount / min and rec[name_median] =
+ * amount / median, in 1e9 per second (GB/s for bytes, GFLOP/s for FLOPs). A record without
+ * both times gets neither (never a null): returns 0 when added, -1 when not. */
+int measure_rates(cJSON *rec, const char *name, double amount);
 
 /* An item of a results file's skipped list: {item, reason}. */
 void measure_skip(cJSON *skipped, const char *item, const char *reason);

@@ -310,7 +310,7 @@ size_t net_fp8_count(const struct net_shape *s)
     return net_low_offset(s, NET_LIN_LMHEAD, 0);
 }
 
-int net_lora_parts(const struct net_shape *s, enum net_linear l)
+static int net_lora_parts(const struct net_shape *s, enum net_linear l)
 {
     if (l == NET_LIN_QKV)
         return 3;

@@ -176,7 +176,6 @@ size_t net_param_count(const struct net_shape *s);     /* N, every element */
  * gate and up are separate projections (parts 3 for qkv, 2 for fc), as PEFT adapts them. */
 size_t net_lora_count(const struct net_shape *s);
 size_t net_trainable_count(const struct net_shape *s);   /* LoRA's adapters, or N */
-int net_lora_parts(const struct net_shape *s, enum net_linear l);
 
 /* Weight and bias of a linear (bias NET_NPARAMS when it has none; the LM head's weight is
  * the token embedding when tied), and its in/out sizes. */

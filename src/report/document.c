@@ -383,7 +383,9 @@ static HPDF_Outline outline(struct pdf_doc *d, HPDF_Outline parent, const char *
     return o;
 }
 
-void pdf_flow(struct pdf_doc *d, const char *cp, HPDF_Font f, double size, struct pdf_rgb ink)
+/* Draws wrapped CP1252 text across the text width at the cursor, breaking pages between lines as
+ * needed. */
+static void pdf_flow(struct pdf_doc *d, const char *cp, HPDF_Font f, double size, struct pdf_rgb ink)
 {
     struct pdf_font pf = { f, size };
     struct pdf_span *ln;

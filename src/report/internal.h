@@ -75,9 +75,6 @@ void pdf_new_page(struct pdf_doc *d);
 void pdf_place(struct pdf_doc *d, double h);
 int pdf_page_fresh(const struct pdf_doc *d);
 struct pdf_rgb pdf_tone_fill(enum pdf_tone tone);
-/* Draws wrapped CP1252 text across the text width at the cursor, breaking pages between
- * lines as needed. */
-void pdf_flow(struct pdf_doc *d, const char *cp, HPDF_Font f, double size, struct pdf_rgb ink);
 /* The small grey note under a table or chart (sources, assumptions), and its height. */
 void pdf_caption(struct pdf_doc *d, const char *utf8);
 double pdf_caption_height(struct pdf_doc *d, const char *utf8);

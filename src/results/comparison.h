@@ -1,7 +1,7 @@
 /* comparison.h: comparing two results documents, for the `compare` command and for the
  * comparison a run makes with the baseline its scenario names. Deciding what changed is
  * sparkreport.compare's (Lua) and the U test's (util/mwu.h); drawing is
- * templates/regression.lua's, through results/render.h. */
+ * templates/regression.lua's, through results/draw.h. */
 #ifndef SR_RESULTS_COMPARISON_H
 #define SR_RESULTS_COMPARISON_H
 

@@ -1,7 +1,7 @@
 /* load.h: reading a results.json back: where a command-line argument points to one, its size
  * limit, and the checks every reader relies on (schema, version, top-level types) with
  * messages that name the file. What the report sections read is checked later, in Lua
- * (render_results); turning a failure into an exit code is the command's job. */
+ * (draw_results); turning a failure into an exit code is the command's job. */
 #ifndef SR_RESULTS_LOAD_H
 #define SR_RESULTS_LOAD_H
 
@@ -19,7 +19,7 @@ cJSON *results_load(const char *path, char *err, size_t errlen);
 
 /* The checks results_load makes on a parsed document (schema, version, top-level types, times
  * *_epoch within 0 .. SR_EPOCH_MAX); -1
- * with "PATH: reason". What the sections read is checked before drawing (render_results). */
+ * with "PATH: reason". What the sections read is checked before drawing (draw_results). */
 int results_check(const cJSON *results, const char *path, char *err, size_t errlen);
 
 /* The results.json a command-line argument names: a run folder (or a link to one, such as

@@ -1,6 +1,7 @@
-/* env.h: the machine a run measures: CPU, caches, clusters, memory, OS, compiler, OpenMP,
- * BLAS, CUDA, library versions. Read from sysfs and /proc where Linux offers them, with the
- * source of each figure recorded; turned into the context block of results.json. */
+/* env.h: the machine a run measures: CPU, caches, clusters, kinds of core, memory, OS, read
+ * from sysfs and /proc where Linux offers them, with the source of each figure recorded (the
+ * context block adds the build and CUDA: src/measure/context.h); and the check of the
+ * environment variables the OpenMP and BLAS libraries read. */
 #ifndef SR_ENV_H
 #define SR_ENV_H
 
@@ -84,8 +85,10 @@ double env_mem_available(void);   /* bytes, /proc/meminfo MemAvailable */
  * NAN figures (refused, unreadable) count as absent. */
 double env_gpu_mem_free(double cuda_free, int integrated, double mem_available, const char **source);
 
-/* The context block: everything above plus OS, compiler, libraries, CUDA and tool version. */
-cJSON *env_context(void);
+/* The machine's part of the context block (src/measure/context.c): the CPU as c describes it
+ * (model, cores, kinds, clusters, caches, sources), and the OS (kernel, distribution). */
+cJSON *env_cpu_json(const struct env_cpu *c);
+cJSON *env_os_json(void);
 
 /* Reads /sys, /proc and /etc below dir instead of / (tests use fixture trees); NULL: /. */
 void env_set_root(const char *dir);

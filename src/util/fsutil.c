@@ -622,17 +622,6 @@ char *fs_rename_unique(const char *from, const char *to, char *err, size_t errle
     return NULL;
 }
 
-int fs_copy_file(const char *src, const char *dst, char *err, size_t errlen)
-{
-    char *data;
-    size_t n;
-    if (fs_read_file(src, (size_t)1 << 30, &data, &n, err, errlen) != 0)
-        return -1;
-    int rc = fs_write_atomic(dst, data, n, err, errlen);
-    free(data);
-    return rc;
-}
-
 int fs_exists(const char *path)
 {
     struct stat st;

@@ -54,9 +54,6 @@ int fs_rm_rf(const char *path);
  * this function makes) is replaced: anything else there is left alone (-1, err says so). */
 int fs_symlink_replace(const char *target, const char *linkpath, char *err, size_t errlen);
 
-/* Copies src to dst atomically (small files). */
-int fs_copy_file(const char *src, const char *dst, char *err, size_t errlen);
-
 int fs_exists(const char *path);
 
 /* "a FIFO", "a directory", "a character device", ...: the kind of file an st_mode says. */

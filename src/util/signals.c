@@ -182,3 +182,8 @@ void signals_measured(void)
 {
     measured = 1;
 }
+
+const char *signals_stopped_by(int sig)
+{
+    return sig == SIGINT ? "interrupted by SIGINT" : sig == SIGTERM ? "stopped by SIGTERM" : "stopped by a signal";
+}

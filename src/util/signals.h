@@ -16,6 +16,10 @@
  * also removes them at exit (DIE and other exits). */
 void signals_catch(int first_is_gentle, int quiet);
 
+/* What stopped a run, in the words the results and stderr use: "interrupted by SIGINT",
+ * "stopped by SIGTERM". */
+const char *signals_stopped_by(int sig);
+
 /* The run's measurements are done: a gentle first signal now says the results are complete and
  * only what follows them (the comparison with a baseline) is cut short. */
 void signals_measured(void);

@@ -30,7 +30,7 @@ static double mapped_bytes(void)
     return strtod(buf, NULL) * (double)sysconf(_SC_PAGESIZE);
 }
 
-double vmlimit_headroom(void)
+static double vmlimit_headroom(void)
 {
     struct rlimit r;
     if (getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY)

@@ -16,7 +16,6 @@
 
 /* Bytes of address space the limit still leaves (limit minus the mapped size), or -1 when there
  * is no limit. */
-double vmlimit_headroom(void);
 
 /* Before OpenBLAS loads (main.c's .preinit_array): 0 when there is no limit; -1 when the limit
  * leaves less than the two buffers OpenBLAS maps at load, with msg saying which limit would do;

@@ -1,7 +1,7 @@
 -- tests/e2e/compress.lua: a short compression run end to end: every product validated before it
 -- was timed, its rates and speed-ups follow from its samples and the FP32 record, the layer
 -- errors stay within their stated bounds, the trained model's loss changes are relative to the
--- unquantized one, results.calibration carries the weight formats, GPU items say why they were
+-- unquantized one, results.ceilings carries the weight formats, GPU items say why they were
 -- not measured, and the PDF's compression section shows the numbers of results.json.
 local env = ...
 local json = require "json"
@@ -45,7 +45,7 @@ end
 
 -- the weight formats the training-time model reads
 local wf = {}
-for _, f in ipairs(r.calibration.weight_formats or {}) do wf[f.device .. "/" .. f.scheme] = f end
+for _, f in ipairs(r.ceilings.weight_formats or {}) do wf[f.device .. "/" .. f.scheme] = f end
 local i8, n4, p75 = wf["cpu/int8"], wf["cpu/nvfp4"], wf["cpu/prune-75"]
 if not i8 or i8.bits_per_weight ~= 8 or not i8.speedup_vs_fp32 or not i8.layer_error or not i8.loss_change then
   fail("calibration.weight_formats lacks int8's figures")

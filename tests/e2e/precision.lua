@@ -1,5 +1,5 @@
 -- tests/e2e/precision.lua: a short precision run end to end: its records follow from their
--- samples, results.calibration carries what the training model reads, GPU items say why they
+-- samples, results.ceilings carries the machine's measured ceilings, GPU items say why they
 -- were not measured, and the PDF's compute section shows the numbers of results.json.
 local env = ...
 local json = require "json"
@@ -33,8 +33,8 @@ for _, s in ipairs { "overhead", "peak", "gemm", "sweep", "knee", "numerics" } d
 end
 
 -- the calibration record
-local c = r.calibration
-if not c or c.version ~= 1 then fail("results.calibration missing") end
+local c = r.ceilings
+if not c or c.version ~= 1 then fail("results.ceilings missing") end
 local peaks = {}
 for _, pk in ipairs(c.peaks) do peaks[pk.device .. "/" .. pk.precision] = pk end
 if not peaks["cpu/fp64"] or not peaks["cpu/fp32"] then fail("calibration lacks the CPU peaks") end

@@ -18,7 +18,7 @@
 #include "lua/convert.h"
 #include "lua/state.h"
 #include "results/load.h"
-#include "results/render.h"
+#include "results/draw.h"
 #include "util/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cJSON *b = load("baseline.json", data, nb);
     cJSON *c = !b ? NULL : nul ? load("current.json", nul + 1, size - nb - 1) : cJSON_Duplicate(b, 1);
     cJSON *cmp = b && c ? build(b, c) : NULL;
-    if (cmp && render && render_results(cmp, pdf_path, err, sizeof err) != 0 && strstr(err, ".lua:")) {
+    if (cmp && render && draw_results(cmp, pdf_path, err, sizeof err) != 0 && strstr(err, ".lua:")) {
         fprintf(stderr, "the regression report cannot draw a comparison compare.build made: %s\n", err);
         abort();
     }

@@ -1,9 +1,9 @@
 -- tests/lua/marks.lua: a fraction of a measured ceiling prints as a percentage up to 1 (+1e-9) and
 -- as an error naming both numbers above it, listed once as a defect; records that did not settle
 -- get a dagger, a footnote in the next caption and a hollow marker; older records are unmarked.
--- calibration.dram prefers the bandwidth experiment's info.dram, then any experiment's.
+-- ceilings.dram prefers the bandwidth experiment's info.dram, then any experiment's.
 local marks = require "sparkreport.marks"
-local calibration = require "sparkreport.calibration"
+local ceilings = require "sparkreport.ceilings"
 
 local mk = marks.new()
 assert(mk:fraction(35.5, 35.5, "GB/s") == "100.0 %")
@@ -36,10 +36,10 @@ local res = { experiments = {
   { name = "model", device = "cpu", info = { dram = { gbps = 20, kernel = "read", source = "measured by model" } }, results = {} },
   { name = "bandwidth", device = "cpu", info = { dram = dram }, results = {} },
 } }
-local d = calibration.dram(res, "cpu")
-assert(d.gbps == 35.5 and d.gbps_best == 35.5 and d.kernel == "copy" and d.rule == calibration.DRAM_RULE and not d.legacy)
-assert(calibration.dram_text(d) == "copy kernel in FP64 with non-temporal stores at 1 GiB, 2 threads (bandwidth experiment, "
+local d = ceilings.dram(res, "cpu")
+assert(d.gbps == 35.5 and d.gbps_best == 35.5 and d.kernel == "copy" and d.rule == ceilings.DRAM_RULE and not d.legacy)
+assert(ceilings.dram_text(d) == "copy kernel in FP64 with non-temporal stores at 1 GiB, 2 threads (bandwidth experiment, "
   .. "best repetition)")
 table.remove(res.experiments, 2)
-assert(calibration.dram(res, "cpu").gbps == 20 and calibration.dram(res, "cpu").source == "measured by model")
-assert(calibration.dram(res, "gpu") == nil)
+assert(ceilings.dram(res, "cpu").gbps == 20 and ceilings.dram(res, "cpu").source == "measured by model")
+assert(ceilings.dram(res, "gpu") == nil)

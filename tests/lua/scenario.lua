@@ -20,7 +20,7 @@ fails(function() return sr.bandwidth "all" end, "sr.bandwidth expects a table of
 fails(function() return sr.bandwidth { max_size = "5TiB" } end, "bandwidth: parameter 'max_size' = 5TiB is out of range (3 KiB .. 1 TiB)")
 fails(function() return sr.bandwidth { sizes = { "64KiB", "900GiB" } } end, "bandwidth: a working set of 900 GiB does not fit in memory")
 fails(function() return sr.scenario { title = "x" } end, "scenario: no experiments (add e.g. sr.bandwidth { })")
-fails(function() return sr.scenario { budget = 5, sr.bandwidth {} } end, "scenario: unknown parameter 'budget' (valid: baseline, budget_s, compare, decide, kwh_usd, life_years, template, title, utilisation)")
+fails(function() return sr.scenario { budget = 5, sr.bandwidth {} } end, "scenario: unknown parameter 'budget' (valid: baseline, budget_s, decide, kwh_usd, life_years, systems, template, title, utilisation)")
 -- the decision pages' fields: workloads by id, cost parameters within their limits
 local dscn = sr.scenario { sr.bandwidth {} }
 assert(dscn.params.decide[1] == "gpt2-124m" and dscn.params.decide[4] == "llama-3.1-8b-adam8" and dscn.params.decide[5] == "llama-3.3-70b-qlora" and #dscn.params.decide == 5)
@@ -30,7 +30,12 @@ fails(function() return sr.scenario { decide = { "gpt5" }, sr.bandwidth {} } end
 fails(function() return sr.scenario { utilisation = 1.5, sr.bandwidth {} } end, "scenario: parameter 'utilisation' = 1.5 is out of range")
 fails(function() return sr.scenario { life_years = 0, sr.bandwidth {} } end, "scenario: parameter 'life_years' = 0 is out of range")
 fails(function() return sr.scenario { 42 } end, "scenario: entry 1 is not an experiment")
+fails(function() return sr.scenario { systems = { "h300" }, sr.bandwidth {} } end, "scenario: unknown catalog system 'h300'")
+-- the field's old name is still read, checked the same way, and never beside the new one
 fails(function() return sr.scenario { compare = { "h300" }, sr.bandwidth {} } end, "scenario: unknown catalog system 'h300'")
+assert(#sr.scenario { compare = { "b200" }, sr.bandwidth {} }.params.systems == 1)
+fails(function() return sr.scenario { compare = { "b200" }, systems = { "b200" }, sr.bandwidth {} } end,
+      "scenario: systems and compare are one field (compare is its old name): give systems only")
 
 local src = 'local sr = require "sparkreport"\nreturn sr.scenario { budget_s = 30, sr.bandwidth { kernels = "copy" } }\n'
 -- --set values are applied by runner.prepare, last, in a state the scenario's code never ran in

@@ -79,7 +79,7 @@ static void unknown(void)
 {
     char why[256];
     EXPECT(backend_for("stream", "cpu", why, sizeof why) == NULL);
-    EXPECT_STR(why, "no experiment family \"stream\" (bandwidth, bandwidth-transfers, precision, train, compress, "
+    EXPECT_STR(why, "no experiment family \"stream\" (bandwidth, bandwidth-transfers, dram, precision, train, compress, "
                "collective)");
     EXPECT(backend_for("bandwidth", "tpu", why, sizeof why) == NULL);
     EXPECT_STR(why, "no device \"tpu\" (cpu or gpu)");

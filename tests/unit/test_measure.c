@@ -95,15 +95,15 @@ static double fake_run(void *ud, long iters)
 static void calibrate(void)
 {
     struct fake f = { 1e-5, 0, 0 };
-    long it = measure_calibrate(fake_run, &f, 0.01, 0);
+    long it = measure_iterations(fake_run, &f, 0.01, 0);
     EXPECT(f.per * (double)it >= 0.01);
     EXPECT(it < 100000);
     f = (struct fake){ 1e-6, 2e-3, 0 };     /* a fixed cost per call: the count grows past it */
-    it = measure_calibrate(fake_run, &f, 0.01, 0);
+    it = measure_iterations(fake_run, &f, 0.01, 0);
     EXPECT(fake_run(&f, it) >= 0.01);
     EXPECT(f.per * (double)it > 4 * f.fixed);
     f = (struct fake){ 0.1, 0, 0 };
-    EXPECT(measure_calibrate(fake_run, &f, 0.01, 0.1) == 1);    /* the first run was long enough */
+    EXPECT(measure_iterations(fake_run, &f, 0.01, 0.1) == 1);    /* the first run was long enough */
     EXPECT(f.calls == 0);
 }
 
@@ -152,28 +152,28 @@ static void dram_rule(void)
         " \"kernel\": \"read\", \"array_bytes\": 1e9, \"working_set_bytes\": 1e9, \"gbps_best\": 80},"
         "{\"series\": \"size\", \"alloc\": \"host\", \"precision\": \"fp64\", \"threads\": 2, \"valid\": false,"
         " \"kernel\": \"triad\", \"array_bytes\": 1e9, \"working_set_bytes\": 3e9, \"gbps_best\": 99}]");
-    struct bw_dram d;
-    EXPECT(bw_dram_pick(res, 2, &d) == 0);
+    struct measure_dram d;
+    EXPECT(measure_dram_pick(res, 2, &d) == 0);
     EXPECT_NEAR(d.gbps, 45, 0);                     /* copy's write-allocate view beats read's 40 */
     EXPECT_STR(d.kernel, "copy");
     EXPECT_STR(d.stores, "cached");                 /* no stores field: cached */
     EXPECT_NEAR(d.working_set_bytes, 2e9, 0);
     cJSON *nt = cJSON_GetArrayItem(res, 0);
     cJSON_AddStringToObject(nt, "stores", "non-temporal");
-    EXPECT(bw_dram_pick(res, 2, &d) == 0);
+    EXPECT(measure_dram_pick(res, 2, &d) == 0);
     EXPECT_NEAR(d.gbps, 42, 0);                     /* non-temporal copy counts 30: FP32 read wins */
     EXPECT_STR(d.kernel, "read");
     EXPECT_STR(d.precision, "fp32");
-    EXPECT(bw_dram_pick(res, 4, &d) == -1);         /* no record at that thread count */
+    EXPECT(measure_dram_pick(res, 4, &d) == -1);         /* no record at that thread count */
 
-    bw_dram_set(&d);                                /* kept, with its own copies of the strings */
+    measure_dram_set(&d);                                /* kept, with its own copies of the strings */
     cJSON_Delete(res);
-    struct bw_dram k;
+    struct measure_dram k;
     char err[64];
-    EXPECT(bw_dram(&k, err, sizeof err) == 0);
+    EXPECT(measure_dram(NULL, &k, err, sizeof err) == 0);
     EXPECT_NEAR(k.gbps, 42, 0);
     EXPECT_STR(k.kernel, "read");
-    cJSON *j = bw_dram_json(&k);
+    cJSON *j = measure_dram_json(&k);
     EXPECT_STR(json_str(j, "source", ""), "bandwidth experiment");
     EXPECT(json_num(j, "threads", 0) == 2 && cJSON_IsString(cJSON_GetObjectItem(j, "rule")));
     cJSON_Delete(j);

@@ -2,7 +2,7 @@
 -- bandwidth and its rule, bandwidth against working set per precision (cache sizes marked),
 -- thread scaling, a summary table at the largest size (each kernel's fraction of the DRAM figure)
 -- and a detail table per kernel. Draws from the bandwidth records only.
-local calibration = require "sparkreport.calibration"
+local ceilings = require "sparkreport.ceilings"
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
@@ -70,7 +70,7 @@ local function dram_text(doc, d, device)
     return
   end
   doc:paragraph(("DRAM bandwidth of this machine (%s), the one figure every section uses: %s GB/s, the %s. Rule: %s.")
-    :format(device:upper(), fmt.rate(d.gbps), calibration.dram_text(d), d.rule))
+    :format(device:upper(), fmt.rate(d.gbps), ceilings.dram_text(d), d.rule))
 end
 
 local function method(doc, exp)
@@ -259,7 +259,7 @@ local function skipped(doc, exp)
 end
 
 local function cpu_part(doc, results, exp)
-  local mk, d = marks.new(), calibration.dram(results, "cpu")
+  local mk, d = marks.new(), ceilings.dram(results, "cpu")
   method(doc, exp)
   dram_text(doc, d, "cpu")
   size_charts(doc, exp, 1)
@@ -291,7 +291,7 @@ function S.bandwidth(doc, results)
     elseif exp.device == "gpu" then
       local function gpu_top(d2, e)
         local mk = marks.new()
-        top_table(d2, e, mk, calibration.dram(results, "gpu"))
+        top_table(d2, e, mk, ceilings.dram(results, "gpu"))
         mk:defects(d2)
       end
       gpu.part(doc, results, exp, { size_charts = size_charts, top_table = gpu_top, skipped = skipped })

@@ -137,7 +137,8 @@ end
 
 -- The systems a table shows: this machine and the scenario's `compare` list when it has one.
 local function shown(results, id)
-  local compare = results.scenario and results.scenario.compare
+  local scn = results.scenario or {}
+  local compare = scn.systems or scn.compare
   if id == "this" or type(compare) ~= "table" or #compare == 0 then return true end
   for _, c in ipairs(compare) do if c == id then return true end end
   return false

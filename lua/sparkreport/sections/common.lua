@@ -1,7 +1,7 @@
 -- sparkreport.sections.common: the sections every template shares: title page, summary
 -- (the answer in a few sentences, with each figure's kind), and the appendix (environment,
 -- catalog sources, scenario source and the command that reruns it). Draws from results only.
-local calibration = require "sparkreport.calibration"
+local ceilings = require "sparkreport.ceilings"
 local catalog = require "sparkreport.catalog"
 local fmt = require "sparkreport.format"
 local R = require "sparkreport.results"
@@ -121,10 +121,10 @@ function S.summary(doc, results)
     doc:paragraph(("This working set is below the DRAM-sized threshold of %s (each array 4x all caches), "
       .. "so the figure may include cache effects."):format(fmt.bytes(thr)), "note")
   end
-  local dram = calibration.dram(results, "cpu")
+  local dram = ceilings.dram(results, "cpu")
   if dram then
     doc:paragraph(("This machine's DRAM bandwidth, the one figure the report divides by: %s GB/s, the %s. Rule: %s.")
-      :format(fmt.rate(dram.gbps), calibration.dram_text(dram), dram.rule))
+      :format(fmt.rate(dram.gbps), ceilings.dram_text(dram), dram.rule))
   end
   doc:paragraph(fraction_text(results, head, dram))
   local ghead, gexp = R.gpu_headline(results)

@@ -3,9 +3,9 @@
 -- FP32 and BF16 and against a plain read of the same matrix, the error it adds to a layer's
 -- outputs and to a trained model's held-out loss; a chart of speed-up against bits per weight
 -- with the ideal (bytes ratio) dashed; GPU rows "not measured" with the reason. Read fractions
--- are of this machine's one DRAM figure (sparkreport.calibration.dram). Draws from the compress
+-- are of this machine's one DRAM figure (sparkreport.ceilings.dram). Draws from the compress
 -- records (and the bandwidth experiment's read kernel, quoted as that kernel's own rate) only.
-local calibration = require "sparkreport.calibration"
+local ceilings = require "sparkreport.ceilings"
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
@@ -280,7 +280,7 @@ local function device_part(doc, results, exp)
     return
   end
   local read, bwread = rec(exp, "read", "fp32"), exp.device == "cpu" and bandwidth_read(results) or nil
-  local mk, d = marks.new(), calibration.dram(results, exp.device or "cpu")
+  local mk, d = marks.new(), ceilings.dram(results, exp.device or "cpu")
   local info = exp.info or {}
   if d then d = setmetatable({ in_cache = (info.fp32_bytes or 0) < 2 * (info.caches_total_bytes or 0) }, { __index = d }) end
   doc:section(("Compression, %s"):format(DEVICE[exp.device] or exp.device), 2)

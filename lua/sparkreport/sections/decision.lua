@@ -72,7 +72,7 @@ local function gather(results, exp)
     if wl[id] then ctx.workloads[#ctx.workloads + 1] = wl[id] else ctx.missing[#ctx.missing + 1] = id end
   end
   ctx.compare = {}
-  for _, id in ipairs(scn.compare or (results.catalog and results.catalog.compare) or {}) do
+  for _, id in ipairs(scn.systems or scn.compare or results.catalog and (results.catalog.systems or results.catalog.compare) or {}) do
     if ctx.systems[id] or ctx.catalog[id] then ctx.compare[#ctx.compare + 1] = id end
   end
   return ctx

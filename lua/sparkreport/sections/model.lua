@@ -3,8 +3,8 @@
 -- errors), then the calibration it used, the projection per workload and system (hours with band,
 -- fit, energy, price), time and memory-bound share per system, and a verdict per workload in
 -- plain words. Draws from the model records alone; the time predictor lives in src/predict.
-local dram_of = require("sparkreport.calibration").dram
-local dram_text = require("sparkreport.calibration").dram_text
+local dram_of = require("sparkreport.ceilings").dram
+local dram_text = require("sparkreport.ceilings").dram_text
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
@@ -600,7 +600,8 @@ end
 -- The context narrowed to the scenario's compared systems (and this machine): what a body chart plots.
 local function compared(results, ctx)
   local want, list = {}, {}
-  for _, id in ipairs(results.scenario and results.scenario.compare or results.catalog.compare or {}) do want[id] = true end
+  local scn = results.scenario or {}
+  for _, id in ipairs(scn.systems or scn.compare or results.catalog.systems or results.catalog.compare or {}) do want[id] = true end
   for _, sys in ipairs(ctx.system_list) do
     if want[sys.id] then list[#list + 1] = sys end
   end

@@ -3,7 +3,7 @@
 -- bandwidth and compute ceilings, spec ceilings dashed, the sweep points) with its knee, the
 -- GEMM sweep, the numerical error of each precision, the fixed costs per call, and what was not
 -- measured. Draws from the precision records (and the bandwidth ceiling) only.
-local calibration = require "sparkreport.calibration"
+local ceilings = require "sparkreport.ceilings"
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
@@ -152,9 +152,9 @@ end
 
 -- The bandwidth ceiling of a device: this machine's one DRAM figure, else the sweep's own.
 local function bandwidth_ceiling(results, exps, device)
-  local d = calibration.dram(results, device)
+  local d = ceilings.dram(results, device)
   if d then
-    return d.gbps, calibration.dram_text(d) .. ", this machine's DRAM bandwidth", d
+    return d.gbps, ceilings.dram_text(d) .. ", this machine's DRAM bandwidth", d
   end
   local best
   for _, k in ipairs(all_records(exps, { series = "knee", device = device })) do
@@ -232,7 +232,7 @@ end
 local function knee_table(doc, results, exps)
   local row, rows = R.catalog_row(results), {}
   for _, k in ipairs(all_records(exps, { series = "knee" })) do
-    local dram = calibration.dram(results, k.device)       -- this machine's one figure, or none
+    local dram = ceilings.dram(results, k.device)       -- this machine's one figure, or none
     local bw = dram and dram.gbps
     local peak = compute_ceiling(exps, k.device, k.precision)
     local sp = spec_peak(row, k.device, k.precision)
@@ -244,7 +244,7 @@ local function knee_table(doc, results, exps)
       (sp and spec_bw) and { text = fmt.rate(sp / spec_bw), kind = "spec" } or "no catalog figure" }
   end
   if #rows == 0 then return end
-  local cpu_dram = calibration.dram(results, "cpu")
+  local cpu_dram = ceilings.dram(results, "cpu")
   doc:section("Roofline knees", 2)
   doc:table {
     columns = { { title = "Device", width = 0.1 }, { title = "Precision", width = 0.13 }, { title = "Sweep", width = 0.12 },

@@ -4,7 +4,7 @@
 -- bound per configuration; the checks each configuration passed; the heaviest ops of the largest
 -- configuration; what was not measured and why. Draws from the train records (and, for MFU, the
 -- calibration peaks and the catalog row) only.
-local calibration = require "sparkreport.calibration"
+local ceilings = require "sparkreport.ceilings"
 local fmt = require "sparkreport.format"
 local R = require "sparkreport.results"
 local appendix = require "sparkreport.appendix"
@@ -128,7 +128,7 @@ end
 -- The peak a configuration's MFU is taken against: the measured sustained peak of the
 -- precision its matmuls compute in (CPU BF16 computes in FP32), GFLOPS, and its method.
 local function measured_peak(results, r)
-  local cal = results.calibration or calibration.build(results)
+  local cal = results.ceilings or results.calibration or ceilings.build(results)
   local prec = r.device == "cpu" and "fp32" or r.precision
   for _, p in ipairs(cal.peaks or {}) do
     if p.device == r.device and p.precision == prec then return p.gflops, ("%s %s, %s"):format(r.device, prec, p.method) end

@@ -112,13 +112,13 @@ static void skip_rest(struct bw_run_state *rs, enum bw_prec p, int from, double 
  * size, or one at least as large): kept for the families after this one, and in info.dram. */
 static void choose_dram(const struct bw_plan *pl, const cJSON *params, const cJSON *results, cJSON *info)
 {
-    struct bw_dram d;
+    struct measure_dram d;
     int automatic = cJSON_IsString(param_get(params, "max_size")) && !cJSON_IsArray(param_get(params, "sizes"));
-    if (!(automatic || pl->sizes[pl->ns - 1] >= 0.999 * pl->auto_max) || bw_dram_pick(results, pl->tmax, &d) != 0)
+    if (!(automatic || pl->sizes[pl->ns - 1] >= 0.999 * pl->auto_max) || measure_dram_pick(results, pl->tmax, &d) != 0)
         return;
-    bw_dram_set(&d);
-    bw_dram(&d, NULL, 0);
-    cJSON_AddItemToObject(info, "dram", bw_dram_json(&d));
+    measure_dram_set(&d);
+    measure_dram(NULL, &d, NULL, 0);
+    cJSON_AddItemToObject(info, "dram", measure_dram_json(&d));
 }
 
 cJSON *bw_run(const cJSON *params, double budget_s, char *err, size_t errlen)

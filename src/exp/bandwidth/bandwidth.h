@@ -14,6 +14,8 @@ extern "C" {
 
 #include <cjson/cJSON.h>
 
+#include "measure/dram.h"
+
 #include "exp/bandwidth/bandwidth_ref.h"
 #include "util/param.h"
 
@@ -120,32 +122,11 @@ struct bw_xfer_ops {
 };
 extern const struct bw_xfer_ops bw_cuda_xfer;   /* only in builds with CUDA */
 
-/* This machine's DRAM bandwidth: one figure for every family that divides by it (the model's
- * calibration, compression's read fraction, the precision roofline), chosen by BW_DRAM_RULE. */
-#define BW_DRAM_RULE "this machine's DRAM bandwidth is the highest best-repetition rate, in bytes actually " \
-    "moved (the write-allocate view for kernels whose stores are cached; STREAM's count for non-temporal " \
-    "stores and for read), among the bandwidth kernels in every precision measured at the DRAM-sized " \
-    "working set (the largest the experiment reached), all threads, both store kinds"
-struct bw_dram {
-    double gbps;                /* 1e9 bytes/s, best repetition, bytes actually moved */
-    const char *kernel;         /* "copy", "read", ... */
-    const char *precision;      /* "fp64" */
-    const char *stores;         /* "cached" or "non-temporal" */
-    double working_set_bytes;   /* the arrays the kernel names, bytes */
-    int threads;
-    const char *source;         /* "bandwidth experiment" or "measured by <family>" */
-};
+/* The DRAM figure's measurement for families that ask before the bandwidth experiment ran
+ * (src/measure/dram.h; backend_for("dram", "cpu")): the bandwidth plan cut down to the
+ * DRAM-sized point. */
+extern const struct measure_dram_ops bw_dram_ops;
 
-/* The figure the bandwidth experiment chose when it ran in this process; else measured the same
- * way (the same kernels and working set, the harness loop, a short budget) and kept for the rest
- * of the run. 0, or -1 with a message. bw_dram_by names the family asking (the source then says
- * "measured by compress"). */
-int bw_dram(struct bw_dram *out, char *err, size_t errlen);
-int bw_dram_by(const char *family, struct bw_dram *out, char *err, size_t errlen);
-void bw_dram_set(const struct bw_dram *d);
-/* The results' info.dram object: {gbps, kernel, precision, stores, working_set_bytes, threads,
- * source, rule}. */
-cJSON *bw_dram_json(const struct bw_dram *d);
 /* The working set of the three arrays when each is DRAM-sized (measure_dram_bytes). */
 double bw_dram_working_set(double cache_total);
 

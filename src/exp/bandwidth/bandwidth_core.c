@@ -94,7 +94,7 @@ static int index_of(const char *name, const char *const *names, int n)
     return -1;
 }
 
-void bw_plan_kernels(struct bw_plan *pl, const cJSON *params)
+static void bw_plan_kernels(struct bw_plan *pl, const cJSON *params)
 {
     const char *knames[BW_NKERNELS];
     for (int k = 0; k < BW_NKERNELS; k++)
@@ -326,12 +326,8 @@ int bw_precheck(const cJSON *params, char *err, size_t errlen)
 
 void bw_add_rates(cJSON *rec, double bytes, double bytes_wa)
 {
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "time_s");
-    double tmin = json_num(t, "min", NAN), tmed = json_num(t, "median", NAN);
-    cJSON_AddNumberToObject(rec, "gbps_best", bytes / tmin / 1e9);
-    cJSON_AddNumberToObject(rec, "gbps_median", bytes / tmed / 1e9);
-    if (bytes_wa > 0)
-        cJSON_AddNumberToObject(rec, "gbps_best_wa", bytes_wa / tmin / 1e9);
+    if (measure_rates(rec, "gbps", bytes) == 0 && bytes_wa > 0)
+        cJSON_AddNumberToObject(rec, "gbps_best_wa", bytes_wa / measure_time(rec, "min") / 1e9);
 }
 
 double bw_bytes_moved(const struct bw_kernel_info *ki, double n, double es, int stores_allocate)
@@ -400,7 +396,7 @@ static cJSON *measure(const struct bw_ops *ops, struct bw_arrays *x, enum bw_ker
     }
     struct pass p = { ops, x, k, 1 };
     struct measure_rule rule = pl->rule;
-    p.iters = measure_calibrate(run_passes, &p, rule.sample_s, first);
+    p.iters = measure_iterations(run_passes, &p, rule.sample_s, first);
     cJSON_AddNumberToObject(rec, "first_pass_s", first);
     cJSON_AddNumberToObject(rec, "iters_per_sample", (double)p.iters);
     rule.budget_s = budget_s;

@@ -50,7 +50,6 @@ struct bw_run_state {
 
 /* The parts of a plan every device shares: kernels, precisions, repetition rule, timer. */
 void bw_plan_common(struct bw_plan *pl, const cJSON *params);
-void bw_plan_kernels(struct bw_plan *pl, const cJSON *params);
 /* A new CPU plan: the common parts, all threads, the caches (cpu filled in) and the DRAM-sized
  * working set; free() it. */
 struct env_cpu;
@@ -59,10 +58,6 @@ void bw_plan_sizes(struct bw_plan *pl, const cJSON *params, double max_size);
 void bw_skip(struct bw_plan *pl, const char *item, const char *reason);
 /* The largest working set of the sweep: as asked, or auto (pl->auto_max) within memory. */
 double bw_plan_max_size(struct bw_plan *pl, const cJSON *params);
-
-/* The one DRAM figure chosen by the rule (bandwidth.h) from records at their largest working
- * set: series "size", host memory, FP64, `threads` threads, valid. 0, or -1 when none is. */
-int bw_dram_pick(const cJSON *results, int threads, struct bw_dram *out);
 
 /* Allocates one configuration (n from the working set `size`), validates and times every
  * planned kernel on it, appends the records; refuses sizes above mem_limit bytes. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "job/job.h"
 #include "measure/backend.h"
 #include "measure/measure.h"
 #include "util/env.h"
@@ -114,9 +115,9 @@ static int64_t op_bytes(enum coll_op op, double want, int n)
 
 static void add_rates(cJSON *rec, const struct item *it, int n)
 {
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "time_s");
-    double med = cJSON_GetObjectItemCaseSensitive(t, "median")->valuedouble;
-    double best = cJSON_GetObjectItemCaseSensitive(t, "min")->valuedouble;
+    double med = measure_time(rec, "median"), best = measure_time(rec, "min");
+    if (isnan(med) || isnan(best))
+        return;
     double f = coll_ops[it->op].bus_factor(n);
     if (it->op == COLL_PINGPONG) {
         med /= 2;                   /* one way: half the round trip */
@@ -174,7 +175,7 @@ static cJSON *measure_one(struct item *it, struct measure_rule *rule, int n, dou
     }
     cJSON_AddBoolToObject(rec, "valid", 1);
     double first = calib_run(it, 1);
-    it->iters = measure_calibrate(calib_run, it, rule->sample_s, first);
+    it->iters = measure_iterations(calib_run, it, rule->sample_s, first);
     cJSON_AddNumberToObject(rec, "iters_per_sample", (double)it->iters);
     int got = measure_repeat(rec, rule, sample, it);
     if (coll_rank0_check(&bad, it->err, sizeof it->err) != 0)
@@ -219,7 +220,7 @@ static const char *refuse(const struct item *it, double prev_op_s, double prev_b
                           const struct measure_rule *rule, char *why, size_t wn)
 {
     const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-    double ranks_here = local && atoi(local) > 0 ? atoi(local) : coll_nranks();
+    double ranks_here = local && atoi(local) > 0 ? atoi(local) : job_nranks();
     double need = ranks_here * 2.0 * (double)it->bytes, avail = env_mem_available();
     char a[32], b[32];
     if (avail > 0 && need > MEM_SHARE * avail) {
@@ -256,7 +257,8 @@ static cJSON *info_json(int n)
         cJSON_AddItemToObject(f, coll_ops[i].name, o);
     }
     cJSON_AddItemToObject(info, "formulas", f);
-    cJSON *ctx = coll_context();
+    char version[64];
+    cJSON *ctx = job_context(coll_device_transport(version, sizeof version));
     if (ctx)
         cJSON_AddItemToObject(info, "job", ctx);
     return info;
@@ -371,7 +373,7 @@ static void run_items(const cJSON *params, double budget_s, int n, const int use
 cJSON *coll_run(const cJSON *params, double budget_s, char *err, size_t errlen)
 {
     char why[512];
-    int n = coll_nranks();
+    int n = job_nranks();
     cJSON *out = cJSON_CreateObject(), *results = cJSON_AddArrayToObject(out, "results");
     cJSON *skipped = cJSON_AddArrayToObject(out, "skipped");
     cJSON *info = info_json(n);
@@ -390,10 +392,17 @@ cJSON *coll_run(const cJSON *params, double budget_s, char *err, size_t errlen)
         one_rank(params, skipped);
         return out;
     }
-    if (dev)                        /* the job's context says it too (coll_context: transport_device) */
+    if (dev)                        /* the job's context says it too (job_context: transport_device) */
         dev->version(nccl_transport, sizeof nccl_transport);
     coll_job_budget(budget_s);     /* a rank that stops cannot hold the run past this */
     run_items(params, budget_s, n, use, results, skipped);
     publish_link(results, info);
     return out;
+}
+
+const char *coll_device_transport(char *buf, size_t n)
+{
+    char why[256];
+    const struct coll_dev_ops *d = backend_for("collective", "gpu", why, sizeof why);
+    return d ? d->version(buf, n) : NULL;
 }

@@ -33,7 +33,6 @@ struct coll_cmd {
 enum coll_what { COLL_STOP, COLL_PREPARE, COLL_TIME, COLL_CHECK, COLL_RELEASE };
 
 /* Rank 0's side of the protocol (collective_mpi.c). Each returns -1 with err on an MPI failure. */
-int coll_nranks(void);
 int coll_rank0_prepare(enum coll_op op, int64_t bytes, int peer, int device, int *bad_rank, char *err, size_t errlen);
 double coll_rank0_time(int64_t iters, char *err, size_t errlen);    /* max over ranks, seconds; NAN on failure */
 int coll_rank0_check(int *bad_rank, char *err, size_t errlen);
@@ -42,11 +41,10 @@ void coll_rank0_release(void);
 /* The job's deadline (rank 0): every step above that waits on the other ranks must end within
  * budget_s x COLL_DEADLINE_FACTOR + COLL_DEADLINE_SLACK_S of this call, or the job ends with a
  * message and nothing written (util/watch.h). Joining the job has its own deadline, before any
- * scenario is read: coll_join_seconds() (SPARKREPORT_MPI_JOIN_S, 1 .. 86400, default 60). */
+ * scenario is read: job_join_seconds() (src/job/job.h). */
 #define COLL_DEADLINE_FACTOR 1.5
 #define COLL_DEADLINE_SLACK_S 10.0
 void coll_job_budget(double budget_s);
-double coll_join_seconds(void);
 
 /* The value element i of rank r's send buffer holds, and what element i of a reduction over n
  * ranks must then be: exact in float32 (small whole numbers). */

@@ -17,6 +17,7 @@
 #include "util/error.h"
 #include "util/timing.h"
 #include "util/watch.h"
+#include "job/job.h"
 
 float coll_value(int r, int64_t i)
 {
@@ -37,15 +38,20 @@ float coll_sum(int n, int64_t i)
 
 #include <mpi.h>
 
-#define DESC_BYTES 512              /* one rank's "host\tinterfaces" at init */
-#define JOIN_S 60.0                 /* joining the job (MPI_Init_thread and the first gather) */
 #define FINISH_S 15.0               /* ending it (the stop command, MPI_Finalize) */
 
 static double job_start, job_end;   /* rank 0: timing_now() when the collective experiment began, and past which
                                      * a blocked step ends the job; 0: none */
 
-static int joined, rank, nranks, lost;
-static char *descs;                 /* rank 0: nranks x DESC_BYTES */
+static int rank, nranks, lost;     /* this process's in the job (src/job/job.h), read at each entry */
+
+/* The job's rank and size, read at every entry point (they are set once the job is joined). */
+static void attach(void)
+{
+    rank = job_rank();
+    nranks = job_nranks();
+}
+
 
 /* The buffers of the prepared operation (every rank; ping-pong: ranks 0 and peer). */
 static struct {
@@ -73,85 +79,6 @@ static int mpi_failed(int rc, const char *call, char *err, size_t errlen)
     return -1;
 }
 #define MPI_TRY(call, name) do { if (mpi_failed((call), name, err, errlen)) return -1; } while (0)
-
-int coll_launched(void)
-{
-    return joined;
-}
-
-int coll_nranks(void)
-{
-    return joined ? nranks : 1;
-}
-
-/* "lo 127.0.0.1, eth0 10.0.0.2": the IPv4 interfaces of this host. */
-static void interfaces(char *out, size_t n)
-{
-    struct ifaddrs *ifs, *a;
-    size_t o = 0;
-    out[0] = '\0';
-    if (getifaddrs(&ifs) != 0)
-        return;
-    for (a = ifs; a && o + 1 < n; a = a->ifa_next) {
-        char ip[INET_ADDRSTRLEN];
-        if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET || !(a->ifa_flags & IFF_UP))
-            continue;
-        inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)a->ifa_addr)->sin_addr, ip, sizeof ip);
-        o += (size_t)snprintf(out + o, n - o, "%s%s %s", o ? ", " : "", a->ifa_name, ip);
-    }
-    freeifaddrs(ifs);
-}
-
-/* Every rank's host name and interfaces, gathered on rank 0 once, at init. */
-static int gather_descs(void)
-{
-    char mine[DESC_BYTES] = "", host[MPI_MAX_PROCESSOR_NAME] = "", ifs[DESC_BYTES - 64];
-    int len = 0;
-    MPI_Get_processor_name(host, &len);
-    interfaces(ifs, sizeof ifs);
-    snprintf(mine, sizeof mine, "%.60s\t%s", host, ifs);
-    if (rank == 0)
-        descs = calloc((size_t)nranks, DESC_BYTES);
-    if (rank == 0 && !descs)
-        return -1;
-    return MPI_Gather(mine, DESC_BYTES, MPI_CHAR, descs, DESC_BYTES, MPI_CHAR, 0, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
-}
-
-int coll_launch_init(int *argc, char ***argv)
-{
-    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") && !getenv("PMI_RANK"))
-        return 0;                   /* not started by a launcher: one rank, no MPI */
-    int provided;
-    double join_s = coll_join_seconds();
-    char msg[512];
-    const char *me = getenv("OMPI_COMM_WORLD_RANK") ? getenv("OMPI_COMM_WORLD_RANK") : getenv("PMIX_RANK");
-    snprintf(msg, sizeof msg, "sparkreport: rank %.20s: the MPI job did not start within %g s (a rank never joined: it "
-             "exited, was stopped or never started before MPI_Init; SPARKREPORT_MPI_JOIN_S sets this deadline); "
-             "stopped, nothing was written", me ? me : "?", join_s);
-    watch_arm(join_s, msg, SR_EXIT_FAILURE);    /* MPI_Init_thread waits for every rank, for ever */
-    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-        fprintf(stderr, "sparkreport: MPI_Init_thread failed: cannot join the job mpirun started\n");
-        return -1;
-    }
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    joined = nranks > 1;
-    if (gather_descs() != 0) {
-        fprintf(stderr, "sparkreport: rank %d: cannot gather the ranks' host names at start\n", rank);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    watch_disarm();
-    return rank;
-}
-
-double coll_join_seconds(void)
-{
-    const char *v = getenv("SPARKREPORT_MPI_JOIN_S");
-    char *end;
-    double t = v && *v ? strtod(v, &end) : 0;
-    return v && *v && *end == '\0' && t >= 1 && t <= 86400 ? t : JOIN_S;
-}
 
 void coll_job_budget(double budget_s)
 {
@@ -418,6 +345,7 @@ static int send_cmd(struct coll_cmd *c, char *err, size_t errlen)
  * were checked, *bad_rank the lowest rank with a wrong one, or nranks. */
 int coll_rank0_prepare(enum coll_op op, int64_t bytes, int peer, int device, int *bad_rank, char *err, size_t errlen)
 {
+    attach();
     struct coll_cmd c = { .what = COLL_PREPARE, .op = op, .peer = peer, .device = device, .bytes = bytes };
     step_watch("preparing an operation");
     int rc = send_cmd(&c, err, errlen) != 0 ? -1 : prepare_here(&c, bad_rank, err, errlen);
@@ -427,6 +355,7 @@ int coll_rank0_prepare(enum coll_op op, int64_t bytes, int peer, int device, int
 
 double coll_rank0_time(int64_t iters, char *err, size_t errlen)
 {
+    attach();
     struct coll_cmd c = { .what = COLL_TIME, .iters = iters };
     step_watch("a timed sample");
     double t = send_cmd(&c, err, errlen) == 0 ? time_here(iters, err, errlen) : NAN;
@@ -436,6 +365,7 @@ double coll_rank0_time(int64_t iters, char *err, size_t errlen)
 
 int coll_rank0_check(int *bad_rank, char *err, size_t errlen)
 {
+    attach();
     struct coll_cmd c = { .what = COLL_CHECK };
     step_watch("checking the values");
     int rc = send_cmd(&c, err, errlen) == 0 ? check_here(bad_rank, err, errlen) : -1;
@@ -457,6 +387,7 @@ void coll_rank0_release(void)
 
 int coll_serve(void)
 {
+    attach();
     char err[512];
     size_t errlen = sizeof err;
     for (;;) {
@@ -477,16 +408,11 @@ int coll_serve(void)
     return 1;
 }
 
-void coll_launch_finish(void)
+void coll_stop_serving(void)
 {
-    int initialized = 0, finalized = 0;
-    if (!joined) {
-        MPI_Initialized(&initialized);
-        MPI_Finalized(&finalized);
-        if (initialized && !finalized)
-            MPI_Finalize();
+    if (!job_launched())
         return;
-    }
+    attach();
     if (rank == 0) {                /* what the run wrote is complete: only ending the job is left */
         char err[256];
         struct coll_cmd c = { .what = COLL_STOP };
@@ -501,92 +427,12 @@ void coll_launch_finish(void)
     release();
     if (dev_state == 1)
         dev->close();
-    free(descs);
-    MPI_Finalize();
-}
-
-/* ---- the job, described ---- */
-
-static void add_env(cJSON *o, const char *name)
-{
-    const char *v = getenv(name);
-    if (v)
-        cJSON_AddStringToObject(o, name, v);
-}
-
-static const char *transport(int hosts)
-{
-    const char *btl = getenv("OMPI_MCA_btl"), *pml = getenv("OMPI_MCA_pml");
-    static char t[512];
-    if (hosts == 1)
-        snprintf(t, sizeof t, "one host: shared memory (Open MPI's vader BTL is its default between ranks of a host)%s%s%s%s",
-                 btl ? "; OMPI_MCA_btl=" : "", btl ? btl : "", pml ? "; OMPI_MCA_pml=" : "", pml ? pml : "");
-    else
-        snprintf(t, sizeof t, "%d hosts: Open MPI's choice between them (TCP, or UCX on InfiniBand/RoCE), not reported by "
-                 "the library%s%s%s%s", hosts, btl ? "; OMPI_MCA_btl=" : "", btl ? btl : "",
-                 pml ? "; OMPI_MCA_pml=" : "", pml ? pml : "");
-    return t;
-}
-
-cJSON *coll_context(void)
-{
-    if (!joined || rank != 0)
-        return NULL;
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    int len = 0, nhosts = 0;
-    MPI_Get_library_version(lib, &len);
-    lib[strcspn(lib, "\n,")] = '\0';
-    cJSON *o = cJSON_CreateObject(), *hosts = cJSON_CreateArray(), *env = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "ranks", nranks);
-    cJSON_AddStringToObject(o, "launcher", lib);
-    for (int r = 0; r < nranks; r++) {
-        const char *d = descs + (size_t)r * DESC_BYTES, *tab = strchr(d, '\t');
-        int hl = tab ? (int)(tab - d) : (int)strlen(d), seen = 0;
-        for (int q = 0; q < r && !seen; q++) {
-            const char *e = descs + (size_t)q * DESC_BYTES;
-            seen = strncmp(e, d, (size_t)hl) == 0 && (e[hl] == '\t' || e[hl] == '\0');
-        }
-        nhosts += !seen;
-        cJSON *h = cJSON_CreateObject();
-        char host[DESC_BYTES];
-        snprintf(host, sizeof host, "%.*s", hl, d);
-        cJSON_AddNumberToObject(h, "rank", r);
-        cJSON_AddStringToObject(h, "host", host);
-        cJSON_AddStringToObject(h, "interfaces", tab ? tab + 1 : "");
-        cJSON_AddItemToArray(hosts, h);
-    }
-    cJSON_AddNumberToObject(o, "hosts_count", nhosts);
-    cJSON_AddItemToObject(o, "hosts", hosts);
-    cJSON_AddStringToObject(o, "transport", transport(nhosts));
-    char why[256], version[64];
-    const struct coll_dev_ops *d = backend_for("collective", "gpu", why, sizeof why);
-    if (d)                          /* device buffers: NCCL chooses its own transport (NCCL_DEBUG=INFO says which) */
-        cJSON_AddStringToObject(o, "transport_device", d->version(version, sizeof version));
-    add_env(env, "OMPI_COMM_WORLD_SIZE");
-    add_env(env, "OMPI_COMM_WORLD_LOCAL_SIZE");
-    add_env(env, "OMPI_MCA_btl");
-    add_env(env, "OMPI_MCA_pml");
-    add_env(env, "OMPI_MCA_btl_tcp_if_include");
-    cJSON_AddItemToObject(o, "env", env);
-    return o;
 }
 
 #else /* no MPI in this build: one rank, always */
 
-int coll_launch_init(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    if (getenv("OMPI_COMM_WORLD_SIZE") && atoi(getenv("OMPI_COMM_WORLD_SIZE")) > 1)
-        fprintf(stderr, "sparkreport: started by mpirun, but this build has no MPI (%s); every rank would run "
-                "the scenario alone\n", SR_NO_MPI_REASON);
-    return getenv("OMPI_COMM_WORLD_SIZE") && atoi(getenv("OMPI_COMM_WORLD_SIZE")) > 1 ? -1 : 0;
-}
-int coll_launched(void) { return 0; }
-int coll_nranks(void) { return 1; }
 int coll_serve(void) { return 0; }
-void coll_launch_finish(void) { }
-cJSON *coll_context(void) { return NULL; }
+void coll_stop_serving(void) { }
 int coll_rank0_prepare(enum coll_op op, int64_t bytes, int peer, int device, int *bad_rank, char *err, size_t errlen)
 {
     (void)op; (void)bytes; (void)peer; (void)device; (void)bad_rank;
@@ -607,6 +453,5 @@ int coll_rank0_check(int *bad_rank, char *err, size_t errlen)
 }
 void coll_rank0_release(void) { }
 void coll_job_budget(double budget_s) { (void)budget_s; }
-double coll_join_seconds(void) { return 0; }
 
 #endif

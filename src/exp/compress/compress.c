@@ -14,7 +14,7 @@
 
 #include "config.h"
 #include "cuda/cuda.h"
-#include "exp/bandwidth/bandwidth.h"
+#include "measure/dram.h"
 #include "exp/experiment.h"
 #include "measure/backend.h"
 #include "measure/measure.h"
@@ -235,13 +235,13 @@ static double one_sample(void *ud)
     return s / (double)t->iters;
 }
 
-/* The harness's calibration and repetitions; returns the median seconds of one product, or -1
+/* The harness's repetitions per sample and repetitions; returns the median seconds of one product, or -1
  * when a run failed. */
 static double repeat(cJSON *rec, const struct plan *pl, struct timed *t, double budget_s, double first)
 {
     struct measure_rule rule = pl->rule;
     rule.budget_s = budget_s;
-    t->iters = measure_calibrate(run_iters, t, rule.sample_s, first);
+    t->iters = measure_iterations(run_iters, t, rule.sample_s, first);
     cJSON_AddNumberToObject(rec, "iters_per_sample", (double)t->iters);
     measure_repeat(rec, &rule, one_sample, t);
     return t->failed ? -1 : json_num(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), "median", NAN);
@@ -249,11 +249,8 @@ static double repeat(cJSON *rec, const struct plan *pl, struct timed *t, double 
 
 static void add_rates(cJSON *rec, double bytes, double fp32_bytes)
 {
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "time_s");
-    double tmin = json_num(t, "min", NAN), tmed = json_num(t, "median", NAN);
-    cJSON_AddNumberToObject(rec, "gbps_best", bytes / tmin / 1e9);
-    cJSON_AddNumberToObject(rec, "gbps_median", bytes / tmed / 1e9);
-    cJSON_AddNumberToObject(rec, "gbps_dense_fp32_median", fp32_bytes / tmed / 1e9);
+    if (measure_rates(rec, "gbps", bytes) == 0)
+        cJSON_AddNumberToObject(rec, "gbps_dense_fp32_median", fp32_bytes / measure_time(rec, "median") / 1e9);
 }
 
 double compress_check(const struct quant_matrix *m, const float *x, const float *y, int batch, size_t sample)
@@ -505,9 +502,9 @@ static void stream_all(struct stream *st, double budget_s)
  * figure itself in info.dram. */
 static void add_dram(cJSON *results, cJSON *info, cJSON *skipped)
 {
-    struct bw_dram d;
+    struct measure_dram d;
     char why[256];
-    if (bw_dram_by("compress", &d, why, sizeof why) != 0) {
+    if (measure_dram("compress", &d, why, sizeof why) != 0) {
         measure_skip(skipped, "fractions of the DRAM bandwidth", why);
         return;
     }
@@ -515,7 +512,7 @@ static void add_dram(cJSON *results, cJSON *info, cJSON *skipped)
     cJSON_ArrayForEach(r, results)
         if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "gbps_best")))
             cJSON_AddNumberToObject(r, "read_fraction_dram", json_num(r, "gbps_best", NAN) / d.gbps);
-    cJSON_AddItemToObject(info, "dram", bw_dram_json(&d));
+    cJSON_AddItemToObject(info, "dram", measure_dram_json(&d));
 }
 
 static cJSON *finish(struct plan *pl, cJSON *results, cJSON *info)

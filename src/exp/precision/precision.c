@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cuda/cuda.h"
-#include "exp/bandwidth/bandwidth.h"
+#include "measure/dram.h"
 #include "exp/experiment.h"
 #include "measure/backend.h"
 #include "measure/measure.h"
@@ -191,10 +191,10 @@ static void info_cpu(struct prec_run *r, double sweep_bytes)
 /* The machine's one DRAM figure, the memory roof of the CPU intensity sweep. */
 static void info_dram(struct prec_run *r)
 {
-    struct bw_dram d;
+    struct measure_dram d;
     char why[256];
-    if (bw_dram_by("precision", &d, why, sizeof why) == 0)
-        cJSON_AddItemToObject(r->info, "dram", bw_dram_json(&d));
+    if (measure_dram("precision", &d, why, sizeof why) == 0)
+        cJSON_AddItemToObject(r->info, "dram", measure_dram_json(&d));
     else
         measure_skip(r->skipped, "the DRAM bandwidth (the CPU roofline's memory roof)", why);
 }

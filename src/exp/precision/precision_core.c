@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cuda/cuda.h"
-#include "exp/bandwidth/bandwidth.h"
+#include "measure/dram.h"
 #include "exp/experiment.h"
 #include "measure/backend.h"
 #include "measure/measure.h"
@@ -116,7 +116,7 @@ cJSON *prec_record(const char *series, const char *device, enum prec_fmt f)
     return rec;
 }
 
-/* ---- timing: the harness's calibration and repetitions, one validated run as a warm-up ---- */
+/* ---- timing: the harness's repetitions per sample and repetitions, one validated run as a warm-up ---- */
 
 static double one_sample(void *ud)
 {
@@ -130,7 +130,7 @@ double prec_time(struct prec_run *r, struct prec_op *op, double budget_s, cJSON 
     rule.budget_s = budget_s;
     if (op->first >= rule.sample_s && rule.warmup > 0)     /* a long validation run warmed up */
         rule.warmup--;
-    op->iters = measure_calibrate(op->run, op->ud, rule.sample_s, op->first);
+    op->iters = measure_iterations(op->run, op->ud, rule.sample_s, op->first);
     cJSON_AddNumberToObject(rec, "iters_per_sample", (double)op->iters);
     measure_repeat(rec, &rule, one_sample, op);
     return json_num(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), "median", NAN);
@@ -139,19 +139,14 @@ double prec_time(struct prec_run *r, struct prec_op *op, double budget_s, cJSON 
 /* Rates from the record's time_s: GFLOPS (and GB/s when bytes > 0), best and median. */
 void prec_add_rates(cJSON *rec, double flops, double bytes)
 {
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "time_s");
-    if (!t)                             /* measure_repeat took no time: a cut abandoned it */
+    if (isnan(measure_time(rec, "min")))    /* measure_repeat took no time: a cut abandoned it */
         return;
-    double tmin = cJSON_GetObjectItemCaseSensitive(t, "min")->valuedouble;
-    double tmed = cJSON_GetObjectItemCaseSensitive(t, "median")->valuedouble;
     cJSON_AddNumberToObject(rec, "flops", flops);
-    cJSON_AddNumberToObject(rec, "gflops_best", flops / tmin / 1e9);
-    cJSON_AddNumberToObject(rec, "gflops_median", flops / tmed / 1e9);
+    measure_rates(rec, "gflops", flops);
     if (bytes > 0) {
         cJSON_AddNumberToObject(rec, "bytes", bytes);
         cJSON_AddNumberToObject(rec, "flops_per_byte", flops / bytes);
-        cJSON_AddNumberToObject(rec, "gbps_best", bytes / tmin / 1e9);
-        cJSON_AddNumberToObject(rec, "gbps_median", bytes / tmed / 1e9);
+        measure_rates(rec, "gbps", bytes);
     }
 }
 

@@ -30,7 +30,6 @@ SR_HD float train_bf16_f32(uint16_t b)
     return v.f;
 }
 
-SR_HD float train_bf16_round(float f) { return train_bf16_f32(train_bf16(f)); }
 
 /* ---- FP8 E4M3 (OCP "E4M3FN": bias 7, no infinities, 0x7f NaN, largest finite 448) ----
  * Rounded to nearest, ties to even; values beyond 448, infinities included, saturate to 448

@@ -1,5 +1,5 @@
 /* validate_cpu.c: the CPU's ceilings for the training-time model's calibration: the sustained
- * FP32 matmul peak (a large cblas_sgemm), the machine's one DRAM bandwidth (bw_dram), the fixed
+ * FP32 matmul peak (a large cblas_sgemm), the machine's one DRAM bandwidth (measure_dram), the fixed
  * cost of an op (an empty OpenMP parallel region) and the intensity sweep the combine rule is
  * chosen on. The ops of the step and the flow are validate.c's. */
 #include "exp/validate/validate_int.h"
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "exp/bandwidth/bandwidth.h"
+#include "measure/dram.h"
 #include "measure/measure.h"
 #include "util/env.h"
 #include "util/error.h"
@@ -134,18 +134,18 @@ static int cpu_combine(cJSON *ci)
 int validate_cpu_ceilings(cJSON *ci, cJSON *info, char *why, size_t n)
 {
     char what[200], err[300];
-    struct bw_dram d;
+    struct measure_dram d;
     cJSON_AddStringToObject(ci, "device", "cpu");
     cJSON_AddNumberToObject(ci, "threads", omp_get_max_threads());
     cJSON_AddNumberToObject(cJSON_AddObjectToObject(ci, "peak_flops"), "fp32", gemm_peak());
     cJSON_AddStringToObject(ci, "peak_what", "cblas_sgemm 1024 x 1024 x 1024, fastest repetition after a warm-up; the CPU "
         "BF16 recipe widens BF16 operands to FP32 before cblas_sgemm, so it has the same peak");
     cJSON_AddNumberToObject(ci, "peak_gemm_flops", 2.0 * PEAK_N * PEAK_N * PEAK_N);
-    if (bw_dram_by("model", &d, err, sizeof err) != 0) {
+    if (measure_dram("model", &d, err, sizeof err) != 0) {
         snprintf(why, n, "%s", err);
         return -1;
     }
-    cJSON_AddItemToObject(info, "dram", bw_dram_json(&d));
+    cJSON_AddItemToObject(info, "dram", measure_dram_json(&d));
     cJSON_AddNumberToObject(ci, "bandwidth_Bps", d.gbps * 1e9);
     snprintf(what, sizeof what, "the machine's DRAM bandwidth (info.dram, %s): %s kernel, %s stores, %s, %d threads, "
              "best repetition", d.source, d.kernel, d.stores, d.precision, d.threads);

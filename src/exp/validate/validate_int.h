@@ -37,7 +37,7 @@ int validate_combine_rule(cJSON *ci, const struct validate_sweep *s);
  * dtype (fp32 at least), peak_gemm_flops (the FLOPs of the GEMM that reached it),
  * bandwidth_Bps, op_overhead_s, combine, vector_flops, and each one's words (*_what); info may
  * get more (the CPU's info.dram). 0, or -1 with why.
- * The CPU's (validate_cpu.c): cblas_sgemm, bw_dram, an empty parallel region, its own sweep.
+ * The CPU's (validate_cpu.c): cblas_sgemm, measure_dram, an empty parallel region, its own sweep.
  * A CUDA device's (validate_gpu.c): cuBLASLt GEMMs per dtype, the device-memory bandwidth, an
  * empty kernel launch, the precision family's sweep kernel; also device_name, memory_bytes,
  * shared_pool and catalog_id (the catalog system the GPU is, e.g. a GB10: dgx-spark). Without a

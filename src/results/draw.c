@@ -1,7 +1,7 @@
-/* render.c: draws a results document into a PDF through the embedded Lua report: checks its
+/* draw.c: draws a results document into a PDF through the embedded Lua report: checks its
  * shape (report.check), runs the template it names, and saves the document atomically. What
  * a page shows is the templates' and sections'; how it is drawn is src/report's. */
-#include "results/render.h"
+#include "results/draw.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +44,7 @@ static time_t report_date(const cJSON *results)
     return (time_t)(f > 0 && f <= SR_EPOCH_MAX ? f : 0);
 }
 
-int render_check_env(char *err, size_t errlen)
+int draw_check_env(char *err, size_t errlen)
 {
     const char *text, *fonts = getenv("SPARKREPORT_FONT_DIR");
     struct stat st;
@@ -70,7 +70,7 @@ static int drawable(const char *utf8, size_t len)
     return !(strcmp(out, "?") == 0 && strcmp(one, "?") != 0) && !((unsigned char)one[0] < 0x20 || one[0] == 0x7F);
 }
 
-int render_check_text(const char *what, const char *utf8, size_t max_chars, char *err, size_t errlen)
+int draw_check_text(const char *what, const char *utf8, size_t max_chars, char *err, size_t errlen)
 {
     size_t n = strlen(utf8), chars = 0;
     long bad = json_utf8_invalid(utf8, n);
@@ -95,7 +95,7 @@ int render_check_text(const char *what, const char *utf8, size_t max_chars, char
     return 0;
 }
 
-int render_precheck(const cJSON *results, char *err, size_t errlen)
+int draw_precheck(const cJSON *results, char *err, size_t errlen)
 {
     const cJSON *title = cJSON_GetObjectItemCaseSensitive(results, "title");
     const char *name = "title";                 /* a comparison's own, else the scenario's */
@@ -105,11 +105,11 @@ int render_precheck(const cJSON *results, char *err, size_t errlen)
     }
     if (title && !cJSON_IsString(title)) {
         snprintf(err, errlen, "%s must be a string", name);
-        return RENDER_INVALID;
+        return DRAW_INVALID;
     }
-    size_t max = name[0] == 't' ? RENDER_TITLE_MAX + 32 : RENDER_TITLE_MAX;   /* "Regression report: " + it */
-    if (title && render_check_text(name, title->valuestring, max, err, errlen) != 0)
-        return RENDER_INVALID;
+    size_t max = name[0] == 't' ? DRAW_TITLE_MAX + 32 : DRAW_TITLE_MAX;   /* "Regression report: " + it */
+    if (title && draw_check_text(name, title->valuestring, max, err, errlen) != 0)
+        return DRAW_INVALID;
     return 0;
 }
 
@@ -119,12 +119,12 @@ static const char *font_dir(void)
     return d && *d ? d : SR_FONT_DIR;
 }
 
-int render_check_fonts(char *err, size_t errlen)
+int draw_check_fonts(char *err, size_t errlen)
 {
     return pdf_fonts_check(font_dir(), err, errlen);
 }
 
-/* report.check(results): 0, or RENDER_INVALID with err = "PATH.IN.DOCUMENT: reason".
+/* report.check(results): 0, or DRAW_INVALID with err = "PATH.IN.DOCUMENT: reason".
  * Stack: [report, results] on entry and exit. */
 static int check_shape(lua_State *L, char *err, size_t errlen)
 {
@@ -136,7 +136,7 @@ static int check_shape(lua_State *L, char *err, size_t errlen)
     if (!ok)
         snprintf(err, errlen, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "invalid results");
     lua_pop(L, 2);
-    return ok ? 0 : RENDER_INVALID;
+    return ok ? 0 : DRAW_INVALID;
 }
 
 /* Draws results into doc through the template the results name, after checking that they
@@ -150,7 +150,7 @@ static int draw(struct pdf_doc *doc, const cJSON *results, char *err, size_t err
         char why[512];
         snprintf(why, sizeof why, "%s", err);
         snprintf(err, errlen, "too large to draw: %s", why);
-        rc = RENDER_INVALID;
+        rc = DRAW_INVALID;
     }
     if (rc == 0)
         rc = check_shape(L, err, errlen);
@@ -166,12 +166,12 @@ static int draw(struct pdf_doc *doc, const cJSON *results, char *err, size_t err
     return rc;
 }
 
-int render_results(const cJSON *results, const char *pdf_path, char *err, size_t errlen)
+int draw_results(const cJSON *results, const char *pdf_path, char *err, size_t errlen)
 {
-    int bad = render_precheck(results, err, errlen);
+    int bad = draw_precheck(results, err, errlen);
     if (bad != 0)
         return bad;
-    if (render_check_env(err, errlen) != 0 || fs_check_output(pdf_path, 0, err, errlen) != 0)
+    if (draw_check_env(err, errlen) != 0 || fs_check_output(pdf_path, 0, err, errlen) != 0)
         return -1;
     struct pdf_doc *doc = pdf_doc_new(font_dir(), err, errlen);
     if (!doc)

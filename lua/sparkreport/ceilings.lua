@@ -1,8 +1,11 @@
--- sparkreport.calibration: the calibration record the training-time model reads (results
--- .calibration), assembled after all experiments ran from what they measured: sustained peak per
+-- sparkreport.ceilings: the machine's measured ceilings (results.ceilings; results.calibration in
+-- files written before the name changed), what the sections show and divide by, assembled after
+-- all experiments ran from what they measured: sustained peak per
 -- device and precision, GEMM efficiency by shape, the bandwidth ladder, the DRAM ceilings, the
 -- roofline knees and the fixed costs of a parallel region and of a kernel launch. Every figure is
--- measured on this run; what was not measured is listed with its reason. It computes no model.
+-- measured on this run; what was not measured is listed with its reason. It computes no model: the
+-- training-time model reads the model experiment's own calibration (its info.calibration).
+local bench = require "bench"
 local fmt = require "sparkreport.format"
 local R = require "sparkreport.results"
 
@@ -79,11 +82,8 @@ local function ladder(results)
   return out, list
 end
 
--- The rule the C side states (src/exp/bandwidth/) and writes into info.dram.rule.
-M.DRAM_RULE = "this machine's DRAM bandwidth is the highest best-repetition rate, in bytes actually moved (the "
-  .. "write-allocate view for kernels whose stores are cached; STREAM's count for non-temporal stores and for read), "
-  .. "among the bandwidth kernels in every precision measured at the DRAM-sized working set (the largest the "
-  .. "experiment reached), all threads, both store kinds"
+-- The rule the C side states (src/measure/dram.h) and writes into info.dram.rule.
+M.DRAM_RULE = bench.dram_rule
 M.LEGACY_RULE = "the read kernel (else triad) in FP64 at the largest working set of the bandwidth experiment, best "
   .. "repetition, in STREAM's byte count (the rule of results files older than info.dram)"
 

@@ -1,9 +1,9 @@
--- tests/lua/calibration.lua: the calibration record is assembled from the precision and
+-- tests/lua/ceilings.lua: the machine's measured ceilings are assembled from the precision and
 -- bandwidth records as they are (synthetic records, values chosen to make the arithmetic
 -- checkable): the sustained peak is the FMA kernel on all threads where there is one and the best
 -- GEMM otherwise, GEMM efficiency is relative to that peak, the DRAM ceiling is the read kernel at
 -- the largest working set, and a launch cost that was not measured says why.
-local calibration = require "sparkreport.calibration"
+local ceilings = require "sparkreport.ceilings"
 
 local function timed(t)
   t.valid, t.samples_s, t.time_s = true, { 1, 1 }, { cv = 0.01, min = 1, median = 1 }
@@ -34,7 +34,7 @@ local doc = { experiments = {
     skipped = { { item = "GPU kernel launch cost", reason = "no CUDA device: test" } } },
 } }
 
-local c = calibration.build(doc)
+local c = ceilings.build(doc)
 assert(c.version == 1 and c.kind == "measured")
 local peaks = {}
 for _, p in ipairs(c.peaks) do peaks[p.device .. "/" .. p.precision] = p end
@@ -49,7 +49,7 @@ for _, g in ipairs(c.gemm) do
 end
 assert(#c.bandwidth_ladder == 4)
 assert(#c.dram == 1 and c.dram[1].kernel == "read" and c.dram[1].working_set_bytes == 1e9 and c.dram[1].gbps_best == 15)
-assert(calibration.dram(doc, "cpu").gbps_best == 15 and calibration.dram(doc, "gpu") == nil)
+assert(ceilings.dram(doc, "cpu").gbps_best == 15 and ceilings.dram(doc, "gpu") == nil)
 assert(c.knees[1].knee_flops_per_byte == 4.5)
 assert(c.overheads.omp_parallel_region_s == 2e-6)
 assert(c.overheads.kernel_launch_not_measured == "no CUDA device: test" and c.overheads.kernel_launch_s == nil)

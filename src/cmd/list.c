@@ -1,0 +1,63 @@
+/* list.c: the `list` command: the experiments and their parameters, the scenario's fields, the
+ * templates and the catalog's systems, from the same tables the run and the report use. */
+#include "cmd/list.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "exp/experiment.h"
+#include "lua/embedded.h"
+#include "lua/state.h"
+#include "util/error.h"
+#include "util/param.h"
+
+/* Catalog rows through the Lua library, so `list` shows exactly what reports use. */
+static int list_catalog(void)
+{
+    char err[512];
+    lua_State *L = sr_lua_new(SR_LUA_MEM_LIMIT);
+    if (sr_lua_require(L, "sparkreport.catalog", err, sizeof err) != 0) {
+        fprintf(stderr, "sparkreport: %s\n", err);
+        sr_lua_close(L);
+        return -1;
+    }
+    lua_getfield(L, -1, "load");
+    if (sr_lua_pcall(L, 0, 1, err, sizeof err, NULL) != 0) {
+        fprintf(stderr, "sparkreport: %s\n", err);
+        sr_lua_close(L);
+        return -1;
+    }
+    lua_getfield(L, -1, "rows");
+    printf("catalog systems (data/systems.csv; spec figures, sources in the report):\n");
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; i++) {
+        lua_getfield(L, -1, "id");
+        lua_getfield(L, -2, "name");
+        lua_getfield(L, -3, "memory_gb");
+        lua_getfield(L, -4, "mem_bw_gbs");
+        printf("  %-20s %-44s %6s GB %7s GB/s\n", lua_tostring(L, -4), lua_tostring(L, -3),
+               lua_isnil(L, -2) ? "?" : lua_tostring(L, -2), lua_isnil(L, -1) ? "?" : lua_tostring(L, -1));
+        lua_pop(L, 5);
+    }
+    sr_lua_close(L);
+    return 0;
+}
+
+int list_command(void)
+{
+    printf("experiments (sr.NAME { ... } in a scenario):\n");
+    for (const struct experiment *e = experiments; e->name; e++) {
+        printf("  %s: %s\n", e->name, e->help);
+        param_print_help(stdout, e->params);
+    }
+    printf("\nscenario fields (sr.scenario { ... }):\n");
+    param_print_help(stdout, scenario_params);
+    printf("\ntemplates:\n");
+    for (const struct embedded_file *f = embedded_files; f->name; f++)
+        if (!strncmp(f->name, "templates/", 10))
+            printf("  %.*s\n", (int)(strlen(f->name) - 14), f->name + 10);
+    printf("\n");
+    return list_catalog() == 0 ? SR_EXIT_OK : SR_EXIT_FAILURE;
+}
+

@@ -1,10 +1,13 @@
 -- sparkreport.cost: what one job costs a buyer, from a projection's hours, the catalog's price
 -- and the cost file's rental, power and its coverage, and the scenario's life, utilisation and
 -- electricity price. Arithmetic only: which rows to show and how is the decision section's.
+local bench = require "bench"
 local M = {}
 
 M.HOURS_PER_YEAR = 8766          -- 365.25 days
-M.defaults = { life_years = 3, utilisation = 0.5, kwh_usd = 0.15 }
+-- the scenario table's defaults (src/exp/experiment.c), never retyped here
+local scenario = assert(bench.check("scenario", {}))
+M.defaults = { life_years = scenario.life_years, utilisation = scenario.utilisation, kwh_usd = scenario.kwh_usd }
 
 -- The scenario's cost parameters, with the defaults of a results file that predates them.
 function M.params(scn)

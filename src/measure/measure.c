@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "cuda/cuda_words.h"
+#include "net/plan.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "util/stats.h"
@@ -127,6 +128,23 @@ int measure_rates(cJSON *rec, const char *name, double amount)
     snprintf(key, sizeof key, "%s_median", name);
     cJSON_AddNumberToObject(rec, key, amount / tmed / 1e9);
     return 0;
+}
+
+cJSON *measure_class_medians(const struct net_op *plan, int nops, const double *op_s, int n)
+{
+    cJSON *bc = cJSON_CreateObject();
+    double *col = xmalloc((size_t)(n > 0 ? n : 1) * sizeof *col);
+    for (int c = 0; c < NET_NCLASSES && n > 0; c++) {
+        for (int k = 0; k < n; k++) {
+            col[k] = 0;
+            for (int i = 0; i < nops; i++)
+                if ((int)net_kinds[plan[i].kind].cls == c)
+                    col[k] += op_s[(size_t)k * nops + i];
+        }
+        cJSON_AddNumberToObject(bc, net_class_names[c], measure_median(col, n));
+    }
+    free(col);
+    return bc;
 }
 
 void measure_skip(cJSON *skipped, const char *item, const char *reason)

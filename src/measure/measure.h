@@ -83,6 +83,12 @@ double measure_time(const cJSON *rec, const char *stat);
  * both times gets neither (never a null): returns 0 when added, -1 when not. */
 int measure_rates(cJSON *rec, const char *name, double amount);
 
+/* The seconds of a training step per op class: for each class of net_class_names, the median
+ * over the n steps of that step's sum over the plan's ops of the class (op_s: [n][nops], each
+ * op's seconds in each step). An object {class: seconds}; classes with no op count 0. */
+struct net_op;
+cJSON *measure_class_medians(const struct net_op *plan, int nops, const double *op_s, int n);
+
 /* An item of a results file's skipped list: {item, reason}. */
 void measure_skip(cJSON *skipped, const char *item, const char *reason);
 

@@ -5,6 +5,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "util/error.h"
 
 const char *const net_class_names[NET_NCLASSES] = {
     "matmul", "attention", "norm", "elementwise", "loss", "optimizer", "other",
@@ -1000,6 +1003,14 @@ int net_plan(const struct net_shape *s, enum net_prec p, struct net_op *ops, int
     if (p == NET_FP8 && s->lora_rank == 0)
         emit(&e, NET_OP_QUANTIZE_WEIGHTS, NET_UPDATE, -1, -1, 0);
     return e.n;
+}
+
+struct net_op *net_plan_new(const struct net_shape *s, enum net_prec p, int *n)
+{
+    *n = net_plan(s, p, NULL, 0);
+    struct net_op *ops = xmalloc((size_t)(*n > 0 ? *n : 1) * sizeof *ops);
+    net_plan(s, p, ops, *n);
+    return ops;
 }
 
 char *net_op_label(const struct net_op *op, char *buf, size_t n)

@@ -145,6 +145,8 @@ struct net_op {
 /* Fills ops (up to cap; ops may be NULL) with one optimizer step in execution order; returns
  * how many ops the step has. */
 int net_plan(const struct net_shape *s, enum net_prec p, struct net_op *ops, int cap);
+/* The step's ops in a new array (free() it), their count in *n. */
+struct net_op *net_plan_new(const struct net_shape *s, enum net_prec p, int *n);
 
 /* "matmul_dgrad fcproj, block 3, micro-batch 0" */
 char *net_op_label(const struct net_op *op, char *buf, size_t n);

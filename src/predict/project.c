@@ -340,9 +340,8 @@ static void step_time(const struct predict_calib *c, const struct recipe *rc, co
 {
     struct net_shape one = *s;
     one.accum = 1;
-    int nops = net_plan(&one, rc->p, NULL, 0);
-    struct net_op *plan = xmalloc((size_t)nops * sizeof *plan);
-    net_plan(&one, rc->p, plan, nops);
+    int nops;
+    struct net_op *plan = net_plan_new(&one, rc->p, &nops);
     memset(t, 0, sizeof *t);
     for (int i = 0; i < nops; i++) {
         double times = plan[i].micro < 0 ? 1 : s->accum, x[3];
@@ -437,9 +436,8 @@ static double flops_per_token(const struct predict_workload *w)
     struct net_shape s = w->shape;
     s.batch = s.accum = 1;
     s.checkpoint = 0;
-    int n = net_plan(&s, w->prec, NULL, 0);
-    struct net_op *plan = xmalloc((size_t)n * sizeof *plan);
-    net_plan(&s, w->prec, plan, n);
+    int n;
+    struct net_op *plan = net_plan_new(&s, w->prec, &n);
     double f = 0;
     for (int i = 0; i < n; i++)
         f += plan[i].flops;

@@ -234,9 +234,8 @@ static void run_ops(struct predict_run *r)
 {
     struct net_shape one = r->shape;
     one.accum = 1;
-    int n = net_plan(&one, r->prec, NULL, 0), k = 0;
-    struct net_op *all = xmalloc((size_t)n * sizeof *all);
-    net_plan(&one, r->prec, all, n);
+    int n, k = 0;
+    struct net_op *all = net_plan_new(&one, r->prec, &n);
     r->ops = xmalloc((size_t)n * sizeof *r->ops);
     r->weight = xmalloc((size_t)n * sizeof *r->weight);
     for (int i = 0; i < n; i++) {

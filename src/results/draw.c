@@ -95,7 +95,8 @@ int draw_check_text(const char *what, const char *utf8, size_t max_chars, char *
     return 0;
 }
 
-int draw_precheck(const cJSON *results, char *err, size_t errlen)
+/* The document's title (DRAW_TITLE_MAX); DRAW_INVALID with err. */
+static int draw_precheck(const cJSON *results, char *err, size_t errlen)
 {
     const cJSON *title = cJSON_GetObjectItemCaseSensitive(results, "title");
     const char *name = "title";                 /* a comparison's own, else the scenario's */

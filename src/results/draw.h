@@ -21,14 +21,12 @@ int draw_results(const cJSON *results, const char *pdf_path, char *err, size_t e
  * draw_check_env: SOURCE_DATE_EPOCH a whole number of seconds 0 .. 9999-12-31 (never a date
  * the PDF cannot hold), SPARKREPORT_FONT_DIR a folder; -1 with "VARIABLE=VALUE: why".
  * draw_check_text: text named `what` in err is valid UTF-8, every character drawable in the
- * report's encoding (CP1252; no control characters) and at most max_chars long.
- * draw_precheck: the document's title (DRAW_TITLE_MAX); DRAW_INVALID with err. */
+ * report's encoding (CP1252; no control characters) and at most max_chars long. */
 #define DRAW_TITLE_MAX 200
 int draw_check_env(char *err, size_t errlen);
 
 /* The report's fonts, checked as render will load them (pdf_fonts_check): 0, or -1 and why. */
 int draw_check_fonts(char *err, size_t errlen);
 int draw_check_text(const char *what, const char *utf8, size_t max_chars, char *err, size_t errlen);
-int draw_precheck(const cJSON *results, char *err, size_t errlen);
 
 #endif

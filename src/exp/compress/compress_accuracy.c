@@ -271,9 +271,7 @@ static int net_open(struct trained_net *mr, const cJSON *params, char *err, size
         return -1;
     if (!(mr->c = mr->ops->open(s, NET_FP32, mr->cfg.seed, err, errlen)))
         return -1;
-    mr->nops = net_plan(s, NET_FP32, NULL, 0);
-    mr->plan = xmalloc((size_t)mr->nops * sizeof *mr->plan);
-    net_plan(s, NET_FP32, mr->plan, mr->nops);
+    mr->plan = net_plan_new(s, NET_FP32, &mr->nops);
     size_t n = (size_t)s->batch * s->seq * s->accum;
     mr->tok = xmalloc(n * sizeof *mr->tok);
     mr->tgt = xmalloc(n * sizeof *mr->tgt);

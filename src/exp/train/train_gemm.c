@@ -168,11 +168,10 @@ static void tell(int rc, const struct train_gemm *g, const char *why, char *err,
 int train_gemm_walk(const struct net_shape *s, enum net_prec p, int pad, train_gemm_ask_fn ask, void *arg,
                     char *err, size_t errlen)
 {
-    int nops = net_plan(s, p, NULL, 0), rc = TRAIN_GEMM_OK;
-    struct net_op *ops = xmalloc((size_t)(nops > 0 ? nops : 1) * sizeof *ops);
+    int nops, rc = TRAIN_GEMM_OK;
+    struct net_op *ops = net_plan_new(s, p, &nops);
     struct train_gemm g[TRAIN_GEMMS_PER_OP];
     char why[320];
-    net_plan(s, p, ops, nops);
     for (int i = 0; i < nops && rc == TRAIN_GEMM_OK; i++) {
         int n = train_gemms_of(s, p, pad, &ops[i], g);
         for (int j = 0; j < n && rc == TRAIN_GEMM_OK; j++) {

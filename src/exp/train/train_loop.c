@@ -61,9 +61,7 @@ static int runner_open(struct runner *r, const struct train_ops *ops, const stru
         return -1;
     if (!(r->c = ops->open(&cfg->shape, cfg->prec, cfg->seed, err, errlen)))
         return -1;
-    r->nops = net_plan(&cfg->shape, cfg->prec, NULL, 0);
-    r->plan = xmalloc((size_t)r->nops * sizeof *r->plan);
-    net_plan(&cfg->shape, cfg->prec, r->plan, r->nops);
+    r->plan = net_plan_new(&cfg->shape, cfg->prec, &r->nops);
     size_t n = (size_t)cfg->shape.batch * cfg->shape.seq * cfg->shape.accum;
     r->tok = xmalloc(n * sizeof *r->tok);
     r->tgt = xmalloc(n * sizeof *r->tgt);
@@ -285,16 +283,8 @@ static void times_json(cJSON *rec, const struct runner *r, double *op_s, int n)
             col[k] = op_s[(size_t)k * r->nops + i];
         cJSON_AddItemToArray(ops, op_json(&r->plan[i], i, n > 0 ? measure_median(col, n) : NAN));
     }
-    cJSON *bc = cJSON_AddObjectToObject(rec, "time_by_class_s"), *fc = cJSON_AddObjectToObject(rec, "flops_by_class");
-    for (int c = 0; c < NET_NCLASSES && n > 0; c++) {
-        for (int k = 0; k < n; k++) {
-            col[k] = 0;
-            for (int i = 0; i < r->nops; i++)
-                if ((int)net_kinds[r->plan[i].kind].cls == c)
-                    col[k] += op_s[(size_t)k * r->nops + i];
-        }
-        cJSON_AddNumberToObject(bc, net_class_names[c], measure_median(col, n));
-    }
+    cJSON_AddItemToObject(rec, "time_by_class_s", measure_class_medians(r->plan, r->nops, op_s, n));
+    cJSON *fc = cJSON_AddObjectToObject(rec, "flops_by_class");
     for (int i = 0; i < r->nops; i++)
         cls[net_kinds[r->plan[i].kind].cls] += r->plan[i].flops;
     for (int c = 0; c < NET_NCLASSES; c++)

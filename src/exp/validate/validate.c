@@ -296,9 +296,7 @@ static int bench_open(struct bench_cfg *b, const struct train_ops *ops, const st
         return -1;
     if (!(b->c = ops->open(&cfg->shape, cfg->prec, cfg->seed, err, errlen)))
         return -1;
-    b->nops = net_plan(&cfg->shape, cfg->prec, NULL, 0);
-    b->plan = xmalloc((size_t)b->nops * sizeof *b->plan);
-    net_plan(&cfg->shape, cfg->prec, b->plan, b->nops);
+    b->plan = net_plan_new(&cfg->shape, cfg->prec, &b->nops);
     const struct net_shape *s = &cfg->shape;
     size_t T = (size_t)s->batch * s->seq, n = T * s->accum;
     int32_t *tok = xmalloc(n * sizeof *tok), *tgt = xmalloc(n * sizeof *tgt);
@@ -387,16 +385,7 @@ static cJSON *steps_json(const struct bench_cfg *b, const double *step_s, const 
     cJSON_AddItemToObject(run, "samples_s", cJSON_CreateDoubleArray(step_s, n));
     memcpy(col, step_s, (size_t)n * sizeof *col);
     cJSON_AddNumberToObject(ts, "median", measure_median(col, n));
-    cJSON *bc = cJSON_AddObjectToObject(run, "time_by_class_s");
-    for (int c = 0; c < NET_NCLASSES; c++) {
-        for (int k = 0; k < n; k++) {
-            col[k] = 0;
-            for (int i = 0; i < b->nops; i++)
-                if ((int)net_kinds[b->plan[i].kind].cls == c)
-                    col[k] += op_s[(size_t)k * b->nops + i];
-        }
-        cJSON_AddNumberToObject(bc, net_class_names[c], measure_median(col, n));
-    }
+    cJSON_AddItemToObject(run, "time_by_class_s", measure_class_medians(b->plan, b->nops, op_s, n));
     free(col);
     return run;
 }

@@ -21,7 +21,7 @@ struct cuda_device {
     int bus_width_bits;
     double mem_total_bytes;       /* cudaDeviceProp.totalGlobalMem (no context needed) */
     double mem_free_bytes;        /* cudaMemGetInfo, CUDA_DEVICE only (cuda_probe_asks_memory), else
-                                     NAN; integrated: MemAvailable when larger (env_gpu_mem_free) */
+                                     NAN; integrated: MemAvailable when larger (machine_gpu_mem_free) */
     const char *mem_free_source;  /* which figure mem_free_bytes is */
     double l2_bytes;
     int pageable_access;          /* HMM/ATS: kernels may use plain malloc'ed memory */

@@ -10,7 +10,7 @@
 
 #include "cuda/cuda.h"
 #include "cuda/cuda_check.h"
-#include "util/env.h"
+#include "util/machine.h"
 
 static_assert((int)cudaErrorECCUncorrectable == CUDA_WORDS_ECC_UNCORRECTABLE, "cuda_words.h's sticky codes");
 static_assert((int)cudaErrorIllegalAddress == CUDA_WORDS_ILLEGAL_ADDRESS, "cuda_words.h's sticky codes");
@@ -65,7 +65,7 @@ static void probe_device(int i, struct cuda_device *d)
         d->mem_free_bytes = (double)fr;
     }
     cudaGetLastError();
-    d->mem_free_bytes = env_gpu_mem_free(d->mem_free_bytes, d->integrated, env_mem_available(), &d->mem_free_source);
+    d->mem_free_bytes = machine_gpu_mem_free(d->mem_free_bytes, d->integrated, machine_mem_available(), &d->mem_free_source);
 }
 
 /* Three cases a reader must tell apart: no driver at all (no CUDA device), a driver older than the

@@ -16,7 +16,6 @@
 #include "lua/state.h"
 #include "measure/context.h"
 #include "measure/dram.h"
-#include "util/env.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/mwu.h"

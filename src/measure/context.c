@@ -1,5 +1,5 @@
 /* context.c: what a run was measured on, for the results document's context block: the host,
- * this tool's version, the machine (util/env.h: CPU, caches, memory, OS), the build (compiler,
+ * this tool's version, the machine (util/machine.h: CPU, caches, memory, OS), the build (compiler,
  * flags, OpenMP, the libraries' versions, the BLAS) and CUDA (cuda_probe's answer). */
 #include "measure/context.h"
 
@@ -17,7 +17,7 @@
 #include "config.h"
 #include "cuda/cuda.h"
 #include "gitrev.h"
-#include "util/env.h"
+#include "util/machine.h"
 
 static cJSON *blas_json(void)
 {
@@ -107,9 +107,9 @@ static cJSON *build_json(void)
 
 cJSON *measure_context(void)
 {
-    struct env_cpu cpu;
+    struct machine_cpu cpu;
     char host[256] = "unknown";
-    env_cpu(&cpu);
+    machine_cpu(&cpu);
     gethostname(host, sizeof host - 1);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "host", host);
@@ -117,11 +117,11 @@ cJSON *measure_context(void)
     cJSON_AddStringToObject(tool, "name", PACKAGE_NAME);
     cJSON_AddStringToObject(tool, "version", PACKAGE_VERSION);
     cJSON_AddStringToObject(tool, "git", SR_GIT_REV);
-    cJSON_AddItemToObject(o, "cpu", env_cpu_json(&cpu));
+    cJSON_AddItemToObject(o, "cpu", machine_cpu_json(&cpu));
     cJSON *mem = cJSON_AddObjectToObject(o, "memory");
-    cJSON_AddNumberToObject(mem, "total_bytes", env_mem_total());
-    cJSON_AddNumberToObject(mem, "available_bytes", env_mem_available());
-    cJSON_AddItemToObject(o, "os", env_os_json());
+    cJSON_AddNumberToObject(mem, "total_bytes", machine_mem_total());
+    cJSON_AddNumberToObject(mem, "available_bytes", machine_mem_available());
+    cJSON_AddItemToObject(o, "os", machine_os_json());
     cJSON_AddItemToObject(o, "build", build_json());
     cJSON_AddItemToObject(o, "cuda", cuda_json());
     return o;

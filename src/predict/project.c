@@ -12,7 +12,7 @@
 #include "predict/scale.h"
 #include "predict/stack.h"
 #include "predict/workloads.h"
-#include "util/env.h"
+#include "util/machine.h"
 #include "util/param.h"
 #include "util/error.h"
 
@@ -238,7 +238,7 @@ static void system_measured(const struct predict_calib *c, struct predict_system
     snprintf(s->kind, sizeof s->kind, "measured");
     s->bw = c->bw;
     s->peak[NET_DT_F32] = s->peak[NET_DT_BF16] = c->peak;
-    s->memory = env_mem_total();
+    s->memory = machine_mem_total();
     s->shared_pool = 1;
 }
 

@@ -8,7 +8,7 @@
 #include "check.h"
 #include "exp/bandwidth/bandwidth.h"
 #include "exp/compress/compress.h"
-#include "util/env.h"
+#include "util/machine.h"
 #include "util/json.h"
 #include "util/progress.h"
 
@@ -178,7 +178,7 @@ static void test_run(void)
     struct measure_dram dram = { 20.0, "copy", "fp64", "cached", 3 * 268435456.0, 2, "bandwidth experiment" };
     measure_dram_set(&dram);
     /* a cap, not a duration: under an emulator (check-arm64) the same work takes ten times longer */
-    cJSON *out = compress_run(params, env_emulated() ? 120.0 : 20.0, err, sizeof err);
+    cJSON *out = compress_run(params, machine_emulated() ? 120.0 : 20.0, err, sizeof err);
     const cJSON *res = cJSON_GetObjectItem(out, "results"), *info = cJSON_GetObjectItem(out, "info");
     EXPECT(cJSON_GetArraySize(cJSON_GetObjectItem(info, "schemes")) == 10);
     EXPECT(cJSON_GetArraySize(res) == 1 + 10 * 2 + 10);         /* read, products, layer errors */

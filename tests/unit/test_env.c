@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "exp/bandwidth/bandwidth_int.h"
-#include "util/env.h"
+#include "util/machine.h"
 #include "util/param.h"
 #include "util/fsutil.h"
 
@@ -60,7 +60,7 @@ static void gb10_tree(const char *root, int capacity)
 }
 
 /* GB10's kinds of core and the pinning order; then the bandwidth family's scaling series on it. */
-static void gb10_kinds(const struct env_cpu *c, double capacity)
+static void gb10_kinds(const struct machine_cpu *c, double capacity)
 {
     static const int order[20] = { 0, 10, 1, 11, 2, 12, 3, 13, 4, 14, 5, 15, 6, 16, 7, 17, 8, 18, 9, 19 };
     char err[256], first[128];
@@ -105,7 +105,7 @@ static void gb10_kinds(const struct env_cpu *c, double capacity)
     cJSON_Delete(g);
 }
 
-static const struct env_cache *find(const struct env_cpu *c, int level, const char *type, double size)
+static const struct machine_cache *find(const struct machine_cpu *c, int level, const char *type, double size)
 {
     for (int i = 0; i < c->ncaches; i++)
         if (c->caches[i].level == level && !strcmp(c->caches[i].type, type) && c->caches[i].size_bytes == size)
@@ -118,51 +118,51 @@ static void gpu_mem_free(const char *root)
 {
     const char *src = NULL;
     put(root, "proc/meminfo", "MemTotal:       128000000 kB\nMemAvailable:   100000000 kB\n");
-    double avail = env_mem_available();
+    double avail = machine_mem_available();
     EXPECT_NEAR(avail, 100000000 * 1024.0, 0);
-    EXPECT_NEAR(env_gpu_mem_free(20e9, 1, avail, &src), avail, 0);
+    EXPECT_NEAR(machine_gpu_mem_free(20e9, 1, avail, &src), avail, 0);
     EXPECT(src && strstr(src, "MemAvailable") == src);
-    EXPECT_NEAR(env_gpu_mem_free(120e9, 1, avail, &src), 120e9, 0);   /* the larger wins */
+    EXPECT_NEAR(machine_gpu_mem_free(120e9, 1, avail, &src), 120e9, 0);   /* the larger wins */
     EXPECT_STR(src, "cudaMemGetInfo");
-    EXPECT_NEAR(env_gpu_mem_free(20e9, 0, avail, &src), 20e9, 0);     /* discrete: its own memory */
+    EXPECT_NEAR(machine_gpu_mem_free(20e9, 0, avail, &src), 20e9, 0);     /* discrete: its own memory */
     EXPECT_STR(src, "cudaMemGetInfo");
-    EXPECT_NEAR(env_gpu_mem_free(NAN, 1, avail, &src), avail, 0);     /* refused: MemAvailable */
+    EXPECT_NEAR(machine_gpu_mem_free(NAN, 1, avail, &src), avail, 0);     /* refused: MemAvailable */
     EXPECT(strstr(src, "integrated") != NULL);
-    EXPECT_NEAR(env_gpu_mem_free(20e9, 1, NAN, &src), 20e9, 0);       /* no /proc/meminfo */
+    EXPECT_NEAR(machine_gpu_mem_free(20e9, 1, NAN, &src), 20e9, 0);       /* no /proc/meminfo */
     EXPECT_STR(src, "cudaMemGetInfo");
-    EXPECT(isnan(env_gpu_mem_free(NAN, 0, avail, &src)));
+    EXPECT(isnan(machine_gpu_mem_free(NAN, 0, avail, &src)));
 }
 
 int main(void)
 {
     char tmpl[] = "/tmp/sr-env-XXXXXX";
     const char *root = mkdtemp(tmpl);
-    struct env_cpu c;
+    struct machine_cpu c;
     double levels[8];
-    EXPECT(env_cpulist_count("0-3,8") == 5);
-    EXPECT(env_cpulist_count("7\n") == 1);
-    EXPECT(env_cpulist_count("3-1") == -1);
-    EXPECT(env_cpulist_count("x") == -1);
+    EXPECT(machine_cpulist_count("0-3,8") == 5);
+    EXPECT(machine_cpulist_count("7\n") == 1);
+    EXPECT(machine_cpulist_count("3-1") == -1);
+    EXPECT(machine_cpulist_count("x") == -1);
 
     gb10_tree(root, 0);
-    env_set_root(root);
-    env_cpu(&c);
+    machine_set_root(root);
+    machine_cpu(&c);
     gb10_kinds(&c, 0);                                  /* no cpu_capacity: the cores' classes order them */
     gb10_tree(root, 1);
-    env_cpu(&c);
+    machine_cpu(&c);
     gb10_kinds(&c, 1024);
     EXPECT(c.ncpus == 20);
     EXPECT_STR(c.model, "10x Cortex-X925 + 10x Cortex-A725");
     EXPECT_STR(c.cache_source, "sysfs");
     EXPECT(c.ncaches == 6);
-    const struct env_cache *e;
+    const struct machine_cache *e;
     EXPECT((e = find(&c, 1, "Data", 65536)) && e->instances == 20 && e->cpus_sharing == 1);
     EXPECT((e = find(&c, 2, "Unified", 2097152)) && e->instances == 10);
     EXPECT((e = find(&c, 2, "Unified", 524288)) && e->instances == 10);
     EXPECT((e = find(&c, 3, "Unified", 16777216)) && e->instances == 1 && e->cpus_sharing == 10);
     EXPECT((e = find(&c, 3, "Unified", 8388608)) && e->instances == 1);
-    EXPECT_NEAR(env_cache_total(&c), 20 * 65536.0 + 10 * 2097152.0 + 10 * 524288.0 + 16777216.0 + 8388608.0, 0);
-    EXPECT(env_cache_levels(&c, levels) == 3);
+    EXPECT_NEAR(machine_cache_total(&c), 20 * 65536.0 + 10 * 2097152.0 + 10 * 524288.0 + 16777216.0 + 8388608.0, 0);
+    EXPECT(machine_cache_levels(&c, levels) == 3);
     EXPECT_NEAR(levels[0], 20 * 65536.0, 0);            /* instruction caches are not counted */
     EXPECT_NEAR(levels[2], 25165824.0, 0);
     EXPECT(c.nclusters == 2);
@@ -174,11 +174,11 @@ int main(void)
     snprintf(cmd, sizeof cmd, "%s/sys/devices/system/cpu", root);
     fs_rm_rf(cmd);
     put(root, "sys/devices/system/cpu/online", "0-3\n");
-    env_cpu(&c);                                         /* no caches in sysfs: a fallback says so */
+    machine_cpu(&c);                                         /* no caches in sysfs: a fallback says so */
     EXPECT(c.ncpus == 4 && c.ncaches > 0 && strcmp(c.cache_source, "sysfs") != 0);
     EXPECT(c.nclusters == 0);
     EXPECT(c.nplace == 0);                               /* homogeneous (here: cpuinfo lists 20 CPUs, 4 online) */
-    env_set_root(NULL);
+    machine_set_root(NULL);
     fs_rm_rf(root);
     return CHECK_DONE();
 }

@@ -14,7 +14,7 @@
 #include "check.h"
 #include "lua/convert.h"
 #include "results/load.h"
-#include "util/env.h"
+#include "util/machine.h"
 #include "util/fsutil.h"
 #include "util/json.h"
 
@@ -154,8 +154,8 @@ static void test_hostile(void)
  * an address-space limit just above what it holds parses a document of many small nodes. */
 static void test_out_of_memory(void)
 {
-    if (env_emulated()) {           /* qemu-user's own mappings count against the limit too */
-        printf("out-of-memory case skipped: %s\n", env_emulated());
+    if (machine_emulated()) {           /* qemu-user's own mappings count against the limit too */
+        printf("out-of-memory case skipped: %s\n", machine_emulated());
         return;
     }
 #ifndef UNDER_ASAN

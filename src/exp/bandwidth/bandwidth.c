@@ -14,17 +14,17 @@
 #include "exp/experiment.h"
 #include "measure/backend.h"
 #include "measure/measure.h"
-#include "util/env.h"
+#include "util/machine.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/progress.h"
 #include "util/timing.h"
 #include "util/units.h"
 
-static cJSON *info_json(const struct bw_plan *pl, const struct env_cpu *cpu, double max_size)
+static cJSON *info_json(const struct bw_plan *pl, const struct machine_cpu *cpu, double max_size)
 {
     double levels[8];
-    int top = env_cache_levels(cpu, levels);
+    int top = machine_cache_levels(cpu, levels);
     cJSON *info = cJSON_CreateObject();
     cJSON_AddStringToObject(info, "device", "cpu");
     cJSON_AddNumberToObject(info, "threads_max", pl->tmax);
@@ -75,7 +75,7 @@ static void measure_top(struct bw_run_state *rs, enum bw_prec p)
     struct bw_plan *pl = rs->pl;
     int top_first = cJSON_GetArraySize(rs->results);
     bw_measure_config(rs, p, pl->sizes[pl->ns - 1], BW_PATH_HOST, pl->tmax, NULL, "size", NULL,
-                      BW_MEM_SHARE * env_mem_available());
+                      BW_MEM_SHARE * machine_mem_available());
     int top_end = cJSON_GetArraySize(rs->results);
     for (int s = 0; s < pl->nscale; s++) {
         const struct bw_scaling *sc = &pl->scale[s];
@@ -89,7 +89,7 @@ static void measure_top(struct bw_run_state *rs, enum bw_prec p)
                                   pin ? sc->cpus : NULL, sc->series,
                                   sc->cpulist[0] ? sc->cpulist
                                   : pin ? bw_first_cpus(sc->cpus, sc->counts[t], first, sizeof first) : NULL,
-                                  BW_MEM_SHARE * env_mem_available());
+                                  BW_MEM_SHARE * machine_mem_available());
         }
     }
 }
@@ -123,7 +123,7 @@ static void choose_dram(const struct bw_plan *pl, const cJSON *params, const cJS
 
 cJSON *bw_run(const cJSON *params, double budget_s, char *err, size_t errlen)
 {
-    struct env_cpu cpu;
+    struct machine_cpu cpu;
     budget_s = measure_budget(params, budget_s);
     if (strcmp(param_str(params, "device"), "gpu") == 0)
         return bw_gpu_run(params, budget_s, err, errlen);
@@ -154,7 +154,7 @@ cJSON *bw_run(const cJSON *params, double budget_s, char *err, size_t errlen)
                 break;
             }
             bw_measure_config(&rs, pl->precs[i], pl->sizes[s], BW_PATH_HOST, pl->tmax, NULL, "size", NULL,
-                              BW_MEM_SHARE * env_mem_available());
+                              BW_MEM_SHARE * machine_mem_available());
         }
     }
     progress_step(rs.done, "done");

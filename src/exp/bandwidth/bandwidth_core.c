@@ -17,7 +17,7 @@
 #include "exp/experiment.h"
 #include "measure/backend.h"
 #include "measure/measure.h"
-#include "util/env.h"
+#include "util/machine.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/progress.h"
@@ -182,12 +182,12 @@ const char *bw_first_cpus(const int *cpus, int n, char *out, size_t len)
             sorted[j] = sorted[j - 1];
             sorted[j - 1] = t;
         }
-    env_cpulist_format(sorted, n, out, len);
+    machine_cpulist_format(sorted, n, out, len);
     return out;
 }
 
-/* Position of cpu in the pinning order (env_cpu's place); CPUs not in it last. */
-static int place_of(const struct env_cpu *cpu, int c)
+/* Position of cpu in the pinning order (machine_cpu's place); CPUs not in it last. */
+static int place_of(const struct machine_cpu *cpu, int c)
 {
     for (int i = 0; i < cpu->nplace; i++)
         if (cpu->place[i] == c)
@@ -196,7 +196,7 @@ static int place_of(const struct env_cpu *cpu, int c)
 }
 
 /* Sorts cpus by place_of: on a heterogeneous CPU a cluster's fast cores come first. */
-static void by_place(const struct env_cpu *cpu, int *cpus, int n)
+static void by_place(const struct machine_cpu *cpu, int *cpus, int n)
 {
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && place_of(cpu, cpus[j]) < place_of(cpu, cpus[j - 1]); j--) {
@@ -208,10 +208,10 @@ static void by_place(const struct env_cpu *cpu, int *cpus, int n)
 
 /* One series per kind of core (GB10: Cortex-X925, Cortex-A725), its threads pinned on its own
  * cores one per cluster in turn; returns how many it added. */
-static int plan_kinds(struct bw_plan *pl, const struct env_cpu *cpu)
+static int plan_kinds(struct bw_plan *pl, const struct machine_cpu *cpu)
 {
     int added = 0;
-    for (int k = 0; k < cpu->nkinds && cpu->nkinds >= 2 && pl->nscale < 1 + BW_MAX_CLUSTERS + ENV_MAX_KINDS; k++) {
+    for (int k = 0; k < cpu->nkinds && cpu->nkinds >= 2 && pl->nscale < 1 + BW_MAX_CLUSTERS + MACHINE_MAX_KINDS; k++) {
         struct bw_scaling *c = &pl->scale[pl->nscale];
         memset(c, 0, sizeof *c);
         int n = expand_cpulist(cpu->kinds[k].cpus, c->cpus, BW_MAX_THREADS);
@@ -227,7 +227,7 @@ static int plan_kinds(struct bw_plan *pl, const struct env_cpu *cpu)
     return added;
 }
 
-void bw_plan_threads(struct bw_plan *pl, const cJSON *params, const struct env_cpu *cpu)
+void bw_plan_threads(struct bw_plan *pl, const cJSON *params, const struct machine_cpu *cpu)
 {
     const cJSON *th = param_get(params, "threads");
     struct bw_scaling *s = &pl->scale[0];
@@ -251,7 +251,7 @@ void bw_plan_threads(struct bw_plan *pl, const cJSON *params, const struct env_c
     int kinds = plan_kinds(pl, cpu);
     int multi = 0;
     for (int i = 0; i < cpu->nclusters; i++)
-        multi += env_cpulist_count(cpu->clusters[i]) >= 2;
+        multi += machine_cpulist_count(cpu->clusters[i]) >= 2;
     if (cpu->nclusters < 2 || multi < 2) {
         if (!kinds)
             bw_skip(pl, "per-cluster thread scaling",
@@ -295,7 +295,7 @@ int bw_precheck(const cJSON *params, char *err, size_t errlen)
     char want[32], have[32];
     const cJSON *sz = param_get(params, "sizes");
     double top = largest_size(params, 0);
-    double avail = env_mem_available();
+    double avail = machine_mem_available();
     const char *where = "(MemAvailable)";
     if (strcmp(param_str(params, "device"), "gpu") == 0) {
         struct cuda_info ci;
@@ -488,7 +488,7 @@ void bw_measure_config(struct bw_run_state *rs, enum bw_prec p, double size, enu
 
 double bw_plan_max_size(struct bw_plan *pl, const cJSON *params)
 {
-    double max_size = largest_size(params, pl->auto_max), avail = env_mem_available();
+    double max_size = largest_size(params, pl->auto_max), avail = machine_mem_available();
     if (!cJSON_IsString(param_get(params, "max_size")) || cJSON_IsArray(param_get(params, "sizes")))
         return max_size;
     if (isfinite(avail) && max_size > BW_MEM_SHARE * avail) {
@@ -512,13 +512,13 @@ void bw_plan_common(struct bw_plan *pl, const cJSON *params)
     bw_plan_kernels(pl, params);
 }
 
-struct bw_plan *bw_plan_cpu(const cJSON *params, struct env_cpu *cpu)
+struct bw_plan *bw_plan_cpu(const cJSON *params, struct machine_cpu *cpu)
 {
     struct bw_plan *pl = xcalloc(1, sizeof *pl);
-    env_cpu(cpu);
+    machine_cpu(cpu);
     bw_plan_common(pl, params);
     pl->tmax = omp_get_max_threads();
-    pl->cache_total = env_cache_total(cpu);
+    pl->cache_total = machine_cache_total(cpu);
     pl->auto_max = bw_dram_working_set(pl->cache_total);
     return pl;
 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/env.h"
+#include "util/machine.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/progress.h"
@@ -21,7 +21,7 @@
  * as the warm-up. */
 static int measure_here(const char *family, struct measure_dram *out, char *err, size_t errlen)
 {
-    struct env_cpu cpu;
+    struct machine_cpu cpu;
     cJSON *given = cJSON_Parse("{\"precisions\": \"fp64\", \"clusters\": false, \"min_reps\": 2, \"warmup\": 0}");
     cJSON *params = param_check("bandwidth", bw_params, given, err, errlen);
     cJSON_Delete(given);
@@ -33,7 +33,7 @@ static int measure_here(const char *family, struct measure_dram *out, char *err,
     progress_note("%s: measuring this machine's DRAM bandwidth (the bandwidth experiment did not, in this run)",
                   family);
     bw_measure_config(&rs, BW_FP64, size, BW_PATH_HOST, pl->tmax, NULL, "size", NULL,
-                      BW_MEM_SHARE * env_mem_available());
+                      BW_MEM_SHARE * machine_mem_available());
     int rc = measure_dram_pick(rs.results, pl->tmax, out);
     if (rc == 0) {
         char source[64];

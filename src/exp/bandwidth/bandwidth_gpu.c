@@ -15,7 +15,7 @@
 #include "exp/bandwidth/bandwidth.h"
 #include "exp/bandwidth/bandwidth_int.h"
 #include "measure/backend.h"
-#include "util/env.h"
+#include "util/machine.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/progress.h"
@@ -269,16 +269,16 @@ static int side_open(struct side *s, const struct bw_ops *ops, const struct bw_l
 
 static void contention(struct bw_run_state *rs, double gpu_size, double window)
 {
-    struct env_cpu cpu;
+    struct machine_cpu cpu;
     char err[256];
     struct side c, g;
-    env_cpu(&cpu);
+    machine_cpu(&cpu);
     int threads = omp_get_max_threads() > 1 ? omp_get_max_threads() - 1 : 1;   /* one core feeds the GPU */
-    double cpu_size = bw_dram_working_set(env_cache_total(&cpu));
+    double cpu_size = bw_dram_working_set(machine_cache_total(&cpu));
     struct bw_layout lc = { (size_t)(cpu_size / 24) / 16 * 16, BW_FP64, BW_PATH_HOST, threads, NULL, 1 };
     struct bw_layout lg = { (size_t)(gpu_size / 24) / 16 * 16, BW_FP64, BW_PATH_DEVICE, 0, NULL, 0 };
     progress_step(rs->done++, "contention: CPU and GPU triad");
-    if (cpu_size > BW_MEM_SHARE * env_mem_available()) {
+    if (cpu_size > BW_MEM_SHARE * machine_mem_available()) {
         bw_skip(rs->pl, "CPU/GPU contention", "the CPU arrays do not fit in available memory next to the GPU's");
         return;
     }
@@ -366,7 +366,7 @@ static void measure_paths(struct bw_run_state *rs, const cJSON *params, const st
             rs->done += pl->np * pl->nk;
             continue;
         }
-        double room = p == BW_PATH_PINNED || p == BW_PATH_MALLOC ? env_mem_available() : d->mem_free_bytes;
+        double room = p == BW_PATH_PINNED || p == BW_PATH_MALLOC ? machine_mem_available() : d->mem_free_bytes;
         for (int i = 0; i < pl->np && !progress_stopping(); i++)
             bw_measure_config(rs, pl->precs[i], top, p, 0, NULL, "alloc", NULL, BW_MEM_SHARE * room);
     }

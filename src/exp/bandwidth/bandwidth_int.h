@@ -8,7 +8,7 @@
 
 #include "exp/bandwidth/bandwidth.h"
 #include "measure/measure.h"
-#include "util/env.h"
+#include "util/machine.h"
 
 #define BW_MEM_SHARE 0.6            /* of the free memory the arrays may take */
 #define BW_MAX_SIZES 160
@@ -31,7 +31,7 @@ struct bw_plan {
     double sizes[BW_MAX_SIZES];     /* working sets of the three arrays, bytes, ascending */
     int ns;
     int tmax;
-    struct bw_scaling scale[1 + BW_MAX_CLUSTERS + ENV_MAX_KINDS];
+    struct bw_scaling scale[1 + BW_MAX_CLUSTERS + MACHINE_MAX_KINDS];
     int nscale;
     struct measure_rule rule;       /* budget_s set per measurement */
     int first_touch;
@@ -52,8 +52,8 @@ struct bw_run_state {
 void bw_plan_common(struct bw_plan *pl, const cJSON *params);
 /* A new CPU plan: the common parts, all threads, the caches (cpu filled in) and the DRAM-sized
  * working set; free() it. */
-struct env_cpu;
-struct bw_plan *bw_plan_cpu(const cJSON *params, struct env_cpu *cpu);
+struct machine_cpu;
+struct bw_plan *bw_plan_cpu(const cJSON *params, struct machine_cpu *cpu);
 void bw_plan_sizes(struct bw_plan *pl, const cJSON *params, double max_size);
 void bw_skip(struct bw_plan *pl, const char *item, const char *reason);
 /* The largest working set of the sweep: as asked, or auto (pl->auto_max) within memory. */
@@ -87,9 +87,9 @@ const char *bw_contention_error(int threaded, int cpu_failed, int gpu_failed);
 cJSON *bw_gpu_run(const cJSON *params, double budget_s, char *err, size_t errlen);
 
 /* The thread-scaling series (pl->scale): all threads, unpinned, or on a heterogeneous CPU pinned
- * in env_cpu's order (fastest kind first, one per cluster in turn); with `clusters`, one series
+ * in machine_cpu's order (fastest kind first, one per cluster in turn); with `clusters`, one series
  * per kind of core and one per sysfs cluster (its fast cores first). */
-void bw_plan_threads(struct bw_plan *pl, const cJSON *params, const struct env_cpu *cpu);
+void bw_plan_threads(struct bw_plan *pl, const cJSON *params, const struct machine_cpu *cpu);
 /* "0-1,10" for the first n CPUs of a pinning order (their numbers in ascending order). */
 const char *bw_first_cpus(const int *cpus, int n, char *out, size_t len);
 

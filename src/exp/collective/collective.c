@@ -15,7 +15,7 @@
 #include "job/job.h"
 #include "measure/backend.h"
 #include "measure/measure.h"
-#include "util/env.h"
+#include "util/machine.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/progress.h"
@@ -221,7 +221,7 @@ static const char *refuse(const struct item *it, double prev_op_s, double prev_b
 {
     const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
     double ranks_here = local && atoi(local) > 0 ? atoi(local) : job_nranks();
-    double need = ranks_here * 2.0 * (double)it->bytes, avail = env_mem_available();
+    double need = ranks_here * 2.0 * (double)it->bytes, avail = machine_mem_available();
     char a[32], b[32];
     if (avail > 0 && need > MEM_SHARE * avail) {
         snprintf(why, wn, "not measured: the %.0f ranks on this host need %s of buffers; %.0f %% of the %s available is "

@@ -18,7 +18,7 @@
 #include "exp/experiment.h"
 #include "measure/backend.h"
 #include "measure/measure.h"
-#include "util/env.h"
+#include "util/machine.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/progress.h"
@@ -178,7 +178,7 @@ static void plan_rows(struct plan *pl)
 int compress_precheck(const cJSON *params, char *err, size_t errlen)
 {
     char want[32], have[32];
-    double avail = env_mem_available();
+    double avail = machine_mem_available();
     if ((int)param_num(params, "cols") % 128 != 0) {
         snprintf(err, errlen, "compress: cols = %d is not a multiple of 128 (the largest block)",
                  (int)param_num(params, "cols"));
@@ -526,12 +526,12 @@ static cJSON *finish(struct plan *pl, cJSON *results, cJSON *info)
 
 static cJSON *cpu_run(const cJSON *params, double budget_s)
 {
-    struct env_cpu cpu;
+    struct machine_cpu cpu;
     struct plan pl;
-    env_cpu(&cpu);
+    machine_cpu(&cpu);
     plan_common(&pl, params);
-    pl.cache_total = env_cache_total(&cpu);
-    pl.fp32_bytes = plan_bytes(&pl, params, measure_dram_bytes(pl.cache_total), env_mem_available());
+    pl.cache_total = machine_cache_total(&cpu);
+    pl.fp32_bytes = plan_bytes(&pl, params, measure_dram_bytes(pl.cache_total), machine_mem_available());
     plan_rows(&pl);
     struct stream st = { backend_for("compress", "cpu", NULL, 0), &pl, "cpu", NULL, NULL, cJSON_CreateArray(), 0, 0, 0, 0, 0 };
     double t0 = timing_now();
@@ -576,7 +576,7 @@ static cJSON *gpu_run(const cJSON *params, double budget_s)
     const struct cuda_device *d = &ci.dev[0];
     pl.cache_total = d->l2_bytes;
     pl.fp32_bytes = plan_bytes(&pl, params, fmax(16.0 * pl.cache_total, GPU_FLOOR),
-                               fmin(d->mem_free_bytes, env_mem_available()));
+                               fmin(d->mem_free_bytes, machine_mem_available()));
     plan_rows(&pl);
     struct stream st = { ops, &pl, "gpu", NULL, NULL, cJSON_CreateArray(), 0, 0, 0, 0, 0 };
     progress_begin("compress gpu", pl.nv * pl.nb + 1, budget_s);

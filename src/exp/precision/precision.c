@@ -19,7 +19,7 @@
 #include "exp/experiment.h"
 #include "measure/backend.h"
 #include "measure/measure.h"
-#include "util/env.h"
+#include "util/machine.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "util/json.h"
@@ -66,7 +66,7 @@ int prec_precheck(const cJSON *params, char *err, size_t errlen)
         return -1;
     }
     const cJSON *sz = param_get(params, "sweep_size");
-    double avail = env_mem_available();
+    double avail = machine_mem_available();
     if (cJSON_IsNumber(sz) && isfinite(avail) && sz->valuedouble > MEM_SHARE * avail) {
         snprintf(err, errlen, "precision: a sweep array of %s does not fit in memory: %s available "
                  "(MemAvailable), of which it may use %.0f %%", units_format_bytes(sz->valuedouble, want, sizeof want),
@@ -111,9 +111,9 @@ static double cpu_sweep_bytes(struct prec_run *r)
     const cJSON *sz = param_get(r->params, "sweep_size");
     if (cJSON_IsNumber(sz))
         return sz->valuedouble;
-    struct env_cpu cpu;
-    env_cpu(&cpu);
-    double want = measure_dram_bytes(env_cache_total(&cpu)), avail = env_mem_available();
+    struct machine_cpu cpu;
+    machine_cpu(&cpu);
+    double want = measure_dram_bytes(machine_cache_total(&cpu)), avail = machine_mem_available();
     if (isfinite(avail) && want > MEM_SHARE * avail) {
         char a[32], b[32], msg[256];
         double capped = pow(2.0, floor(log2(MEM_SHARE * avail)));

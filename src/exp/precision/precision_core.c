@@ -18,7 +18,6 @@
 #include "exp/experiment.h"
 #include "measure/backend.h"
 #include "measure/measure.h"
-#include "util/env.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "util/json.h"

@@ -15,7 +15,7 @@
 #include "measure/measure.h"
 #include "exp/train/train_data.h"
 #include "measure/backend.h"
-#include "util/env.h"
+#include "util/machine.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "util/timing.h"
@@ -178,7 +178,7 @@ static char *config_text(const struct train_config *c, const char *device, char 
 static double device_memory(const char *device)
 {
     if (strcmp(device, "cpu") == 0)
-        return MEM_SHARE * env_mem_available();
+        return MEM_SHARE * machine_mem_available();
     struct cuda_info ci;
     cuda_probe(&ci);
     return ci.ndev > 0 && isfinite(ci.dev[0].mem_free_bytes) ? MEM_SHARE * ci.dev[0].mem_free_bytes : NAN;

@@ -12,7 +12,7 @@
 
 #include "measure/dram.h"
 #include "measure/measure.h"
-#include "util/env.h"
+#include "util/machine.h"
 #include "util/error.h"
 #include "util/timing.h"
 
@@ -108,9 +108,9 @@ static double sweep_pass(void *ud, int k)
 /* Floats of the sweep's array: DRAM-sized (measure.h), a multiple of LANES. */
 static size_t sweep_floats(void)
 {
-    struct env_cpu cpu;
-    env_cpu(&cpu);
-    return (size_t)(measure_dram_bytes(env_cache_total(&cpu)) / 4) / LANES * LANES;
+    struct machine_cpu cpu;
+    machine_cpu(&cpu);
+    return (size_t)(measure_dram_bytes(machine_cache_total(&cpu)) / 4) / LANES * LANES;
 }
 
 static int cpu_combine(cJSON *ci)

@@ -174,6 +174,15 @@ local function same(a, b)
   return true
 end
 
+-- A parameter one file does not record, because a later version added it, counts there as its
+-- default (the run was made as that default describes).
+local function or_default(v, spec)
+  if v ~= nil or not spec or spec.default == nil or spec.list then return v end
+  if spec.type == "integer" or spec.type == "number" then return tonumber(spec.default) end
+  if spec.type == "boolean" then return spec.default == "true" end
+  return spec.default
+end
+
 -- Parameters that shape how each record is measured and differ: { "first_touch true -> false" }.
 -- An experiment this sparkreport does not know has every parameter shape its records.
 function M.param_differences(name, a, b)
@@ -184,7 +193,7 @@ function M.param_differences(name, a, b)
   table.sort(names)
   for _, k in ipairs(names) do
     local spec = specs[k]
-    if not (spec and spec.not_key) and not same((a or {})[k], (b or {})[k]) then
+    if not (spec and spec.not_key) and not same(or_default((a or {})[k], spec), or_default((b or {})[k], spec)) then
       out[#out + 1] = ("%s %s -> %s"):format(k, text((a or {})[k]), text((b or {})[k]))
     end
   end

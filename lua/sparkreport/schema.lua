@@ -290,16 +290,27 @@ M.records.model = object {
   hours = opt "number", hours_low = opt "number", hours_high = opt "number", memory_bound_share = opt "number",
   by_class = opt(list(object { class = "string", share = "number", bound = "string" })),
   energy_kwh = opt "number", price_usd = opt "number",
+  mfu = opt "number", traffic_bytes_per_micro = opt "number", traffic_bytes_per_step = opt "number",
+  comm_s = opt "number", share_of_peak = opt "number", peak_flops = opt "number",
+  projected_tokens_per_s = opt "number", projected_tokens_per_s_low = opt "number",
+  projected_tokens_per_s_high = opt "number",
 }
 local MODEL_NEEDS = {
   validation = { config = "string", layers = "integer", hidden = "integer", heads = "integer", seq = "integer",
                  batch = "integer", accum = "integer", checkpoint = "boolean", precision = "string",
                  predicted_s = "number", measured_s = "number", error = "number" },
   projection = { workload = "string", system = "string", system_kind = "string", fits = "boolean", fit = "string" },
+  -- the smallest of 2, 4, 8 devices that holds a job one device cannot (predict/project.c)
+  projection_devices = { workload = "string", system = "string", system_kind = "string", fits = "boolean",
+                         fit = "string", devices = "integer" },
+  vendor_claim = { system = "string", claimed_tokens_per_s = "number", flops_per_token = "number",
+                   needed_flops = "number", source = "string" },
 }
 function M.rules.model(r, _, need)
   for f, spec in pairs(MODEL_NEEDS[r.series] or {}) do need(f, spec) end
-  if r.series == "projection" and r.hours then need("hours_low", "number"); need("hours_high", "number") end
+  if (r.series == "projection" or r.series == "projection_devices") and r.hours then
+    need("hours_low", "number"); need("hours_high", "number")
+  end
 end
 M.info.model = object {
   dram = dram,

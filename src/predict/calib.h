@@ -76,6 +76,9 @@ struct predict_system {
     int shared_pool;                    /* CPU and accelerator draw on the same memory */
     double power_w, price_usd;          /* 0: unknown */
     int node_gpus;                      /* GPUs one node holds (data/fabric.csv's NVLink domain); 0: one */
+    double scaleup_Bps, nic_Bps;        /* data/fabric.csv: the scale-up link per GPU within a node and
+                                           the NIC per GPU beyond it, bytes/s each way; 0: none */
+    double peak_fp4;                    /* dense FP4 (NVFP4) matmul FLOP/s; 0: none */
     struct {                            /* a dense peak the sources disagree on (0: none): the
                                            range, and whether peak[] is a measured sustained rate */
         double low, high;

@@ -41,6 +41,7 @@ void predict_fit_target_for(double capacity, double host_capacity, int shared, i
     t->shared = shared;
     t->gpus = gpus > 0 ? gpus : 1;
     t->zero = PREDICT_ZERO_AUTO;
+    t->no_checkpoint = 0;
 }
 
 /* "71.2 GB", "1.1 TB": decimal units, as the report prints every capacity. */
@@ -154,12 +155,12 @@ static int divisor_at_most(long per, int b)
 
 /* One ZeRO stage and offload level: as given; smaller micro-batches (accumulation keeping the
  * device's share of the global batch); checkpointing with the largest micro-batch that fits. */
-static int search(const struct net_shape *s, enum net_prec p, int zero, int level, struct predict_fit *f)
+static int search(const struct net_shape *s, enum net_prec p, int zero, int level, int no_ckpt, struct predict_fit *f)
 {
     struct net_shape u = *s;
     long per = (long)s->batch * s->accum / f->gpus;
     int b0 = divisor_at_most(per, s->batch < per ? s->batch : (int)per);
-    for (int ck = s->checkpoint; ck <= 1; ck++)
+    for (int ck = s->checkpoint; ck <= (no_ckpt ? s->checkpoint : 1); ck++)
         for (int b = b0; b >= 1; b--) {
             if (per % b != 0)
                 continue;
@@ -229,13 +230,14 @@ static void describe_none(const struct net_shape *s, enum net_prec p, const stru
     char a[24], c[24], d[24];
     struct net_shape u = *s;
     struct predict_fit o = *f;
-    u.checkpoint = 1;
+    u.checkpoint = t->no_checkpoint ? s->checkpoint : 1;
     u.accum = (int)((long)s->batch * s->accum / f->gpus);
     u.batch = 1;
     measure(&u, p, zmax, PREDICT_OFFLOAD_GRADIENTS, &o);
     measure(&u, p, zmax, PREDICT_OFFLOAD_NONE, f);
     f->reason[0] = 0;
-    say(f, "does not fit: needs %s with activation checkpointing and micro-batch 1", gb(f->device_bytes, a, sizeof a));
+    say(f, "does not fit: needs %s with%s activation checkpointing and micro-batch 1", gb(f->device_bytes, a, sizeof a),
+        u.checkpoint ? "" : "out");
     if (f->gpus > 1)
         say(f, " per GPU (ZeRO-%d over %d GPUs)", zmax, f->gpus);
     say(f, ", %s usable here (%s less a %s reserve)", gb(f->capacity_bytes - f->reserve_bytes, a, sizeof a),
@@ -267,17 +269,30 @@ int predict_fit(const struct net_shape *s, enum net_prec p, const struct predict
     int zmin = f->gpus == 1 ? 0 : t->zero == PREDICT_ZERO_AUTO ? 0 : t->zero;
     int zmax = f->gpus == 1 ? 0 : t->zero == PREDICT_ZERO_AUTO ? 3 : t->zero;
     for (int z = zmin; z <= zmax; z++)
-        if (search(s, p, z, PREDICT_OFFLOAD_NONE, f)) {
+        if (search(s, p, z, PREDICT_OFFLOAD_NONE, t->no_checkpoint, f)) {
             f->fits = 1;
             describe_fit(s, b0, f);
             return 1;
         }
     for (int level = PREDICT_OFFLOAD_OPTIMIZER; level <= PREDICT_OFFLOAD_GRADIENTS && f->gpus == 1 && !t->shared; level++)
-        if (search(s, p, 0, level, f)) {
+        if (search(s, p, 0, level, t->no_checkpoint, f)) {
             f->fits = 1;
             describe_fit(s, b0, f);
             return 1;
         }
     describe_none(s, p, t, zmax, f);
+    return 0;
+}
+
+int predict_fit_devices(const struct net_shape *s, enum net_prec p, const struct predict_fit_target *t,
+                        const int *counts, int n, struct predict_fit *f)
+{
+    struct predict_fit_target u = *t;
+    memset(f, 0, sizeof *f);
+    for (int i = 0; i < n; i++) {
+        u.gpus = counts[i];
+        if (predict_fit(s, p, &u, f))
+            return counts[i];
+    }
     return 0;
 }

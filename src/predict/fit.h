@@ -22,6 +22,7 @@ struct predict_fit_target {
     int gpus;                   /* data-parallel devices; the global batch is split over them */
     int zero;                   /* ZeRO stage 0 (plain data parallelism), 1 (optimizer state
                                    sharded), 2 (+ gradients), 3 (+ weights), or PREDICT_ZERO_AUTO */
+    int no_checkpoint;          /* the job forbids activation checkpointing: the fit never adds it */
 };
 
 /* Bytes of `amount` memory in the vendor's `unit`: "GiB" (2^30), anything else GB (1e9, the
@@ -66,10 +67,17 @@ void predict_fit_memory(const struct net_shape *s, enum net_prec p, int gpus, in
 
 /* Tries, in order, at each ZeRO stage from the lowest allowed: the shape as given (its global
  * batch split over t->gpus); smaller micro-batches with accumulation keeping the global batch;
- * activation checkpointing with the largest micro-batch that fits; then, for one GPU only, the
+ * activation checkpointing (unless t->no_checkpoint) with the largest micro-batch that fits; then,
+ * for one GPU only, the
  * same with offload level 1, then 2 -- never when t->shared or when the host's capacity cannot
  * hold it. Returns f->fits. */
 int predict_fit(const struct net_shape *s, enum net_prec p, const struct predict_fit_target *t,
                 struct predict_fit *f);
+
+/* The smallest number of devices, of counts[0..n) in ascending order, on which shape s fits target
+ * t (its gpus ignored; each count at t->zero, PREDICT_ZERO_AUTO: the lowest stage that fits):
+ * returns that count with its fit in f, or 0 with f the largest count's verdict. */
+int predict_fit_devices(const struct net_shape *s, enum net_prec p, const struct predict_fit_target *t,
+                        const int *counts, int n, struct predict_fit *f);
 
 #endif

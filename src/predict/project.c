@@ -46,12 +46,32 @@ static int named(const cJSON *params, const char *field)
     return v && strcmp(v, "none") != 0;
 }
 
-/* The scenario's own workload (workload_* fields). */
+/* A choice of a workload_* enum: its index in the '|' list choices, or -1. */
+static int choice(const cJSON *params, const char *field, const char *choices)
+{
+    const char *v = param_str(params, field);
+    size_t n = v ? strlen(v) : 0;
+    for (int i = 0; v && *choices; i++) {
+        const char *bar = strchr(choices, '|'), *end = bar ? bar : choices + strlen(choices);
+        if ((size_t)(end - choices) == n && strncmp(choices, v, n) == 0)
+            return i;
+        choices = bar ? bar + 1 : end;
+    }
+    return -1;
+}
+
+#define SHARDINGS "auto|ddp|zero1|zero2|zero3|fsdp"     /* 0: auto; else ZeRO stage + 1 (fsdp: 3) */
+#define CKPTS "auto|none|full"                          /* enum predict_ckpt */
+#define OPTIMIZERS "adamw|adamw-bf16|adam8bit"          /* enum net_optim, net_optims[].name */
+
+/* The scenario's own workload (workload_* fields): its shape, and how its job is run. */
 static void custom_workload(const cJSON *params, struct predict_workload *w)
 {
     int llama = strcmp(param_str(params, "workload_arch"), "llama") == 0;
     int lora = (int)param_num(params, "workload_lora_rank");
-    const char *prec = param_str(params, "workload_precision");
+    const char *prec = param_str(params, "workload_precision"), *stack = param_str(params, "workload_stack");
+    int gpus = (int)param_num(params, "workload_gpus"), nodes = (int)param_num(params, "workload_nodes");
+    int shard = choice(params, "workload_sharding", SHARDINGS), opt = choice(params, "workload_optimizer", OPTIMIZERS);
     memset(w, 0, sizeof *w);
     w->id = "scenario";
     w->name = param_str(params, "workload_name");
@@ -65,14 +85,22 @@ static void custom_workload(const cJSON *params, struct predict_workload *w)
         .norm = llama ? NET_NORM_RMS : NET_NORM_LAYER, .nobias = llama, .rope = llama,
         .attention = NET_ATT_FLASH, .lora_rank = lora,
         .base_dtype = lora && strcmp(param_str(params, "workload_base"), "nf4") == 0 ? NET_DT_NF4 : 0,
-        .sparse24 = strcmp(param_str(params, "workload_sparsity"), "2:4") == 0 };
-    w->prec = strcmp(prec, "fp32") == 0 ? NET_FP32 : strcmp(prec, "fp8") == 0 ? NET_FP8 : NET_BF16;
+        .sparse24 = strcmp(param_str(params, "workload_sparsity"), "2:4") == 0,
+        .optimizer = opt > 0 ? opt : NET_OPT_ADAMW };
+    w->prec = strcmp(prec, "fp32") == 0 ? NET_FP32 : strcmp(prec, "bf16") == 0 ? NET_BF16 : NET_FP8;
+    w->fp4 = strcmp(prec, "fp4") == 0;
     w->tokens = param_num(params, "workload_tokens");
     w->basis = "the scenario's own workload: its figures as the scenario gives them";
     w->source = "the scenario";
     w->shape.amp = w->shape.causal = 1;       /* mixed precision and causal attention, as run */
-    w->gpus = 1;
-    w->stack = "pytorch";
+    w->gpus = gpus > 0 ? gpus : 1;
+    w->nodes = nodes > 0 ? nodes : 1;
+    w->zero = shard == 5 ? 4 : shard > 0 ? shard : 0;       /* fsdp is ZeRO-3 */
+    w->ckpt = choice(params, "workload_checkpoint", CKPTS);
+    w->ckpt = w->ckpt > 0 ? w->ckpt : PREDICT_CKPT_AUTO;
+    w->shape.checkpoint = w->ckpt == PREDICT_CKPT_FULL;
+    w->fill = param_bool(params, "workload_packing") ? 0 : param_num(params, "workload_fill");
+    w->stack = stack;
 }
 
 static void custom_system(const cJSON *params, struct predict_system *s)
@@ -93,13 +121,36 @@ static void custom_system(const cJSON *params, struct predict_system *s)
     s->price_usd = param_num(params, "system_price_usd");
 }
 
+/* What the scenario's own job asks that cannot be run: a message naming the field, or NULL. */
+static const char *job_problem(const struct predict_workload *w, char *buf, size_t n)
+{
+    int devices = w->gpus * w->nodes;
+    if (w->zero > 1 && devices < 2)
+        snprintf(buf, n, "workload_sharding '%s' shards over devices: workload_gpus x workload_nodes is %d, it needs 2 "
+                 "or more", w->zero == 4 ? "zero3 or fsdp" : w->zero == 3 ? "zero2" : "zero1", devices);
+    else if (strcmp(w->stack, "fused-cuda") == 0 && net_shape_extension(&w->shape))
+        snprintf(buf, n, "workload_stack 'fused-cuda' (llm.c) trains the GPT-2 layout only (workload_arch gpt2, "
+                 "no LoRA, dense), not %s", net_shape_extension(&w->shape));
+    else if (w->fp4 && w->shape.lora_rank > 0 && w->shape.base_dtype == NET_DT_NF4)
+        snprintf(buf, n, "workload_precision 'fp4' computes in NVFP4: workload_base 'nf4' (QLoRA's storage format, "
+                 "computed in BF16) is another recipe; choose one");
+    else
+        return NULL;
+    return buf;
+}
+
 int predict_check(const cJSON *params, char *err, size_t errlen)
 {
     if (named(params, "workload_name")) {
         struct predict_workload w;
+        char buf[320];
         custom_workload(params, &w);
         const char *why = net_shape_problem(&w.shape);
         if (why) {
+            snprintf(err, errlen, "model: workload '%.60s': %s", w.name, why);
+            return -1;
+        }
+        if ((why = job_problem(&w, buf, sizeof buf))) {
             snprintf(err, errlen, "model: workload '%.60s': %s", w.name, why);
             return -1;
         }
@@ -164,6 +215,9 @@ static void system_from_row(const cJSON *row, struct predict_system *s)
     s->power_w = num(row, "power_w");
     s->price_usd = num(row, "price_usd");
     s->node_gpus = (int)num(row, "fabric_nvlink_domain");
+    s->scaleup_Bps = num(row, "fabric_scaleup_gbs") * 1e9;
+    s->nic_Bps = num(row, "fabric_nic_gbs_per_gpu") * 1e9;
+    s->peak_fp4 = num(row, "fp4_tflops") * 1e12;
     const char *field[] = { [NET_DT_F32] = "fp32_tflops", [NET_DT_BF16] = "bf16_tflops", [NET_DT_E4M3] = "fp8_tflops" };
     for (int d = 0; d <= NET_DT_E4M3; d++) {
         char name[64];
@@ -218,19 +272,30 @@ static const char *system_measured_gpu(const struct predict_calib *c, const cJSO
 
 struct step_time {
     double s[3];                        /* low, central, high seconds per optimizer step */
+    double micro[3], update[3];         /* of which one micro-batch, and the update */
     double cls[NET_NCLASSES];         /* central seconds per class */
     double cls_mem[NET_NCLASSES];     /* of which in memory-bound ops */
     double mem_bound;                   /* central seconds in memory-bound ops */
 };
 
+/* How a workload computes, for the ops of its plan: its stack (NULL on the measured machine),
+ * recipe, and whether the FP8 GEMMs run at the FP4 peak. */
+struct recipe {
+    const struct predict_stack *st;
+    enum net_prec p;
+    int fp4;
+};
+
 /* Where op runs on sys at band end e (-1 the fast end, 0 central, 1 the slow end) in
- * generation gen: the dtype's peak, or the end of its recorded range (the slow end: the low
- * figure, a sustained rate when so recorded; the fast end: the high figure, a peak). */
-static struct predict_target target(const struct predict_system *sys, const struct net_op *op, enum net_prec p,
+ * generation gen: the peak of the dtype its stack runs it in (FP4's for an FP8 GEMM of the FP4
+ * recipe), or the end of its recorded range (the slow end: the low figure, a sustained rate when
+ * so recorded; the fast end: the high figure, a peak). */
+static struct predict_target target(const struct predict_system *sys, const struct net_op *op, const struct recipe *rc,
                                     int gen, int e)
 {
-    enum net_dtype d = net_kinds[op->kind].cls == NET_ATTENTION ? (p == NET_FP32 ? NET_DT_F32 : NET_DT_BF16)
-                       : op->dtype;
+    enum net_dtype d = predict_stack_op_dtype(rc->st, rc->p, op);
+    if (rc->fp4 && d == NET_DT_E4M3 && sys->peak_fp4 > 0)
+        return (struct predict_target){ sys->peak_fp4, sys->bw, gen, 0 };
     double peak = predict_system_peak(sys, d);
     enum net_dtype used = d;
     while (!(sys->peak[used] > 0) && used != NET_DT_F32)     /* the dtype predict_system_peak fell back to */
@@ -245,46 +310,51 @@ static struct predict_target target(const struct predict_system *sys, const stru
     return t;
 }
 
-/* An op on a system under a stack: central in the system's generation (Hopper's when the
- * profiles have no runs of its own), the band ends the fastest and slowest generation at the
- * fast and slow ends of the system's ranges. */
-static void stack_op(const struct predict_stack *st, const struct predict_system *sys, enum net_prec p,
-                     const struct net_op *op, double t[3], int *mem_bound)
+/* An op on a system under a stack: central with the efficiencies of the system's generation
+ * (Hopper's for a system the profiles know nothing of); the band's ends at the fast and slow ends
+ * of the system's ranges with that generation's efficiencies moved by its spread (a generation
+ * borrowed by rule), and over every generation's for a system whose efficiencies are less
+ * certain than its generation's runs (predict_stack_gen_span: the DGX Spark's GeForce-class GB10). */
+static void stack_op(const struct recipe *rc, const struct predict_system *sys, const struct net_op *op, double t[3],
+                     int *mem_bound)
 {
-    int own = predict_stack_gen(sys->id);
-    struct predict_target c = target(sys, op, p, own >= 0 ? own : PREDICT_HOPPER, 0);
-    t[1] = predict_stack_op_seconds(st, &c, op, mem_bound);
+    int own = predict_stack_gen(sys->id), span = predict_stack_gen_span(sys->id);
+    int g0 = own >= 0 ? own : PREDICT_HOPPER;
+    struct predict_target c = target(sys, op, rc, g0, 0);
+    t[1] = predict_stack_op_seconds(rc->st, &c, op, mem_bound);
     t[0] = t[2] = t[1];
     for (int g = 0; g < PREDICT_NGENS; g++) {
-        if (own >= 0 && g != own)
+        if (!span && g != g0)
             continue;
-        struct predict_target fast = target(sys, op, p, g, -1), slow = target(sys, op, p, g, 1);
-        t[0] = fmin(t[0], predict_stack_op_seconds(st, &fast, op, NULL));
-        t[2] = fmax(t[2], predict_stack_op_seconds(st, &slow, op, NULL));
+        struct predict_target fast = target(sys, op, rc, g, -1), slow = target(sys, op, rc, g, 1);
+        t[0] = fmin(t[0], predict_stack_op_seconds_at(rc->st, &fast, op, -1));
+        t[2] = fmax(t[2], predict_stack_op_seconds_at(rc->st, &slow, op, 1));
     }
 }
 
 /* One optimizer step of shape s: ops of a micro-batch count accum times, the update once; on
- * the measured machine (st NULL) from its calibration, else from the stack's profile, the band
+ * the measured machine (rc->st NULL) from its calibration, else from the stack's profile, the band
  * widened by the profile's leave-one-out errors. */
-static void step_time(const struct predict_calib *c, const struct predict_stack *st, const struct predict_system *sys,
-                      const struct net_shape *s, enum net_prec p, struct step_time *t)
+static void step_time(const struct predict_calib *c, const struct recipe *rc, const struct predict_system *sys,
+                      const struct net_shape *s, struct step_time *t)
 {
     struct net_shape one = *s;
     one.accum = 1;
     int nops;
-    struct net_op *plan = net_plan_new(&one, p, &nops);
+    struct net_op *plan = net_plan_new(&one, rc->p, &nops);
     memset(t, 0, sizeof *t);
     for (int i = 0; i < nops; i++) {
         double times = plan[i].micro < 0 ? 1 : s->accum, x[3];
         int mb;
-        if (st) {
-            stack_op(st, sys, p, &plan[i], x, &mb);
+        if (rc->st) {
+            stack_op(rc, sys, &plan[i], x, &mb);
         } else {
             x[0] = x[1] = x[2] = predict_op_seconds(c, &plan[i], &mb);
         }
-        for (int b = 0; b < 3; b++)
+        for (int b = 0; b < 3; b++) {
             t->s[b] += times * x[b];
+            *(plan[i].micro < 0 ? &t->update[b] : &t->micro[b]) += x[b];
+        }
         enum net_class cls = net_kinds[plan[i].kind].cls;
         t->cls[cls] += times * x[1];
         if (mb) {
@@ -292,9 +362,14 @@ static void step_time(const struct predict_calib *c, const struct predict_stack 
             t->mem_bound += times * x[1];
         }
     }
-    if (st) {
-        t->s[0] *= fmin(1, exp(st->loo_lo));
-        t->s[2] *= fmax(1, exp(st->loo_hi));
+    if (rc->st) {
+        double lo = fmin(1, exp(rc->st->loo_lo)), hi = fmax(1, exp(rc->st->loo_hi));
+        t->s[0] *= lo;
+        t->s[2] *= hi;
+        t->micro[0] *= lo;
+        t->micro[2] *= hi;
+        t->update[0] *= lo;
+        t->update[2] *= hi;
     }
     free(plan);
 }
@@ -303,7 +378,8 @@ double predict_step_seconds(const struct predict_calib *c, const struct net_shap
                             double *by_class)
 {
     struct step_time t;
-    step_time(c, NULL, NULL, s, p, &t);
+    struct recipe rc = { NULL, p, 0 };
+    step_time(c, &rc, NULL, s, &t);
     for (int k = 0; by_class && k < NET_NCLASSES; k++)
         by_class[k] = t.cls[k];
     return t.s[1];
@@ -319,16 +395,21 @@ static char *gb(double bytes, char *buf, size_t n)
 static const struct predict_stack *workload_stack(const struct predict_workload *w)
 {
     const struct predict_stack *st = predict_stack_find(w->stack ? w->stack : "pytorch");
-    return st && st->p[PREDICT_MEM_ETA] > 0 ? st : NULL;
+    return predict_stack_fitted(st) ? st : NULL;
 }
 
-/* GPUs a workload runs on here: its published count, at most one node of the catalog part (the
- * NVLink domain of data/fabric.csv; a part without one: one GPU); one on this machine, a scenario
- * system and a shared-pool system (one device each). */
+/* Devices a workload runs on here: the scenario's own job its gpus x nodes on every catalog system
+ * (Sparks too, one GPU each); a reference workload its published count, at most one node of the
+ * catalog part (the NVLink domain of data/fabric.csv; a part without one: one GPU); one on this
+ * machine, a scenario system and a shared-pool system. */
 static int system_gpus(const struct predict_system *sys, const struct predict_workload *w)
 {
     int node = sys->node_gpus > 1 ? sys->node_gpus : 1;     /* one node of the part (data/fabric.csv) */
-    return strcmp(sys->kind, "catalog") == 0 && !sys->shared_pool && w->gpus > 1 ? (w->gpus < node ? w->gpus : node) : 1;
+    if (strcmp(sys->kind, "catalog") != 0)
+        return 1;
+    if (w->nodes > 0)
+        return w->gpus * w->nodes;
+    return !sys->shared_pool && w->gpus > 1 ? (w->gpus < node ? w->gpus : node) : 1;
 }
 
 /* The fit block of a projection record: what it takes to fit, per device. */
@@ -348,54 +429,77 @@ static void fit_json(cJSON *r, const struct predict_system *sys, const struct pr
     cJSON_AddNumberToObject(r, "zero", f->zero);
 }
 
-static cJSON *projection_json(const struct predict_calib *c, const struct predict_system *sys,
-                              const struct predict_workload *w, double band_measured)
+/* Model FLOPs one token of a workload needs: the plan's matmuls and attention at micro-batch 1,
+ * no recomputation (LoRA: no weight gradients of the frozen base). */
+static double flops_per_token(const struct predict_workload *w)
 {
-    int measured = strcmp(sys->kind, "measured") == 0;
-    const struct predict_stack *st = measured ? NULL : workload_stack(w);
-    struct predict_fit f;
-    struct predict_fit_target tg;
-    cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "series", "projection");
-    cJSON_AddStringToObject(r, "workload", w->id);
-    cJSON_AddStringToObject(r, "system", sys->id);
-    cJSON_AddStringToObject(r, "system_kind", sys->kind);
-    predict_fit_target_for(sys->memory, sys->host_memory, sys->shared_pool, system_gpus(sys, w), &tg);
-    predict_fit(&w->shape, w->prec, &tg, &f);
-    fit_json(r, sys, &f);
-    if (!f.fits)
-        return r;
-    const char *why = !(sys->peak[NET_DT_F32] + sys->peak[NET_DT_BF16] > 0)
-                      ? "the catalog gives no dense FP32 or BF16 peak"
-                      : !measured && !st ? "no GPU software-stack profile was fitted (no published runs given)" : NULL;
-    if (why) {
-        char fit[sizeof f.reason + 96];
-        snprintf(fit, sizeof fit, "%s; not projected: %s", f.reason, why);
-        cJSON_ReplaceItemInObject(r, "fit", cJSON_CreateString(fit));
-        return r;
-    }
-    if (st)
-        cJSON_AddStringToObject(r, "stack", st->id);
     struct net_shape s = w->shape;
-    s.batch = f.micro_batch;
-    s.accum = f.accum;
-    s.checkpoint = f.checkpoint;
+    s.batch = s.accum = 1;
+    s.checkpoint = 0;
+    int n;
+    struct net_op *plan = net_plan_new(&s, w->prec, &n);
+    double f = 0;
+    for (int i = 0; i < n; i++)
+        f += plan[i].flops;
+    free(plan);
+    return f / s.seq;
+}
+
+/* The dense peak of a workload's recipe on a system, what its implied MFU divides by: FP4's for
+ * the FP4 recipe, E4M3's for FP8, BF16's, FP32's. */
+static double recipe_peak(const struct predict_system *sys, const struct predict_workload *w)
+{
+    if (w->fp4 && sys->peak_fp4 > 0)
+        return sys->peak_fp4;
+    return predict_system_peak(sys, w->prec == NET_FP8 ? NET_DT_E4M3 : w->prec == NET_FP32 ? NET_DT_F32 : NET_DT_BF16);
+}
+
+/* The data-parallel traffic of fit f (bytes per device: the weights at their matmul dtype, all
+ * of them, the frozen base too; the trained parameters' gradients at the recipe's reduce width)
+ * and the link it runs over (data/fabric.csv on a catalog row; none elsewhere). */
+static double traffic(const struct predict_system *sys, const struct predict_workload *w, const struct predict_fit *f,
+                      struct predict_comm *comm)
+{
+    double n = (double)net_param_count(&w->shape), trained = (double)net_trainable_count(&w->shape);
+    predict_comm_bytes(f->zero, f->gpus, (w->prec == NET_FP32 ? 4 : 2) * n, predict_grad_bytes(w->prec) * trained, comm);
+    return predict_link_Bps(sys->node_gpus, sys->scaleup_Bps, sys->nic_Bps, f->gpus);
+}
+
+/* Time, hours, energy and MFU of a fitted configuration f into r. */
+static void timing_json(cJSON *r, const struct predict_calib *c, const struct recipe *rc, const struct predict_system *sys,
+                        const struct predict_workload *w, const struct predict_fit *f, double band_measured)
+{
+    struct net_shape s = w->shape;
+    s.batch = f->micro_batch;
+    s.accum = f->accum;
+    s.checkpoint = f->checkpoint;
     struct step_time t;
-    step_time(c, st, sys, &s, w->prec, &t);
-    double lo = t.s[0], mid = t.s[1], hi = t.s[2];
-    if (measured) {
+    struct predict_comm comm;
+    step_time(c, rc, sys, &s, &t);
+    double link = f->gpus > 1 ? traffic(sys, w, f, &comm) : 0, step[3];
+    for (int b = 0; b < 3; b++)     /* a sharded optimizer: each device updates its share */
+        step[b] = predict_dp_step_seconds(t.micro[b], s.accum, t.update[b] / (f->zero >= 1 ? f->gpus : 1), &comm, link);
+    double lo = step[0], mid = step[1], hi = step[2];
+    if (!rc->st) {
         lo = mid * (1 - band_measured);
         hi = mid * (1 + band_measured);
     }
-    if (f.offload != PREDICT_OFFLOAD_NONE) {      /* the link and the host's AdamW, not overlapped */
-        double extra = f.offload_traffic_bytes / sys->link_bw + f.host_optimizer_bytes / sys->host_bw;
+    if (f->offload != PREDICT_OFFLOAD_NONE) {      /* the link and the host's AdamW, not overlapped */
+        double extra = f->offload_traffic_bytes / sys->link_bw + f->host_optimizer_bytes / sys->host_bw;
         mid += extra;
         hi += extra;
         cJSON_AddNumberToObject(r, "offload_s_per_step", extra);
     }
-    /* each device times its own share of the global batch; gradient traffic is overlapped */
-    double tokens_dev = (double)s.batch * s.accum * s.seq, tokens_step = tokens_dev * f.gpus;
-    double steps = ceil(w->tokens / tokens_step);
+    if (f->gpus > 1) {
+        cJSON_AddNumberToObject(r, "traffic_bytes_per_micro", comm.micro);
+        cJSON_AddNumberToObject(r, "traffic_bytes_per_step", comm.step);
+        cJSON_AddNumberToObject(r, "link_Bps", link);
+        cJSON_AddNumberToObject(r, "comm_s", link > 0 ? (s.accum * comm.micro + comm.step) / link : 0);
+    }
+    /* each device times its own share of the global batch; without packing only a share of the
+       positions are tokens */
+    double tokens_dev = (double)s.batch * s.accum * s.seq * (w->fill > 0 ? w->fill : 1), tokens_step = tokens_dev * f->gpus;
+    double steps = ceil(w->tokens / tokens_step), peak = recipe_peak(sys, w);
     cJSON_AddNumberToObject(r, "step_s", mid);
     cJSON_AddNumberToObject(r, "steps", steps);
     cJSON_AddNumberToObject(r, "tokens_per_s", tokens_step / mid);
@@ -403,6 +507,8 @@ static cJSON *projection_json(const struct predict_calib *c, const struct predic
     cJSON_AddNumberToObject(r, "hours", steps * mid / 3600);
     cJSON_AddNumberToObject(r, "hours_low", steps * lo / 3600);
     cJSON_AddNumberToObject(r, "hours_high", steps * hi / 3600);
+    if (peak > 0)
+        cJSON_AddNumberToObject(r, "mfu", flops_per_token(w) * tokens_dev / mid / peak);
     cJSON_AddNumberToObject(r, "memory_bound_share", t.mem_bound / t.s[1]);
     cJSON *bc = cJSON_AddArrayToObject(r, "by_class");
     for (int i = 0; i < NET_NCLASSES; i++) {
@@ -415,10 +521,70 @@ static cJSON *projection_json(const struct predict_calib *c, const struct predic
         cJSON_AddItemToArray(bc, o);
     }
     if (sys->power_w > 0)
-        cJSON_AddNumberToObject(r, "energy_kwh", steps * mid / 3600 * sys->power_w * f.gpus / 1000);
+        cJSON_AddNumberToObject(r, "energy_kwh", steps * mid / 3600 * sys->power_w * f->gpus / 1000);
     if (sys->price_usd > 0)
         cJSON_AddNumberToObject(r, "price_usd", sys->price_usd);
+}
+
+/* Device counts the smallest-fit rows try (Sparks over ConnectX-7, HBM GPUs over their node's link). */
+static const int more_devices[] = { 2, 4, 8 };
+
+/* One projection record of series `series`: on the workload's own device count, or (counts
+ * given) the smallest of counts[0..n) on which it fits. */
+static cJSON *projection_json(const struct predict_calib *c, const struct predict_system *sys,
+                              const struct predict_workload *w, double band_measured, const char *series,
+                              const int *counts, int n)
+{
+    int measured = strcmp(sys->kind, "measured") == 0;
+    struct recipe rc = { measured ? NULL : workload_stack(w), w->prec, w->fp4 };
+    struct predict_fit f;
+    struct predict_fit_target tg;
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "series", series);
+    cJSON_AddStringToObject(r, "workload", w->id);
+    cJSON_AddStringToObject(r, "system", sys->id);
+    cJSON_AddStringToObject(r, "system_kind", sys->kind);
+    predict_fit_target_for(sys->memory, sys->host_memory, sys->shared_pool, system_gpus(sys, w), &tg);
+    tg.zero = w->zero > 0 ? w->zero - 1 : PREDICT_ZERO_AUTO;
+    tg.no_checkpoint = w->ckpt == PREDICT_CKPT_NONE;
+    if (counts) {
+        predict_fit_devices(&w->shape, w->prec, &tg, counts, n, &f);
+        cJSON_AddNumberToObject(r, "devices", f.gpus);
+    } else {
+        predict_fit(&w->shape, w->prec, &tg, &f);
+    }
+    fit_json(r, sys, &f);
+    if (!f.fits)
+        return r;
+    const char *why = !(sys->peak[NET_DT_F32] + sys->peak[NET_DT_BF16] > 0)
+                      ? "the catalog gives no dense FP32 or BF16 peak"
+                      : !measured && !rc.st ? "no GPU software-stack profile was fitted (no published runs given)"
+                      : w->fp4 && !(sys->peak_fp4 > 0) ? "the FP4 recipe needs an FP4 peak, which this system has not"
+                      : NULL;
+    if (why) {
+        char fit[sizeof f.reason + 96];
+        snprintf(fit, sizeof fit, "%s; not projected: %s", f.reason, why);
+        cJSON_ReplaceItemInObject(r, "fit", cJSON_CreateString(fit));
+        return r;
+    }
+    if (rc.st)
+        cJSON_AddStringToObject(r, "stack", rc.st->id);
+    timing_json(r, c, &rc, sys, w, &f, band_measured);
     return r;
+}
+
+/* The smallest count of 2, 4, 8 devices of a catalog system that runs a workload one device
+ * cannot hold without offload (series "projection_devices"); NULL when one device does. */
+static cJSON *devices_json(const struct predict_calib *c, const struct predict_system *sys,
+                           const struct predict_workload *w, const cJSON *one)
+{
+    const cJSON *off = cJSON_GetObjectItemCaseSensitive(one, "offload");
+    if (strcmp(sys->kind, "catalog") != 0 || system_gpus(sys, w) > 1
+        || (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(one, "fits")) && cJSON_IsString(off)
+            && strcmp(off->valuestring, "none") == 0))
+        return NULL;
+    return projection_json(c, sys, w, 0, "projection_devices", more_devices,
+                           (int)(sizeof more_devices / sizeof more_devices[0]));
 }
 
 static cJSON *workload_json(const struct predict_workload *w)
@@ -491,57 +657,72 @@ static void fit_profiles(const struct predict_inputs *in, cJSON *results, cJSON 
     predict_runs_free(runs, n);
 }
 
-/* FLOPs per token of a workload's step (micro-batch 1, no recomputation): what a claimed rate
- * needs. */
-static double flops_per_token(const struct predict_workload *w)
+/* The claim's field of a catalog row's dense peak for a precision as published. */
+static const char *claim_peak_field(const char *precision)
 {
-    struct net_shape s = w->shape;
-    s.batch = s.accum = 1;
-    s.checkpoint = 0;
-    int n;
-    struct net_op *plan = net_plan_new(&s, w->prec, &n);
-    double f = 0;
-    for (int i = 0; i < n; i++)
-        f += plan[i].flops;
-    free(plan);
-    return f / s.seq;
+    return strcmp(precision, "fp4") == 0 ? "fp4_tflops" : strcmp(precision, "fp8") == 0 ? "fp8_tflops"
+           : strcmp(precision, "fp32") == 0 ? "fp32_tflops" : strcmp(precision, "bf16") == 0 ? "bf16_tflops" : NULL;
 }
 
-/* A vendor's published training rate beside the FLOP arithmetic: what it needs per second
- * against the system's dense peaks, and our projection of the same workload. */
-static void vendor_claims_json(const struct predict_inputs *in, cJSON *results)
+/* A vendor's published training rate as published (precision, sequence length, batch) beside the
+ * FLOP arithmetic: what it needs per second against the dense peak of the precision it was run in,
+ * and our projection of the same workload at its sequence length and batch where it states them
+ * (else our workload's), in our recipe (BF16 compute; a 4-bit base as the workload stores it). */
+static void vendor_claims_json(const struct predict_calib *cal, const struct predict_system *sys, int nsys,
+                               const struct predict_inputs *in, cJSON *results)
 {
     const cJSON *c;
     cJSON_ArrayForEach(c, in->claims) {
-        const struct predict_workload *w = predict_workload_find(str(c, "workload"));
-        const cJSON *row = NULL, *p, *x;
-        cJSON_ArrayForEach(x, in->catalog) {
-            if (strcmp(str(x, "id"), str(c, "system")) == 0)
-                row = x;
-        }
-        double rate = strtod(str(c, "tokens_per_s"), NULL);
-        if (!w || !row || !(rate > 0))
+        const struct predict_workload *ref = predict_workload_find(str(c, "workload"));
+        const struct predict_system *on = NULL;
+        for (int i = 0; i < nsys; i++)
+            on = strcmp(sys[i].id, str(c, "system")) == 0 && strcmp(sys[i].kind, "catalog") == 0 ? &sys[i] : on;
+        double rate = strtod(str(c, "tokens_per_s"), NULL), seq = strtod(str(c, "seq"), NULL);
+        double batch = strtod(str(c, "batch"), NULL);
+        if (!ref || !on || !(rate > 0))
             continue;
+        struct predict_workload w = *ref;
+        if (seq >= 2 && batch >= 1) {
+            w.shape.seq = (int)seq;
+            w.shape.batch = (int)batch;
+            w.shape.accum = 1;
+        }
         cJSON *r = cJSON_CreateObject();
+        const char *field = claim_peak_field(str(c, "precision"));
+        double f = flops_per_token(&w), peak = field ? on->peak_fp4 > 0 && strcmp(field, "fp4_tflops") == 0
+                   ? on->peak_fp4 : predict_system_peak(on, strcmp(field, "fp8_tflops") == 0 ? NET_DT_E4M3
+                   : strcmp(field, "fp32_tflops") == 0 ? NET_DT_F32 : NET_DT_BF16) : 0;
         cJSON_AddStringToObject(r, "series", "vendor_claim");
         cJSON_AddStringToObject(r, "claim", str(c, "id"));
-        cJSON_AddStringToObject(r, "system", str(c, "system"));
-        cJSON_AddStringToObject(r, "workload", w->id);
+        cJSON_AddStringToObject(r, "system", on->id);
+        cJSON_AddStringToObject(r, "workload", w.id);
         cJSON_AddStringToObject(r, "what", str(c, "what"));
         cJSON_AddStringToObject(r, "precision", str(c, "precision"));
         cJSON_AddStringToObject(r, "source", str(c, "source"));
         cJSON_AddNumberToObject(r, "claimed_tokens_per_s", rate);
-        cJSON_AddNumberToObject(r, "flops_per_token", flops_per_token(w));
-        cJSON_AddNumberToObject(r, "needed_flops", rate * flops_per_token(w));
-        const char *peaks[] = { "bf16_tflops", "fp8_tflops", "fp4_tflops" };
-        for (int i = 0; i < 3; i++)
-            if (num(row, peaks[i]) > 0)
-                cJSON_AddNumberToObject(r, peaks[i], num(row, peaks[i]));
-        cJSON_ArrayForEach(p, results) {
-            if (strcmp(str(p, "series"), "projection") == 0 && strcmp(str(p, "workload"), w->id) == 0
-                && strcmp(str(p, "system"), str(c, "system")) == 0 && num(p, "tokens_per_s") > 0)
-                cJSON_AddNumberToObject(r, "projected_tokens_per_s", num(p, "tokens_per_s"));
+        if (seq >= 2 && batch >= 1) {      /* as published; else our workload's, which the claim does not state */
+            cJSON_AddNumberToObject(r, "seq", w.shape.seq);
+            cJSON_AddNumberToObject(r, "batch", (double)w.shape.batch * w.shape.accum);
         }
+        cJSON_AddNumberToObject(r, "flops_per_token", f);
+        cJSON_AddNumberToObject(r, "needed_flops", rate * f);
+        if (peak > 0) {
+            cJSON_AddNumberToObject(r, "peak_flops", peak);
+            cJSON_AddNumberToObject(r, "share_of_peak", rate * f / peak);
+        }
+        cJSON_AddNumberToObject(r, "bf16_tflops", on->peak[NET_DT_BF16] / 1e12);
+        if (on->peak[NET_DT_E4M3] > 0)
+            cJSON_AddNumberToObject(r, "fp8_tflops", on->peak[NET_DT_E4M3] / 1e12);
+        if (on->peak_fp4 > 0)
+            cJSON_AddNumberToObject(r, "fp4_tflops", on->peak_fp4 / 1e12);
+        cJSON *p = projection_json(cal, on, &w, 0, "vendor_claim_projection", NULL, 0);
+        if (num(p, "tokens_per_s") > 0) {
+            cJSON_AddNumberToObject(r, "projected_tokens_per_s", num(p, "tokens_per_s"));
+            cJSON_AddNumberToObject(r, "projected_tokens_per_s_low", num(p, "tokens_per_s") * num(p, "hours") / num(p, "hours_high"));
+            cJSON_AddNumberToObject(r, "projected_tokens_per_s_high", num(p, "tokens_per_s") * num(p, "hours") / num(p, "hours_low"));
+            cJSON_AddStringToObject(r, "projected_precision", net_prec_names[w.prec]);
+        }
+        cJSON_Delete(p);
         cJSON_AddItemToArray(results, r);
     }
 }
@@ -561,6 +742,63 @@ static void measured_gpu_rule(cJSON *rules, const cJSON *cal, const char *replac
              "its peaks, bandwidth and per-op costs measured here instead of the catalog's figures; power and price "
              "stay the catalog's", replaced, str(cal, "device_name"));
     cJSON_AddStringToObject(rules, "measured_catalog_row", text);
+}
+
+/* How the projections were made (info.projection_rules), the report's text. */
+static void rules_json(cJSON *rules)
+{
+    cJSON_AddStringToObject(rules, "measured",
+        "this machine: every op from its own calibration (curves of efficiency against size, extended to the "
+        "sustained GEMM peak and the DRAM read); band: the validation's largest error (at least 5 %) plus 10 % for "
+        "ops larger than any timed");
+    cJSON_AddStringToObject(rules, "catalog",
+        "catalog rows, the DGX Spark's included: every op of the workload's plan timed with its software stack's "
+        "profile (info.stack_profiles: efficiency per op class against size, fitted on the published GPU training "
+        "runs of data/gpu-runs.csv, nothing from the machine that ran this report) on the row's dense peak for the "
+        "dtype the stack runs the op in (the Spark's BF16 62 TFLOP/s with FP32 accumulation, FP8 124, FP4 500) "
+        "and its bandwidth: no op above its stack's efficiency on that peak; each op the longest of its compute, "
+        "its memory traffic and the stack's per-op cost, which overlaps with queued kernels and binds only short "
+        "ops. Band: the 10th to 90th percentile of the profile's leave-one-out errors, widened by the recorded "
+        "range of a disputed spec (data/spec-ranges.csv), by the spread of a generation a profile has no runs of "
+        "(its efficiencies borrowed by the ratio another profile measured between generations), and for the DGX "
+        "Spark (GeForce-class GB10 tensor cores, LPDDR5X) by every generation's efficiencies. The CPU validation "
+        "above validates the method on this machine only; it does not bound these projections");
+    cJSON_AddStringToObject(rules, "offload",
+        "offload (ZeRO-Offload): the link's traffic at the catalog CPU-GPU bandwidth (PCIe Gen5 x16, 128 GB/s "
+        "both ways, when the row gives none) and the host's AdamW at the host bandwidth (200 GB/s when the row "
+        "gives none), added without overlap; never on one shared pool");
+    cJSON_AddStringToObject(rules, "memory",
+        "memory fit, per device: the plan's tensors at their dtypes (BF16 activations and matmul outputs, FP32 "
+        "master weights and AdamW state unless the workload's optimizer recipe says otherwise) against the "
+        "capacity in the unit the vendor means (GiB for HBM and GDDR parts: 80 GB = 85.9e9 bytes) less a reserve "
+        "no tensor may use: 2 GB for the CUDA context, library workspaces and communication buffers (the top "
+        "of the 0.3-2 GB reported for PyTorch's context), 16 % instead on a shared pool for the OS, its "
+        "services and the runtime (a headless DGX Spark shows 19.5 of 121.7 GiB not free to CUDA at boot), and "
+        "5 % of the capacity for the allocator's fragmentation (an assumption, not a measurement)");
+    cJSON_AddStringToObject(rules, "fit",
+        "what it takes to fit, tried in order: the workload as given; smaller micro-batches with gradient "
+        "accumulation keeping the global batch; activation checkpointing with the largest micro-batch that "
+        "fits; on one GPU, offload of the optimizer (then the gradients) to host memory last, never on a "
+        "shared pool. A workload published on several GPUs runs on as many of a catalog part, at most one node of "
+        "it (data/fabric.csv's NVLink domain; one GPU for a part without one; one on this machine and on "
+        "shared-pool systems); the scenario's own job on its GPUs x nodes; the global batch split over them at the "
+        "lowest ZeRO stage that fits (0: plain data parallelism; 1, 2, 3 shard the optimizer state, the gradients, "
+        "the weights) or the one the job names. A job one device cannot hold without offload also gets the "
+        "smallest of 2, 4, 8 devices that holds it (series projection_devices: two Sparks over ConnectX-7, HBM GPUs "
+        "over their node's link). Hours are for the whole configuration and energy counts every GPU's power");
+    cJSON_AddStringToObject(rules, "traffic",
+        "data-parallel traffic on several devices, per device (bus bytes): ZeRO-0 all-reduces the gradients once "
+        "per step, 2(N-1)/N G; ZeRO-1 reduce-scatters them and all-gathers the updated weights, (N-1)/N (G + W); "
+        "ZeRO-2 reduce-scatters each micro-batch's gradients and all-gathers the weights once; ZeRO-3/FSDP "
+        "all-gathers the weights twice and reduce-scatters the gradients each micro-batch, (N-1)/N (2W + G); W "
+        "all weights at 2 bytes (4 under FP32), G the trained parameters' gradients at 2 bytes (4 under FP32). "
+        "Over data/fabric.csv's link: the scale-up link within a node, else the node's NICs together (NCCL's "
+        "rings each cross a node through their own NIC), at most the scale-up link. Each micro-batch's traffic "
+        "overlaps its compute (the larger binds); the step's collective hides behind two thirds of the last "
+        "micro-batch (its backward)");
+    cJSON_AddStringToObject(rules, "mfu",
+        "implied MFU: the model FLOPs a token needs (the plan's matmuls and attention, no recomputation) x the "
+        "projected tokens/s per GPU, over the dense peak of the workload's recipe (BF16, FP8, FP4, FP32)");
 }
 
 void predict_project(const cJSON *params, const struct predict_calib *c, const char *device, const cJSON *measured,
@@ -602,46 +840,16 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
         if (!w || (i < predict_nworkloads && (is_none(wl) || !listed(wl, w->id))))
             continue;
         cJSON_AddItemToArray(wj, workload_json(w));
-        for (int j = 0; j < nsys; j++)
-            cJSON_AddItemToArray(results, projection_json(c, &sys[j], w, band));
+        for (int j = 0; j < nsys; j++) {
+            cJSON *one = projection_json(c, &sys[j], w, band, "projection", NULL, 0), *more = devices_json(c, &sys[j], w, one);
+            cJSON_AddItemToArray(results, one);
+            if (more)
+                cJSON_AddItemToArray(results, more);
+        }
     }
-    vendor_claims_json(in, results);
+    vendor_claims_json(c, sys, nsys, in, results);
     cJSON *rules = cJSON_AddObjectToObject(info, "projection_rules");
-    cJSON_AddStringToObject(rules, "measured",
-        "this machine: every op from its own calibration (curves of efficiency against size, extended to the "
-        "sustained GEMM peak and the DRAM read); band: the validation's largest error (at least 5 %) plus 10 % for "
-        "ops larger than any timed");
-    cJSON_AddStringToObject(rules, "catalog",
-        "catalog rows: every op of the workload's plan timed with its software stack's profile (info.stack_profiles: "
-        "efficiency per op class against size, fitted on the published GPU training runs of data/gpu-runs.csv, "
-        "nothing from the machine that ran this report) on the row's spec dense peak for the op's dtype and its "
-        "bandwidth; a row whose figure is a measured sustained rate (data/spec-ranges.csv) gets no matmul "
-        "efficiency on top. Band: the 10th to 90th percentile of the profile's leave-one-out errors, widened by "
-        "the recorded range of a disputed spec (DGX Spark BF16: 62-125 TFLOP/s) and, for GPU generations without "
-        "published runs (Blackwell), by the spread between the Ampere and Hopper efficiencies. The CPU validation "
-        "above validates the method on this machine only; it does not bound these projections");
-    cJSON_AddStringToObject(rules, "offload",
-        "offload (ZeRO-Offload): the link's traffic at the catalog CPU-GPU bandwidth (PCIe Gen5 x16, 128 GB/s "
-        "both ways, when the row gives none) and the host's AdamW at the host bandwidth (200 GB/s when the row "
-        "gives none), added without overlap; never on one shared pool");
-    cJSON_AddStringToObject(rules, "memory",
-        "memory fit, per device: the plan's tensors at their dtypes (BF16 activations and matmul outputs, FP32 "
-        "master weights and AdamW state unless the workload's optimizer recipe says otherwise) against the "
-        "capacity in the unit the vendor means (GiB for HBM and GDDR parts: 80 GB = 85.9e9 bytes) less a reserve "
-        "no tensor may use: 2 GB for the CUDA context, library workspaces and communication buffers (the top "
-        "of the 0.3-2 GB reported for PyTorch's context), 16 % instead on a shared pool for the OS, its "
-        "services and the runtime (a headless DGX Spark shows 19.5 of 121.7 GiB not free to CUDA at boot), and "
-        "5 % of the capacity for the allocator's fragmentation (an assumption, not a measurement)");
-    cJSON_AddStringToObject(rules, "fit",
-        "what it takes to fit, tried in order: the workload as given; smaller micro-batches with gradient "
-        "accumulation keeping the global batch; activation checkpointing with the largest micro-batch that "
-        "fits; on one GPU, offload of the optimizer (then the gradients) to host memory last, never on a "
-        "shared pool. A workload published on several GPUs runs on as many of a catalog part, at most one node of "
-        "it (data/fabric.csv's NVLink domain; one GPU for a part without one; one on this "
-        "machine and on shared-pool systems), its global batch split over them, at the lowest ZeRO stage that "
-        "fits (0: plain data parallelism; 1, 2, 3 shard the optimizer state, the gradients, the weights); "
-        "gradient and ZeRO traffic is assumed overlapped with compute here (scale-out is not modelled), "
-        "hours are for the whole configuration and energy counts every GPU's power");
+    rules_json(rules);
     if (gpu)
         measured_gpu_rule(rules, cal, mine);
     cJSON_AddStringToObject(rules, "energy", "hours x the catalog power of every GPU used (board or module power, "

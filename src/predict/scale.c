@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "predict/project.h"
+#include "predict/stack.h"
 #include "util/json.h"
 
 static const int scale_devices[] = { 1, 2, 4, 8 };
@@ -16,10 +17,9 @@ static const int scale_devices[] = { 1, 2, 4, 8 };
 
 double predict_scale_traffic(int n, double grad_bytes, double param_bytes, double zero3_micro)
 {
-    if (n <= 1)
-        return 0;
-    double f = (double)(n - 1) / n;
-    return zero3_micro > 0 ? zero3_micro * f * (grad_bytes + 2 * param_bytes) : 2 * f * grad_bytes;
+    struct predict_comm c;      /* stack.h's traffic per ZeRO stage: 0 (all-reduce) or 3 */
+    predict_comm_bytes(zero3_micro > 0 ? 3 : 0, n, param_bytes, grad_bytes, &c);
+    return zero3_micro * c.micro + c.step;
 }
 
 double predict_scale_step(double compute_s, double traffic_bytes, double link_Bps, double hidden)
@@ -154,7 +154,9 @@ static int one_device(const cJSON *p, const cJSON *info, struct scale_one *s, co
     s->hi = json_num(p, "hours_high", hours) / hours;
     s->tokens_step = json_num(p, "tokens_per_s", 0) * step;
     s->tokens = json_num(w, "tokens", 0);
-    s->grad_bytes = SCALE_GRAD_BYTES * trainable;
+    /* the recipe's reduce width: FP32 gradients 4 bytes, BF16 (and FP8) recipes 2; unnamed: FP32 */
+    const char *prec = json_str(w, "precision", "fp32");
+    s->grad_bytes = (strcmp(prec, "fp32") == 0 ? SCALE_GRAD_BYTES : predict_grad_bytes(NET_BF16)) * trainable;
     s->param_bytes = SCALE_PARAM_BYTES * json_num(w, "params", 0);
     s->accum = json_num(p, "accum", 1) * gpus;
     return 0;
@@ -169,7 +171,8 @@ static void rules(cJSON *info)
         "(as fast as one device runs them); step = one device's step / N + the traffic not hidden, over the link's bus "
         "bandwidth; the gradients are reduced once per optimizer step (no reduction during accumulation). A projection "
         "made on several GPUs (llm.c's 8) gives one device's step as that many times its per-GPU step");
-    snprintf(t, sizeof t, "all-reduce of the trainable parameters' gradients at %.0f bytes each (FP32 gradients): "
+    snprintf(t, sizeof t, "all-reduce of the trainable parameters' gradients at %.0f bytes each under the FP32 recipe, "
+             "2 under BF16 and FP8 (their reduce width): "
              "2(N-1)/N x bytes; where one device had to offload, ZeRO-3 instead: reduce-scatter of the gradients and "
              "two all-gathers of the %.0f-byte weights per micro-batch, (N-1)/N x (gradients + 2 x weights) each; "
              "that the sharded states then fit is assumed, not checked", SCALE_GRAD_BYTES, SCALE_PARAM_BYTES);

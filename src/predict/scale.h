@@ -11,7 +11,8 @@
 #define SCALE_OVERLAP 0.5           /* central share of the traffic hidden behind the backward pass */
 #define SCALE_OVERLAP_HI 0.9        /* band: the most hidden (the fast end) ... */
 #define SCALE_OVERLAP_LO 0.0        /* ... and none hidden (the slow end) */
-#define SCALE_GRAD_BYTES 4.0        /* bytes per trainable parameter all-reduced: FP32 gradients */
+#define SCALE_GRAD_BYTES 4.0        /* bytes per trainable parameter all-reduced under the FP32 recipe
+                                       (BF16 and FP8 recipes: predict_grad_bytes, 2) */
 #define SCALE_PARAM_BYTES 2.0       /* bytes per parameter all-gathered under ZeRO-3: BF16 weights */
 
 /* Bus bytes one device moves per optimizer step on n devices (time = bytes / bus bandwidth,

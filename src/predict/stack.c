@@ -10,28 +10,53 @@
 
 #include "util/error.h"
 
+const char *const predict_gen_names[PREDICT_NGENS] = { "ampere", "hopper", "blackwell" };
+
 const char *const predict_stack_param_names[PREDICT_NSTACKP] = {
-    "matmul_eta_ampere", "matmul_eta_hopper", "matmul_half_s", "attention_eta_ampere", "attention_eta_hopper",
-    "memory_eta", "op_s" };
+    "matmul_eta_ampere", "matmul_eta_hopper", "matmul_eta_blackwell", "matmul_half_s",
+    "attention_eta_ampere", "attention_eta_hopper", "attention_eta_blackwell", "memory_eta", "op_s" };
 
-/* Start of every fit and the bounds the parameters are held in (efficiencies at most 1). */
-static const double p_start[PREDICT_NSTACKP] = { 0.7, 0.7, 1e-4, 0.5, 0.5, 0.7, 1e-5 };
-static const double p_min[PREDICT_NSTACKP] = { 0.05, 0.05, 1e-7, 0.05, 0.05, 0.05, 1e-7 };
-static const double p_max[PREDICT_NSTACKP] = { 1, 1, 1e-2, 1, 1, 1, 1e-2 };
+/* Start of every fit and the bounds the parameters are held in: efficiencies at most 1; a matmul
+ * reaches half its large-GEMM efficiency at most when it would take 10 us at peak (Calculon's
+ * A100 and H100 tables, research note 4.1: 1 GFLOP at 0.60 and 16 GFLOP at 0.90 against 0.95
+ * put that size near 1 us; ten times it is the bound), so that the size term cannot stand in for
+ * a framework's per-op costs; attention at most 0.75 of the dense BF16 peak, the best a published
+ * attention kernel reaches (FlashAttention-3, Shah et al. 2024: 740 TFLOP/s of the H100's 989). */
+#define ATT_ETA_MAX 0.75
+static const double p_start[PREDICT_NSTACKP] = { 0.7, 0.7, 0.7, 1e-6, 0.5, 0.5, 0.5, 0.7, 1e-5 };
+static const double p_min[PREDICT_NSTACKP] = { 0.05, 0.05, 0.05, 1e-8, 0.05, 0.05, 0.05, 0.05, 1e-7 };
+static const double p_max[PREDICT_NSTACKP] = { 1, 1, 1, 1e-5, ATT_ETA_MAX, ATT_ETA_MAX, ATT_ETA_MAX, 1, 1e-2 };
 
-/* Catalog systems by generation: the A100 and the Hopper parts (H100, H200 and GH200 carry the
- * same GPU die, NVIDIA datasheets). */
-static const struct { const char *id; int gen; } gens[] = {
-    { "a100-80g-sxm", PREDICT_AMPERE }, { "h100-sxm", PREDICT_HOPPER }, { "h100-pcie", PREDICT_HOPPER },
-    { "h200-sxm", PREDICT_HOPPER }, { "gh200-96g", PREDICT_HOPPER }, { "gh200-144g", PREDICT_HOPPER },
+/* Catalog systems by generation: the A100; the Hopper parts (H100, H200 and GH200 carry the same
+ * GPU die, NVIDIA datasheets); the Blackwell parts, datacenter (B200, GB200, B300) and the
+ * GeForce-class ones (RTX 5090, RTX PRO 6000, GB10: sm_120/sm_121), whose band spans every
+ * generation's efficiencies. */
+static const struct { const char *id; int gen, span; } gens[] = {
+    { "a100-80g-sxm", PREDICT_AMPERE, 0 }, { "h100-sxm", PREDICT_HOPPER, 0 }, { "h100-pcie", PREDICT_HOPPER, 0 },
+    { "h200-sxm", PREDICT_HOPPER, 0 }, { "gh200-96g", PREDICT_HOPPER, 0 }, { "gh200-144g", PREDICT_HOPPER, 0 },
+    { "b200", PREDICT_BLACKWELL, 0 }, { "gb200", PREDICT_BLACKWELL, 0 }, { "b300", PREDICT_BLACKWELL, 0 },
+    { "dgx-station-gb300", PREDICT_BLACKWELL, 0 }, { "dgx-spark", PREDICT_BLACKWELL, 1 },
+    { "rtx-5090", PREDICT_BLACKWELL, 1 }, { "rtx-pro-6000", PREDICT_BLACKWELL, 1 },
 };
+
+static int gen_index(const char *system_id)
+{
+    for (size_t i = 0; system_id && i < sizeof gens / sizeof gens[0]; i++)
+        if (strcmp(gens[i].id, system_id) == 0)
+            return (int)i;
+    return -1;
+}
 
 int predict_stack_gen(const char *system_id)
 {
-    for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++)
-        if (strcmp(gens[i].id, system_id) == 0)
-            return gens[i].gen;
-    return -1;
+    int i = gen_index(system_id);
+    return i < 0 ? -1 : gens[i].gen;
+}
+
+int predict_stack_gen_span(const char *system_id)
+{
+    int i = gen_index(system_id);
+    return i < 0 || gens[i].span;
 }
 
 /* Kernel launch gap of a stack that launches its own kernels back to back on one stream (the
@@ -42,12 +67,16 @@ int predict_stack_gen(const char *system_id)
  * of about 0.8-0.9 on HBM parts"; large copies reach 88-94 % of the HBM roof). The fitted
  * memory_eta is what a framework's elementwise ops reach, its extra passes included. */
 #define STREAM_ETA 0.85
+/* Share of a micro-batch's time its backward takes (two of its three matmul passes): what the
+ * step's gradient collective can hide behind. */
+#define BWD_SHARE (2.0 / 3.0)
 
 static struct predict_stack stacks[] = {
     { .id = "pytorch", .name = "PyTorch with FSDP (MosaicML llm-foundry, Composer, FlashAttention)",
       .fitted_on = "pytorch",
       .basis = "fitted on MosaicML llm-foundry's published throughput tables (A100 80GB and H100 80GB, BF16): "
-               "PyTorch eager kernels under autocast, FlashAttention, FSDP" },
+               "PyTorch eager kernels under autocast, FlashAttention, FSDP; their per-layer all-gathers and "
+               "reduce-scatters modelled as traffic over the node's link (data/fabric.csv), not as a per-op cost" },
     { .id = "fused-cuda", .name = "fused CUDA training code (llm.c)", .fitted_on = "pytorch",
       .fused = { [NET_OP_RESIDUAL] = 1, [NET_OP_CAST_GRAD] = 1, [NET_OP_QUANTIZE] = 1 },
       .op_s_override = FUSED_OP_S, .mem_eta_override = STREAM_ETA,
@@ -57,8 +86,29 @@ static struct predict_stack stacks[] = {
                "softmax, loss and its gradient in one classifier kernel), one kernel launch (4 us) per op "
                "instead of the framework's fitted per-op cost, and its own elementwise kernels streaming at "
                "0.85 of the bandwidth (research note 4.5) instead of PyTorch's fitted share" },
+    { .id = "megatron-te", .name = "Megatron-Core with Transformer Engine (NVIDIA NeMo, Megatron-Bridge)",
+      .fitted_on = "megatron-te", .fp8_backward = 1,
+      .fused = { [NET_OP_RESIDUAL] = 1, [NET_OP_CAST_GRAD] = 1, [NET_OP_QUANTIZE] = 1 },
+      .basis = "fitted on NVIDIA's published NeMo and Megatron-Bridge throughput tables (pre-training, SFT and LoRA "
+               "rows without tensor or pipeline parallelism: H100, B200, GB200; FP8 with current scaling): "
+               "Transformer Engine's FP8 GEMMs in forward and backward, its fused norm-and-cast and bias-dropout-"
+               "add kernels, the distributed optimizer; the BF16 recipe on this stack takes the same efficiencies "
+               "on the BF16 peak (no BF16 rows without model parallelism are published)" },
+    { .id = "hf-peft", .name = "Hugging Face Trainer with PEFT on one GPU (eager PyTorch, FlashAttention 2)",
+      .fitted_on = "hf-peft", .compute_from = "pytorch",
+      .basis = "fitted on single-GPU LoRA fine-tuning throughput published by the Qwen team (QwenLM/Qwen README, "
+               "A100 80GB: Hugging Face Trainer, PEFT LoRA on every block linear, gradient checkpointing, "
+               "FlashAttention 2, BF16), sequences of 256 to 8192 tokens: the PyTorch profile's matmul and "
+               "attention efficiencies (the same cuBLAS and FlashAttention-2 kernels), its own memory efficiency "
+               "and per-op cost (eager PyTorch dispatching each op from Python: short ops are bound by the host)" },
 };
 #define NSTACKS ((int)(sizeof stacks / sizeof stacks[0]))
+
+int predict_stack_fitted(const struct predict_stack *st)
+{
+    const struct predict_stack *from = st ? predict_stack_find(st->fitted_on) : NULL;
+    return from && from->nfit > 0;
+}
 
 const struct predict_stack *predict_stack_find(const char *id)
 {
@@ -66,6 +116,44 @@ const struct predict_stack *predict_stack_find(const char *id)
         if (strcmp(stacks[i].id, id) == 0)
             return &stacks[i];
     return NULL;
+}
+
+enum net_dtype predict_stack_op_dtype(const struct predict_stack *st, enum net_prec p, const struct net_op *op)
+{
+    if (net_kinds[op->kind].cls == NET_ATTENTION)
+        return p == NET_FP32 ? NET_DT_F32 : NET_DT_BF16;
+    if (st && st->fp8_backward && p == NET_FP8 && op->which != NET_LIN_LMHEAD
+        && (op->kind == NET_OP_MATMUL_DGRAD || op->kind == NET_OP_MATMUL_WGRAD))
+        return NET_DT_E4M3;
+    return op->dtype;
+}
+
+void predict_comm_bytes(int zero, int n, double weight_bytes, double grad_bytes, struct predict_comm *c)
+{
+    double f = n > 1 ? (double)(n - 1) / n : 0;
+    c->micro = zero >= 3 ? f * (2 * weight_bytes + grad_bytes) : zero == 2 ? f * grad_bytes : 0;
+    c->step = zero == 0 ? 2 * f * grad_bytes : zero == 1 ? f * (grad_bytes + weight_bytes)
+              : zero == 2 ? f * weight_bytes : 0;
+}
+
+double predict_link_Bps(double domain, double scaleup_Bps, double nic_Bps, int n)
+{
+    if (n <= (domain > 1 ? domain : 1))
+        return n > 1 ? scaleup_Bps : 0;
+    double node = nic_Bps * (domain > 1 ? domain : 1);
+    return scaleup_Bps > 0 && scaleup_Bps < node ? scaleup_Bps : node;
+}
+
+double predict_grad_bytes(enum net_prec p)
+{
+    return p == NET_FP32 ? 4 : 2;
+}
+
+double predict_dp_step_seconds(double micro_s, int accum, double update_s, const struct predict_comm *comm,
+                            double link)
+{
+    double cm = link > 0 && comm ? comm->micro / link : 0, cs = link > 0 && comm ? comm->step / link : 0;
+    return accum * fmax(micro_s, cm) + fmax(0, cs - BWD_SHARE * micro_s) + update_s;
 }
 
 /* One op's seconds under parameters p. */
@@ -89,13 +177,26 @@ static double op_seconds(const struct predict_stack *st, const double *p, const 
     tm = (op->bytes_read + op->bytes_written) / (mem_eta * t->bw);
     if (mem_bound)              /* its bytes, not its FLOPs or its fixed cost, take the most time */
         *mem_bound = tm > tc && tm > op_s;
-    return fmax(tc, tm) + op_s;
+    return fmax(fmax(tc, tm), op_s);
 }
 
 double predict_stack_op_seconds(const struct predict_stack *st, const struct predict_target *t,
                                 const struct net_op *op, int *mem_bound)
 {
     return op_seconds(st, st->p, t, op, mem_bound);
+}
+
+double predict_stack_op_seconds_at(const struct predict_stack *st, const struct predict_target *t,
+                                   const struct net_op *op, int e)
+{
+    double p[PREDICT_NSTACKP], s = t->gen >= 0 && t->gen < PREDICT_NGENS ? st->gen_spread[t->gen] : 1;
+    memcpy(p, st->p, sizeof p);
+    s = s >= 1 ? s : 1;
+    for (int j = 0; e != 0 && t->gen >= 0 && j < 2; j++) {
+        int k = (j ? PREDICT_ATT_ETA : PREDICT_MM_ETA) + t->gen;
+        p[k] = e < 0 ? fmin(j ? ATT_ETA_MAX : 1, p[k] * s) : p[k] / s;
+    }
+    return op_seconds(st, p, t, op, NULL);
 }
 
 /* ---- the runs ---- */
@@ -147,6 +248,52 @@ static void run_ops(struct predict_run *r)
     free(all);
 }
 
+/* The ZeRO stage of a sharding as gpu-runs.csv names it (PyTorch FSDP's strategies, ZeRO_n). */
+static int zero_of(const char *sharding)
+{
+    static const struct { const char *name; int zero; } z[] = {
+        { "NO_SHARD", 0 }, { "DDP", 0 }, { "ZERO_1", 1 }, { "SHARD_GRAD_OP", 2 }, { "ZERO_2", 2 },
+        { "FULL_SHARD", 3 }, { "ZERO_3", 3 } };
+    for (size_t i = 0; i < sizeof z / sizeof z[0]; i++)
+        if (strcmp(z[i].name, sharding) == 0)
+            return z[i].zero;
+    return -1;
+}
+
+/* An optional column: its value, or dflt when the cell is empty. */
+static double number_or(const cJSON *row, const char *name, double dflt)
+{
+    double x = number(row, name);
+    return isnan(x) ? dflt : x;
+}
+
+/* The run's shape: the GPT layout of the llm-foundry and llm.c rows unless arch says "llama"
+ * (SwiGLU, RMSNorm, RoPE, GQA with kv_heads, ffn wide). As both stacks run it: BF16 activations,
+ * FlashAttention, causal. */
+static void run_shape(const cJSON *row, struct net_shape *s)
+{
+    int llama = strcmp(text(row, "arch"), "llama") == 0;
+    *s = (struct net_shape){ .layers = (int)number(row, "layers"), .hidden = (int)number(row, "hidden"),
+        .heads = (int)number(row, "heads"), .seq = (int)number(row, "seq"), .vocab = (int)number(row, "vocab"),
+        .batch = (int)number(row, "micro_batch"), .accum = (int)number(row, "accum"),
+        .checkpoint = (int)number(row, "checkpoint"), .tied = (int)number_or(row, "tied", 1),
+        .nobias = number(row, "biases") == 0, .attention = NET_ATT_FLASH, .amp = 1, .causal = 1,
+        .kv_heads = (int)number_or(row, "kv_heads", 0), .ffn = (int)number_or(row, "ffn", 0),
+        .lora_rank = (int)number_or(row, "lora_rank", 0) };
+    if (llama) {
+        s->mlp = NET_MLP_SWIGLU;
+        s->norm = NET_NORM_RMS;
+        s->rope = 1;
+    }
+}
+
+/* The link between the run's GPUs (data/fabric.csv's columns on the catalog row). */
+static double run_link(const cJSON *sys, int gpus)
+{
+    return predict_link_Bps(number_or(sys, "fabric_nvlink_domain", 1), number_or(sys, "fabric_scaleup_gbs", 0) * 1e9,
+                            number_or(sys, "fabric_nic_gbs_per_gpu", 0) * 1e9, gpus);
+}
+
 static int run_from_row(const cJSON *row, const cJSON *catalog, struct predict_run *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
@@ -157,27 +304,31 @@ static int run_from_row(const cJSON *row, const cJSON *catalog, struct predict_r
     snprintf(r->source, sizeof r->source, "%s", text(row, "source"));
     const cJSON *sys = catalog_row(catalog, r->system);
     const char *prec = text(row, "precision");
-    r->shape = (struct net_shape){ .layers = (int)number(row, "layers"), .hidden = (int)number(row, "hidden"),
-        .heads = (int)number(row, "heads"), .seq = (int)number(row, "seq"), .vocab = (int)number(row, "vocab"),
-        .batch = (int)number(row, "micro_batch"), .accum = (int)number(row, "accum"),
-        .checkpoint = (int)number(row, "checkpoint"), .tied = 1, .nobias = number(row, "biases") == 0,
-        .attention = NET_ATT_FLASH, .amp = 1, .causal = 1 };     /* as both stacks run it: BF16 activations */
+    run_shape(row, &r->shape);
     r->prec = strcmp(prec, "fp8") == 0 ? NET_FP8 : NET_BF16;
     r->gpus = (int)number(row, "gpus");
-    r->sharded = strcmp(text(row, "sharding"), "NO_SHARD") != 0;
+    r->zero = zero_of(text(row, "sharding"));
     r->published = number(row, "tokens_per_s_per_gpu");
-    r->peak = number(sys, r->prec == NET_FP8 ? "fp8_tflops" : "bf16_tflops") * 1e12;
+    static const char *const peak_field[NET_NDTYPES] = { [NET_DT_F32] = "fp32_tflops", [NET_DT_BF16] = "bf16_tflops",
+                                                         [NET_DT_E4M3] = "fp8_tflops" };
+    for (int d = 0; d < NET_NDTYPES; d++)
+        r->peak[d] = peak_field[d] ? number_or(sys, peak_field[d], 0) * 1e12 : 0;
     r->bw = number(sys, "mem_bw_gbs") * 1e9;
     r->gen = predict_stack_gen(r->system);
     const char *why = !sys ? "names a system the catalog lacks" : !predict_stack_find(r->stack) ? "names an unknown stack"
                       : net_shape_problem(&r->shape) ? net_shape_problem(&r->shape)
                       : !(r->published > 0) || !(r->gpus > 0) ? "has no tokens_per_s_per_gpu or gpus above 0"
-                      : !(r->peak > 0 && r->bw > 0) ? "names a system without a dense peak or bandwidth"
+                      : r->zero < 0 ? "has a sharding other than NO_SHARD, ZERO_1, SHARD_GRAD_OP, FULL_SHARD"
+                      : !(r->peak[NET_DT_BF16] > 0 && r->bw > 0) ? "names a system without a dense peak or bandwidth"
+                      : r->prec == NET_FP8 && !(r->peak[NET_DT_E4M3] > 0) ? "is FP8 on a system without an FP8 peak"
                       : r->gen < 0 ? "names a system of a GPU generation the profiles do not fit" : NULL;
     if (why) {
         snprintf(err, errlen, "data/gpu-runs.csv: run '%.60s' %s", r->id, why);
         return -1;
     }
+    r->link = run_link(sys, r->gpus);
+    predict_comm_bytes(r->zero, r->gpus, 2.0 * (double)net_param_count(&r->shape),
+                       predict_grad_bytes(r->prec) * (double)net_trainable_count(&r->shape), &r->comm);
     run_ops(r);
     return 0;
 }
@@ -210,18 +361,19 @@ void predict_runs_free(struct predict_run *runs, int n)
 double predict_run_tokens(const struct predict_stack *st, const double *p, const struct predict_run *r)
 {
     double micro = 0, update = 0;
-    struct predict_target tg = { r->peak, r->bw, r->gen, 0 };
     for (int i = 0; i < r->nops; i++) {
+        enum net_dtype d = predict_stack_op_dtype(st, r->prec, &r->ops[i]);
+        struct predict_target tg = { r->peak[d] > 0 ? r->peak[d] : r->peak[NET_DT_BF16], r->bw, r->gen, 0 };
         double t = r->weight[i] * op_seconds(st, p, &tg, &r->ops[i], NULL);
         if (r->ops[i].micro < 0)
             update += t;
         else
             micro += t;
     }
-    if (r->sharded)
+    if (r->zero >= 1)               /* the optimizer state is sharded: each GPU updates its share */
         update /= r->gpus;
     double tokens = (double)r->shape.batch * r->shape.seq * r->shape.accum;
-    return tokens / (r->shape.accum * micro + update);
+    return tokens / predict_dp_step_seconds(micro, r->shape.accum, update, &r->comm, r->link);
 }
 
 /* ---- the fit ---- */
@@ -230,7 +382,16 @@ struct fit_set {
     const struct predict_stack *st;
     const struct predict_run *runs;
     int n, skip;                /* fit on runs[0..n) of st's fitted_on stack, except runs[skip] */
+    int idx[PREDICT_NSTACKP], na;   /* the parameters the runs constrain: a generation's efficiencies
+                                       only where there are runs of it */
+    int linked[PREDICT_NGENS], ref; /* generations whose attention efficiency moves with their matmul
+                                       efficiency from generation ref's (too few runs to set both) */
 };
+
+/* A generation needs this many runs for its attention efficiency to be fitted apart from its
+ * matmul efficiency; with fewer, attention keeps the ratio to matmul of the generation with most
+ * runs (two runs of one configuration cannot tell the two apart). */
+#define OWN_ATT_RUNS 4
 
 static int in_fit(const struct fit_set *f, int i)
 {
@@ -239,10 +400,14 @@ static int in_fit(const struct fit_set *f, int i)
 
 /* Parameters from the search's coordinates: a logistic map onto [log min, log max], smooth
  * everywhere, so that the simplex never lies on a flat clamp. */
-static void params_of(const double *theta, double *p)
+static void params_of(const struct fit_set *f, const double *theta, double *p)
 {
     for (int j = 0; j < PREDICT_NSTACKP; j++)
         p[j] = exp(log(p_min[j]) + log(p_max[j] / p_min[j]) / (1 + exp(-theta[j])));
+    for (int g = 0; f && g < PREDICT_NGENS; g++)
+        if (f->linked[g])
+            p[PREDICT_ATT_ETA + g] = fmin(ATT_ETA_MAX, p[PREDICT_ATT_ETA + f->ref] * p[PREDICT_MM_ETA + g]
+                                             / p[PREDICT_MM_ETA + f->ref]);
 }
 
 static double coordinate_of(int j, double p)
@@ -254,7 +419,7 @@ static double coordinate_of(int j, double p)
 static double cost(const struct fit_set *f, const double *theta)
 {
     double p[PREDICT_NSTACKP], c = 0;
-    params_of(theta, p);
+    params_of(f, theta, p);
     for (int i = 0; i < f->n; i++) {
         if (!in_fit(f, i))
             continue;
@@ -264,30 +429,32 @@ static double cost(const struct fit_set *f, const double *theta)
     return c;
 }
 
-/* Nelder-Mead (reflection 1, expansion 2, contraction 0.5, shrink 0.5) from theta. */
+/* Nelder-Mead (reflection 1, expansion 2, contraction 0.5, shrink 0.5) from theta, over the
+ * coordinates f->idx (the others stay as given). */
 #define NM (PREDICT_NSTACKP + 1)
 static void minimise(const struct fit_set *f, double *theta, int iterations)
 {
     double x[NM][PREDICT_NSTACKP], c[NM];
-    for (int i = 0; i < NM; i++) {
+    int nv = f->na + 1;
+    for (int i = 0; i < nv; i++) {
         memcpy(x[i], theta, sizeof x[i]);
         if (i > 0)
-            x[i][i - 1] += 0.5;
+            x[i][f->idx[i - 1]] += 0.5;
         c[i] = cost(f, x[i]);
     }
     for (int it = 0; it < iterations; it++) {
         int hi = 0, lo = 0;
-        for (int i = 1; i < NM; i++) {
+        for (int i = 1; i < nv; i++) {
             hi = c[i] > c[hi] ? i : hi;
             lo = c[i] < c[lo] ? i : lo;
         }
         int second = lo;
-        for (int i = 0; i < NM; i++)
+        for (int i = 0; i < nv; i++)
             second = i != hi && c[i] > c[second] ? i : second;
         double mid[PREDICT_NSTACKP] = { 0 }, r[PREDICT_NSTACKP], e[PREDICT_NSTACKP];
-        for (int i = 0; i < NM; i++)
+        for (int i = 0; i < nv; i++)
             for (int j = 0; i != hi && j < PREDICT_NSTACKP; j++)
-                mid[j] += x[i][j] / (NM - 1);
+                mid[j] += x[i][j] / (nv - 1);
         for (int j = 0; j < PREDICT_NSTACKP; j++)
             r[j] = 2 * mid[j] - x[hi][j];
         double cr = cost(f, r);
@@ -308,16 +475,16 @@ static void minimise(const struct fit_set *f, double *theta, int iterations)
                 memcpy(x[hi], e, sizeof x[hi]);
                 c[hi] = ce;
             } else {
-                for (int i = 0; i < NM; i++)
+                for (int i = 0; i < nv; i++)
                     for (int j = 0; i != lo && j < PREDICT_NSTACKP; j++)
                         x[i][j] = 0.5 * (x[i][j] + x[lo][j]);
-                for (int i = 0; i < NM; i++)
+                for (int i = 0; i < nv; i++)
                     c[i] = i == lo ? c[i] : cost(f, x[i]);
             }
         }
     }
     int best = 0;
-    for (int i = 1; i < NM; i++)
+    for (int i = 1; i < nv; i++)
         best = c[i] < c[best] ? i : best;
     memcpy(theta, x[best], sizeof x[best]);
 }
@@ -337,27 +504,57 @@ static double quantile(double *v, int n, double q)
     return i + 1 < n ? v[i] + (k - i) * (v[i + 1] - v[i]) : v[n - 1];
 }
 
+/* The parameters f's runs constrain, and which generations they have (st->fitted_gen). */
+static void active_params(struct fit_set *f, struct predict_stack *st, const struct predict_stack *from)
+{
+    int count[PREDICT_NGENS] = { 0 };
+    for (int i = 0; i < f->n; i++)
+        if (in_fit(f, i))
+            count[f->runs[i].gen]++;
+    f->ref = 0;
+    for (int g = 0; g < PREDICT_NGENS; g++) {
+        st->fitted_gen[g] = count[g] > 0;
+        f->ref = count[g] > count[f->ref] ? g : f->ref;
+    }
+    for (int g = 0; g < PREDICT_NGENS; g++)
+        f->linked[g] = !from && count[g] > 0 && count[g] < OWN_ATT_RUNS && g != f->ref;
+    memcpy(st->att_linked, f->linked, sizeof st->att_linked);
+    st->att_ref = f->ref;
+    f->na = 0;
+    for (int j = 0; j < PREDICT_NSTACKP; j++) {
+        int g = j < PREDICT_MM_HALF ? j - PREDICT_MM_ETA : j >= PREDICT_ATT_ETA && j < PREDICT_MEM_ETA
+                ? j - PREDICT_ATT_ETA : -1;
+        int att = j >= PREDICT_ATT_ETA && j < PREDICT_MEM_ETA;
+        if (from ? j >= PREDICT_MEM_ETA : g < 0 || (st->fitted_gen[g] && !(att && f->linked[g])))
+            f->idx[f->na++] = j;
+    }
+}
+
 /* One profile: the fit on all its runs, then one fit per run left out (started from the full
  * fit), each run's predictions, and the band from the left-out errors. */
 static void fit_stack(struct predict_stack *st, struct predict_run *runs, int n)
 {
-    struct fit_set f = { st, runs, n, -1 };
+    struct fit_set f = { st, runs, n, -1, { 0 }, 0, { 0 }, 0 };
     double theta[PREDICT_NSTACKP], full[PREDICT_NSTACKP], *err = xmalloc((size_t)(n + 1) * sizeof *err);
     int m = 0;
+    const struct predict_stack *from = st->compute_from ? predict_stack_find(st->compute_from) : NULL;
+    active_params(&f, st, from && from->nfit > 0 ? from : NULL);
     for (int j = 0; j < PREDICT_NSTACKP; j++)
-        theta[j] = coordinate_of(j, p_start[j]);
+        theta[j] = coordinate_of(j, from && from->nfit > 0 && j < PREDICT_MEM_ETA ? fmin(from->p[j], 1 - 1e-9)
+                                    : p_start[j]);
     for (int round = 0; round < 4; round++)      /* restarts: the simplex collapses early otherwise */
         minimise(&f, theta, 300);
-    params_of(theta, st->p);
+    params_of(&f, theta, st->p);
     memcpy(full, theta, sizeof full);
     for (int i = 0; i < n; i++) {
         if (!in_fit(&f, i))
             continue;
-        struct fit_set g = { st, runs, n, i };
+        struct fit_set g = f;
+        g.skip = i;
         double t[PREDICT_NSTACKP], p[PREDICT_NSTACKP];
         memcpy(t, full, sizeof t);
         minimise(&g, t, 150);
-        params_of(t, p);
+        params_of(&g, t, p);
         if (strcmp(runs[i].stack, st->id) == 0) {
             runs[i].predicted = predict_run_tokens(st, st->p, &runs[i]);
             runs[i].loo = predict_run_tokens(st, p, &runs[i]);
@@ -370,16 +567,81 @@ static void fit_stack(struct predict_stack *st, struct predict_run *runs, int n)
     free(err);
 }
 
+/* A generation g a fitted profile has no runs of: its efficiencies are those of its nearest
+ * generation f (fitted, or borrowed before) times the ratio another profile fitted on both measured
+ * between f and g, at most 1; the band spans the ratio (gen_spread). Without such a profile: f's
+ * efficiencies, the band spanning nothing more. Returns whether g was set. */
+static int borrow_gen(struct predict_stack *st, int g, const int *known)
+{
+    int f = -1;
+    for (int d = 1; d < PREDICT_NGENS && f < 0; d++)
+        f = g + d < PREDICT_NGENS && known[g + d] ? g + d : g - d >= 0 && known[g - d] ? g - d : -1;
+    if (f < 0)
+        return 0;
+    const struct predict_stack *donor = NULL;
+    for (int i = 0; i < NSTACKS && !donor; i++)
+        if (&stacks[i] != st && stacks[i].nfit > 0 && stacks[i].fitted_gen[f] && stacks[i].fitted_gen[g])
+            donor = &stacks[i];
+    double spread = st->gen_spread[f];
+    for (int j = 0; j < 2; j++) {
+        int k = j ? PREDICT_ATT_ETA : PREDICT_MM_ETA;
+        double ratio = donor ? donor->p[k + g] / donor->p[k + f] : 1;
+        st->p[k + g] = fmin(j ? ATT_ETA_MAX : 1, st->p[k + f] * ratio);
+        spread = fmax(spread, st->gen_spread[f] * fmax(ratio, 1 / ratio));
+    }
+    st->gen_spread[g] = spread;
+    snprintf(st->gen_rule[g], sizeof st->gen_rule[g], donor
+             ? "no runs: the %s efficiencies times the %s/%s ratio of the %s profile"
+             : "no runs: the %s efficiencies (no profile has runs of both)",
+             predict_gen_names[f], predict_gen_names[g], predict_gen_names[f], donor ? donor->id : "");
+    return 1;
+}
+
+static void borrow_gens(struct predict_stack *st)
+{
+    int known[PREDICT_NGENS];
+    for (int g = 0; g < PREDICT_NGENS; g++) {
+        known[g] = st->fitted_gen[g];
+        st->gen_spread[g] = 1;
+        snprintf(st->gen_rule[g], sizeof st->gen_rule[g], st->att_linked[g]
+                 ? "fitted on its runs (attention at the %s ratio of attention to matmul: fewer than 4 runs)"
+                 : "fitted on its runs", predict_gen_names[st->att_ref]);
+    }
+    for (int pass = 0; pass < PREDICT_NGENS; pass++)
+        for (int g = 0; g < PREDICT_NGENS; g++)
+            if (!known[g] && borrow_gen(st, g, known))
+                known[g] = 2;
+}
+
 void predict_stacks_fit(struct predict_run *runs, int n)
 {
-    for (int i = 0; i < NSTACKS; i++)
+    for (int i = 0; i < NSTACKS; i++) {
+        stacks[i].nfit = 0;
         if (strcmp(stacks[i].fitted_on, stacks[i].id) == 0)
             fit_stack(&stacks[i], runs, n);
+    }
+    for (int i = 0; i < NSTACKS; i++)
+        if (strcmp(stacks[i].fitted_on, stacks[i].id) == 0 && !stacks[i].compute_from)
+            borrow_gens(&stacks[i]);
+    for (int i = 0; i < NSTACKS; i++) {     /* matmul and attention from another profile, its rules too */
+        const struct predict_stack *from = stacks[i].compute_from ? predict_stack_find(stacks[i].compute_from) : NULL;
+        if (!from)
+            continue;
+        memcpy(stacks[i].p, from->p, PREDICT_MEM_ETA * sizeof stacks[i].p[0]);
+        memcpy(stacks[i].fitted_gen, from->fitted_gen, sizeof stacks[i].fitted_gen);
+        memcpy(stacks[i].gen_spread, from->gen_spread, sizeof stacks[i].gen_spread);
+        for (int g = 0; g < PREDICT_NGENS; g++)
+            snprintf(stacks[i].gen_rule[g], sizeof stacks[i].gen_rule[g], "matmul and attention: the %s profile's (%s)",
+                     from->id, from->gen_rule[g]);
+    }
     for (int i = 0; i < NSTACKS; i++) {
         const struct predict_stack *from = predict_stack_find(stacks[i].fitted_on);
         if (!from || from == &stacks[i])
             continue;
         memcpy(stacks[i].p, from->p, sizeof stacks[i].p);
+        memcpy(stacks[i].fitted_gen, from->fitted_gen, sizeof stacks[i].fitted_gen);
+        memcpy(stacks[i].gen_spread, from->gen_spread, sizeof stacks[i].gen_spread);
+        memcpy(stacks[i].gen_rule, from->gen_rule, sizeof stacks[i].gen_rule);
         stacks[i].loo_lo = from->loo_lo;
         stacks[i].loo_hi = from->loo_hi;
         stacks[i].nfit = 0;
@@ -408,6 +670,16 @@ static cJSON *profile_json(const struct predict_stack *st, const struct predict_
                                 ? st->op_s_override : j == PREDICT_MEM_ETA && st->mem_eta_override > 0
                                 ? st->mem_eta_override : st->p[j]);
     cJSON_AddNumberToObject(p, "stream_eta", STREAM_ETA);
+    cJSON_AddBoolToObject(o, "fp8_backward", st->fp8_backward);
+    cJSON *g = cJSON_AddArrayToObject(o, "generations");
+    for (int k = 0; k < PREDICT_NGENS; k++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "generation", predict_gen_names[k]);
+        cJSON_AddBoolToObject(e, "fitted", st->fitted_gen[k]);
+        cJSON_AddNumberToObject(e, "spread", st->gen_spread[k] >= 1 ? st->gen_spread[k] : 1);
+        cJSON_AddStringToObject(e, "rule", st->gen_rule[k]);
+        cJSON_AddItemToArray(g, e);
+    }
     double mean = 0, mx = 0, lg = 0;
     int m = 0;
     for (int i = 0; i < n; i++) {
@@ -439,7 +711,12 @@ static cJSON *run_json(const struct predict_run *r, const struct predict_stack *
     cJSON_AddStringToObject(o, "run", r->id);
     cJSON_AddStringToObject(o, "stack", r->stack);
     cJSON_AddStringToObject(o, "system", r->system);
+    cJSON_AddStringToObject(o, "generation", predict_gen_names[r->gen]);
     cJSON_AddStringToObject(o, "model", r->model);
+    cJSON_AddStringToObject(o, "precision", net_prec_names[r->prec]);
+    cJSON_AddNumberToObject(o, "zero", r->zero);
+    if (r->shape.lora_rank > 0)
+        cJSON_AddNumberToObject(o, "lora_rank", r->shape.lora_rank);
     cJSON_AddNumberToObject(o, "gpus", r->gpus);
     cJSON_AddNumberToObject(o, "seq", r->shape.seq);
     cJSON_AddNumberToObject(o, "micro_batch", r->shape.batch);

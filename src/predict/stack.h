@@ -15,12 +15,13 @@ struct predict_system;
 /* The fitted parameters: a matmul of F FLOPs on a dense peak P takes F / (eta P) with
  * eta = mm_eta x / (x + mm_half_s), x = F / P (its time at peak); attention (its hardware FLOPs,
  * causal half included) F / (att_eta P); their operand traffic at 0.85 of the bandwidth (a
- * stated streaming efficiency, not fitted); every other op bytes / (mem_eta BW); an op the larger
- * of its compute and memory time, plus op_s (launch and framework cost). mm_eta and att_eta are
- * fitted per GPU generation (the runs have A100 and H100 rows: the same FlashAttention-2 code
- * reaches a much smaller share of Hopper's peak than of Ampere's); a generation without runs
- * (Blackwell) is projected with both, the band spanning them. */
-enum predict_gen { PREDICT_AMPERE = 0, PREDICT_HOPPER, PREDICT_NGENS };
+ * stated streaming efficiency, not fitted); every other op bytes / (mem_eta BW); an op the largest
+ * of its compute time, its memory time and op_s: the host's launch and framework cost per op,
+ * which overlaps with the kernels already queued and so binds only an op shorter than it.
+ * mm_eta and att_eta are per GPU generation, fitted where a profile has runs of that generation;
+ * a generation without runs borrows by a stated rule (predict_stacks_fit) with a wider band. */
+enum predict_gen { PREDICT_AMPERE = 0, PREDICT_HOPPER, PREDICT_BLACKWELL, PREDICT_NGENS };
+extern const char *const predict_gen_names[PREDICT_NGENS];
 enum predict_stack_param { PREDICT_MM_ETA = 0, PREDICT_MM_HALF = PREDICT_NGENS, PREDICT_ATT_ETA,
                            PREDICT_MEM_ETA = PREDICT_ATT_ETA + PREDICT_NGENS, PREDICT_OP_S, PREDICT_NSTACKP };
 extern const char *const predict_stack_param_names[PREDICT_NSTACKP];
@@ -29,11 +30,15 @@ extern const char *const predict_stack_param_names[PREDICT_NSTACKP];
  * neighbouring kernel (their own traffic not counted) and whether the loss is fused with the
  * LM head. */
 struct predict_stack {
-    const char *id;             /* "pytorch", "fused-cuda" */
+    const char *id;             /* "pytorch", "fused-cuda", "megatron-te", "hf-peft" */
     const char *name;
     const char *fitted_on;      /* the stack whose published runs set the efficiencies */
+    const char *compute_from;   /* NULL, or the profile whose matmul and attention efficiencies it
+                                   takes (the same kernels); its own runs fit the rest */
     const char *basis;          /* what it fuses and why, with the source */
     int fused[NET_NKINDS];
+    int fp8_backward;           /* the FP8 recipe runs the blocks' dgrad and wgrad GEMMs in FP8 too
+                                   (Transformer Engine: E4M3 x E5M2), not only their forward */
     double op_s_override;       /* > 0: this per-op cost instead of the fitted one */
     double mem_eta_override;    /* > 0: this memory efficiency for its own elementwise ops */
     double p[PREDICT_NSTACKP];  /* fitted (copied from fitted_on's fit) */
@@ -41,16 +46,58 @@ struct predict_stack {
                                    left out, of the runs it was fitted on; a derived stack's reaches
                                    the errors of its own check runs too */
     int nfit;                   /* runs fitted on; 0: no fit (no runs given) */
+    int fitted_gen[PREDICT_NGENS];  /* its own runs set this generation's efficiencies */
+    int att_linked[PREDICT_NGENS], att_ref; /* fitted with too few runs to set attention apart: it keeps
+                                               generation att_ref's ratio of attention to matmul */
+    double gen_spread[PREDICT_NGENS];   /* >= 1: a borrowed generation's efficiencies are known to
+                                           within this factor either way (the band); 1 when fitted */
+    char gen_rule[PREDICT_NGENS][160];  /* how a borrowed generation's efficiencies were set */
 };
+
+/* Bus bytes one device moves for data parallelism over n devices at ZeRO stage zero (nccl-tests'
+ * convention, time = bytes / link), from W bytes of weights (all of them, the frozen too) and G bytes
+ * of gradients per device: stage 0 all-reduces the gradients once per step, 2 (n-1)/n G; stage 1
+ * reduce-scatters them and all-gathers the updated weights, (n-1)/n (G + W); stage 2 reduce-scatters
+ * each micro-batch's gradients, (n-1)/n G, and all-gathers the weights once per step; stage 3 (FSDP)
+ * all-gathers the weights for the forward and again for the backward and reduce-scatters the
+ * gradients, each micro-batch: (n-1)/n (2 W + G). */
+struct predict_comm {
+    double micro;               /* bytes per micro-batch */
+    double step;                /* bytes per optimizer step, besides */
+};
+void predict_comm_bytes(int zero, int n, double weight_bytes, double grad_bytes, struct predict_comm *c);
+
+/* The bus bandwidth (bytes/s, nccl-tests' busbw) of n GPUs of a system whose scale-up domain
+ * holds `domain` GPUs at scaleup_Bps each way per GPU, with nic_Bps per GPU beyond it (data/fabric.csv):
+ * within the domain the scale-up link; across nodes NCCL's rings each cross a node boundary through
+ * their own NIC, so that the node's NICs together (nic x domain) carry them, at most the scale-up
+ * link; 0 for one GPU or when no figure is given. */
+double predict_link_Bps(double domain, double scaleup_Bps, double nic_Bps, int n);
+
+/* Gradient bytes per trained parameter a recipe reduces: 4 under FP32, else 2 (BF16 gradients:
+ * PyTorch FSDP's mixed precision, Megatron's, llm.c's). */
+double predict_grad_bytes(enum net_prec p);
+
+/* Seconds of an optimizer step of `accum` micro-batches of micro_s each, an update of update_s, and
+ * traffic comm over link bytes/s: each micro-batch's traffic overlaps with its compute (the larger
+ * binds), the step's collective with the last micro-batch's backward (two thirds of it), the rest
+ * exposed; link 0: no traffic counted. */
+double predict_dp_step_seconds(double micro_s, int accum, double update_s, const struct predict_comm *comm,
+                            double link);
 
 /* One published run: a model shape trained on `gpus` GPUs of a catalog system. */
 struct predict_run {
     char id[64], system[48], stack[32], model[32], source[256];
     struct net_shape shape;     /* per GPU: batch = micro-batch, accum = its accumulation */
     enum net_prec prec;
-    int gpus, sharded;          /* optimizer state sharded across the GPUs (FSDP, ZeRO >= 1) */
+    int gpus, zero;             /* ZeRO stage of its sharding: 0 DDP (NO_SHARD), 1 (ZERO_1, a distributed
+                                   optimizer), 2 (SHARD_GRAD_OP), 3 (FULL_SHARD, FSDP) */
     int gen;                    /* the system's enum predict_gen */
-    double peak, bw;            /* the system's spec dense peak (FLOP/s) and bandwidth (B/s) */
+    double peak[NET_NDTYPES];   /* the system's spec dense peaks (FLOP/s) per operand dtype; 0: none */
+    double bw;                  /* its memory bandwidth (B/s) */
+    double link;                /* bytes/s each way per GPU between its GPUs (data/fabric.csv: the
+                                   scale-up link within a node, else the NIC); 0: none given */
+    struct predict_comm comm;   /* the data-parallel traffic of one GPU */
     double published;           /* tokens/s per GPU */
     double predicted, loo;      /* by the full fit; by the fit without this run */
     struct net_op *ops;         /* one micro-batch's ops, the blocks folded into the first */
@@ -72,13 +119,25 @@ void predict_stacks_fit(struct predict_run *runs, int n);
 
 /* The profile of a stack id, or NULL. */
 const struct predict_stack *predict_stack_find(const char *id);
+/* Whether the profile (or the one it takes its efficiencies from) was fitted on runs. */
+int predict_stack_fitted(const struct predict_stack *st);
+/* The ids of every profile, as the scenario's choices list them (stack.c's table, in order). */
+#define PREDICT_STACK_IDS "pytorch|fused-cuda|megatron-te|hf-peft"
 
 /* Tokens per second per GPU that profile parameters p predict for a run. */
 double predict_run_tokens(const struct predict_stack *st, const double *p, const struct predict_run *r);
 
-/* The GPU generation of a catalog system (the rows whose efficiencies the runs measure), or -1
- * for a system of another generation. */
+/* The GPU generation of a catalog system, or -1 for a system the profiles know nothing of. */
 int predict_stack_gen(const char *system_id);
+/* Whether a system's efficiencies are less certain than its generation's runs say, so that its
+ * band spans every generation's efficiencies: GB10 (DGX Spark) has GeForce-class tensor cores
+ * (sm_121) and LPDDR5X, unlike the datacenter Blackwell parts the runs measured. */
+int predict_stack_gen_span(const char *system_id);
+
+/* The operand dtype whose dense peak an op of the plan runs at under recipe p and stack st:
+ * attention at BF16 (FP32 under the FP32 recipe), a matmul at its operand dtype, and under a stack
+ * with fp8_backward the FP8 recipe's block dgrad and wgrad GEMMs at E4M3. */
+enum net_dtype predict_stack_op_dtype(const struct predict_stack *st, enum net_prec p, const struct net_op *op);
 
 /* Where an op runs: the dense peak for its dtype (FLOP/s), the bandwidth (B/s), the generation
  * whose efficiencies apply, and whether the peak is already a sustained rate (measured: no
@@ -91,6 +150,10 @@ struct predict_target {
 /* Seconds of one op on a target under a stack. */
 double predict_stack_op_seconds(const struct predict_stack *st, const struct predict_target *t,
                                 const struct net_op *op, int *mem_bound);
+/* The same with the generation's efficiencies moved to the fast end (e < 0: times gen_spread,
+ * at most 1) or the slow end (e > 0: divided by it). */
+double predict_stack_op_seconds_at(const struct predict_stack *st, const struct predict_target *t,
+                                   const struct net_op *op, int e);
 
 /* results.json: info.stack_profiles (each profile, its parameters and its leave-one-out
  * summary) and one record per run (series "stack_fit"). */

@@ -20,9 +20,23 @@ struct predict_workload {
     const char *source;         /* where the architecture comes from */
     int gpus;                   /* data-parallel GPUs of the run (llm.c's published runs: 8; a
                                    fine-tune: 1); the global batch is split over them */
-    const char *stack;          /* the software stack it is run with: "fused-cuda" (llm.c),
-                                   "pytorch" (PyTorch / Hugging Face); the stack profile reads it */
+    const char *stack;          /* the software stack it is run with: "fused-cuda" (llm.c), "pytorch"
+                                   (PyTorch with FSDP), "megatron-te" (NeMo / Megatron-Core with Transformer
+                                   Engine), "hf-peft" (Hugging Face Trainer and PEFT); the profile reads it */
+    /* how the scenario's own job is run (all zero for the reference workloads: as above) */
+    int nodes;                  /* > 0: a job of gpus x nodes devices on every catalog system, Sparks
+                                   included (one GPU per node), over data/fabric.csv's links */
+    int zero;                   /* ZeRO stage + 1 (1: DDP, 2-4: ZeRO-1 to ZeRO-3/FSDP); 0: the lowest
+                                   stage that fits */
+    int ckpt;                   /* enum predict_ckpt */
+    int fp4;                    /* the FP8 recipe's plan with the blocks' FP8 GEMMs at the FP4 (NVFP4)
+                                   peak, on a part that has one */
+    double fill;                /* without sequence packing: the share of a sequence's positions that hold
+                                   tokens (hours divided by it); 0: packed (every position a token) */
 };
+
+/* Activation checkpointing: the fit adds it when needed (auto), never (none), always (full). */
+enum predict_ckpt { PREDICT_CKPT_AUTO = 0, PREDICT_CKPT_NONE, PREDICT_CKPT_FULL };
 
 extern const struct predict_workload predict_workloads[];
 extern const int predict_nworkloads;

@@ -252,3 +252,10 @@ end
 -- misuse
 local ok, err = pcall(compare.build, base, base, { alpha = 2 })
 check(not ok and tostring(err):find("alpha must be between 0 and 1, got 2", 1, true), "alpha: %s", tostring(err))
+
+-- a parameter a later version added, which an older file does not record, counts there as its
+-- default; at another value it differs (the model's workload_gpus: default 1)
+assert(#compare.param_differences("model", { workloads = "all" }, { workloads = "all", workload_gpus = 1 }) == 0)
+local d = compare.param_differences("model", { workloads = "all" }, { workloads = "all", workload_gpus = 8 })
+assert(#d == 1 and d[1] == "workload_gpus not recorded -> 8", d[1])
+assert(#compare.param_differences("model", { workload_packing = true }, {}) == 0)

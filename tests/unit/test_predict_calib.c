@@ -195,7 +195,8 @@ static void stack_fit(void)
     cJSON_Delete(bad);
     cJSON_Delete(catalog);
     EXPECT(predict_stack_gen("h200-sxm") == PREDICT_HOPPER && predict_stack_gen("a100-80g-sxm") == PREDICT_AMPERE);
-    EXPECT(predict_stack_gen("b200") == -1 && predict_stack_gen("dgx-spark") == -1);
+    EXPECT(predict_stack_gen("b200") == PREDICT_BLACKWELL && predict_stack_gen("dgx-spark") == PREDICT_BLACKWELL);
+    EXPECT(predict_stack_gen("compute") == -1);
 }
 
 /* Two synthetic catalog rows: one so fast in memory that only compute counts, one so fast in
@@ -232,12 +233,17 @@ static void projection(void)
     int nops = net_plan(&s, w->prec, NULL, 0);
     struct net_op *plan = malloc((size_t)nops * sizeof *plan);
     net_plan(&s, w->prec, plan, nops);
-    double mm = 0, att = 0, launches = 0;
+    const cJSON *fused = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(info, "stack_profiles"), 1), "params");
+    double op_s = cJSON_GetObjectItem(fused, "op_s")->valuedouble;
+    double mm = 0, step = 0;
     for (int i = 0; i < nops; i++) {
         enum net_class cls = net_kinds[plan[i].kind].cls;
+        double tc = cls == NET_MATMUL ? plan[i].flops / (mm_eta * 1e15) : cls == NET_ATTENTION
+                    ? plan[i].flops / (att_eta * 1e15) : 0;
         mm += cls == NET_MATMUL ? plan[i].flops : 0;
-        att += cls == NET_ATTENTION ? plan[i].flops : 0;
-        launches += plan[i].kind != NET_OP_RESIDUAL;    /* llm.c fuses the residual add into the next norm */
+        /* each op the larger of its compute and the launch it overlaps with; llm.c fuses the
+           residual add into the next norm */
+        step += plan[i].kind == NET_OP_RESIDUAL ? 0 : fmax(tc, op_s);
     }
     free(plan);
     /* llm.c ran it on 8 GPUs: each times its share of the global batch (compute is not a shared pool) */
@@ -250,9 +256,6 @@ static void projection(void)
         EXPECT_NEAR(mm, 6 * params_n * tokens, 0.05);
     /* a generation without runs of its own: Hopper's fitted efficiencies, centrally */
     EXPECT(strcmp(cJSON_GetObjectItem(r, "stack")->valuestring, "fused-cuda") == 0);
-    const cJSON *fused = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(info, "stack_profiles"), 1), "params");
-    double step = mm / (mm_eta * 1e15) + att / (att_eta * 1e15)
-                  + launches * cJSON_GetObjectItem(fused, "op_s")->valuedouble;
     EXPECT(num(r, "step_s") >= step * 0.999);            /* + the small matmuls' lower efficiency */
     EXPECT_NEAR(num(r, "step_s"), step, 0.01);
     double steps = ceil(w->tokens / (8 * tokens));
@@ -314,9 +317,13 @@ static void messages(void)
 /* The scenario's own workload and system are projected beside the reference ones. */
 static void scenario_rows(void)
 {
-    struct predict_inputs in = { 0 };
+    char buf[1024];
+    snprintf(buf, sizeof buf, "[%s]", GPU_ROWS);
+    cJSON *gpus = cJSON_Parse(buf), *runs = synthetic_runs(gpus, -1, 1);
+    struct predict_inputs in = { .catalog = gpus, .runs = runs };  /* profiles fitted on them; no catalog
+                                                                       system projected (systems none) */
     struct predict_calib c = { .peak = 1e11, .bw = 1e10, .q = 64 };
-    cJSON *p = params("{\"workloads\":\"none\",\"workload_name\":\"my 8B\",\"workload_lora_rank\":16,"
+    cJSON *p = params("{\"workloads\":\"none\",\"systems\":[\"none\"],\"workload_name\":\"my 8B\",\"workload_lora_rank\":16,"
                       "\"workload_base\":\"nf4\",\"system_name\":\"my box\",\"system_bw_gbs\":500,"
                       "\"system_memory_gb\":96,\"system_bf16_tflops\":200,\"system_unified\":true}");
     cJSON *results = cJSON_CreateArray(), *info = cJSON_CreateObject();
@@ -330,6 +337,8 @@ static void scenario_rows(void)
     EXPECT(w && strcmp(cJSON_GetObjectItem(w, "name")->valuestring, "my 8B") == 0
            && strcmp(cJSON_GetObjectItem(w, "kind")->valuestring, "QLoRA") == 0);
     EXPECT_NEAR(num(w, "params"), 8030261248.0, 0);     /* the defaults are Llama-3.1 8B's shape */
+    cJSON_Delete(gpus);
+    cJSON_Delete(runs);
     cJSON_Delete(results);
     cJSON_Delete(info);
     cJSON_Delete(p);

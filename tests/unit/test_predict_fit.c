@@ -21,7 +21,7 @@ static double device_bytes(struct net_shape s, int checkpoint, int batch)
 /* A target without a reserve, one GPU: the decisions alone. */
 static struct predict_fit_target target(double capacity, double host, int shared)
 {
-    struct predict_fit_target t = { capacity, host, 0, shared, 1, PREDICT_ZERO_AUTO };
+    struct predict_fit_target t = { capacity, host, 0, shared, 1, PREDICT_ZERO_AUTO, 0 };
     return t;
 }
 
@@ -149,7 +149,7 @@ static void test_zero(void)
 
     /* "auto": the lowest stage that fits; the global batch split over the GPUs */
     struct predict_fit f;
-    struct predict_fit_target t = { (m[1].total + m[0].total) / 2, 0, 0, 0, 8, PREDICT_ZERO_AUTO };
+    struct predict_fit_target t = { (m[1].total + m[0].total) / 2, 0, 0, 0, 8, PREDICT_ZERO_AUTO, 0 };
     s.batch = 4; s.accum = 4;                   /* 16 sequences: 2 per GPU, micro-batch 2 */
     EXPECT(predict_fit(&s, NET_BF16, &t, &f) == 1 && f.zero == 1 && f.gpus == 8);
     EXPECT(f.micro_batch == 2 && f.accum == 1 && !f.checkpoint && f.device_bytes == m[1].total);

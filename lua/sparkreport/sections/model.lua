@@ -346,10 +346,12 @@ local function projection_row(ctx, sys, r)
 end
 
 local function workload_table(doc, ctx, exp, w)
-  local recs, rows = projections(exp, w.id), {}
+  local recs, rows, more = projections(exp, w.id), {}, {}
+  for _, r in ipairs(R.records(exp, { series = "projection_devices", workload = w.id })) do more[r.system] = r end
   for _, sys in ipairs(ctx.system_list) do
     local r = recs[sys.id]
     if r then rows[#rows + 1] = projection_row(ctx, sys, r) end
+    if more[sys.id] and more[sys.id].hours then rows[#rows + 1] = projection_row(ctx, sys, more[sys.id]) end
   end
   doc:paragraph(w.name, "bold")
   doc:paragraph(workload_text(w), "small")
@@ -360,20 +362,24 @@ local function workload_table(doc, ctx, exp, w)
                 { title = "kWh", align = "right", width = 0.09 }, { title = "Price", align = "right" } },
     rows = rows,
     caption = "Fit: what fitting takes (ckpt: activation checkpointing; accum N: gradient accumulation; offload: "
-      .. "optimizer state in host memory). Memory: GB the job needs / GB the system has (a > b: it does not fit). kWh: the job's "
-      .. "hours x GPUs x the whole system's power per GPU (the cost file's, as on the decision pages); (chip): the cost "
-      .. "file has no system figure, the catalog's chip power instead; n/a: neither. Price: a whole system's price per "
-      .. "GPU, host included (the cost file's); n/a: none published on that basis.",
+      .. "optimizer state in host memory; ZeRO-N over K GPUs: sharded, a row of its own where one device cannot hold "
+      .. "the job: the smallest of 2, 4, 8 that can, with its traffic over the node's link). Memory: GB the job needs / "
+      .. "GB the system has (a > b: it does not fit). kWh: the job's hours x GPUs x the whole system's power per GPU (the "
+      .. "cost file's, as on the decision pages); (chip): the cost file has no system figure, the catalog's chip power "
+      .. "instead; n/a: neither. Price: a whole system's price per GPU, host included (the cost file's); n/a: none "
+      .. "published on that basis.",
   }
 end
 
 -- How the projections were made: the rules the projection wrote (info.projection_rules), so
 -- that the text is this run's.
-local RULES = { "catalog", "measured", "memory", "fit", "offload", "energy" }
+local RULES = { "catalog", "measured", "memory", "fit", "traffic", "offload", "mfu", "energy" }
 local function projection_method(doc, exp)
   doc:paragraph("Every time below is projected: the op list of the workload, each op's time summed over the steps "
     .. "its tokens need. A system's hours are for the whole configuration it runs (GPUs column: llm.c's GPT-2 runs "
-    .. "on up to one node (8 GPUs) of a catalog part, everything else on one device); tokens/s per GPU compares devices.", "small")
+    .. "on up to one node (8 GPUs) of a catalog part, the scenario's own job on its GPUs x nodes, everything else on one "
+    .. "device, and a job one device cannot hold also on the smallest of 2, 4, 8 that can); tokens/s per GPU compares "
+    .. "devices.", "small")
   local rules = exp.info and exp.info.projection_rules or {}
   for _, k in ipairs(RULES) do
     if rules[k] then doc:paragraph(("%s%s."):format(rules[k]:sub(1, 1):upper(), rules[k]:sub(2)), "small") end
@@ -567,7 +573,8 @@ local function runs_table(doc, exp)
   doc:table { caption = "Each published run (tokens/s per GPU) against its prediction; Error = Predicted / "
                 .. "Published - 1. Left out: predicted by the profile fitted without that run; check: a run of a "
                 .. "derived stack, never fitted on. Sources: data/gpu-runs.csv (MosaicML llm-foundry benchmark "
-                .. "tables; llm.c's GPT-2 runs, discussions #481 and #677).",
+                .. "tables; llm.c's GPT-2 runs, discussions #481 and #677; NVIDIA NeMo 24.07 and Megatron-Bridge 25.11 "
+                .. "performance summaries; the Qwen team's single-GPU LoRA profile).",
               columns = { { title = "Model", width = 0.11 }, { title = "System", width = 0.14 },
                           { title = "Seq", align = "right" }, { title = "GPUs", align = "right" },
                           { title = "Micro x acc", align = "right" }, { title = "Ckpt" },
@@ -586,41 +593,79 @@ local function stack_fit(doc, exp)
   end)
   doc:paragraph(("Hours on the catalog's GPUs come from each op of the workload's plan, timed with the efficiency "
     .. "its software stack reaches on that op class at that size (matmuls against the dense peak, attention against "
-    .. "the peak with the causal half counted, every other op against the memory bandwidth, plus a fixed cost per "
-    .. "op). Those efficiencies are fitted on published training throughput (data/gpu-runs.csv, one cited row per "
+    .. "the peak with the causal half counted, every other op against the memory bandwidth; each op the longest of "
+    .. "those and the stack's per-op launch cost, which overlaps with queued kernels and binds only short ops; on "
+    .. "several GPUs the data-parallel traffic over the node's link). Those efficiencies are fitted on published training throughput (data/gpu-runs.csv, one cited row per "
     .. "run), never on this machine: the CPU validation above checks the method here only and does not bound the "
     .. "GPU projections. Every run, predicted with the fit that left it out: %s."):format(label))
   profile_summary(doc, exp)
 end
 
--- The claim and the arithmetic beside it; each claim's source in the caption, so that no cell
--- hides the figure behind a footnote.
+-- The claim as published (its figure first in its cell, then precision, sequence, batch and
+-- source) and the arithmetic beside it.
 local function vendor_claims(doc, exp)
-  local rows, sources = {}, {}
+  local rows = {}
   for _, r in ipairs(R.records(exp, { series = "vendor_claim" })) do
-    local peak = r.fp4_tflops or r.fp8_tflops or r.bf16_tflops
-    rows[#rows + 1] = { r.system, s(fmt.big(r.claimed_tokens_per_s)),
+    local run = (r.seq and r.batch) and (", sequence %d, batch %d"):format(r.seq, r.batch)
+      or ", sequence and batch not stated (projected at the workload's)"
+    local proj = r.projected_tokens_per_s
+    rows[#rows + 1] = { ("%s: %s tokens/s, %s%s (%s)"):format(r.system, fmt.int(r.claimed_tokens_per_s),
+                          (r.precision or "?"):upper(), run, r.source),
                         ("%.1f GFLOP"):format(r.flops_per_token / 1e9),
                         ("%.2f PFLOP/s"):format(r.needed_flops / 1e15),
-                        s(("BF16 %s, FP4 %s TFLOP/s"):format(fmt.rate(r.bf16_tflops or 0), fmt.rate(r.fp4_tflops or 0))),
-                        r.projected_tokens_per_s and p(fmt.big(r.projected_tokens_per_s)) or "–" }
-    if peak and r.needed_flops / 1e12 > peak then
-      rows[#rows][4] = rows[#rows][4] .. (" (%.1fx the %s dense peak)"):format(r.needed_flops / 1e12 / peak,
-                                                                             r.fp4_tflops and "FP4" or "listed")
-    end
-    sources[#sources + 1] = ("%s: %s"):format(r.system, r.source)
+                        r.peak_flops and s(("%s TFLOP/s (%s)"):format(fmt.rate(r.peak_flops / 1e12), (r.precision or "?"):upper()))
+                          or "not in the catalog",
+                        r.share_of_peak and (r.share_of_peak > 1 and { text = ratio(r.share_of_peak), tone = "bad" }
+                          or pct(r.share_of_peak)) or "–",
+                        proj and p(("%s (%s–%s)"):format(fmt.int(proj), fmt.int(r.projected_tokens_per_s_low or proj),
+                          fmt.int(r.projected_tokens_per_s_high or proj))) or "–" }
   end
   if #rows == 0 then return end
   doc:section("Vendor claims beside the arithmetic", 2)
-  doc:table { caption = "A published training rate times the FLOPs one token of that workload needs (our op plan: "
-                .. "forward and backward matmuls and attention) is the compute rate the claim implies, set beside "
-                .. "the system's dense peaks (catalog) and our projection. We do not guess what the vendor counted. "
-                .. "Claims: " .. table.concat(sources, "; ") .. ".",
-              columns = { { title = "System", width = 0.14 }, { title = "Claimed\ntokens/s", align = "right" },
-                          { title = "Per token", align = "right" },
-                          { title = "Needs", align = "right", width = 0.2 }, { title = "Dense peaks (spec)", width = 0.2 },
-                          { title = "Projected\ntokens/s", align = "right" } },
+  doc:table { caption = "A published training rate as published (precision, sequence length, batch) times the FLOPs "
+                .. "one token of that workload needs at that sequence length (our op plan: forward and backward "
+                .. "matmuls and attention) is the compute rate the claim implies, set beside the dense peak of the "
+                .. "precision it was run in (catalog) and our projection of the same workload at the same sequence "
+                .. "length and batch (BF16 compute, band). Above 1x the peak: the claim counts something other than "
+                .. "what a training step computes; we do not guess what.",
+              columns = { { title = "Claim", width = 0.34 }, { title = "Per token", align = "right" },
+                          { title = "Needs", align = "right" }, { title = "Dense peak (spec)", width = 0.14 },
+                          { title = "Of the peak", align = "right" }, { title = "Projected tokens/s", align = "right" } },
               rows = rows }
+end
+
+-- Implied MFU: what each projection asks of the system, model FLOPs per token (the plan's matmuls
+-- and attention, no recomputation) x projected tokens/s per GPU over the dense peak of the
+-- workload's recipe; the same figure published runs report, so that a projection can be held
+-- against them. Every system, the decision page's workloads (the scenario's decide list).
+local DEFAULT_DECIDE = { "gpt2-124m", "llama-3.1-8b-lora", "llama-3.1-8b", "llama-3.1-8b-adam8", "llama-3.3-70b-qlora" }
+local function mfu_table(doc, results, ctx, exp)
+  local scn, wl, cols, rows = results.scenario or {}, by_id(ctx.workloads), {}, {}
+  for _, id in ipairs(type(scn.decide) == "table" and scn.decide or DEFAULT_DECIDE) do
+    if wl[id] then cols[#cols + 1] = wl[id] end
+  end
+  if #cols == 0 then return end
+  for _, sys in ipairs(ctx.system_list) do
+    local row, any = { system_name(ctx, sys.id) }, false
+    for _, w in ipairs(cols) do
+      local r = projections(exp, w.id)[sys.id]
+      any = any or (r and r.mfu) ~= nil
+      row[#row + 1] = r and r.mfu and p(pct(r.mfu)) or (r and not r.fits and "no fit" or "–")
+    end
+    if any then rows[#rows + 1] = row end
+  end
+  if #rows == 0 then return end
+  local columns = { { title = "System", width = 0.24 } }
+  for i, w in ipairs(cols) do columns[#columns + 1] = { title = ("(%d) %s"):format(i, w.id), align = "right" } end
+  doc:section("Implied MFU of every projection", 2)
+  doc:paragraph("Implied MFU: the model FLOPs one token needs (the plan's matmuls and attention, causal half, no "
+    .. "recomputation; LoRA: no weight gradients of the frozen base) times the projected tokens/s per GPU, over the "
+    .. "dense peak of the workload's recipe on that system (BF16; FP8 for an FP8 recipe; this machine: its measured "
+    .. "peak). MosaicML's published runs report theirs (data/gpu-runs.csv, mfu_published): a projection far from "
+    .. "what published runs of its stack reach deserves a second look.", "small")
+  doc:table { columns = columns, rows = rows,
+              caption = "Implied MFU per system (rows) and decision-page workload (columns), projected; no fit: "
+                .. "the workload does not fit one device of that system; –: not projected." }
 end
 
 -- The context narrowed to the scenario's compared systems (and this machine): what a body chart plots.
@@ -652,6 +697,7 @@ local function projection(doc, results, exp)
     d:section("Memory-bound share and verdicts, every workload", 2)
     memory_table(d, ctx, exp)
     for _, w in ipairs(ctx.workloads) do verdict(d, ctx, exp, w) end
+    mfu_table(d, results, ctx, exp)
   end)
   doc:paragraph(("Every time below is projected: on the catalog's GPUs each op of the workload's plan timed with its "
     .. "software stack's profile (above), on this machine from its own calibration, summed over the steps the "

@@ -19,6 +19,7 @@
 #include "measure/backend.h"
 #include "measure/measure.h"
 #include "predict/project.h"
+#include "predict/stack.h"
 #include "util/machine.h"
 #include "util/error.h"
 #include "util/progress.h"
@@ -66,10 +67,34 @@ const struct param validate_params[] = {
     { "workload_lora_rank", PARAM_INT, 0, NULL, NULL, "0", 0, 65536, "LoRA rank; 0: full training" },
     { "workload_base", PARAM_ENUM, 0, NULL, "bf16|nf4", "bf16", 0, 0,
       "LoRA: the frozen base weights' format (nf4: QLoRA's 4-bit NormalFloat)" },
-    { "workload_precision", PARAM_ENUM, 0, NULL, "fp32|bf16|fp8", "bf16", 0, 0, "training recipe" },
+    { "workload_precision", PARAM_ENUM, 0, NULL, "fp32|bf16|fp8|fp4", "bf16", 0, 0,
+      "training recipe: fp32; bf16 (BF16 matmuls, FP32 master weights); fp8 (Transformer Engine's: the blocks' "
+      "GEMMs in FP8, with the megatron-te stack backward too); fp4 (the fp8 plan with those GEMMs at the part's "
+      "NVFP4 peak; a part without one is not projected)" },
     { "workload_sparsity", PARAM_ENUM, 0, NULL, "dense|2:4", "dense", 0, 0,
       "2:4: the blocks' linear weights 2:4 sparse (forward matmuls on sparse matrix units: half the products, "
       "half the values plus 2-bit indices); backward and memory stay dense" },
+    /* how the scenario's own job runs */
+    { "workload_gpus", PARAM_INT, 0, NULL, NULL, "1", 1, 4096,
+      "GPUs per node the job runs on (data parallel; the global batch is split over all of them)" },
+    { "workload_nodes", PARAM_INT, 0, NULL, NULL, "1", 1, 4096,
+      "nodes, linked by the catalog's NICs (data/fabric.csv); a DGX Spark is a node of one GPU: 2 is two linked "
+      "Sparks over ConnectX-7" },
+    { "workload_sharding", PARAM_ENUM, 0, NULL, "auto|ddp|zero1|zero2|zero3|fsdp", "auto", 0, 0,
+      "auto: the lowest ZeRO stage that fits; ddp: plain data parallelism; zero1: optimizer state sharded; zero2: "
+      "and gradients; zero3 or fsdp: and weights (each with the traffic it implies over the link)" },
+    { "workload_optimizer", PARAM_ENUM, 0, NULL, "adamw|adamw-bf16|adam8bit", "adamw", 0, 0,
+      "optimizer recipe: adamw (FP32 master and moments), adamw-bf16 (pure BF16), adam8bit (bitsandbytes)" },
+    { "workload_stack", PARAM_ENUM, 0, NULL, PREDICT_STACK_IDS, "pytorch", 0, 0,
+      "software stack whose fitted profile times it: pytorch (PyTorch with FSDP, as the reference fine-tunes), "
+      "fused-cuda (llm.c, GPT-2 layout only), megatron-te (NeMo / Megatron-Core with Transformer Engine), hf-peft "
+      "(Hugging Face Trainer with PEFT)" },
+    { "workload_checkpoint", PARAM_ENUM, 0, NULL, "auto|none|full", "auto", 0, 0,
+      "activation checkpointing: auto (the fit adds it when memory needs it), none (never), full (every block)" },
+    { "workload_packing", PARAM_BOOL, 0, NULL, NULL, "true", 0, 0,
+      "sequences packed (every position a training token); false: workload_fill of them are" },
+    { "workload_fill", PARAM_NUM, 0, NULL, NULL, "1", 0.01, 1,
+      "without packing: the share of a sequence's positions that hold tokens (the mean example over seq)" },
     /* a system of the scenario's own, beside the catalog's */
     { "system_name", PARAM_STR, 0, "none", NULL, "none", 0, 0,
       "name of the scenario's own system (none: no such system); the system_* fields give its figures" },

@@ -1,0 +1,450 @@
+/* test_predict_stack.c: the GPU software-stack profiles on the project's own cited data
+ * (data/gpu-runs.csv, systems.csv, fabric.csv, read as the runner hands them over: rows of strings):
+ * every fitted profile's leave-one-out mean error at most 10 %, llm.c's GPT-2 runs (never fitted on)
+ * within 0.8-1.25 of the published throughput; and the arithmetic the profiles share with the
+ * projection, pinned by hand: data-parallel traffic per ZeRO stage, the link between GPUs, the step
+ * with its traffic overlapped, the per-op cost that binds only short ops, the FP8 backward GEMMs
+ * of Transformer Engine, and what two Sparks hold under ZeRO-3. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "exp/validate/validate.h"
+#include "predict/fit.h"
+#include "predict/project.h"
+#include "predict/stack.h"
+#include "util/error.h"
+
+/* ---- a CSV file (RFC 4180) as rows of strings keyed by its header, empty cells absent ---- */
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = xmalloc((size_t)n + 1);
+    s[fread(s, 1, (size_t)n, f)] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* The next field from *p into buf; *end_row set when it ended a row. Returns 0 at the end. */
+static int field(const char **p, char *buf, size_t n, int *end_row)
+{
+    size_t k = 0;
+    int quoted = 0;
+    if (!**p)
+        return 0;
+    for (; **p; (*p)++) {
+        char c = **p;
+        if (quoted && c == '"' && (*p)[1] == '"')
+            c = *++*p;
+        else if (c == '"') {
+            quoted = !quoted;
+            continue;
+        } else if (!quoted && (c == ',' || c == '\n')) {
+            *end_row = c == '\n';
+            (*p)++;
+            break;
+        }
+        if (k + 1 < n && c != '\r')
+            buf[k++] = c;
+        *end_row = 1;
+    }
+    buf[k] = '\0';
+    return 1;
+}
+
+static cJSON *csv_rows(const char *path)
+{
+    char *text = slurp(path), names[40][64], v[4096];
+    size_t nn = sizeof names[0];
+    const char *p = text;
+    int nh = 0, end = 0, col = 0;
+    cJSON *rows = cJSON_CreateArray(), *row = NULL;
+    if (!text)
+        return rows;
+    while (!end && field(&p, v, sizeof v, &end))
+        snprintf(names[nh < 40 ? nh++ : 39], nn, "%.63s", v);
+    while (field(&p, v, sizeof v, &end)) {
+        if (!row)
+            cJSON_AddItemToArray(rows, row = cJSON_CreateObject());
+        if (v[0] && col < nh)
+            cJSON_AddStringToObject(row, names[col], v);
+        col++;
+        if (end) {
+            row = NULL;
+            col = 0;
+        }
+    }
+    free(text);
+    return rows;
+}
+
+/* A cell as the catalog loader gives it: a number where the text is one. */
+static cJSON *cell(const char *v)
+{
+    char *end;
+    double x = strtod(v, &end);
+    return *v && *end == '\0' ? cJSON_CreateNumber(x) : cJSON_CreateString(v);
+}
+
+/* systems.csv with fabric.csv's columns as fabric_* and spec-ranges.csv's as FIELD_low, FIELD_high,
+ * FIELD_sustained (catalog.lua's load, load_fabric and merge_ranges), numbers as numbers. */
+static cJSON *catalog(void)
+{
+    cJSON *sys = csv_rows("data/systems.csv"), *fab = csv_rows("data/fabric.csv"), *rng = csv_rows("data/spec-ranges.csv");
+    cJSON *r, *f, *c;
+    cJSON *out = cJSON_CreateArray();
+    cJSON_ArrayForEach(f, sys) {
+        cJSON *row = cJSON_CreateObject();
+        cJSON_ArrayForEach(c, f)
+            cJSON_AddItemToObject(row, c->string, strcmp(c->string, "id") == 0 ? cJSON_CreateString(c->valuestring)
+                                                                                 : cell(c->valuestring));
+        cJSON_AddItemToArray(out, row);
+    }
+    cJSON_Delete(sys);
+    sys = out;
+    cJSON_ArrayForEach(r, sys) {
+        const char *id = cJSON_GetObjectItem(r, "id")->valuestring;
+        cJSON_ArrayForEach(f, fab) {
+            if (strcmp(cJSON_GetObjectItem(f, "id")->valuestring, id) != 0)
+                continue;
+            cJSON_ArrayForEach(c, f) {
+                char name[96];
+                snprintf(name, sizeof name, "fabric_%s", c->string);
+                if (strcmp(c->string, "id") != 0)
+                    cJSON_AddItemToObject(r, name, cell(c->valuestring));
+            }
+        }
+        cJSON_ArrayForEach(f, rng) {
+            if (strcmp(cJSON_GetObjectItem(f, "id")->valuestring, id) != 0)
+                continue;
+            char name[96];
+            const char *field = cJSON_GetObjectItem(f, "field")->valuestring;
+            snprintf(name, sizeof name, "%s_low", field);
+            cJSON_AddItemToObject(r, name, cell(cJSON_GetObjectItem(f, "low")->valuestring));
+            snprintf(name, sizeof name, "%s_high", field);
+            cJSON_AddItemToObject(r, name, cell(cJSON_GetObjectItem(f, "high")->valuestring));
+            snprintf(name, sizeof name, "%s_sustained", field);
+            cJSON_AddBoolToObject(r, name, strcmp(cJSON_GetObjectItem(f, "central_is")->valuestring, "sustained") == 0);
+        }
+    }
+    cJSON_Delete(fab);
+    cJSON_Delete(rng);
+    return sys;
+}
+
+static const cJSON *profile(const cJSON *info, const char *id)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(info, "stack_profiles"))
+        if (strcmp(cJSON_GetObjectItem(p, "id")->valuestring, id) == 0)
+            return p;
+    return NULL;
+}
+
+/* The cited runs: each profile's leave-one-out table within 10 %, the llm.c checks within
+ * 0.8-1.25, and every generation's efficiencies at most 1 (0.75 for attention). */
+static void cited_runs(void)
+{
+    cJSON *cat = catalog(), *rows = csv_rows("data/gpu-runs.csv");
+    struct predict_run *runs;
+    char err[300];
+    int n = predict_runs_load(rows, cat, &runs, err, sizeof err);
+    if (n < 0)
+        printf("%s\n", err);
+    EXPECT(n > 150);
+    predict_stacks_fit(runs, n);
+    cJSON *results = cJSON_CreateArray(), *info = cJSON_CreateObject();
+    predict_stacks_json(runs, n, results, info);
+    static const char *const fitted[] = { "pytorch", "megatron-te", "hf-peft" };
+    for (size_t i = 0; i < sizeof fitted / sizeof fitted[0]; i++) {
+        const cJSON *p = profile(info, fitted[i]), *l = cJSON_GetObjectItem(p, "leave_one_out");
+        EXPECT(l && cJSON_GetObjectItem(p, "runs")->valuedouble >= 6);
+        double mean = l ? cJSON_GetObjectItem(l, "mean_abs_error")->valuedouble : 1;
+        if (!(mean <= 0.10))
+            printf("profile %s: leave-one-out mean |error| %.3f\n", fitted[i], mean);
+        EXPECT(mean <= 0.10);
+    }
+    int checks = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(runs[i].stack, "fused-cuda") != 0)
+            continue;
+        double r = runs[i].loo / runs[i].published;
+        if (!(r >= 0.8 && r <= 1.25))
+            printf("llm.c check %s: predicted / published %.3f\n", runs[i].id, r);
+        EXPECT(r >= 0.8 && r <= 1.25);
+        checks++;
+    }
+    EXPECT(checks == 2);
+    for (size_t i = 0; i < sizeof fitted / sizeof fitted[0]; i++) {
+        const struct predict_stack *st = predict_stack_find(fitted[i]);
+        EXPECT(predict_stack_fitted(st));
+        for (int g = 0; g < PREDICT_NGENS; g++) {
+            EXPECT(st->p[PREDICT_MM_ETA + g] > 0 && st->p[PREDICT_MM_ETA + g] <= 1);
+            EXPECT(st->p[PREDICT_ATT_ETA + g] > 0 && st->p[PREDICT_ATT_ETA + g] <= 0.75);
+            EXPECT(st->gen_spread[g] >= 1);
+        }
+    }
+    /* the generations each fit saw, and the rule for the others */
+    const struct predict_stack *mg = predict_stack_find("megatron-te"), *pt = predict_stack_find("pytorch");
+    EXPECT(mg->fitted_gen[PREDICT_HOPPER] && mg->fitted_gen[PREDICT_BLACKWELL] && !mg->fitted_gen[PREDICT_AMPERE]);
+    EXPECT(pt->fitted_gen[PREDICT_AMPERE] && pt->fitted_gen[PREDICT_HOPPER] && !pt->fitted_gen[PREDICT_BLACKWELL]);
+    EXPECT_STR(pt->gen_rule[PREDICT_BLACKWELL],
+               "no runs: the hopper efficiencies times the blackwell/hopper ratio of the megatron-te profile");
+    EXPECT_NEAR(pt->p[PREDICT_MM_ETA + PREDICT_BLACKWELL], fmin(1, pt->p[PREDICT_MM_ETA + PREDICT_HOPPER]
+                * mg->p[PREDICT_MM_ETA + PREDICT_BLACKWELL] / mg->p[PREDICT_MM_ETA + PREDICT_HOPPER]), 1e-12);
+    cJSON_Delete(results);
+    cJSON_Delete(info);
+    predict_runs_free(runs, n);
+    cJSON_Delete(rows);
+    cJSON_Delete(cat);
+}
+
+/* Traffic, link and step by hand. */
+static void communication(void)
+{
+    struct predict_comm c;
+    predict_comm_bytes(0, 4, 100, 10, &c);          /* DDP: all-reduce 2 (3/4) 10 = 15 once per step */
+    EXPECT(c.micro == 0 && c.step == 15);
+    predict_comm_bytes(1, 4, 100, 10, &c);          /* ZeRO-1: (3/4)(10 + 100) */
+    EXPECT(c.micro == 0 && c.step == 82.5);
+    predict_comm_bytes(2, 4, 100, 10, &c);          /* ZeRO-2: (3/4) 10 per micro-batch, (3/4) 100 per step */
+    EXPECT(c.micro == 7.5 && c.step == 75);
+    predict_comm_bytes(3, 4, 100, 10, &c);          /* ZeRO-3: (3/4)(2 100 + 10) per micro-batch */
+    EXPECT(c.micro == 157.5 && c.step == 0);
+    predict_comm_bytes(3, 1, 100, 10, &c);
+    EXPECT(c.micro == 0 && c.step == 0);
+    /* links (data/fabric.csv's figures): two Sparks over one ConnectX-7 each (25 GB/s); eight H100s
+     * on NVLink (450); sixteen across two nodes: eight 50 GB/s NICs together, under NVLink's 450 */
+    EXPECT(predict_link_Bps(1, 0, 25e9, 2) == 25e9);
+    EXPECT(predict_link_Bps(8, 450e9, 50e9, 8) == 450e9);
+    EXPECT(predict_link_Bps(8, 450e9, 50e9, 16) == 400e9);
+    EXPECT(predict_link_Bps(8, 450e9, 50e9, 1) == 0);
+    /* a step: 4 micro-batches of 1 s whose 2 GB at 1 GB/s bind (8 s), 3 GB per step of which two
+     * thirds of a micro-batch hide (3 - 2/3 s), an update of 0.5 s */
+    struct predict_comm t = { 2e9, 3e9 };
+    EXPECT_NEAR(predict_dp_step_seconds(1, 4, 0.5, &t, 1e9), 8 + (3 - 2.0 / 3) + 0.5, 1e-12);
+    EXPECT_NEAR(predict_dp_step_seconds(1, 4, 0.5, &t, 0), 4.5, 1e-12);      /* no link given: no traffic */
+    EXPECT(predict_grad_bytes(NET_BF16) == 2 && predict_grad_bytes(NET_FP8) == 2 && predict_grad_bytes(NET_FP32) == 4);
+}
+
+/* One op: the larger of compute, memory and the per-op cost, which a long op hides. */
+static void per_op_cost(void)
+{
+    const struct predict_stack *st = predict_stack_find("fused-cuda");      /* op_s 4 us, memory 0.85 */
+    struct predict_target t = { 1e15, 1e12, PREDICT_HOPPER, 0 };
+    struct net_op small = { .kind = NET_OP_GELU, .bytes_read = 1e3, .bytes_written = 1e3 };
+    struct net_op big = { .kind = NET_OP_GELU, .bytes_read = 0.85e9, .bytes_written = 0.85e9 };
+    int mb;
+    EXPECT_NEAR(predict_stack_op_seconds(st, &t, &small, &mb), 4e-6, 1e-12);   /* launch-bound */
+    EXPECT(!mb);
+    EXPECT_NEAR(predict_stack_op_seconds(st, &t, &big, &mb), 2e-3, 1e-12);     /* 1.7 GB at 850 GB/s */
+    EXPECT(mb);
+    /* Transformer Engine's FP8 recipe: the blocks' dgrad and wgrad at E4M3, the head's not; PyTorch's
+     * FP8 recipe keeps the backward in BF16 */
+    const struct predict_stack *te = predict_stack_find("megatron-te"), *pt = predict_stack_find("pytorch");
+    struct net_op d = { .kind = NET_OP_MATMUL_DGRAD, .dtype = NET_DT_BF16, .which = NET_LIN_FC };
+    struct net_op h = { .kind = NET_OP_MATMUL_WGRAD, .dtype = NET_DT_BF16, .which = NET_LIN_LMHEAD };
+    struct net_op a = { .kind = NET_OP_FLASH_ATTENTION, .dtype = NET_DT_E4M3 };
+    EXPECT(predict_stack_op_dtype(te, NET_FP8, &d) == NET_DT_E4M3 && predict_stack_op_dtype(te, NET_BF16, &d) == NET_DT_BF16);
+    EXPECT(predict_stack_op_dtype(te, NET_FP8, &h) == NET_DT_BF16 && predict_stack_op_dtype(pt, NET_FP8, &d) == NET_DT_BF16);
+    EXPECT(predict_stack_op_dtype(te, NET_FP8, &a) == NET_DT_BF16 && predict_stack_op_dtype(te, NET_FP32, &a) == NET_DT_F32);
+    EXPECT(predict_stack_gen("dgx-spark") == PREDICT_BLACKWELL && predict_stack_gen_span("dgx-spark"));
+    EXPECT(predict_stack_gen("b200") == PREDICT_BLACKWELL && !predict_stack_gen_span("b200"));
+    EXPECT(predict_stack_gen("mi300x") == -1 && predict_stack_gen_span("mi300x"));
+}
+
+/* Llama-3.1 8B full fine-tune (BF16 recipe, FP32 AdamW) on DGX Sparks: one cannot hold it; two
+ * hold it under ZeRO-3, each with half the master weights, moments, gradients and BF16 copies plus
+ * two blocks' weights gathered; per micro-batch each moves (1/2)(2 W + G) with W = G = 2 N bytes. */
+static void two_sparks(void)
+{
+    const struct net_shape s = { .layers = 32, .hidden = 4096, .heads = 32, .seq = 4096, .vocab = 128256,
+        .batch = 2, .accum = 16, .kv_heads = 8, .ffn = 14336, .mlp = NET_MLP_SWIGLU, .norm = NET_NORM_RMS,
+        .nobias = 1, .rope = 1, .attention = NET_ATT_FLASH, .amp = 1, .causal = 1, .optimizer = NET_OPT_ADAMW };
+    double N = (double)net_param_count(&s), low = (double)net_low_count(&s);
+    EXPECT(N == 8030261248.0);
+    struct predict_fit_target t;
+    predict_fit_target_for(128e9, 0, 1, 1, &t);             /* a Spark: 128 GB, one shared pool */
+    struct predict_fit f;
+    EXPECT(!predict_fit(&s, NET_BF16, &t, &f));
+    static const int counts[] = { 2, 4, 8 };
+    EXPECT(predict_fit_devices(&s, NET_BF16, &t, counts, 3, &f) == 2);
+    /* the lowest stage that fits two: ZeRO-1 (moments and the linears' master weights halved) */
+    EXPECT(f.fits && f.gpus == 2 && f.zero == 1 && f.offload == PREDICT_OFFLOAD_NONE);
+    EXPECT_NEAR(f.mem.bytes[NET_MEM_OPTIMIZER], 8 * N / 2, 1e-12);
+    EXPECT_NEAR(f.mem.bytes[NET_MEM_WEIGHTS], 4 * N - 4 * low / 2, 1e-12);
+    EXPECT_NEAR(f.mem.bytes[NET_MEM_GRADS], 4 * N, 1e-12);
+    struct predict_comm c;
+    predict_comm_bytes(f.zero, f.gpus, 2 * N, predict_grad_bytes(NET_BF16) * N, &c);
+    EXPECT(c.micro == 0);
+    EXPECT_NEAR(c.step, 2 * N, 1e-12);                      /* (1/2)(2N + 2N) once per step: 16.1 GB */
+    /* the scenario's ZeRO-3: everything halved, two blocks' weights gathered besides */
+    t.zero = 3;
+    EXPECT(predict_fit_devices(&s, NET_BF16, &t, counts, 3, &f) == 2 && f.zero == 3);
+    EXPECT_NEAR(f.mem.bytes[NET_MEM_OPTIMIZER], 8 * N / 2, 1e-12);        /* two FP32 moments, halved */
+    EXPECT_NEAR(f.mem.bytes[NET_MEM_GRADS], 4 * N / 2, 1e-12);            /* FP32 gradients, halved */
+    EXPECT_NEAR(f.mem.bytes[NET_MEM_WEIGHTS], 4 * N / 2, 1e-12);          /* FP32 master, halved */
+    EXPECT_NEAR(f.mem.bytes[NET_MEM_LOW], 2 * low / 2, 1e-12);            /* BF16 copies, halved */
+    EXPECT(f.device_bytes <= 128e9 - predict_fit_reserve(128e9, 1));
+    EXPECT(f.micro_batch * f.accum * 2 == s.batch * s.accum);
+    predict_comm_bytes(f.zero, f.gpus, 2 * N, predict_grad_bytes(NET_BF16) * N, &c);
+    EXPECT_NEAR(c.micro, 3 * N, 1e-12);                     /* 24.1 GB per micro-batch */
+    double link = predict_link_Bps(1, 0, 25e9, 2);
+    EXPECT_NEAR(c.micro / link, 3 * 8030261248.0 / 25e9, 1e-12);         /* 0.964 s over ConnectX-7 */
+    /* eight H100s (80 GiB) with FSDP: ZeRO-3 over 8, (7/8)(2 W + G) per micro-batch over NVLink */
+    predict_fit_target_for(80 * 1073741824.0, 0, 0, 8, &t);
+    t.zero = 3;
+    EXPECT(predict_fit(&s, NET_FP8, &t, &f) && f.zero == 3 && f.gpus == 8);
+    predict_comm_bytes(3, 8, 2 * N, 2 * N, &c);
+    EXPECT_NEAR(c.micro, 7.0 / 8 * 6 * N, 1e-12);
+    EXPECT_NEAR(c.micro / predict_link_Bps(8, 450e9, 50e9, 8), 7.0 / 8 * 6 * N / 450e9, 1e-12);
+}
+
+static cJSON *params(const char *json)
+{
+    char err[512];
+    cJSON *given = cJSON_Parse(json), *p = param_check("model", validate_params, given, err, sizeof err);
+    cJSON_Delete(given);
+    if (!p)
+        printf("param_check: %s\n", err);
+    return p;
+}
+
+static const cJSON *record(const cJSON *results, const char *series, const char *workload, const char *system)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, results) {
+        const cJSON *se = cJSON_GetObjectItem(r, "series"), *w = cJSON_GetObjectItem(r, "workload");
+        const cJSON *s = cJSON_GetObjectItem(r, "system");
+        if (cJSON_IsString(se) && strcmp(se->valuestring, series) == 0 && cJSON_IsString(w) && cJSON_IsString(s)
+            && strcmp(w->valuestring, workload) == 0 && strcmp(s->valuestring, system) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+static double num(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, name);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Projects params' workloads onto the cited catalog with the cited runs; the records. */
+static cJSON *project(const char *json, cJSON **info)
+{
+    cJSON *cat = catalog(), *runs = csv_rows("data/gpu-runs.csv"), *claims = csv_rows("data/vendor-claims.csv");
+    struct predict_inputs in = { cat, runs, claims, 0, 0, 0 };
+    struct predict_calib c = { .peak = 1e11, .bw = 1e10, .q = 64 };
+    cJSON *p = params(json), *results = cJSON_CreateArray();
+    *info = cJSON_CreateObject();
+    predict_project(p, &c, "cpu", NULL, &in, results, *info);
+    cJSON_Delete(p);
+    cJSON_Delete(cat);
+    cJSON_Delete(runs);
+    cJSON_Delete(claims);
+    return results;
+}
+
+/* The scenario's own jobs: an 8-GPU FSDP FP8 job on H100s with Transformer Engine, a 2-Spark ZeRO-3
+ * job; their fit and traffic by hand. */
+static void own_jobs(void)
+{
+    const double N = 8030261248.0;
+    cJSON *info, *res = project("{\"workloads\":\"none\",\"systems\":[\"h100-sxm\",\"b200\"],\"workload_name\":\"mine\","
+                                "\"workload_gpus\":8,\"workload_sharding\":\"fsdp\",\"workload_precision\":\"fp8\","
+                                "\"workload_stack\":\"megatron-te\"}", &info);
+    const cJSON *r = record(res, "projection", "scenario", "h100-sxm");
+    EXPECT(r && num(r, "gpus") == 8 && num(r, "zero") == 3 && cJSON_IsTrue(cJSON_GetObjectItem(r, "fits")));
+    EXPECT_STR(cJSON_GetStringValue(cJSON_GetObjectItem(r, "stack")), "megatron-te");
+    EXPECT_NEAR(num(r, "traffic_bytes_per_micro"), 7.0 / 8 * (2 * 2 * N + 2 * N), 1e-12);     /* (7/8)(2W + G) */
+    EXPECT(num(r, "traffic_bytes_per_step") == 0 && num(r, "link_Bps") == 450e9);           /* NVLink 4 */
+    EXPECT_NEAR(num(r, "comm_s"), num(r, "accum") * 7.0 / 8 * 6 * N / 450e9, 1e-12);
+    EXPECT(num(r, "micro_batch") * num(r, "accum") * 8 == 32);                             /* the global batch */
+    EXPECT(num(r, "mfu") > 0 && num(r, "mfu") < 1);
+    EXPECT_NEAR(num(r, "tokens_per_s"), 8 * num(r, "tokens_per_s_per_gpu"), 1e-12);
+    cJSON_Delete(res);
+    cJSON_Delete(info);
+
+    res = project("{\"workloads\":\"none\",\"systems\":[\"dgx-spark\"],\"workload_name\":\"two sparks\","
+                  "\"workload_nodes\":2,\"workload_sharding\":\"zero3\"}", &info);
+    r = record(res, "projection", "scenario", "dgx-spark");
+    EXPECT(r && num(r, "gpus") == 2 && num(r, "zero") == 3 && cJSON_IsTrue(cJSON_GetObjectItem(r, "fits")));
+    EXPECT_NEAR(num(r, "traffic_bytes_per_micro"), 0.5 * 6 * N, 1e-12);    /* (1/2)(2W + G): 24.1 GB */
+    EXPECT(num(r, "link_Bps") == 25e9);                                     /* ConnectX-7, 200 Gb/s */
+    EXPECT_NEAR(num(r, "comm_s"), num(r, "accum") * 3 * N / 25e9, 1e-12);
+    /* each micro-batch's 24.1 GB at 25 GB/s (0.96 s) against its compute: the step is at least that */
+    EXPECT(num(r, "step_s") >= num(r, "accum") * 3 * N / 25e9);
+    cJSON_Delete(res);
+    cJSON_Delete(info);
+
+    /* a reference job one Spark cannot hold: the smallest count that does, over ConnectX-7 */
+    res = project("{\"workloads\":[\"llama-3.1-8b\"],\"systems\":[\"dgx-spark\",\"h100-sxm\"]}", &info);
+    r = record(res, "projection", "llama-3.1-8b", "dgx-spark");
+    EXPECT(r && cJSON_IsFalse(cJSON_GetObjectItem(r, "fits")));
+    r = record(res, "projection_devices", "llama-3.1-8b", "dgx-spark");
+    EXPECT(r && num(r, "devices") == 2 && num(r, "gpus") == 2 && num(r, "zero") == 1 && num(r, "hours") > 0);
+    EXPECT_NEAR(num(r, "traffic_bytes_per_step"), 0.5 * (2 * N + 2 * N), 1e-12);  /* ZeRO-1: (1/2)(G + W) */
+    EXPECT(num(r, "link_Bps") == 25e9 && num(r, "hours_low") < num(r, "hours") && num(r, "hours") < num(r, "hours_high"));
+    /* on the Spark no op above its stack's efficiency on the 62 TFLOP/s peak: the implied MFU is below
+       the profile's Blackwell matmul efficiency */
+    const struct predict_stack *pt = predict_stack_find("pytorch");
+    EXPECT(num(r, "mfu") < pt->p[PREDICT_MM_ETA + PREDICT_BLACKWELL]);
+    EXPECT(record(res, "projection_devices", "llama-3.1-8b", "h100-sxm") != NULL);    /* one H100 offloads */
+    cJSON_Delete(res);
+    cJSON_Delete(info);
+}
+
+/* What the scenario's own job cannot ask, refused naming the field. */
+static void own_job_messages(void)
+{
+    char err[512];
+    static const struct { const char *json, *want; } bad[] = {
+        { "{\"workload_name\":\"a\",\"workload_sharding\":\"zero3\"}",
+          "model: workload 'a': workload_sharding 'zero3 or fsdp' shards over devices: workload_gpus x workload_nodes "
+          "is 1, it needs 2 or more" },
+        { "{\"workload_name\":\"b\",\"workload_stack\":\"fused-cuda\"}",
+          "model: workload 'b': workload_stack 'fused-cuda' (llm.c) trains the GPT-2 layout only (workload_arch gpt2, "
+          "no LoRA, dense), not grouped-query attention (kv_heads)" },
+        { "{\"workload_name\":\"c\",\"workload_precision\":\"fp4\",\"workload_lora_rank\":16,\"workload_base\":\"nf4\"}",
+          "model: workload 'c': workload_precision 'fp4' computes in NVFP4: workload_base 'nf4' (QLoRA's storage "
+          "format, computed in BF16) is another recipe; choose one" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cJSON *p = params(bad[i].json);
+        EXPECT(p && validate_precheck(p, err, sizeof err) == -1);
+        EXPECT_STR(err, bad[i].want);
+        cJSON_Delete(p);
+    }
+    char perr[512];
+    cJSON *given = cJSON_Parse("{\"workload_sharding\":\"zero4\"}");
+    EXPECT(param_check("model", validate_params, given, perr, sizeof perr) == NULL);
+    EXPECT(strstr(perr, "workload_sharding") != NULL);
+    cJSON_Delete(given);
+    /* FP4 where the part has it: B200 projected, H100 not */
+    cJSON *info, *res = project("{\"workloads\":\"none\",\"systems\":[\"h100-sxm\",\"b200\"],\"workload_name\":\"f\","
+                                "\"workload_precision\":\"fp4\",\"workload_lora_rank\":16}", &info);
+    const cJSON *h = record(res, "projection", "scenario", "h100-sxm"), *b = record(res, "projection", "scenario", "b200");
+    EXPECT(h && isnan(num(h, "hours")) && strstr(cJSON_GetStringValue(cJSON_GetObjectItem(h, "fit")),
+           "not projected: the FP4 recipe needs an FP4 peak") != NULL);
+    EXPECT(b && num(b, "hours") > 0);
+    cJSON_Delete(res);
+    cJSON_Delete(info);
+}
+
+int main(void)
+{
+    own_jobs();
+    own_job_messages();
+    communication();
+    per_op_cost();
+    two_sparks();
+    cited_runs();
+    return CHECK_DONE();
+}

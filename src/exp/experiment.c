@@ -7,7 +7,7 @@
 #include "exp/bandwidth/bandwidth.h"
 #include "exp/collective/collective.h"
 #include "exp/compress/compress.h"
-#include "exp/validate/validate.h"
+#include "exp/model/model.h"
 #include "exp/precision/precision.h"
 #include "exp/train/train.h"
 
@@ -23,7 +23,7 @@ const struct experiment experiments[] = {
       0.25, compress_precheck, compress_run },
     { "model", "the training-time model: calibrated on microbenchmarks (ops timed on their own, GEMM peak, DRAM "
       "read, intensity sweep), validated by predicting then measuring training steps, projected onto the catalog",
-      validate_params, 0.2, validate_precheck, validate_run },
+      model_params, 0.2, model_precheck, model_run },
     { "collective", "point-to-point latency and bandwidth, all-reduce, all-gather and reduce-scatter across the ranks "
       "mpirun started (nccl-tests' algorithm and bus bandwidth); one rank: not measured", coll_params, 0.25,
       coll_precheck, coll_run },

@@ -15,14 +15,14 @@ struct bw_ops;
 struct bw_xfer_ops;
 struct prec_ops;
 struct train_ops;
-struct quant_ops;
+struct compress_ops;
 struct coll_dev_ops;
 struct measure_dram_ops;
 extern const struct bw_ops bw_cpu_ops, bw_cuda_ops;
 extern const struct bw_xfer_ops bw_cuda_xfer;
 extern const struct prec_ops prec_cpu_ops, prec_gpu_ops;
 extern const struct train_ops train_cpu_ops, train_cuda_ops;
-extern const struct quant_ops quant_cpu_ops, quant_cuda_ops;
+extern const struct compress_ops compress_cpu_ops, compress_cuda_ops;
 extern const struct coll_dev_ops coll_nccl_ops;
 extern const struct measure_dram_ops bw_dram_ops;
 
@@ -49,8 +49,8 @@ static const struct row {
     { "precision", "gpu", CUDA_ROW(prec_gpu_ops) },
     { "train", "cpu", &train_cpu_ops },
     { "train", "gpu", CUDA_ROW(train_cuda_ops) },
-    { "compress", "cpu", &quant_cpu_ops },
-    { "compress", "gpu", CUDA_ROW(quant_cuda_ops) },
+    { "compress", "cpu", &compress_cpu_ops },
+    { "compress", "gpu", CUDA_ROW(compress_cuda_ops) },
     { "collective", "gpu", NCCL_ROW(coll_nccl_ops) },     /* device buffers through NCCL */
 };
 #define NROWS (sizeof rows / sizeof rows[0])

@@ -1,6 +1,6 @@
 /* backend.h: which implementation of an experiment family runs on a device, decided in one
  * place. A family asks backend_for() and gets its own ops struct (struct bw_ops, prec_ops,
- * train_ops, quant_ops, ...) or the reason there is none; it never checks the build or probes
+ * train_ops, compress_ops, ...) or the reason there is none; it never checks the build or probes
  * the driver itself. What the ops do is the family's business; this module never looks inside. */
 #ifndef SR_BACKEND_H
 #define SR_BACKEND_H

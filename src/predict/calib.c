@@ -213,7 +213,7 @@ static int record_op(const cJSON *r, struct net_op *op)
     return op->kind == NET_NKINDS || op->dtype == NET_NDTYPES || op->dtype_out == NET_NDTYPES ? -1 : 0;
 }
 
-/* Every op keeps its first time, as the run's calibration does (the model experiment, src/exp/validate). */
+/* Every op keeps its first time, as the run's calibration does (the model experiment, src/exp/model). */
 int predict_calib_load(const cJSON *e, struct predict_calib *c, char *err, size_t errlen)
 {
     const cJSON *r;

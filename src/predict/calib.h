@@ -1,5 +1,5 @@
 /* calib.h: what the training-time model knows about a machine, and how it turns an op of the
- * plan (src/net/plan.h) into seconds. A calibration comes from microbenchmarks only (src/exp/validate/validate.c):
+ * plan (src/net/plan.h) into seconds. A calibration comes from microbenchmarks only (src/exp/model/model.c):
  * ops timed on their own, a large GEMM for the sustained peak, a DRAM read for the bandwidth,
  * an intensity sweep for the rule that combines compute and memory time, an empty parallel
  * region for the fixed cost of an op. It is never fitted on the training runs it is judged

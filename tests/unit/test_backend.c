@@ -23,7 +23,7 @@ static void cpu_rows(void)
     EXPECT(backend_for("bandwidth", "cpu", why, sizeof why) == &bw_cpu_ops);
     EXPECT(backend_for("precision", "cpu", why, sizeof why) == &prec_cpu_ops);
     EXPECT(backend_for("train", "cpu", why, sizeof why) == &train_cpu_ops);
-    EXPECT(backend_for("compress", "cpu", why, sizeof why) == &quant_cpu_ops);
+    EXPECT(backend_for("compress", "cpu", why, sizeof why) == &compress_cpu_ops);
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
         EXPECT(backend_for(families[i], "cpu", NULL, 0) != NULL);
     why[0] = '\0';
@@ -68,7 +68,7 @@ static void gpu_rows(const struct cuda_info *ci)
         EXPECT(backend_for("bandwidth-transfers", "gpu", why, sizeof why) == &bw_cuda_xfer);
         EXPECT(backend_for("precision", "gpu", why, sizeof why) == &prec_gpu_ops);
         EXPECT(backend_for("train", "gpu", why, sizeof why) == &train_cuda_ops);
-        EXPECT(backend_for("compress", "gpu", why, sizeof why) == &quant_cuda_ops);
+        EXPECT(backend_for("compress", "gpu", why, sizeof why) == &compress_cuda_ops);
     }
 #else
     EXPECT(strstr(ci->reason, "built without CUDA") != NULL);

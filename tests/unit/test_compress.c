@@ -34,9 +34,9 @@ static void test_kernels(size_t rows, size_t cols, const char *isa)
         struct quant_matrix *m = quant_new(id, rows, cols, 0.7, err, sizeof err);
         EXPECT(m != NULL);
         quant_pack_gen(m, 5, 2);
-        void *h = quant_cpu_ops.open(m, 2, err, sizeof err);
+        void *h = compress_cpu_ops.open(m, 2, err, sizeof err);
         for (int b = 1; b <= QUANT_MAX_BATCH; b++) {
-            EXPECT(quant_cpu_ops.gemv(h, x, y, b, 2) >= 0);
+            EXPECT(compress_cpu_ops.gemv(h, x, y, b, 2) >= 0);
             double e = compress_check(m, x, y, b, 0);
             if (!(e <= quant_schemes[id].tolerance))
                 printf("  %s batch %d %zux%zu (%s): error %g\n", quant_schemes[id].name, b, rows, cols, isa, e);
@@ -46,7 +46,7 @@ static void test_kernels(size_t rows, size_t cols, const char *isa)
         EXPECT(compress_check(m, x, y, 3, 0) > quant_schemes[id].tolerance);
         if (id == QUANT_FP32) {
             double s;
-            EXPECT(quant_cpu_ops.read(h, 2, &s) >= 0);
+            EXPECT(compress_cpu_ops.read(h, 2, &s) >= 0);
             double ref = 0, a = 0;
             for (size_t i = 0; i < rows * cols; i++) {
                 ref += ((float *)m->vals)[i];
@@ -54,7 +54,7 @@ static void test_kernels(size_t rows, size_t cols, const char *isa)
             }
             EXPECT(fabs(s - ref) <= 1e-5 * a);
         }
-        quant_cpu_ops.close(h);
+        compress_cpu_ops.close(h);
         quant_free(m);
     }
     quant_cpu_isa("auto");
@@ -101,19 +101,19 @@ static void test_fp8_nan(void)
     quant_pack(m, w, 2);
     EXPECT(m->nan_codes == 1);
     for (int generic = 0; generic <= 1; generic++) {
-        quant_cpu_generic(generic);
-        void *h = quant_cpu_ops.open(m, 2, err, sizeof err);
+        compress_cpu_generic(generic);
+        void *h = compress_cpu_ops.open(m, 2, err, sizeof err);
         for (int b = 1; b <= 2; b++) {
-            quant_cpu_ops.gemv(h, x, y, b, 1);
+            compress_cpu_ops.gemv(h, x, y, b, 1);
             for (size_t r = 0; r < rows; r++) {
                 int want_nan = r == 3;
                 for (int k = 0; k < b; k++)
                     EXPECT((isnan(y[(size_t)k * rows + r]) != 0) == want_nan);
             }
         }
-        quant_cpu_ops.close(h);
+        compress_cpu_ops.close(h);
     }
-    quant_cpu_generic(0);
+    compress_cpu_generic(0);
     quant_free(m);
     free(w);
     free(x);

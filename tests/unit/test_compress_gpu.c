@@ -23,28 +23,28 @@ static void test_kernels(size_t rows, size_t cols)
     for (int id = 0; id < QUANT_N; id++) {
         struct quant_matrix *m = quant_new(id, rows, cols, 0.7, err, sizeof err);
         quant_pack_gen(m, 5, 2);
-        void *h = quant_cuda_ops.open(m, 0, err, sizeof err);
+        void *h = compress_cuda_ops.open(m, 0, err, sizeof err);
         if (!h)
             printf("  %s: %s\n", quant_schemes[id].name, err);
         EXPECT(h != NULL);
         for (int b = 1; h && b <= QUANT_MAX_BATCH; b++) {
-            EXPECT(quant_cuda_ops.gemv(h, x, y, b, 2) > 0);
+            EXPECT(compress_cuda_ops.gemv(h, x, y, b, 2) > 0);
             double e = compress_check(m, x, y, b, 0);
             printf("  %-10s batch %d: error %.3g (tolerance %g) on %s\n", quant_schemes[id].name, b, e,
-                   quant_schemes[id].tolerance, quant_cuda_ops.isa(h));
+                   quant_schemes[id].tolerance, compress_cuda_ops.isa(h));
             EXPECT(e <= quant_schemes[id].tolerance);
             y[rows / 2] += 1e-3f * (fabsf(y[rows / 2]) + 1);
             EXPECT(compress_check(m, x, y, b, 0) > quant_schemes[id].tolerance);
         }
         if (h && id == QUANT_FP32) {
             double s, ref = 0, a = 0;
-            EXPECT(quant_cuda_ops.read(h, 3, &s) > 0);
+            EXPECT(compress_cuda_ops.read(h, 3, &s) > 0);
             for (size_t i = 0; i < rows * cols; i++)
                 ref += ((float *)m->vals)[i], a += fabs(((float *)m->vals)[i]);
             EXPECT(fabs(s - ref) <= 1e-5 * a);
         }
         if (h)
-            quant_cuda_ops.close(h);
+            compress_cuda_ops.close(h);
         quant_free(m);
     }
     free(x);
@@ -78,7 +78,7 @@ int main(void)
     struct cuda_info ci;
 #ifdef HAVE_CUDA
     char agree[256];                    /* host code: runs without a device */
-    long bad = quant_cuda_formats_agree(agree, sizeof agree);
+    long bad = compress_cuda_formats_agree(agree, sizeof agree);
     printf("  conversions: %s\n", agree);
     EXPECT(bad == 0);
     if (bad)

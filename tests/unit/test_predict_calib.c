@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "exp/experiment.h"
-#include "exp/validate/validate.h"
+#include "exp/model/model.h"
 #include "predict/fit.h"
 #include "predict/project.h"
 #include "predict/stack.h"
@@ -60,7 +60,7 @@ static cJSON *params(const char *json)
 {
     char err[512];
     cJSON *given = cJSON_Parse(json);
-    cJSON *p = param_check("model", validate_params, given, err, sizeof err);
+    cJSON *p = param_check("model", model_params, given, err, sizeof err);
     cJSON_Delete(given);
     if (!p)
         printf("param_check: %s\n", err);
@@ -295,21 +295,21 @@ static void messages(void)
 {
     char err[1024];
     cJSON *p = params("{\"workloads\":[\"gpt2-124m\",\"gpt5\"]}");
-    EXPECT(validate_precheck(p, err, sizeof err) == -1);
+    EXPECT(model_precheck(p, err, sizeof err) == -1);
     EXPECT_STR(err, "model: parameter 'workloads' has unknown workload 'gpt5' (valid: all, none, gpt2-124m, "
                "gpt2-355m, gpt2-774m, gpt2-1.5b, llama-3.2-1b, llama-3.2-3b, llama-3.1-8b, llama-3.1-8b-adam8, "
                "llama-3.1-8b-bf16adam, llama-3.1-8b-lora, llama-3.1-8b-qlora, llama-3.3-70b-qlora)");
     cJSON_Delete(p);
     p = params("{\"workloads\":\"none\"}");
-    EXPECT(validate_precheck(p, err, sizeof err) == 0);
+    EXPECT(model_precheck(p, err, sizeof err) == 0);
     cJSON_Delete(p);
     p = params("{\"system_name\":\"my box\",\"system_bw_gbs\":500}");
-    EXPECT(validate_precheck(p, err, sizeof err) == -1);
+    EXPECT(model_precheck(p, err, sizeof err) == -1);
     EXPECT_STR(err, "model: system 'my box' needs system_bw_gbs, system_memory_gb and system_bf16_tflops or "
                "system_fp32_tflops above 0");
     cJSON_Delete(p);
     p = params("{\"workload_name\":\"mine\",\"workload_hidden\":1000,\"workload_heads\":7}");
-    EXPECT(validate_precheck(p, err, sizeof err) == -1);
+    EXPECT(model_precheck(p, err, sizeof err) == -1);
     EXPECT_STR(err, "model: workload 'mine': heads must divide hidden (the head size is hidden / heads)");
     cJSON_Delete(p);
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "exp/validate/validate.h"
+#include "exp/model/model.h"
 #include "predict/fit.h"
 #include "predict/project.h"
 #include "predict/stack.h"
@@ -310,7 +310,7 @@ static void two_sparks(void)
 static cJSON *params(const char *json)
 {
     char err[512];
-    cJSON *given = cJSON_Parse(json), *p = param_check("model", validate_params, given, err, sizeof err);
+    cJSON *given = cJSON_Parse(json), *p = param_check("model", model_params, given, err, sizeof err);
     cJSON_Delete(given);
     if (!p)
         printf("param_check: %s\n", err);
@@ -418,13 +418,13 @@ static void own_job_messages(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cJSON *p = params(bad[i].json);
-        EXPECT(p && validate_precheck(p, err, sizeof err) == -1);
+        EXPECT(p && model_precheck(p, err, sizeof err) == -1);
         EXPECT_STR(err, bad[i].want);
         cJSON_Delete(p);
     }
     char perr[512];
     cJSON *given = cJSON_Parse("{\"workload_sharding\":\"zero4\"}");
-    EXPECT(param_check("model", validate_params, given, perr, sizeof perr) == NULL);
+    EXPECT(param_check("model", model_params, given, perr, sizeof perr) == NULL);
     EXPECT(strstr(perr, "workload_sharding") != NULL);
     cJSON_Delete(given);
     /* FP4 where the part has it: B200 projected, H100 not */

@@ -183,7 +183,7 @@ int compress_precheck(const cJSON *params, char *err, size_t errlen)
 /* ---- measuring ---- */
 
 struct timed {                      /* what one repetition runs */
-    const struct quant_ops *ops;
+    const struct compress_ops *ops;
     void *h;
     const float *x;
     float *y;
@@ -255,7 +255,7 @@ static double read_reference(const struct quant_matrix *m, double *abs_sum)
 /* ---- the streamed products ---- */
 
 struct stream {
-    const struct quant_ops *ops;
+    const struct compress_ops *ops;
     struct plan *pl;
     const char *device;
     float *x, *y;                   /* bmax x cols inputs; bmax x rows outputs */
@@ -580,7 +580,7 @@ static cJSON *gpu_run(const cJSON *params, double budget_s)
     struct plan pl;
     char why[256];
     plan_common(&pl, params);
-    const struct quant_ops *ops = backend_for("compress", "gpu", why, sizeof why);
+    const struct compress_ops *ops = backend_for("compress", "gpu", why, sizeof why);
     if (!ops) {
         for (int i = 0; i < pl.nv; i++) {
             char item[96];

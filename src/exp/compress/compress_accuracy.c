@@ -61,7 +61,7 @@ static void layer_variant(const struct compress_variant *v, const float *w, cons
     char err[256], item[96];
     snprintf(item, sizeof item, "%s layer error", v->name);
     struct quant_matrix *m = quant_new(v->id, rows, cols, v->sparsity, err, sizeof err);
-    void *h = m ? quant_cpu_ops.open(m, omp_get_max_threads(), err, sizeof err) : NULL;
+    void *h = m ? compress_cpu_ops.open(m, omp_get_max_threads(), err, sizeof err) : NULL;
     if (!h) {
         measure_skip(skipped, item, err);
         quant_free(m);
@@ -69,7 +69,7 @@ static void layer_variant(const struct compress_variant *v, const float *w, cons
     }
     quant_pack(m, w, omp_get_max_threads());
     float *y = xmalloc((size_t)batch * rows * sizeof *y);
-    quant_cpu_ops.gemv(h, x, y, batch, 1);
+    compress_cpu_ops.gemv(h, x, y, batch, 1);
     double check = compress_check(m, x, y, batch, 0), bound = compress_error_bound(v);
     double e = rel_error(y, y64, (size_t)batch * rows);
     cJSON *rec = cJSON_CreateObject();
@@ -89,7 +89,7 @@ static void layer_variant(const struct compress_variant *v, const float *w, cons
     cJSON_AddBoolToObject(rec, "within_bound", e <= bound);
     cJSON_AddItemToArray(results, rec);
     free(y);
-    quant_cpu_ops.close(h);
+    compress_cpu_ops.close(h);
     quant_free(m);
 }
 

@@ -1,4 +1,4 @@
-/* compress_cpu.c: the CPU kernels of the compression family (quant_cpu_ops): weight-streaming
+/* compress_cpu.c: the CPU kernels of the compression family (compress_cpu_ops): weight-streaming
  * products y = W x for a batch of up to 8 vectors, with W decoded on the fly. Each scheme is a
  * decoder (a table entry) that turns a tile of a row into FP32 weights in an L1-resident
  * buffer (dense schemes) or into weights and their columns (CSR, 2:4); one dense and one sparse
@@ -41,7 +41,7 @@
 enum { LEVEL_PORTABLE, LEVEL_AVX2, LEVEL_AVX512 };
 static int isa_limit = LEVEL_AVX512;
 
-void quant_cpu_generic(int generic) { isa_limit = generic ? LEVEL_PORTABLE : LEVEL_AVX512; }
+void compress_cpu_generic(int generic) { isa_limit = generic ? LEVEL_PORTABLE : LEVEL_AVX512; }
 
 static int isa_level(void)
 {
@@ -665,7 +665,7 @@ static void cpu_close(void *hp)
     free(h);
 }
 
-const struct quant_ops quant_cpu_ops = {
+const struct compress_ops compress_cpu_ops = {
     .device = "cpu",
     .open = cpu_open,
     .gemv = cpu_gemv,

@@ -1,4 +1,4 @@
-/* compress_cuda.cu: the CUDA backend of the compression family (quant_cuda_ops): the same products
+/* compress_cuda.cu: the CUDA backend of the compression family (compress_cuda_ops): the same products
  * as compress_cpu.c, one warp per row, each lane decoding eight weights at a time with the
  * SR_HD decoders of quant_math.h (the ones the CPU tests check bit by bit) and keeping one
  * accumulator per vector of the batch; CSR and 2:4 gather x by column. The matrix is packed
@@ -198,7 +198,7 @@ static void disagree(long *bad, char *why, size_t whylen, const char *what, doub
 /* Encoders on every 4099th finite float, decoders on every code, the MX exponent on every
  * 4099th positive normal: quant_math.h against cuda_bf16/fp16/fp8/fp4.h. What the packers
  * write is what CUDA's formats mean. Returns how many differ; why describes the first. */
-extern "C" long quant_cuda_formats_agree(char *why, size_t whylen)
+extern "C" long compress_cuda_formats_agree(char *why, size_t whylen)
 {
     long bad = 0, n = 0;
     for (uint64_t i = 0; i < (1ull << 32); i += 4099, n++) {
@@ -374,7 +374,7 @@ fail:
 
 static const char *gpu_isa(void *hp) { return ((struct gpu_h *)hp)->isa; }
 
-const struct quant_ops quant_cuda_ops = {
+const struct compress_ops compress_cuda_ops = {
     "gpu", gpu_open, gpu_gemv, gpu_read, gpu_isa, gpu_close,
 };
 

@@ -103,7 +103,7 @@ double quant_ref_dot(const struct quant_matrix *m, size_t r, const float *x, flo
 /* The kernels. A product: y[b rows + r] = sum_c W[r][c] x[b cols + c], b < batch. */
 #define QUANT_MAX_BATCH 8
 
-struct quant_ops {
+struct compress_ops {
     const char *device;         /* "cpu", "gpu" */
     /* Makes m ready for products (the GPU copies it to the device); NULL with a message. */
     void *(*open)(const struct quant_matrix *m, int threads, char *err, size_t errlen);
@@ -116,16 +116,16 @@ struct quant_ops {
     const char *(*isa)(void *h);    /* what ran: "avx512f", "avx2", "cuda sm_90", ... */
     void (*close)(void *h);
 };
-extern const struct quant_ops quant_cpu_ops;
+extern const struct compress_ops compress_cpu_ops;
 /* Tests: 1 makes the CPU kernels use their portable decoders even where AVX-512 ones exist. */
-void quant_cpu_generic(int generic);
+void compress_cpu_generic(int generic);
 /* The widest CPU kernels to use: "auto" (the widest this CPU has), "avx512", "avx2" or
  * "portable"; -1 when this CPU lacks the one named (the widest it has below it is used). */
 int quant_cpu_isa(const char *name);
-extern const struct quant_ops quant_cuda_ops;   /* only in builds with CUDA */
+extern const struct compress_ops compress_cuda_ops;   /* only in builds with CUDA */
 /* Builds with CUDA: quant_math.h against CUDA's own conversions (host code, no device needed);
  * how many values differ, why describing the first. */
-long quant_cuda_formats_agree(char *why, size_t whylen);
+long compress_cuda_formats_agree(char *why, size_t whylen);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,10 @@
-/* validate_int.h: what the model experiment's device halves share (validate.c: the CPU's
- * ceilings and the one flow; validate_gpu.c: a CUDA device's ceilings): the calibration's
+/* model_int.h: what the model experiment's device halves share (model.c: the CPU's
+ * ceilings and the one flow; model_gpu.c: a CUDA device's ceilings): the calibration's
  * repetition loop and the combine-rule sweep over a device's own intensity kernel. Each device
  * writes its ceilings into info.calibration; predict_calib_ceilings reads them back into the
  * predict_calib, for every device alike. Not for other families. */
-#ifndef SR_VALIDATE_INT_H
-#define SR_VALIDATE_INT_H
+#ifndef SR_MODEL_INT_H
+#define SR_MODEL_INT_H
 
 #include <stddef.h>
 
@@ -14,36 +14,36 @@
 
 /* The fastest ("min") or the median sample of fn under the calibration's rule (a warm-up
  * dropped, 3 to 10 samples until the CV is under 2 %, half a second of samples at most). */
-double validate_timed(double (*fn)(void *ud), void *ud, const char *stat);
+double model_timed(double (*fn)(void *ud), void *ud, const char *stat);
 
 /* A device's intensity sweep: one pass over `bytes` of FP32 with k dependent FMAs per element
  * (2 k FLOPs per 4 bytes), at each of ks[nk] (ascending, ks[0] = 0: the memory end; the last:
  * the compute end). */
-struct validate_sweep {
+struct model_sweep {
     double (*pass)(void *ud, int k);    /* seconds of one pass; NAN: failed */
     void *ud;
     double bytes;
     const int *ks;
-    int nk;                             /* at most VALIDATE_SWEEP_MAX */
+    int nk;                             /* at most MODEL_SWEEP_MAX */
     const char *what;                   /* the microbenchmark in words */
 };
-#define VALIDATE_SWEEP_MAX 16
+#define MODEL_SWEEP_MAX 16
 
-/* Chooses the combine rule's q on the sweep (validate.c) into ci.combine and ci.vector_flops;
+/* Chooses the combine rule's q on the sweep (model.c) into ci.combine and ci.vector_flops;
  * 0, or -1 when a pass failed. */
-int validate_combine_rule(cJSON *ci, const struct validate_sweep *s);
+int model_combine_rule(cJSON *ci, const struct model_sweep *s);
 
 /* A device's ceilings into ci, the results' info.calibration: device, threads, peak_flops per
  * dtype (fp32 at least), peak_gemm_flops (the FLOPs of the GEMM that reached it),
  * bandwidth_Bps, op_overhead_s, combine, vector_flops, and each one's words (*_what); info may
  * get more (the CPU's info.dram). 0, or -1 with why.
- * The CPU's (validate_cpu.c): cblas_sgemm, measure_dram, an empty parallel region, its own sweep.
- * A CUDA device's (validate_gpu.c): cuBLASLt GEMMs per dtype, the device-memory bandwidth, an
+ * The CPU's (model_cpu.c): cblas_sgemm, measure_dram, an empty parallel region, its own sweep.
+ * A CUDA device's (model_gpu.c): cuBLASLt GEMMs per dtype, the device-memory bandwidth, an
  * empty kernel launch, the precision family's sweep kernel; also device_name, memory_bytes,
  * shared_pool and catalog_id (the catalog system the GPU is, e.g. a GB10: dgx-spark). Without a
  * usable device why gets the driver's words ("no CUDA device: ...", "... built without CUDA
  * ..."), as backend_for gives them. */
-int validate_cpu_ceilings(cJSON *ci, cJSON *info, char *why, size_t n);
-int validate_gpu_ceilings(cJSON *ci, cJSON *info, char *why, size_t n);
+int model_cpu_ceilings(cJSON *ci, cJSON *info, char *why, size_t n);
+int model_gpu_ceilings(cJSON *ci, cJSON *info, char *why, size_t n);
 
 #endif

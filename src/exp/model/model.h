@@ -1,11 +1,11 @@
-/* validate.h: the experiment that checks the training-time model (scenario `sr.model`, results
+/* model.h: the experiment that checks the training-time model (scenario `sr.model`, results
  * name "model"): calibrate on microbenchmarks (the ops of the
  * training step timed on their own, a large GEMM, a DRAM read, an intensity sweep, an empty
  * parallel region), predict the step time of several training configurations, then measure
  * them. The projection onto the catalog's systems is a stage over the results after every
  * experiment (src/predict/project.h), reading this experiment's calibration from them. */
-#ifndef SR_EXP_VALIDATE_H
-#define SR_EXP_VALIDATE_H
+#ifndef SR_EXP_MODEL_H
+#define SR_EXP_MODEL_H
 
 #include <stddef.h>
 
@@ -15,14 +15,14 @@
 
 struct train_config;
 
-extern const struct param validate_params[];
-int validate_precheck(const cJSON *params, char *err, size_t errlen);
-cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errlen);
+extern const struct param model_params[];
+int model_precheck(const cJSON *params, char *err, size_t errlen);
+cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen);
 
 /* Training-step samples (n <= 11) that took longer than the noise allows: slower than the mean
  * of the fastest third (at least two) by more than 25 % of it and 4 of their standard
  * deviations: another process had the cores then. bad[r] marks them; *limit: the threshold in
  * seconds; returns how many. More than a third: the samples are not one population. */
-int validate_disturbed(const double *step_s, int n, int *bad, double *limit);
+int model_disturbed(const double *step_s, int n, int *bad, double *limit);
 
 #endif

@@ -1,12 +1,12 @@
-/* validate.c: the training-time model experiment, one flow for every device. Calibration first,
- * from microbenchmarks only: the device's ceilings (validate_cpu.c: a large CBLAS GEMM, the one
- * DRAM bandwidth, an empty parallel region; validate_gpu.c: cuBLASLt GEMMs per dtype, the device
+/* model.c: the training-time model experiment, one flow for every device. Calibration first,
+ * from microbenchmarks only: the device's ceilings (model_cpu.c: a large CBLAS GEMM, the one
+ * DRAM bandwidth, an empty parallel region; model_gpu.c: cuBLASLt GEMMs per dtype, the device
  * bandwidth, an empty kernel launch; each with an intensity sweep for the combine rule), then
  * every distinct op of the validation configurations timed on its own through the device's
  * trainer (the GEMM surface and the op-class kernels at the sizes the models use). Then each
  * configuration's step time is predicted from the calibration and the op plan, and only then
  * measured by training it. The projection onto other systems is project.c's. */
-#include "exp/validate/validate.h"
+#include "exp/model/model.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 
 #include "exp/train/train.h"
 #include "exp/train/train_data.h"
-#include "exp/validate/validate_int.h"
+#include "exp/model/model_int.h"
 #include "measure/backend.h"
 #include "measure/measure.h"
 #include "predict/project.h"
@@ -29,7 +29,7 @@
 #define NCACHE 10               /* the base configurations: v1..v10 */
 #define NEXTRA 3                /* sized from the caches: c1 (its step fits them), d1, d2 (theirs do not) */
 
-const struct param validate_params[] = {
+const struct param model_params[] = {
     { "device", PARAM_ENUM, 0, NULL, "cpu|gpu", "cpu", 0, 0,
       "where the calibration and validation run: CPU (OpenMP, CBLAS) or the first CUDA device" },
     { "configs", PARAM_INT, 0, NULL, NULL, "10", 1, 10,
@@ -257,7 +257,7 @@ static int check_held_out(const cJSON *params, char *err, size_t errlen)
     return 0;
 }
 
-int validate_precheck(const cJSON *params, char *err, size_t errlen)
+int model_precheck(const cJSON *params, char *err, size_t errlen)
 {
     struct train_config cfg[NCONFIGS];
     configs(params, 0, cfg);
@@ -280,7 +280,7 @@ int validate_precheck(const cJSON *params, char *err, size_t errlen)
 /* How the calibration's microbenchmarks repeat (the harness's loop, measure.h). */
 static const struct measure_rule CALIB_RULE = { 1, 3, 10, 0.02, 0, 0.5 };
 
-double validate_timed(double (*fn)(void *ud), void *ud, const char *stat)
+double model_timed(double (*fn)(void *ud), void *ud, const char *stat)
 {
     cJSON *rec = cJSON_CreateObject();
     measure_repeat(rec, &CALIB_RULE, fn, ud);
@@ -292,7 +292,7 @@ double validate_timed(double (*fn)(void *ud), void *ud, const char *stat)
 static const double Q_CHOICES[] = { 1, 1.5, 2, 3, 4, 6, 64 };
 #define NQ ((int)(sizeof Q_CHOICES / sizeof Q_CHOICES[0]))
 
-static void combine_json(cJSON *ci, const struct validate_sweep *s, const double *t, const double *err, double q,
+static void combine_json(cJSON *ci, const struct model_sweep *s, const double *t, const double *err, double q,
                          double best)
 {
     cJSON *o = cJSON_AddObjectToObject(ci, "combine");
@@ -320,9 +320,9 @@ static void combine_json(cJSON *ci, const struct validate_sweep *s, const double
 
 /* Chooses q on the sweep: the ceilings are the sweep's own ends (k = 0: memory; the largest k:
  * compute), the q whose combine rule predicts the points between best (mean |log error|). */
-int validate_combine_rule(cJSON *ci, const struct validate_sweep *s)
+int model_combine_rule(cJSON *ci, const struct model_sweep *s)
 {
-    double t[VALIDATE_SWEEP_MAX], n = s->bytes / 4, err[NQ], best = INFINITY, q = 1;
+    double t[MODEL_SWEEP_MAX], n = s->bytes / 4, err[NQ], best = INFINITY, q = 1;
     int last = s->nk - 1;
     for (int i = 0; i < s->nk; i++)
         if (!((t[i] = s->pass(s->ud, s->ks[i])) > 0))
@@ -520,7 +520,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int validate_disturbed(const double *step_s, int n, int *bad, double *limit)
+int model_disturbed(const double *step_s, int n, int *bad, double *limit)
 {
     double v[OP_ROUNDS], mean = 0, var = 0;
     int k = n / 3 > 2 ? n / 3 : n < 2 ? n : 2, count = 0;
@@ -548,7 +548,7 @@ static void drop_round(double *x, int rows, size_t width, int rounds, int r)
 /* Times every distinct op of cfg's plan on its own (none when held out), and whole training
  * steps, in rounds: each of the first OP_TIMED rounds times each op once, then every round trains
  * one step (forward, backward, AdamW update). A burst of load on a shared machine then costs one sample of many ops and of
- * the steps alike. Rounds whose step was disturbed (validate_disturbed) are dropped, steps and op
+ * the steps alike. Rounds whose step was disturbed (model_disturbed) are dropped, steps and op
  * samples alike, when they are a third or fewer; more, and the samples are not one population:
  * nothing goes into c and the return is -2 (the caller reruns or excludes). The ops' medians go
  * into c; *run gets the steps. Returns the ops timed, or -1 with a message. */
@@ -593,7 +593,7 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
         snprintf(err, errlen, "%s", failed);
         rounds = -1;
     }
-    int nbad = steps && rounds > 2 ? validate_disturbed(step_s, rounds, bad, &limit) : 0, all = rounds;
+    int nbad = steps && rounds > 2 ? model_disturbed(step_s, rounds, bad, &limit) : 0, all = rounds;
     if (nbad * 3 > rounds) {
         *run = steps_json(&b, step_s, op_s, rounds);
         snprintf(err, errlen, "its step times are not one population: %d of %d steps took longer than %.3g s, "
@@ -825,8 +825,8 @@ struct vdevice {
     int refusal_skips;
 };
 static const struct vdevice vdevices[] = {
-    { "cpu", "train", 1, validate_cpu_ceilings, 0 },
-    { "gpu", "train", 0, validate_gpu_ceilings, 1 },
+    { "cpu", "train", 1, model_cpu_ceilings, 0 },
+    { "gpu", "train", 0, model_gpu_ceilings, 1 },
 };
 
 /* What a device's run would have measured, each as not measured with one reason (without a
@@ -896,7 +896,7 @@ static int measure_config(const struct vrun *vr, const struct train_config *cfg,
     return rc < 0 ? rc : 0;
 }
 
-static void validate_configs(const struct vdevice *d, const struct vrun *vr, const struct train_config *cfg,
+static void model_configs(const struct vdevice *d, const struct vrun *vr, const struct train_config *cfg,
                              struct predict_calib *cal, cJSON *out)
 {
     cJSON *results = part(out, "results"), *skipped = part(out, "skipped"), *vals = cJSON_CreateArray(), *v;
@@ -974,7 +974,7 @@ static void calibrate_big(const struct vrun *vr, const struct train_config *base
     cJSON_Delete(run);
 }
 
-cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errlen)
+cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
 {
     struct train_config cfg[NCONFIGS];
     struct predict_calib cal = { 0 };
@@ -1018,7 +1018,7 @@ cJSON *validate_run(const cJSON *params, double budget_s, char *err, size_t errl
                             "caches' worth of bytes (the inputs the step reuses soon are then warm, those it streams "
                             "cold)");
     calibrate_big(&vr, &cfg[0], &cal, out);
-    validate_configs(d, &vr, cfg, &cal, out);
+    model_configs(d, &vr, cfg, &cal, out);
     if (field(ci, "device_name") && field(info, "validation"))
         cJSON_AddStringToObject(part(info, "validation"), "device_name", json_str(ci, "device_name", ""));
     predict_calib_finish(&cal);

@@ -1,9 +1,9 @@
-/* validate_gpu.c: a CUDA device's ceilings for the training-time model's calibration, from the
+/* model_gpu.c: a CUDA device's ceilings for the training-time model's calibration, from the
  * other families' GPU ops (backend_for): the sustained matmul peak per dtype the trainer uses
  * (the precision family's cuBLASLt GEMM), the device-memory bandwidth (the bandwidth family's
  * kernels), the cost of an empty kernel launch and the intensity sweep (the precision family's
- * kernels). Plain C: no kernel of its own. The ops of the step and the flow are validate.c's. */
-#include "exp/validate/validate_int.h"
+ * kernels). Plain C: no kernel of its own. The ops of the step and the flow are model.c's. */
+#include "exp/model/model_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -42,7 +42,7 @@ static int peaks(const struct prec_ops *po, cJSON *pk, cJSON *refused, char *why
         struct prec_gemm g = { .fmt = PEAKS[i].fmt, .m = PEAK_N, .n = PEAK_N, .k = PEAK_N, .seed_a = 1, .seed_b = 2 };
         char no[256] = "";
         struct gemm_ud u = { po, &g };
-        double t = po->gemm_setup(&g, no, sizeof no) == PREC_OK ? validate_timed(gemm_pass, &u, "min") : NAN;
+        double t = po->gemm_setup(&g, no, sizeof no) == PREC_OK ? model_timed(gemm_pass, &u, "min") : NAN;
         po->gemm_release(&g);
         if (t > 0) {
             cJSON_AddNumberToObject(pk, net_dtype_names[PEAKS[i].dt], 2.0 * PEAK_N * PEAK_N * PEAK_N / t);
@@ -88,7 +88,7 @@ static double device_bandwidth(const struct bw_ops *o, double bytes, const char 
             break;
         }
         const struct bw_kernel_info *ki = &bw_kernels[ks[i]];
-        double gbps = (ki->reads + ki->writes) * (double)x.n * 4 / validate_timed(bw_pass, &u, "min");
+        double gbps = (ki->reads + ki->writes) * (double)x.n * 4 / model_timed(bw_pass, &u, "min");
         if (gbps > 0 && !(gbps <= best)) {
             best = gbps;
             *kernel = ki->name;
@@ -121,7 +121,7 @@ static double sweep_pass(void *ud, int k)
 {
     struct sweep_ud *u = ud;
     u->k = k;
-    return validate_timed(sweep_once, u, "min");
+    return model_timed(sweep_once, u, "min");
 }
 
 /* The combine rule on the precision family's FP32 chain kernel: up to 256 FLOP/byte, beyond
@@ -131,12 +131,12 @@ static int gpu_combine(const struct prec_ops *po, cJSON *ci, double bytes, char 
     static const int ks[] = { 0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512 };
     struct prec_sweep s = { .fmt = PREC_FP32, .n = (size_t)(bytes / 4) / 4096 * 4096, .threads = 1 };
     struct sweep_ud u = { po, &s, 0 };
-    struct validate_sweep sw = { sweep_pass, &u, 4.0 * (double)s.n, ks, (int)(sizeof ks / sizeof ks[0]),
+    struct model_sweep sw = { sweep_pass, &u, 4.0 * (double)s.n, ks, (int)(sizeof ks / sizeof ks[0]),
         "the precision family's FP32 chain kernel over a device array (1 GiB or 8x the L2, the larger), k = 0 .. 512 "
         "dependent FMAs per element (256 FLOP/byte), fastest repetition; ceilings from its two ends; q chosen from "
         "1, 1.5, 2, 3, 4, 6, max on the points between" };
     int rc = -1;
-    if (po->sweep_setup(&s, why, n) == PREC_OK && (rc = validate_combine_rule(ci, &sw)) != 0)
+    if (po->sweep_setup(&s, why, n) == PREC_OK && (rc = model_combine_rule(ci, &sw)) != 0)
         snprintf(why, n, "the intensity sweep failed");
     po->sweep_release(&s);
     return rc;
@@ -157,7 +157,7 @@ static void device_json(cJSON *ci, const struct cuda_device *d)
         cJSON_AddStringToObject(ci, "catalog_id", "dgx-spark");
 }
 
-int validate_gpu_ceilings(cJSON *ci, cJSON *info, char *why, size_t n)
+int model_gpu_ceilings(cJSON *ci, cJSON *info, char *why, size_t n)
 {
     struct cuda_info cu;
     const char *kernel = "?";
@@ -186,7 +186,7 @@ int validate_gpu_ceilings(cJSON *ci, cJSON *info, char *why, size_t n)
              "three arrays of %.0f MiB (1 GiB or 8x the L2): %s, bytes the kernel names, best repetition",
              bytes / 1048576, kernel);
     cJSON_AddStringToObject(ci, "bandwidth_what", what);
-    double launch = validate_timed(launch_pass, (void *)po, "median");
+    double launch = model_timed(launch_pass, (void *)po, "median");
     if (!(launch > 0)) {
         snprintf(why, n, "the empty kernel launch failed");
         return -1;

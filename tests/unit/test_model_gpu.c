@@ -1,4 +1,4 @@
-/* test_validate_gpu.c: the GPU calibration path without a GPU: tests/fixtures/model/gpu.json (a
+/* test_model_gpu.c: the GPU calibration path without a GPU: tests/fixtures/model/gpu.json (a
  * GB10 run's model experiment, hand-made) loaded into a predict_calib the way the run fills it
  * (predict_calib_load: the ceilings of info.calibration, then each op's first time), and the
  * predictions checked against figures computed by hand from the fixture: a timed op's own time,
@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "exp/train/train.h"
-#include "exp/validate/validate.h"
+#include "exp/model/model.h"
 #include "predict/project.h"
 #include "util/fsutil.h"
 #include "util/json.h"

@@ -1,4 +1,4 @@
-/* test_validate.c: the model experiment's rule for disturbed training steps (validate_disturbed):
+/* test_model.c: the model experiment's rule for disturbed training steps (model_disturbed):
  * a steady series keeps every sample, one burst is one sample, and a configuration whose steps
  * jump tenfold for most of its rounds (another process on the machine) is flagged as not one
  * population; and the held-out list is checked before anything runs. */
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "exp/validate/validate.h"
+#include "exp/model/model.h"
 #include "util/param.h"
 
 static void test_disturbed(void)
@@ -16,10 +16,10 @@ static void test_disturbed(void)
     double jumps[11] = { 0.055, 0.056, 0.55, 0.71, 0.88, 0.054, 0.62, 0.80, 0.055, 0.66, 0.59 };
     int bad[11];
     double limit;
-    EXPECT(validate_disturbed(steady, 11, bad, &limit) == 0);
+    EXPECT(model_disturbed(steady, 11, bad, &limit) == 0);
     EXPECT(limit > 0.104 && limit < 0.14);
-    EXPECT(validate_disturbed(burst, 11, bad, &limit) == 1 && bad[4] == 1 && bad[3] == 0);
-    int n = validate_disturbed(jumps, 11, bad, &limit);
+    EXPECT(model_disturbed(burst, 11, bad, &limit) == 1 && bad[4] == 1 && bad[3] == 0);
+    int n = model_disturbed(jumps, 11, bad, &limit);
     EXPECT(n == 7 && 3 * n > 11);           /* not one population: measured again or excluded */
     EXPECT(bad[2] && !bad[0] && limit < 0.1);
 }
@@ -28,15 +28,15 @@ static void test_held_out(void)
 {
     char err[256];
     cJSON *g = cJSON_Parse("{\"held_out\": [\"v4\", \"x9\"]}");
-    cJSON *params = param_check("model", validate_params, g, err, sizeof err);
+    cJSON *params = param_check("model", model_params, g, err, sizeof err);
     EXPECT(params != NULL);
-    EXPECT(validate_precheck(params, err, sizeof err) == -1);
+    EXPECT(model_precheck(params, err, sizeof err) == -1);
     EXPECT_STR(err, "model: held_out names 'x9', which is not a validation configuration (v1..v10, c1, d1, d2)");
     cJSON_Delete(params);
     cJSON_Delete(g);
     g = cJSON_Parse("{\"configs\": 2, \"held_out\": [\"v4\", \"d2\"]}");      /* not run here: allowed */
-    params = param_check("model", validate_params, g, err, sizeof err);
-    EXPECT(params != NULL && validate_precheck(params, err, sizeof err) == 0);
+    params = param_check("model", model_params, g, err, sizeof err);
+    EXPECT(params != NULL && model_precheck(params, err, sizeof err) == 0);
     cJSON_Delete(params);
     cJSON_Delete(g);
 }

@@ -1,8 +1,8 @@
-/* validate_cpu.c: the CPU's ceilings for the training-time model's calibration: the sustained
+/* model_cpu.c: the CPU's ceilings for the training-time model's calibration: the sustained
  * FP32 matmul peak (a large cblas_sgemm), the machine's one DRAM bandwidth (measure_dram), the fixed
  * cost of an op (an empty OpenMP parallel region) and the intensity sweep the combine rule is
- * chosen on. The ops of the step and the flow are validate.c's. */
-#include "exp/validate/validate_int.h"
+ * chosen on. The ops of the step and the flow are model.c's. */
+#include "exp/model/model_int.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -41,7 +41,7 @@ static double gemm_peak(void)
         g.a[i] = (float)((i % 13) - 6) / 8;
         g.b[i] = (float)((i % 7) - 3) / 4;
     }
-    double best = 2.0 * n * n * n / validate_timed(gemm_once, &g, "min");
+    double best = 2.0 * n * n * n / model_timed(gemm_once, &g, "min");
     free(g.a);
     free(g.b);
     free(g.c);
@@ -62,7 +62,7 @@ static double regions_once(void *ud)
     return (timing_now() - t0) / 200;
 }
 
-static double region_cost(void) { return validate_timed(regions_once, NULL, "median"); }
+static double region_cost(void) { return model_timed(regions_once, NULL, "median"); }
 
 /* The intensity sweep: n floats streamed once with k dependent FMAs each (2k FLOPs per 4
  * bytes), 64 independent chains at a time so that the FMAs vectorise and pipeline. */
@@ -102,7 +102,7 @@ static double sweep_pass(void *ud, int k)
 {
     struct sweep_ud *u = ud;
     u->k = k;
-    return validate_timed(sweep_once, u, "min");
+    return model_timed(sweep_once, u, "min");
 }
 
 /* Floats of the sweep's array: DRAM-sized (measure.h), a multiple of LANES. */
@@ -122,16 +122,16 @@ static int cpu_combine(cJSON *ci)
     for (size_t i = 0; i < n; i++)
         x[i] = (float)(i % 17) / 17;
     struct sweep_ud u = { x, n, 0, 0 };
-    struct validate_sweep s = { sweep_pass, &u, 4.0 * (double)n, ks, (int)(sizeof ks / sizeof ks[0]),
+    struct model_sweep s = { sweep_pass, &u, 4.0 * (double)n, ks, (int)(sizeof ks / sizeof ks[0]),
         "a DRAM-sized FP32 array (4x all caches, 256 MiB at least) streamed once with k dependent FMAs per "
         "element, k = 0 .. 64 (32 FLOP/byte, far beyond a CPU's knee), fastest repetition; ceilings from its two ends; "
         "q chosen from 1, 1.5, 2, 3, 4, 6, max on the points between" };
-    int rc = validate_combine_rule(ci, &s);
+    int rc = model_combine_rule(ci, &s);
     free(x);
     return rc;
 }
 
-int validate_cpu_ceilings(cJSON *ci, cJSON *info, char *why, size_t n)
+int model_cpu_ceilings(cJSON *ci, cJSON *info, char *why, size_t n)
 {
     char what[200], err[300];
     struct measure_dram d;

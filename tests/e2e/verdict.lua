@@ -133,6 +133,26 @@ for i, wid in ipairs(scn.decide) do
   answers[i] = { wid = wid, a = a, aj = aj, best = best }
 end
 
+-- a job one device cannot hold: the smallest count of devices that can, its own row ("2 x DGX Spark
+-- (ZeRO-3)") with its hours, band and costs, and on the Spark a sentence in the verdict box
+local multi = 0
+for _, r in ipairs(model.results) do
+  local one = r.series == "projection_devices" and recs[r.workload .. "|" .. r.system]
+  local listed = false
+  for _, id in ipairs(scn.systems or scn.compare) do listed = listed or id == r.system end
+  if one and listed and r.hours and not (one.fits and one.offload == "none") then
+    local j = job(r.system, r)
+    local pat = "\n%s*" .. ("%d"):format(j.gpus) .. " x [^\n]-%s" .. ("%d"):format(j.gpus) .. "%s+"
+      .. lit(("%s (%s–%s)"):format(rate(r.hours), rate(r.hours_low), rate(r.hours_high)))
+      .. "[^\n]-ZeRO%-" .. ("%d"):format(r.zero) .. "[^\n]-%s" .. lit(j.buy and usd(j.buy) or "n/a") .. "[ p]+" .. lit(j.rent and usd(j.rent) or "n/a")
+    if not front:find(pat) then fail("the decision table lacks the %d-device row of %s on %s: %s", j.gpus, r.workload, r.system, pat) end
+    if r.system == SPARK and not flat:find(("%d Sparks over their ConnectX-7 link (ZeRO-%d) hold it"):format(j.gpus, r.zero), 1, true) then
+      fail("the verdict box does not say that %d Sparks hold %s", j.gpus, r.workload)
+    end
+    multi = multi + 1
+  end
+end
+
 -- the verdict box: each workload under the recommendation its numbers make; the break-even
 -- utilisation from results.json and from the table's printed figures; the cheapest HBM row named
 local box = flat:match("Verdict Workload Per job %(projected%) Flips when, each alone (.-) A Spark costs")

@@ -47,6 +47,11 @@ local function gather(results, exp)
   for _, r in ipairs(R.records(exp, { series = "projection" })) do
     ctx.recs[tostring(r.workload) .. "|" .. tostring(r.system)] = r
   end
+  -- the smallest count of devices that holds a job one device cannot (src/predict/project.c)
+  ctx.multi = {}
+  for _, r in ipairs(R.records(exp, { series = "projection_devices" })) do
+    ctx.multi[tostring(r.workload) .. "|" .. tostring(r.system)] = r
+  end
   local wl = {}
   for _, w in ipairs(info.workloads or {}) do wl[w.id] = w end
   ctx.missing = {}
@@ -104,8 +109,9 @@ end
 
 -- Every figure of one workload on one system, computed once: what the table prints, what the
 -- verdict compares and what the tests recompute. nil when the system has no record.
-local function figures(ctx, w, id)
-  local r, own = rec(ctx, w, id)
+local function figures(ctx, w, id, r)
+  local own = false
+  if not r then r, own = rec(ctx, w, id) end
   if not r then return nil end
   local f = { id = id, r = r, own = own, fits = r.fits, hours = num(r.hours), gpus = num(r.gpus) or 1 }
   if f.hours then
@@ -142,8 +148,14 @@ end
 -- per job beyond the bands), "rent" (the HBM alternative is), "tie" (the two costs' ranges over
 -- the hours bands overlap).
 local function decide(ctx, w)
-  local wf = { w = w, by = {} }
-  for _, id in ipairs(ctx.compare) do wf.by[id] = figures(ctx, w, id) end
+  local wf = { w = w, by = {}, multi = {} }
+  for _, id in ipairs(ctx.compare) do
+    wf.by[id] = figures(ctx, w, id)
+    local m = ctx.multi[w.id .. "|" .. id]
+    if m and wf.by[id] and not (wf.by[id].fits and wf.by[id].r.offload == "none") and num(m.hours) then
+      wf.multi[id] = figures(ctx, w, id, m)
+    end
+  end
   local a = wf.by[SPARK]
   wf.spark = a
   wf.alt, wf.alt_usd, wf.alt_how = cheapest_hbm(ctx, wf)
@@ -189,9 +201,21 @@ local function system_row(ctx, wf, id)
            c.energy_kwh and p(fmt.rate(c.energy_kwh)) or "n/a" }
 end
 
+-- The smallest count of devices that holds a job one device cannot: "2 x DGX Spark", fit "ZeRO-3 + ...".
+local function multi_row(ctx, wf, id)
+  local f, c = wf.multi[id], wf.multi[id].cost
+  local label = ("%s x %s"):format(fmt.int(f.gpus), (name_of(ctx, id):gsub("^NVIDIA ", "")))
+  return { label, devices(f.r), p(("%s (%s)"):format(fmt.hours(f.hours, ""), band_text(f.r))), "", "",
+           { text = ("ZeRO-%d + %s"):format(num(f.r.zero) or 0, R.fit_short(f.r)), tone = f.fits and "good" or "bad" },
+           c.buy_usd and p(cost.usd(c.buy_usd)) or "n/a", c.rent_usd and p(cost.usd(c.rent_usd)) or "n/a",
+           c.energy_kwh and p(fmt.rate(c.energy_kwh)) or "n/a" }
+end
+
 local FIT_WORDS = "ckpt: activation checkpointing; accum N: gradient accumulation over N micro-batches; offload: "
   .. "optimizer state in host memory; N GPUs: data parallel on N GPUs of one node (ZeRO sharding where the "
-  .. "appendix names it). LoRA rank 16: rank-16 adapters trained, base weights frozen; QLoRA, NF4: the same over "
+  .. "appendix names it); a row \"N x system\", fit ZeRO-K: the smallest of 2, 4, 8 devices that holds a job one "
+  .. "device cannot, sharded over them (ZeRO-1: the optimizer state; ZeRO-2: also the gradients; ZeRO-3: also "
+  .. "the weights), their traffic over the system's link (Sparks: ConnectX-7). LoRA rank 16: rank-16 adapters trained, base weights frozen; QLoRA, NF4: the same over "
   .. "4-bit NormalFloat base weights; 8-bit Adam: optimizer state in 8 bits."
 
 -- One table for every workload: a row naming the workload, then a row per compared system, kept
@@ -202,8 +226,12 @@ local function decision_table(doc, ctx)
     local w = wf.w
     rows[#rows + 1] = { { text = ("(%d) %s"):format(i, w.name), tone = "neutral" }, "",
                         s(("%s tokens"):format(fmt.count(w.tokens))), "", "", "", "", "", (w.precision or "?"):upper() }
-    for _, id in ipairs(ctx.compare) do rows[#rows + 1] = system_row(ctx, wf, id) end
-    groups[#groups + 1] = 1 + #ctx.compare
+    local n = 1
+    for _, id in ipairs(ctx.compare) do
+      rows[#rows + 1], n = system_row(ctx, wf, id), n + 1
+      if wf.multi[id] then rows[#rows + 1], n = multi_row(ctx, wf, id), n + 1 end
+    end
+    groups[#groups + 1] = n
   end
   doc:table {
     columns = { { title = "Workload / system", width = 0.2 }, { title = "GPUs", align = "center", width = 0.05 },
@@ -244,8 +272,13 @@ local function case_text(ctx, wf)
     local need = tostring(a.r.fit):match("needs ([%d.]+ [GMT]i?B)")
     local have = tostring(a.r.fit):match("([%d.]+ [GMT]i?B) usable")
     have = have and (have .. " usable") or tostring(a.r.fit):match("([%d.]+ [GMT]i?B) here")
-    return ("does not fit on a Spark%s; %s per job."):format(need and have and (" (needs %s, %s)"):format(need, have)
-      or "", alt_text(ctx, wf))
+    local m, two = wf.multi[SPARK], ""
+    if m then
+      two = (" %s Sparks over their ConnectX-7 link (ZeRO-%d) hold it: %s, %s bought per job;"):format(fmt.int(m.gpus),
+        num(m.r.zero) or 0, hours(m.hours, true), m.cost.buy_usd and cost.usd(m.cost.buy_usd) or "price n/a")
+    end
+    return ("does not fit on a Spark%s;%s %s per job."):format(need and have and (" (needs %s, %s)"):format(need, have)
+      or "", two, alt_text(ctx, wf))
   end
   local head = ("Spark bought, %s: %s; %s."):format(hours(a.hours, true), cost.usd(a.cost.buy_usd), alt_text(ctx, wf))
   if wf.kind == "tie" then return head .. " A tie within the hours bands." end

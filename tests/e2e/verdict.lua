@@ -189,7 +189,10 @@ for i, ans in ipairs(answers) do
     local printed = u <= 1 and ("%.0f %%"):format(100 * u) or ("none (%.0f %%)"):format(100 * u)
     local row = sens:match("%(" .. i .. "%) [^%$]-(%$[%d,.]+ %$[%d,.]+ %$[%d,.]+ %$[%d,.]+ [^%%]-%%)")
       or fail("the sensitivity table has no row (%d)", i)
-    if not row:find(lit(printed) .. "$") then fail("(%d) break-even: the table says %q, results.json %s", i, row, printed) end
+    -- the row is read up to its first "%": "none (181 %" of "none (181 %)"
+    if not row:find(lit((printed:gsub("%)$", ""))) .. "$") then
+      fail("(%d) break-even: the table says %q, results.json %s", i, row, printed)
+    end
     -- and from the decision table's printed figures alone: Spark buy $/job and kWh, the cheapest HBM $/job
     local capital_at_u = aj.buy - aj.kwh * E
     local from_table = (num(usd(aj.buy)) - num(rate(aj.kwh)) * E) * U / (num(usd(best.usd)) - num(rate(aj.kwh)) * E)

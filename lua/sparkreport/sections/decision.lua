@@ -350,11 +350,11 @@ local function sensitivity_table(doc, ctx)
   end
   if #rows == 0 then return end
   doc:table {
-    columns = { { title = "Workload", width = 0.2 }, { title = "Spark $/job\nat 25 %", align = "right", width = 0.09 },
+    columns = { { title = "Workload", width = 0.17 }, { title = "Spark $/job\nat 25 %", align = "right", width = 0.09 },
                 { title = ("at %s"):format(pct0(u0)), align = "right", width = 0.08 },
                 { title = "at 100 %", align = "right", width = 0.08 },
-                { title = "Cheapest HBM\n$/job", width = 0.17 },
-                { title = "Break-even\nutilisation", align = "right", width = 0.1 },
+                { title = "Cheapest HBM\n$/job", width = 0.15 },
+                { title = "Break-even\nutilisation", align = "right", width = 0.16 },
                 { title = "HBM rent\nthat ties", align = "right", width = 0.09 },
                 { title = "kWh price\nthat ties", align = "right", width = 0.09 },
                 { title = "Spark price\nthat ties", align = "right" } },

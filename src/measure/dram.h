@@ -35,8 +35,9 @@ struct measure_dram_ops {
 /* The run's figure: the one kept, else measured now for `family` (NULL: "another experiment"; the
  * source then says "measured by compress") and kept. 0, or -1 with a message. */
 int measure_dram(const char *family, struct measure_dram *out, char *err, size_t errlen);
-/* Keeps d (copies of its strings) as the run's figure. */
-void measure_dram_set(const struct measure_dram *d);
+/* Keeps d (copies of its strings) as the run's figure; returns the kept figure, whose strings
+ * are the service's. */
+struct measure_dram measure_dram_set(const struct measure_dram *d);
 /* The figure MEASURE_DRAM_RULE chooses from bandwidth records at their largest working set: series
  * "size" or "stores", host memory, `threads` threads, valid. 0, or -1 when none is. Its strings
  * point into results. */

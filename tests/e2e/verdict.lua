@@ -137,10 +137,9 @@ end
 -- (ZeRO-3)") with its hours, band and costs, and on the Spark a sentence in the verdict box
 local multi = 0
 for _, r in ipairs(model.results) do
-  local one = r.series == "projection_devices" and recs[r.workload .. "|" .. r.system]
   local listed = false
   for _, id in ipairs(scn.systems or scn.compare) do listed = listed or id == r.system end
-  if one and listed and r.hours and not (one.fits and one.offload == "none") then
+  if r.series == "projection_devices" and listed and r.hours then
     local j = job(r.system, r)
     local pat = "\n%s*" .. ("%d"):format(j.gpus) .. " x [^\n]-%s" .. ("%d"):format(j.gpus) .. "%s+"
       .. lit(("%s (%s–%s)"):format(rate(r.hours), rate(r.hours_low), rate(r.hours_high)))

@@ -151,8 +151,8 @@ local function decide(ctx, w)
   local wf = { w = w, by = {}, multi = {} }
   for _, id in ipairs(ctx.compare) do
     wf.by[id] = figures(ctx, w, id)
-    local m = ctx.multi[w.id .. "|" .. id]
-    if m and wf.by[id] and not (wf.by[id].fits and wf.by[id].r.offload == "none") and num(m.hours) then
+    local m = ctx.multi[w.id .. "|" .. id]    -- written only where one device cannot hold the job
+    if m and num(m.hours) then
       wf.multi[id] = figures(ctx, w, id, m)
     end
   end

@@ -116,8 +116,7 @@ static void choose_dram(const struct bw_plan *pl, const cJSON *params, const cJS
     int automatic = cJSON_IsString(param_get(params, "max_size")) && !cJSON_IsArray(param_get(params, "sizes"));
     if (!(automatic || pl->sizes[pl->ns - 1] >= 0.999 * pl->auto_max) || measure_dram_pick(results, pl->tmax, &d) != 0)
         return;
-    measure_dram_set(&d);
-    measure_dram(NULL, &d, NULL, 0);
+    d = measure_dram_set(&d);           /* its strings pointed into results */
     cJSON_AddItemToObject(info, "dram", measure_dram_json(&d));
 }
 

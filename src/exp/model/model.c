@@ -550,7 +550,7 @@ static void drop_round(double *x, int rows, size_t width, int rounds, int r)
  * steps, in rounds: each of the first OP_TIMED rounds times each op once, then every round trains
  * one step (forward, backward, AdamW update). A burst of load on a shared machine then costs one sample of many ops and of
  * the steps alike. Past `until` (timing_now's clock) no round starts after the first MIN_ROUNDS (the first
- * one when only ops are timed). Rounds whose step was disturbed (model_disturbed) are dropped, steps and op
+ * two when only ops are timed: compare needs two samples). Rounds whose step was disturbed (model_disturbed) are dropped, steps and op
  * samples alike, when they are a third or fewer; more, and the samples are not one population:
  * nothing goes into c and the return is -2 (the caller reruns or excludes). The ops' medians go
  * into c; *run gets the steps. Returns the ops timed, or -1 with a message. */
@@ -586,7 +586,7 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
     double *samples = xmalloc((size_t)(n ? n : 1) * OP_ROUNDS * sizeof *samples), limit = 0;
     int rounds = 0;
     for (; rounds < (steps ? OP_ROUNDS : OP_TIMED) && !progress_stopping()
-           && (rounds < (steps ? MIN_ROUNDS : 1) || timing_now() < until); rounds++) {
+           && (rounds < (steps ? MIN_ROUNDS : 2) || timing_now() < until); rounds++) {
         for (int j = 0; j < n && rounds < OP_TIMED; j++)
             samples[(size_t)j * OP_ROUNDS + rounds] = time_op(&b, todo[j]);
         step_s[rounds] = steps ? train_step(&b, op_s + (size_t)rounds * b.nops) : 0;
@@ -982,7 +982,7 @@ static void model_configs(const struct vdevice *d, const struct vrun *vr, const 
     cJSON_Delete(vals);
 }
 
-/* One larger shape, timed op by op (OP_TIMED rounds, down to one past its share of the time: one
+/* One larger shape, timed op by op (OP_TIMED rounds, down to two past its share of the time: one
  * of `shares`) but never trained: the curves reach beyond the caches. */
 static void calibrate_big(const struct vrun *vr, const struct train_config *base, struct predict_calib *cal,
                           int shares, cJSON *out)

@@ -28,7 +28,7 @@
 #define LINE_W 1.3
 #define MAX_TICKS 160
 #define CAT_MAX_W 90.0          /* rotated category labels are cut to this */
-#define LEGEND_NAME_MAX 220.0   /* legend names are cut to this */
+#define LEGEND_NAME_MAX 330.0   /* legend names are cut to this (room for "(overlaps NAME)") */
 #define MARK_LABEL_MAX 120.0    /* and mark labels to this */
 #define AFTER_CHART 12.0
 #define COORD_LIMIT 10000.0     /* page coordinates are clamped here; the clip hides them */
@@ -219,7 +219,9 @@ static void resolve(struct scale *s, const struct pdf_axis *a, double dlo, doubl
             lo = pow(s->log, floor(lg(dlo, s->log) + 1e-9));
         if (auto_hi)
             hi = pow(s->log, ceil(lg(dhi, s->log) - 1e-9));
-        if (!(hi > lo) && auto_hi)
+        if (!(hi > lo) && auto_lo && auto_hi)     /* one value: in the middle, not on the frame */
+            lo /= s->log, hi *= s->log;
+        else if (!(hi > lo) && auto_hi)
             hi = lo * s->log;
         else if (!(hi > lo))
             lo = hi / s->log;
@@ -722,15 +724,24 @@ static void series_band(const struct plot *p, int i)
             whisker(p, i, map(&p->sx, s->x[k]), s->lo[k], s->hi[k]);
 }
 
+/* Whether a line joins point k of s to its neighbour j: j is usable and lies elsewhere on the
+ * page (a line of two points at one x, a ceiling over a single size, has no length to see). */
+static int joined(const struct plot *p, const struct pdf_series *s, int k, int j)
+{
+    if (j < 0 || j >= s->n || !usable(s->x[j], p->sx.log) || !usable(s->y[j], p->sy.log))
+        return 0;
+    return fabs(map(&p->sx, s->x[j]) - map(&p->sx, s->x[k])) > 0.5 ||
+           fabs(map(&p->sy, s->y[j]) - map(&p->sy, s->y[k])) > 0.5;
+}
+
 /* Whether point k of series i gets a marker: every point of a series with `points` (or
- * beyond the palette), a hollow one, one with no neighbour (a line needs two points, and no value
- * may silently disappear), and on a line drawn on an earlier one, points HIDDEN_MARK_GAP apart
+ * beyond the palette), a hollow one, one no line joins to a neighbour (a line needs two points
+ * and a length, and no value may silently disappear), and on a line drawn on an earlier one, points HIDDEN_MARK_GAP apart
  * (`last`: the page x of the last one drawn). */
 static int marked(const struct plot *p, int i, int k, double *last)
 {
     const struct pdf_series *s = &p->c->series[i];
-    int prev = k > 0 && usable(s->x[k - 1], p->sx.log) && usable(s->y[k - 1], p->sy.log);
-    int next = k + 1 < s->n && usable(s->x[k + 1], p->sx.log) && usable(s->y[k + 1], p->sy.log);
+    int prev = joined(p, s, k, k - 1), next = joined(p, s, k, k + 1);
     double x = map(&p->sx, s->x[k]);
     if (s->points || pdf_series_look(i).points || is_hollow(s, k) || (!prev && !next) || s->labels)
         return 1;

@@ -286,6 +286,11 @@ words, text = chart_words(pages, "Labelled points", 260)
 for _, label in ipairs { "alpha32", "beta16", "gamma8", "delta4", "eps4", "zeta8", "eta4" } do
   if not words[label] then fail("the point %q is not labelled: %s", label, text) end
 end
+-- One x value: the axis spans a power of two either side of it.
+words, text = chart_words(pages, "One size only", 200)
+for _, tick in ipairs { "32", "64", "128" } do
+  if not words[tick] then fail("the axis of one size lacks the tick %s (the point sits on the frame): %s", tick, text) end
+end
 
 -- The recorded default run's report: the same chart rules on its charts, and no word broken in
 -- a narrow column's header (the validation table's "Held out" read "Hel d out").

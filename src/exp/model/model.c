@@ -549,7 +549,8 @@ static void drop_round(double *x, int rows, size_t width, int rounds, int r)
 /* Times every distinct op of cfg's plan on its own (none when held out), and whole training
  * steps, in rounds: each of the first OP_TIMED rounds times each op once, then every round trains
  * one step (forward, backward, AdamW update). A burst of load on a shared machine then costs one sample of many ops and of
- * the steps alike. Past `until` (timing_now's clock) no round starts after the first MIN_ROUNDS. Rounds whose step was disturbed (model_disturbed) are dropped, steps and op
+ * the steps alike. Past `until` (timing_now's clock) no round starts after the first MIN_ROUNDS (the first
+ * one when only ops are timed). Rounds whose step was disturbed (model_disturbed) are dropped, steps and op
  * samples alike, when they are a third or fewer; more, and the samples are not one population:
  * nothing goes into c and the return is -2 (the caller reruns or excludes). The ops' medians go
  * into c; *run gets the steps. Returns the ops timed, or -1 with a message. */
@@ -585,7 +586,7 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
     double *samples = xmalloc((size_t)(n ? n : 1) * OP_ROUNDS * sizeof *samples), limit = 0;
     int rounds = 0;
     for (; rounds < (steps ? OP_ROUNDS : OP_TIMED) && !progress_stopping()
-           && (rounds < MIN_ROUNDS || timing_now() < until); rounds++) {
+           && (rounds < (steps ? MIN_ROUNDS : 1) || timing_now() < until); rounds++) {
         for (int j = 0; j < n && rounds < OP_TIMED; j++)
             samples[(size_t)j * OP_ROUNDS + rounds] = time_op(&b, todo[j]);
         step_s[rounds] = steps ? train_step(&b, op_s + (size_t)rounds * b.nops) : 0;
@@ -868,13 +869,17 @@ struct vrun {
 
 /* Seconds a configuration needs at least, as the calibration so far predicts it: the warm-up step
  * and MIN_ROUNDS rounds, each a step and, unless held out, every op timed on its own (about a
- * step more, and the replay before each op: `replay` bytes at the calibration's bandwidth). */
+ * step more, and before each op the replay of the ops that move `replay` bytes: that share of a
+ * step's bytes, and so of its time). */
 static double config_cost(const struct predict_calib *cal, const struct train_config *cfg, int held, double replay)
 {
     int nops;
-    double step = predict_step_seconds(cal, &cfg->shape, cfg->prec, NULL);
-    free(net_plan_new(&cfg->shape, cfg->prec, &nops));
-    double ops = held ? 0 : step + nops * replay / cal->bw;
+    double step = predict_step_seconds(cal, &cfg->shape, cfg->prec, NULL), bytes = 0;
+    struct net_op *plan = net_plan_new(&cfg->shape, cfg->prec, &nops);
+    for (int i = 0; i < nops; i++)
+        bytes += plan[i].bytes_read + plan[i].bytes_written;
+    free(plan);
+    double ops = held ? 0 : step * (1 + (bytes > 0 ? nops * fmin(1, replay / bytes) : 0));
     return step * WARMUP + MIN_ROUNDS * (step + ops);
 }
 
@@ -977,8 +982,8 @@ static void model_configs(const struct vdevice *d, const struct vrun *vr, const 
     cJSON_Delete(vals);
 }
 
-/* One larger shape, timed op by op (OP_TIMED rounds, fewer past its share of the time: one of
- * `shares`) but never trained: the curves reach beyond the caches. */
+/* One larger shape, timed op by op (OP_TIMED rounds, down to one past its share of the time: one
+ * of `shares`) but never trained: the curves reach beyond the caches. */
 static void calibrate_big(const struct vrun *vr, const struct train_config *base, struct predict_calib *cal,
                           int shares, cJSON *out)
 {
@@ -1039,6 +1044,7 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     }
     struct vrun vr = { ops, params, d->scrub_host ? scrub_bytes(params) : NO_SCRUB, machine_cache_total(&cpu), t0,
                        budget_s };
+    cJSON_AddNumberToObject(info, "ceilings_s", timing_now() - t0);     /* fixed: before any share is checked */
     cJSON_AddNumberToObject(info, "caches_total_bytes", vr.caches);
     cJSON_AddStringToObject(info, "op_state_rule", "each op timed on its own in the state the step leaves it in: "
                             "when what a step holds fits in all caches, warm, after the op before it; when it does "

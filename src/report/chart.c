@@ -51,6 +51,10 @@ static const struct pdf_rgb PALETTE[PDF_PALETTE] = {
 #define HIDDEN_MARK_GAP 9.0     /* pt between the markers of a line drawn on an earlier one, so
                                    that the earlier one shows between them */
 #define OFF_ARROW 5.0           /* pt: the arrow of a point beyond the scale */
+#define PART_SHARE 0.5          /* a line drawn over this share of an earlier one's length or
+                                   more lets it show through, and says so in the legend */
+#define COVER_STEP 2.0          /* pt between the samples of a line's length */
+#define COVER_WORK 4e6          /* point pairs beyond which overlaps are not looked for */
 
 struct scale {              /* one axis: a data range mapped onto a span of the page */
     double lo, hi;          /* shown data range; both > 0 on a log axis */
@@ -75,6 +79,8 @@ struct plot {               /* a chart being laid out and drawn */
     int empty;              /* nothing to plot: frame and "no data" */
     int *hidden;            /* nseries: 1 + the earlier series a line lies on (lies_on_earlier),
                                0 for none */
+    int *part;              /* nseries: 1 + the earlier series a line covers in part
+                               (covers_in_part), 0 for none */
     int off_s[2], off_k[2]; /* the point left out of a log y range below [0] and above [1]
                                (series, index), -1: none */
 };
@@ -669,6 +675,75 @@ static int lies_on_earlier(const struct plot *p, int i)
     return used > 0 && 4 * on_best >= 3 * used ? best : 0;
 }
 
+/* Distance on the page from (x, y) to the segment a-b, pt. */
+static double seg_dist(double x, double y, double ax, double ay, double bx, double by)
+{
+    double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
+    double t = l2 > 0 ? fmax(0.0, fmin(1.0, ((x - ax) * dx + (y - ay) * dy) / l2)) : 0.0;
+    return hypot(x - ax - t * dx, y - ay - t * dy);
+}
+
+/* Point k of s on the page; 0 when it is not drawn. */
+static int page_point(const struct plot *p, const struct pdf_series *s, int k, double *x, double *y)
+{
+    if (!s->x || !s->y || k < 0 || k >= s->n || !usable(s->x[k], p->sx.log) || !usable(s->y[k], p->sy.log))
+        return 0;
+    *x = map(&p->sx, s->x[k]), *y = map(&p->sy, s->y[k]);
+    return 1;
+}
+
+/* Whether the page point (x, y) lies within OVERLAP_PT of the line series i draws. */
+static int on_line(const struct plot *p, int i, double x, double y)
+{
+    const struct pdf_series *s = &p->c->series[i];
+    double ax, ay, bx, by;
+    for (int k = 0; k + 1 < s->n; k++)
+        if (page_point(p, s, k, &ax, &ay) && page_point(p, s, k + 1, &bx, &by) &&
+            seg_dist(x, y, ax, ay, bx, by) < OVERLAP_PT)
+            return 1;
+    return 0;
+}
+
+/* The share of line series j's length inside the plot that series i's line covers. */
+static double covered(const struct plot *p, int j, int i)
+{
+    const struct pdf_series *s = &p->c->series[j];
+    double total = 0.0, on = 0.0, ax, ay, bx, by;
+    if ((double)s->n * p->c->series[i].n > COVER_WORK)
+        return 0.0;
+    for (int k = 0; k + 1 < s->n; k++) {
+        if (!page_point(p, s, k, &ax, &ay) || !page_point(p, s, k + 1, &bx, &by))
+            continue;
+        double len = hypot(bx - ax, by - ay);
+        int m = (int)ceil(len / COVER_STEP);
+        for (int t = 0; t < m; t++) {
+            double f = (t + 0.5) / m, x = ax + f * (bx - ax), y = ay + f * (by - ay);
+            if (x < p->x0 || x > p->x1 || y < p->y0 || y > p->y1)
+                continue;
+            total += len / m;
+            on += on_line(p, i, x, y) ? len / m : 0.0;
+        }
+    }
+    return total > 0.0 ? on / total : 0.0;
+}
+
+/* The earlier series whose line series i covers over PART_SHARE of its length or more, plus one
+ * (0: none), when i does not lie on one as a whole (two roofs sharing their bandwidth slope): i
+ * is drawn with gaps the earlier one shows through, and its legend entry says so. */
+static int covers_in_part(const struct plot *p, int i)
+{
+    double best = PART_SHARE;
+    int which = 0;
+    if (p->hidden[i])
+        return 0;
+    for (int j = 0; j < i; j++) {
+        double share = covered(p, j, i);
+        if (share >= best)
+            best = share, which = j + 1;
+    }
+    return which;
+}
+
 /* One line series, drawn inside the clip: NAN (or non-positive on a log axis) breaks it. */
 static void series(const struct plot *p, int i)
 {
@@ -677,7 +752,7 @@ static void series(const struct plot *p, int i)
     int pen = 0, drew = 0;
     if (!s->x || !s->y || s->n < 1)
         return;
-    line_style(pg, i, s->dashed, p->hidden[i]);
+    line_style(pg, i, s->dashed, p->hidden[i] || p->part[i]);
     for (int k = 0; k < s->n; k++) {
         if (!usable(s->x[k], p->sx.log) || !usable(s->y[k], p->sy.log)) {
             pen = 0;
@@ -1080,7 +1155,7 @@ static void swatch(const struct plot *p, int i, double x, double y)
         return;
     }
     HPDF_Page_GSave(pg);
-    line_style(pg, i, p->c->series[i].dashed, p->hidden[i]);
+    line_style(pg, i, p->c->series[i].dashed, p->hidden[i] || p->part[i]);
     HPDF_Page_MoveTo(pg, (HPDF_REAL)x, (HPDF_REAL)y);
     HPDF_Page_LineTo(pg, (HPDF_REAL)(x + SWATCH_W), (HPDF_REAL)y);
     HPDF_Page_Stroke(pg);
@@ -1092,13 +1167,14 @@ static void swatch(const struct plot *p, int i, double x, double y)
 /* Series i's legend entry (CP1252, to free): its name, and the series it is drawn on. */
 static char *legend_name(const struct plot *p, int i)
 {
-    const char *on = p->hidden[i] ? p->c->series[p->hidden[i] - 1].name : NULL;
+    int j = p->hidden[i] ? p->hidden[i] : p->part[i];
+    const char *on = j ? p->c->series[j - 1].name : NULL;
     char *out, *cp;
     if (!on || !*on)
         return pdf_cp1252(p->c->series[i].name);
-    size_t n = strlen(p->c->series[i].name) + strlen(on) + 16;
+    size_t n = strlen(p->c->series[i].name) + strlen(on) + 24;
     out = xmalloc(n);
-    sr_fmt(out, n, "%s (overlaps %s)", p->c->series[i].name, on);
+    sr_fmt(out, n, "%s (overlaps %s%s)", p->c->series[i].name, on, p->hidden[i] ? "" : " in part");
     cp = pdf_cp1252(out);
     free(out);
     return cp;
@@ -1184,8 +1260,11 @@ void pdf_chart(struct pdf_doc *d, const struct pdf_chart *c)
     p.top = PDF_BODY_TOP;               /* provisional, to measure the legend */
     layout(&p);
     p.hidden = xcalloc((size_t)(c->nseries > 0 ? c->nseries : 1), sizeof *p.hidden);
-    for (int i = 0; i < c->nseries && !p.bars && !p.empty; i++)   /* moving the plot keeps */
-        p.hidden[i] = lies_on_earlier(&p, i);                       /* its distances */
+    p.part = xcalloc((size_t)(c->nseries > 0 ? c->nseries : 1), sizeof *p.part);
+    for (int i = 0; i < c->nseries && !p.bars && !p.empty; i++) {   /* moving the plot keeps */
+        p.hidden[i] = lies_on_earlier(&p, i);                        /* its distances */
+        p.part[i] = covers_in_part(&p, i);
+    }
     double leg = legend(&p, 0.0, 0);
     double cap = c->caption && *c->caption ? pdf_caption_height(d, c->caption) : 0.0;
     pdf_place(d, p.height + leg + cap + 4.0);
@@ -1199,4 +1278,5 @@ void pdf_chart(struct pdf_doc *d, const struct pdf_chart *c)
         pdf_caption(d, c->caption);
     d->y -= AFTER_CHART;
     free(p.hidden);
+    free(p.part);
 }

@@ -291,6 +291,9 @@ words, text = chart_words(pages, "One size only", 200)
 for _, tick in ipairs { "32", "64", "128" } do
   if not words[tick] then fail("the axis of one size lacks the tick %s (the point sits on the frame): %s", tick, text) end
 end
+-- Two lines sharing a stretch: the later one says so.
+words, text = chart_words(pages, "Two roofs", 240)
+if not text:find("roof B (overlaps roof A in part)", 1, true) then fail("the shared stretch is not named in the legend: %s", text) end
 
 -- The recorded default run's report: the same chart rules on its charts, and no word broken in
 -- a narrow column's header (the validation table's "Held out" read "Hel d out").
@@ -321,6 +324,10 @@ if not text:find("this machine (CPU, measured): ", 1, true) or not text:find("be
 end
 words, text = chart_words(dp, "Training loss, tiny", 300)
 if not text:find("bf16 cpu (overlaps fp32 cpu)", 1, true) then fail("the training loss legend does not say the curves overlap: %s", text) end
+words, text = chart_words(dp, "Roofline, CPU", 320)
+if not text:find("FP32 roof (measured) (overlaps FP64 roof (measured) in part)", 1, true) then
+  fail("the roofline's legend does not say the FP32 roof lies on the FP64 roof's slope: %s", text)
+end
 words, text = chart_words(dp, "Speed-up over dense FP32 against bits per weight", 270)
 for _, scheme in ipairs { "fp32", "bf16", "int8", "fp8", "nvfp4", "mxfp4", "int4-g128", "prune-90", "2:4" } do
   if not words[scheme] then fail("the compression chart's point %q is not labelled: %s", scheme, text) end

@@ -40,7 +40,7 @@ static const char *const CHART_FIELDS[] = { "kind", "title", "height", "caption"
                                             "series", "marks", "categories", NULL };
 static const char *const AXIS_FIELDS[] = { "label", "log", "format", "min", "max", NULL };
 static const char *const SERIES_FIELDS[] = { "name", "x", "y", "dashed", "points", "hollow",
-                                             "lo", "hi", NULL };
+                                             "lo", "hi", "labels", NULL };
 static const char *const MARK_FIELDS[] = { "x", "label", NULL };
 
 /* ---- checking helpers --------------------------------------------------------------- */
@@ -488,6 +488,31 @@ static void read_band(lua_State *L, int idx, int anchor, const char *ctx, struct
         luaL_error(L, "%s: lo has %d values, hi %d, y %d", ctx, nlo, nhi, s->n);
 }
 
+/* The optional point labels of a series: as many strings as y, false for a point without one. */
+static void read_labels(lua_State *L, int idx, int anchor, const char *ctx, struct pdf_series *s)
+{
+    int ty = rawfield(L, idx, "labels");
+    if (ty == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (ty != LUA_TTABLE)
+        luaL_error(L, "%s: labels must be a list of strings, got %s", ctx, show(L, -1));
+    if (lua_rawlen(L, -1) != (lua_Unsigned)s->n)
+        luaL_error(L, "%s: labels has %I values, y %d", ctx, (LUAI_UACINT)lua_rawlen(L, -1), s->n);
+    const char **v = lua_newuserdatauv(L, (size_t)(s->n ? s->n : 1) * sizeof *v, 0);
+    for (int k = 0; k < s->n; k++) {
+        int et = lua_rawgeti(L, -2, k + 1);
+        v[k] = et == LUA_TBOOLEAN && !lua_toboolean(L, -1) ? NULL : as_text(L, -1, anchor);
+        if (!v[k] && !(et == LUA_TBOOLEAN && !lua_toboolean(L, -1)))
+            luaL_error(L, "%s: labels[%d] must be a string, got %s", ctx, k + 1, show(L, -1));
+        lua_pop(L, 1);
+    }
+    lua_rawseti(L, anchor, (lua_Integer)lua_rawlen(L, anchor) + 1);
+    lua_pop(L, 1);
+    s->labels = v;
+}
+
 static void read_one_series(lua_State *L, int idx, int i, int anchor,
                             const struct pdf_chart *c, struct pdf_series *s)
 {
@@ -513,6 +538,7 @@ static void read_one_series(lua_State *L, int idx, int i, int anchor,
     s->n = ny;
     s->hollow = read_numbers(L, idx, "hollow", anchor, ctx, &s->nhollow);
     read_band(L, idx, anchor, ctx, s);
+    read_labels(L, idx, anchor, ctx, s);
 }
 
 static void read_series(lua_State *L, int t, int anchor, struct pdf_chart *c)

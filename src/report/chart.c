@@ -28,7 +28,7 @@
 #define LINE_W 1.3
 #define MAX_TICKS 160
 #define CAT_MAX_W 90.0          /* rotated category labels are cut to this */
-#define LEGEND_NAME_MAX 220.0   /* legend names are cut to this */
+#define LEGEND_NAME_MAX 330.0   /* legend names are cut to this (room for "(overlaps NAME)") */
 #define MARK_LABEL_MAX 120.0    /* and mark labels to this */
 #define AFTER_CHART 12.0
 #define COORD_LIMIT 10000.0     /* page coordinates are clamped here; the clip hides them */
@@ -40,9 +40,21 @@ static const struct pdf_rgb PALETTE[PDF_PALETTE] = {
     { 0.58, 0.45, 0.80 }, { 0.45, 0.28, 0.15 }, { 0.93, 0.55, 0.78 }, { 0.30, 0.30, 0.30 },
 };
 #define MIN_SEGMENT 1.5         /* pt: the thinnest bar or stacked segment drawn */
-#define OVERLAP_PT 1.5          /* points closer than this on the page are drawn on each other */
+#define OVERLAP_PT (2.0 * LINE_W) /* points closer than this on the page are drawn on each other:
+                                   two lines this close touch */
 #define WHISKER_W 0.7
 #define WHISKER_CAP 2.0
+#define POINT_LABEL_SIZE 6.5    /* labels written beside points, and off-scale notes */
+#define POINT_LABEL_MAX 300.0   /* and the width they are cut to */
+#define OUTLIER_POWERS 2.0      /* a lone point this many powers of the base beyond all the
+                                   others does not set a log axis's range */
+#define HIDDEN_MARK_GAP 9.0     /* pt between the markers of a line drawn on an earlier one, so
+                                   that the earlier one shows between them */
+#define OFF_ARROW 5.0           /* pt: the arrow of a point beyond the scale */
+#define PART_SHARE 0.5          /* a line drawn over this share of an earlier one's length or
+                                   more lets it show through, and says so in the legend */
+#define COVER_STEP 2.0          /* pt between the samples of a line's length */
+#define COVER_WORK 4e6          /* point pairs beyond which overlaps are not looked for */
 
 struct scale {              /* one axis: a data range mapped onto a span of the page */
     double lo, hi;          /* shown data range; both > 0 on a log axis */
@@ -65,8 +77,15 @@ struct plot {               /* a chart being laid out and drawn */
     int bars;               /* BAR or STACKED_BAR: x is categories */
     int rotate;             /* category labels drawn at 45 degrees */
     int empty;              /* nothing to plot: frame and "no data" */
-    int *hidden;            /* nseries: line series drawn on an earlier one (lies_on_earlier) */
+    int *hidden;            /* nseries: 1 + the earlier series a line lies on (lies_on_earlier),
+                               0 for none */
+    int *part;              /* nseries: 1 + the earlier series a line covers in part
+                               (covers_in_part), 0 for none */
+    int off_s[2], off_k[2]; /* the point left out of a log y range below [0] and above [1]
+                               (series, index), -1: none */
 };
+
+struct box { double x0, y0, x1, y1; };     /* page area a label or a marker covers, pt */
 
 static double lg(double v, int base)
 {
@@ -82,6 +101,12 @@ static double nice_step(double raw)
 {
     double p = pow(10.0, floor(log10(raw))), f = raw / p;
     return (f <= 1.0 ? 1.0 : f <= 2.0 ? 2.0 : f <= 5.0 ? 5.0 : 10.0) * p;
+}
+
+static int in_range(const struct scale *s, double v)
+{
+    double eps = (s->hi - s->lo) * 1e-9;
+    return usable(v, s->log) && v >= s->lo - eps && v <= s->hi + eps;
 }
 
 static double map(const struct scale *s, double v)
@@ -114,16 +139,24 @@ static void band_extent(double blo, double bhi, int ylog, double *lo, double *hi
         *lo = fmin(*lo, bhi), *hi = fmax(*hi, bhi);
 }
 
-/* Extent of usable line data: along x, or along y for points whose x is inside sx. */
-static int line_extent(const struct pdf_chart *c, int want_y, const struct scale *sx,
+/* Whether point k of series i is the one left out of the y range below or above it. */
+static int left_out(const struct plot *p, int i, int k)
+{
+    return (p->off_s[0] == i && p->off_k[0] == k) || (p->off_s[1] == i && p->off_k[1] == k);
+}
+
+/* Extent of usable line data: along x, or along y for points whose x is inside sx (and that
+ * are not left out of the y range). */
+static int line_extent(const struct plot *p, int want_y, const struct scale *sx,
                        int ylog, double *lo, double *hi)
 {
+    const struct pdf_chart *c = p->c;
     *lo = INFINITY, *hi = -INFINITY;
     for (int i = 0; i < c->nseries; i++) {
         const struct pdf_series *s = &c->series[i];
         for (int k = 0; k < s->n && s->x && s->y; k++) {
             double x = s->x[k], y = s->y[k];
-            if (!usable(x, sx->log) || !usable(y, ylog))
+            if (!usable(x, sx->log) || !usable(y, ylog) || (want_y && left_out(p, i, k)))
                 continue;
             if (want_y && (x < sx->lo || x > sx->hi))
                 continue;
@@ -192,7 +225,9 @@ static void resolve(struct scale *s, const struct pdf_axis *a, double dlo, doubl
             lo = pow(s->log, floor(lg(dlo, s->log) + 1e-9));
         if (auto_hi)
             hi = pow(s->log, ceil(lg(dhi, s->log) - 1e-9));
-        if (!(hi > lo) && auto_hi)
+        if (!(hi > lo) && auto_lo && auto_hi)     /* one value: in the middle, not on the frame */
+            lo /= s->log, hi *= s->log;
+        else if (!(hi > lo) && auto_hi)
             hi = lo * s->log;
         else if (!(hi > lo))
             lo = hi / s->log;
@@ -218,6 +253,42 @@ static void resolve(struct scale *s, const struct pdf_axis *a, double dlo, doubl
     s->auto_lo = auto_lo, s->auto_hi = auto_hi;
 }
 
+/* On a log y axis taken from the data, one point more than OUTLIER_POWERS beyond every other
+ * (its value alone, the lowest or the highest) would stretch the axis over powers holding nothing:
+ * it is left out of the range and drawn at the frame instead (off_scale). */
+static void find_outliers(struct plot *p)
+{
+    const struct pdf_chart *c = p->c;
+    double v[2][2] = { { INFINITY, INFINITY }, { -INFINITY, -INFINITY } };  /* [low/high][1st/2nd] */
+    int at[2][2] = { { -1, -1 }, { -1, -1 } }, n = 0;
+    p->off_s[0] = p->off_s[1] = p->off_k[0] = p->off_k[1] = -1;
+    if (!p->sy.log)
+        return;
+    for (int i = 0; i < c->nseries; i++) {
+        const struct pdf_series *s = &c->series[i];
+        for (int k = 0; k < s->n && s->x && s->y; k++) {
+            double y = s->y[k];
+            if (!in_range(&p->sx, s->x[k]) || !usable(y, p->sy.log))
+                continue;
+            n++;
+            if (y < v[0][0])
+                v[0][1] = v[0][0], v[0][0] = y, at[0][0] = i, at[0][1] = k;
+            else if (y < v[0][1])
+                v[0][1] = y;
+            if (y > v[1][0])
+                v[1][1] = v[1][0], v[1][0] = y, at[1][0] = i, at[1][1] = k;
+            else if (y > v[1][1])
+                v[1][1] = y;
+        }
+    }
+    int auto_end[2] = { !isfinite(c->y.min) || c->y.min <= 0, !isfinite(c->y.max) || c->y.max <= 0 };
+    for (int e = 0; e < 2 && n >= 3; e++) {
+        double gap = fabs(lg(v[e][0], p->sy.log) - lg(v[e][1], p->sy.log));
+        if (auto_end[e] && gap > OUTLIER_POWERS)
+            p->off_s[e] = at[e][0], p->off_k[e] = at[e][1];
+    }
+}
+
 static void ranges(struct plot *p)
 {
     const struct pdf_chart *c = p->c;
@@ -230,11 +301,13 @@ static void ranges(struct plot *p)
         p->empty = c->ncategories < 1 || !bar_extent(c, p->sy.log, &lo, &hi);
     } else {
         struct scale any = { .lo = -INFINITY, .hi = INFINITY, .log = p->sx.log };
-        p->empty = !line_extent(c, 0, &any, p->sy.log, &lo, &hi);
+        p->empty = !line_extent(p, 0, &any, p->sy.log, &lo, &hi);
         if (!p->empty)
             resolve(&p->sx, &c->x, lo, hi);
         p->sx.whole = !p->sx.log && whole_x(c);
-        p->empty = p->empty || !line_extent(c, 1, &p->sx, p->sy.log, &lo, &hi);
+        if (!p->empty)
+            find_outliers(p);
+        p->empty = p->empty || !line_extent(p, 1, &p->sx, p->sy.log, &lo, &hi);
     }
     if (!p->empty)
         resolve(&p->sy, &c->y, lo, hi);
@@ -570,35 +643,105 @@ static void grid(const struct plot *p, const struct tick *tx, int nx, const stru
         HPDF_Page_Stroke(pg);
 }
 
-static int in_range(const struct scale *s, double v)
+/* Whether point (x, y) of the page has a point of series j within OVERLAP_PT. */
+static int near_series(const struct plot *p, int j, double x, double y)
 {
-    double eps = (s->hi - s->lo) * 1e-9;
-    return usable(v, s->log) && v >= s->lo - eps && v <= s->hi + eps;
+    const struct pdf_series *o = &p->c->series[j];
+    for (int m = 0; m < o->n && o->x && o->y; m++)
+        if (in_range(&p->sx, o->x[m]) && in_range(&p->sy, o->y[m]) &&
+            fabs(map(&p->sx, o->x[m]) - x) < OVERLAP_PT && fabs(map(&p->sy, o->y[m]) - y) < OVERLAP_PT)
+            return 1;
+    return 0;
 }
 
-/* Whether line series i lies on an earlier one: at three quarters or more of its usable points, a
- * point of an earlier series is within OVERLAP_PT on the page. Drawn as it is, one would hide the
- * other; it is drawn dashed with markers instead. */
+/* The earlier series line series i lies on, plus one (0: none): one that has a point within
+ * OVERLAP_PT of three quarters or more of i's usable points. Drawn as it is, one would hide the
+ * other; it is drawn dashed with spaced markers instead, and its legend entry says which it
+ * overlaps. */
 static int lies_on_earlier(const struct plot *p, int i)
 {
     const struct pdf_series *s = &p->c->series[i];
-    int used = 0, on = 0;
-    for (int k = 0; k < s->n && s->x && s->y; k++) {
-        if (!in_range(&p->sx, s->x[k]) || !in_range(&p->sy, s->y[k]))
-            continue;
-        double x = map(&p->sx, s->x[k]), y = map(&p->sy, s->y[k]);
-        int hit = 0;
-        used++;
-        for (int j = 0; j < i && !hit; j++) {
-            const struct pdf_series *o = &p->c->series[j];
-            for (int m = 0; m < o->n && o->x && o->y && !hit; m++)
-                hit = in_range(&p->sx, o->x[m]) && in_range(&p->sy, o->y[m]) &&
-                      fabs(map(&p->sx, o->x[m]) - x) < OVERLAP_PT &&
-                      fabs(map(&p->sy, o->y[m]) - y) < OVERLAP_PT;
-        }
-        on += hit;
+    int used = 0, best = 0, on_best = 0;
+    for (int k = 0; k < s->n && s->x && s->y; k++)
+        used += in_range(&p->sx, s->x[k]) && in_range(&p->sy, s->y[k]);
+    for (int j = 0; j < i && used > 0; j++) {
+        int on = 0;
+        for (int k = 0; k < s->n && s->x && s->y; k++)
+            on += in_range(&p->sx, s->x[k]) && in_range(&p->sy, s->y[k]) &&
+                  near_series(p, j, map(&p->sx, s->x[k]), map(&p->sy, s->y[k]));
+        if (on > on_best)
+            best = j + 1, on_best = on;
     }
-    return used > 0 && 4 * on >= 3 * used;
+    return used > 0 && 4 * on_best >= 3 * used ? best : 0;
+}
+
+/* Distance on the page from (x, y) to the segment a-b, pt. */
+static double seg_dist(double x, double y, double ax, double ay, double bx, double by)
+{
+    double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
+    double t = l2 > 0 ? fmax(0.0, fmin(1.0, ((x - ax) * dx + (y - ay) * dy) / l2)) : 0.0;
+    return hypot(x - ax - t * dx, y - ay - t * dy);
+}
+
+/* Point k of s on the page; 0 when it is not drawn. */
+static int page_point(const struct plot *p, const struct pdf_series *s, int k, double *x, double *y)
+{
+    if (!s->x || !s->y || k < 0 || k >= s->n || !usable(s->x[k], p->sx.log) || !usable(s->y[k], p->sy.log))
+        return 0;
+    *x = map(&p->sx, s->x[k]), *y = map(&p->sy, s->y[k]);
+    return 1;
+}
+
+/* Whether the page point (x, y) lies within OVERLAP_PT of the line series i draws. */
+static int on_line(const struct plot *p, int i, double x, double y)
+{
+    const struct pdf_series *s = &p->c->series[i];
+    double ax, ay, bx, by;
+    for (int k = 0; k + 1 < s->n; k++)
+        if (page_point(p, s, k, &ax, &ay) && page_point(p, s, k + 1, &bx, &by) &&
+            seg_dist(x, y, ax, ay, bx, by) < OVERLAP_PT)
+            return 1;
+    return 0;
+}
+
+/* The share of line series j's length inside the plot that series i's line covers. */
+static double covered(const struct plot *p, int j, int i)
+{
+    const struct pdf_series *s = &p->c->series[j];
+    double total = 0.0, on = 0.0, ax, ay, bx, by;
+    if ((double)s->n * p->c->series[i].n > COVER_WORK)
+        return 0.0;
+    for (int k = 0; k + 1 < s->n; k++) {
+        if (!page_point(p, s, k, &ax, &ay) || !page_point(p, s, k + 1, &bx, &by))
+            continue;
+        double len = hypot(bx - ax, by - ay);
+        int m = (int)ceil(len / COVER_STEP);
+        for (int t = 0; t < m; t++) {
+            double f = (t + 0.5) / m, x = ax + f * (bx - ax), y = ay + f * (by - ay);
+            if (x < p->x0 || x > p->x1 || y < p->y0 || y > p->y1)
+                continue;
+            total += len / m;
+            on += on_line(p, i, x, y) ? len / m : 0.0;
+        }
+    }
+    return total > 0.0 ? on / total : 0.0;
+}
+
+/* The earlier series whose line series i covers over PART_SHARE of its length or more, plus one
+ * (0: none), when i does not lie on one as a whole (two roofs sharing their bandwidth slope): i
+ * is drawn with gaps the earlier one shows through, and its legend entry says so. */
+static int covers_in_part(const struct plot *p, int i)
+{
+    double best = PART_SHARE;
+    int which = 0;
+    if (p->hidden[i])
+        return 0;
+    for (int j = 0; j < i; j++) {
+        double share = covered(p, j, i);
+        if (share >= best)
+            best = share, which = j + 1;
+    }
+    return which;
 }
 
 /* One line series, drawn inside the clip: NAN (or non-positive on a log axis) breaks it. */
@@ -609,7 +752,7 @@ static void series(const struct plot *p, int i)
     int pen = 0, drew = 0;
     if (!s->x || !s->y || s->n < 1)
         return;
-    line_style(pg, i, s->dashed, p->hidden[i]);
+    line_style(pg, i, s->dashed, p->hidden[i] || p->part[i]);
     for (int k = 0; k < s->n; k++) {
         if (!usable(s->x[k], p->sx.log) || !usable(s->y[k], p->sy.log)) {
             pen = 0;
@@ -656,21 +799,137 @@ static void series_band(const struct plot *p, int i)
             whisker(p, i, map(&p->sx, s->x[k]), s->lo[k], s->hi[k]);
 }
 
+/* Whether a line joins point k of s to its neighbour j: j is usable and lies elsewhere on the
+ * page (a line of two points at one x, a ceiling over a single size, has no length to see). */
+static int joined(const struct plot *p, const struct pdf_series *s, int k, int j)
+{
+    if (j < 0 || j >= s->n || !usable(s->x[j], p->sx.log) || !usable(s->y[j], p->sy.log))
+        return 0;
+    return fabs(map(&p->sx, s->x[j]) - map(&p->sx, s->x[k])) > 0.5 ||
+           fabs(map(&p->sy, s->y[j]) - map(&p->sy, s->y[k])) > 0.5;
+}
+
+/* Whether point k of series i gets a marker: every point of a series with `points` (or
+ * beyond the palette), a hollow one, one no line joins to a neighbour (a line needs two points
+ * and a length, and no value may silently disappear), and on a line drawn on an earlier one, points HIDDEN_MARK_GAP apart
+ * (`last`: the page x of the last one drawn). */
+static int marked(const struct plot *p, int i, int k, double *last)
+{
+    const struct pdf_series *s = &p->c->series[i];
+    int prev = joined(p, s, k, k - 1), next = joined(p, s, k, k + 1);
+    double x = map(&p->sx, s->x[k]);
+    if (s->points || pdf_series_look(i).points || is_hollow(s, k) || (!prev && !next) || s->labels)
+        return 1;
+    if (p->hidden[i] && fabs(x - *last) >= HIDDEN_MARK_GAP) {
+        *last = x;
+        return 1;
+    }
+    return 0;
+}
+
 /* Point markers of series i, outside the clip so that points on the frame stay whole (points
- * outside the shown range are left out). A point with no neighbour gets its marker even
- * without `points`: a line needs two points, and no value may silently disappear. */
+ * outside the shown range are left out). */
 static void series_points(const struct plot *p, int i)
 {
     const struct pdf_series *s = &p->c->series[i];
-    int always = s->points || p->hidden[i] || pdf_series_look(i).points;
-    for (int k = 0; k < s->n && s->x && s->y; k++) {
-        int ok = in_range(&p->sx, s->x[k]) && in_range(&p->sy, s->y[k]);
-        int prev = k > 0 && usable(s->x[k - 1], p->sx.log) && usable(s->y[k - 1], p->sy.log);
-        int next = k + 1 < s->n && usable(s->x[k + 1], p->sx.log) && usable(s->y[k + 1], p->sy.log);
-        int hollow = is_hollow(s, k);
-        if (ok && (always || hollow || (!prev && !next)))
-            point_marker(p->d->page, i, map(&p->sx, s->x[k]), map(&p->sy, s->y[k]), hollow);
+    double last = -INFINITY;
+    for (int k = 0; k < s->n && s->x && s->y; k++)
+        if (in_range(&p->sx, s->x[k]) && in_range(&p->sy, s->y[k]) && marked(p, i, k, &last))
+            point_marker(p->d->page, i, map(&p->sx, s->x[k]), map(&p->sy, s->y[k]), is_hollow(s, k));
+}
+
+/* ---- labels beside points ----------------------------------------------------------- */
+
+static double overlap(struct box a, struct box b)
+{
+    double w = fmin(a.x1, b.x1) - fmax(a.x0, b.x0), h = fmin(a.y1, b.y1) - fmax(a.y0, b.y0);
+    return w > 0 && h > 0 ? w * h : 0.0;
+}
+
+/* Writes text beside the page point (x, y) at the first place around it that covers no box in
+ * taken[] and stays inside the plot (else where it covers least), and adds its box to taken. */
+static void place_label(const struct plot *p, double x, double y, const char *text,
+                        struct box *taken, int *ntaken)
+{
+    double h = POINT_LABEL_SIZE, g = MARKER_R + 1.5;
+    char *cp = pdf_cp1252(text);
+    pdf_ellipsize(cp, p->d->regular, h, POINT_LABEL_MAX);
+    double w = pdf_width(p->d->regular, h, cp, strlen(cp));
+    const double at[6][2] = {   /* left and baseline of the text: right, left, above, below, ... */
+        { x + g, y - h * 0.35 }, { x - g - w, y - h * 0.35 }, { x - w / 2, y + g + h * 0.25 },
+        { x - w / 2, y - g - h * 0.8 }, { x + g, y + g }, { x + g, y - g - h * 0.8 },
+    };
+    double least = INFINITY;
+    int pick = 0;
+    for (int c = 0; c < 6 && least > 0; c++) {
+        struct box b = { at[c][0], at[c][1] - h * 0.25, at[c][0] + w, at[c][1] + h * 0.8 };
+        double cover = 0.0;
+        for (int t = 0; t < *ntaken; t++)
+            cover += overlap(b, taken[t]);
+        if (b.x0 < p->x0 || b.x1 > p->x1 + RIGHT_PAD || b.y0 < p->y0 || b.y1 > p->y1)
+            cover += w * h;             /* outside the plot: only when nothing inside is free */
+        if (cover < least)
+            least = cover, pick = c;
     }
+    taken[(*ntaken)++] = (struct box){ at[pick][0], at[pick][1] - h * 0.25, at[pick][0] + w,
+                                       at[pick][1] + h * 0.8 };
+    HPDF_Page_SetGrayFill(p->d->page, 0.20);
+    pdf_text(p->d->page, p->d->regular, h, at[pick][0], at[pick][1], cp, strlen(cp));
+    free(cp);
+}
+
+/* A point left out of a log y range: an arrow at the frame, pointing the way it lies, with the
+ * series' name and the value, so that no value disappears and none stretches the axis. */
+static void off_scale(const struct plot *p, int e, struct box *taken, int *ntaken)
+{
+    int i = p->off_s[e], k = p->off_k[e];
+    if (i < 0 || !in_range(&p->sx, p->c->series[i].x[k]))
+        return;
+    const struct pdf_series *s = &p->c->series[i];
+    double x = map(&p->sx, s->x[k]), edge = e ? p->y1 : p->y0, dir = e ? 1.0 : -1.0;
+    double tip = edge + dir * 0.5, base = edge - dir * OFF_ARROW * 1.4;
+    char value[48], text[160];
+    HPDF_Page pg = p->d->page;
+    set_fill(pg, colour(i));
+    HPDF_Page_MoveTo(pg, (HPDF_REAL)x, (HPDF_REAL)tip);
+    HPDF_Page_LineTo(pg, (HPDF_REAL)(x - OFF_ARROW * 0.7), (HPDF_REAL)base);
+    HPDF_Page_LineTo(pg, (HPDF_REAL)(x + OFF_ARROW * 0.7), (HPDF_REAL)base);
+    HPDF_Page_ClosePath(pg);
+    HPDF_Page_Fill(pg);
+    if (fabs(s->y[k]) >= 1e-3 && fabs(s->y[k]) < 1e5)
+        plain_label(s->y[k], value, sizeof value);
+    else
+        sci_label(s->y[k], value, sizeof value);
+    sr_fmt(text, sizeof text, "%s%s%s %s the scale", s->name && *s->name ? s->name : "",
+           s->name && *s->name ? ": " : "", value, e ? "above" : "below");
+    taken[(*ntaken)++] = (struct box){ x - OFF_ARROW, fmin(tip, base), x + OFF_ARROW, fmax(tip, base) };
+    place_label(p, x, (tip + base) / 2, text, taken, ntaken);
+}
+
+/* Labels of labelled points and notes of points beyond the scale, placed around the markers. */
+static void point_labels(const struct plot *p)
+{
+    int cap = 2 * 2 + 4, n = 0;
+    for (int i = 0; i < p->c->nseries; i++)
+        cap += p->c->series[i].labels ? 2 * p->c->series[i].n : 0;
+    struct box *taken = xcalloc((size_t)cap, sizeof *taken);
+    for (int i = 0; i < p->c->nseries; i++)     /* every labelled marker first: no text on one */
+        for (int k = 0; p->c->series[i].labels && k < p->c->series[i].n; k++) {
+            const struct pdf_series *s = &p->c->series[i];
+            if (s->labels[k] && in_range(&p->sx, s->x[k]) && in_range(&p->sy, s->y[k])) {
+                double x = map(&p->sx, s->x[k]), y = map(&p->sy, s->y[k]), r = MARKER_R * 1.3;
+                taken[n++] = (struct box){ x - r, y - r, x + r, y + r };
+            }
+        }
+    for (int e = 0; e < 2; e++)
+        off_scale(p, e, taken, &n);
+    for (int i = 0; i < p->c->nseries; i++)
+        for (int k = 0; p->c->series[i].labels && k < p->c->series[i].n; k++) {
+            const struct pdf_series *s = &p->c->series[i];
+            if (s->labels[k] && *s->labels[k] && in_range(&p->sx, s->x[k]) && in_range(&p->sy, s->y[k]))
+                place_label(p, map(&p->sx, s->x[k]), map(&p->sy, s->y[k]), s->labels[k], taken, &n);
+        }
+    free(taken);
 }
 
 /* A bar from ya to yb (page), never thinner than MIN_SEGMENT: a value too small to see still
@@ -896,13 +1155,29 @@ static void swatch(const struct plot *p, int i, double x, double y)
         return;
     }
     HPDF_Page_GSave(pg);
-    line_style(pg, i, p->c->series[i].dashed, p->hidden[i]);
+    line_style(pg, i, p->c->series[i].dashed, p->hidden[i] || p->part[i]);
     HPDF_Page_MoveTo(pg, (HPDF_REAL)x, (HPDF_REAL)y);
     HPDF_Page_LineTo(pg, (HPDF_REAL)(x + SWATCH_W), (HPDF_REAL)y);
     HPDF_Page_Stroke(pg);
     if (p->c->series[i].points || p->hidden[i] || pdf_series_look(i).points)
         point_marker(pg, i, x + SWATCH_W / 2, y, 0);
     HPDF_Page_GRestore(pg);
+}
+
+/* Series i's legend entry (CP1252, to free): its name, and the series it is drawn on. */
+static char *legend_name(const struct plot *p, int i)
+{
+    int j = p->hidden[i] ? p->hidden[i] : p->part[i];
+    const char *on = j ? p->c->series[j - 1].name : NULL;
+    char *out, *cp;
+    if (!on || !*on)
+        return pdf_cp1252(p->c->series[i].name);
+    size_t n = strlen(p->c->series[i].name) + strlen(on) + 24;
+    out = xmalloc(n);
+    sr_fmt(out, n, "%s (overlaps %s%s)", p->c->series[i].name, on, p->hidden[i] ? "" : " in part");
+    cp = pdf_cp1252(out);
+    free(out);
+    return cp;
 }
 
 /* Entries flow in rows under the plot, where they hide no data. Measures when !draw. */
@@ -914,7 +1189,7 @@ static double legend(const struct plot *p, double top, int draw)
         const char *name = p->c->series[i].name;
         if (!name || !*name)
             continue;
-        char *cp = pdf_cp1252(name);
+        char *cp = legend_name(p, i);
         pdf_ellipsize(cp, p->d->regular, LEGEND_SIZE, LEGEND_NAME_MAX);
         double w = SWATCH_W + 4.0 + pdf_width(p->d->regular, LEGEND_SIZE, cp, strlen(cp));
         if (any && x + w > right)
@@ -958,6 +1233,8 @@ static void draw(struct plot *p)
     frame(p);
     for (int i = 0; i < p->c->nseries && !p->empty && !p->bars; i++)
         series_points(p, i);
+    if (!p->empty && !p->bars)
+        point_labels(p);
     if (!p->empty) {
         axis_x(p, tx, nx);
         axis_y(p, ty, ny);
@@ -976,20 +1253,23 @@ void pdf_chart(struct pdf_doc *d, const struct pdf_chart *c)
         pdf_fail(d, "pdf_chart: series, marks or categories are inconsistent");
         return;
     }
-    struct plot p = { .d = d, .c = c };
+    struct plot p = { .d = d, .c = c, .off_s = { -1, -1 }, .off_k = { -1, -1 } };
     p.bars = c->kind == PDF_CHART_BAR || c->kind == PDF_CHART_STACKED_BAR;
     p.height = c->height > 0 ? fmin(fmax(c->height, MIN_HEIGHT), MAX_HEIGHT) : DEFAULT_HEIGHT;
     ranges(&p);
     p.top = PDF_BODY_TOP;               /* provisional, to measure the legend */
     layout(&p);
+    p.hidden = xcalloc((size_t)(c->nseries > 0 ? c->nseries : 1), sizeof *p.hidden);
+    p.part = xcalloc((size_t)(c->nseries > 0 ? c->nseries : 1), sizeof *p.part);
+    for (int i = 0; i < c->nseries && !p.bars && !p.empty; i++) {   /* moving the plot keeps */
+        p.hidden[i] = lies_on_earlier(&p, i);                        /* its distances */
+        p.part[i] = covers_in_part(&p, i);
+    }
     double leg = legend(&p, 0.0, 0);
     double cap = c->caption && *c->caption ? pdf_caption_height(d, c->caption) : 0.0;
     pdf_place(d, p.height + leg + cap + 4.0);
     p.top = d->y - 4.0;
     layout(&p);
-    p.hidden = xcalloc((size_t)(c->nseries > 0 ? c->nseries : 1), sizeof *p.hidden);
-    for (int i = 0; i < c->nseries && !p.bars && !p.empty; i++)
-        p.hidden[i] = lies_on_earlier(&p, i);
     draw(&p);
     d->y = p.top - p.height;
     legend(&p, d->y - 2.0, 1);
@@ -998,4 +1278,5 @@ void pdf_chart(struct pdf_doc *d, const struct pdf_chart *c)
         pdf_caption(d, c->caption);
     d->y -= AFTER_CHART;
     free(p.hidden);
+    free(p.part);
 }

@@ -127,6 +127,8 @@ struct pdf_series {
     int nhollow;
     const double *lo, *hi;  /* n values each, or NULL: a band drawn as an error bar at each
                                point (bar) whose lo and hi are finite */
+    const char *const *labels;  /* n texts (NULL entries: none), or NULL: each written beside
+                                   its point (LINE charts), where it hides no other label */
 };
 
 struct pdf_mark {           /* a vertical dashed line across the plot with a label */
@@ -138,8 +140,10 @@ struct pdf_mark {           /* a vertical dashed line across the plot with a lab
  * STACKED_BAR: categories along x (x values ignored; y[i] belongs to categories[i]).
  * Legibility is the layer's: 8 colours, then the same colours with dash patterns and point
  * markers; a line hidden under an earlier one of the same values is drawn dashed with
- * markers; a stacked segment is never thinner than a hairline; every tick label of an axis
- * has one format (all plain or all "1e7"). */
+ * markers and its legend entry names the one it lies on; a stacked segment is never thinner
+ * than a hairline; every tick label of an axis has one format (all plain or all "1e7"); a
+ * log axis taken from the data leaves out one point more than two powers of ten beyond all the
+ * others, which is drawn at the frame as an arrow with its name and value. */
 struct pdf_chart {
     enum pdf_chart_kind kind;
     const char *title;

@@ -161,6 +161,11 @@ static void push_line(struct pdf_span **lines, int *n, int *cap, size_t off, siz
     (*lines)[(*n)++] = (struct pdf_span){ off, len };
 }
 
+/* A word as wide as its line fits: a width planned at one size and scaled to another (a
+ * table's columns) differs from the word measured at that size only by rounding, and a word
+ * must never break over a billionth of a point. */
+#define FIT_SLACK 1e-6
+
 /* The longest prefix of s[0..n) that fits in width, at least one byte so wrapping advances;
  * measuring is monotonic in the prefix length, so bisect. */
 static size_t fit_chars(const char *s, size_t n, double width, pdf_measure_fn m, void *ctx)
@@ -168,7 +173,7 @@ static size_t fit_chars(const char *s, size_t n, double width, pdf_measure_fn m,
     size_t lo = 1, hi = n < PDF_WRAP_MAX ? n : PDF_WRAP_MAX;
     while (lo < hi) {
         size_t mid = lo + (hi - lo + 1) / 2;
-        if (m(ctx, s, mid) <= width)
+        if (m(ctx, s, mid) <= width + FIT_SLACK)
             lo = mid;
         else
             hi = mid - 1;
@@ -249,7 +254,7 @@ static void wrap_hard_line(const char *s, size_t p, size_t e, double width, pdf_
             while (j < e && s[j] != ' ')
                 j++;
             j = unit_after(s, j, e);
-            if (j - p > PDF_WRAP_MAX || m(ctx, s + p, j - p) > width)
+            if (j - p > PDF_WRAP_MAX || m(ctx, s + p, j - p) > width + FIT_SLACK)
                 break;
             fit = i = j;
         }

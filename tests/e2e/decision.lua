@@ -106,8 +106,18 @@ for _, r in ipairs(model.results) do                 -- the error: predicted / m
   end
 end
 for _, want in ipairs { "Appendix A: Costs: prices, rental and power", "GMI Cloud", "2026-04-13",
-                        "one eighth of a DGX", "Thinkmate HGX H100", "no whole-system price published" } do
+                        "one eighth of a DGX", "Thinkmate HGX H100", "no whole-system price we can cite" } do
   if not appendix:gsub("%s+", " "):find(want, 1, true) then fail("the appendices lack %q", want) end
+end
+
+-- one rate card where one covers the systems; a system rented elsewhere says so, with its date
+local basis = all:gsub("%s+", " ")
+if not basis:find("from GMI Cloud (NVIDIA H100 SXM5, NVIDIA B200 (HGX)); NVIDIA H200 SXM has no GMI Cloud rate we can "
+                  .. "cite, so its rent is Spheron's of 2026-03-17, another rate card and date", 1, true) then
+  fail("the cost basis does not say that the H200's rent comes from another provider")
+end
+if not basis:find("NVIDIA H200 SXM n/a (no whole-system price we can cite: not priced bought; its rent is its only cost)", 1, true) then
+  fail("the cost basis does not say that the H200 has no whole-system price")
 end
 
 -- the quick fixture: a newer run's scenario fields, costs and CUDA words

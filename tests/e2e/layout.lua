@@ -2,7 +2,8 @@
 -- (-bbox-layout word boxes and -layout text): no heading is the last text of a page, no page but
 -- the last is near empty, no figure is wrapped away from its unit or split inside, no column is
 -- empty, long cells are footnotes, charts keep one number format per axis and their legend
--- entries whole. Checked on a synthetic document drawn through the Lua binding
+-- entries whole, log axes from the data (one far point drawn off the scale), overlapping curves
+-- named, separate points labelled. Checked on a synthetic document drawn through the Lua binding
 -- (tests/fixtures/layout/document.lua, drawn by tests/unit/test_layout --pdf) and on the reports
 -- of the model and DRAM fixtures.
 local env = ...
@@ -246,6 +247,90 @@ for i = 1, 12 do has(t, ("series %02d"):format(i), "the legend") end
 for _, want in ipairs { "1e0", "1e4", "1e8" } do has(t, want, "the log axis") end
 for _, plain in ipairs { "10000", "100000", "1000000" } do
   if t:find("%f[%d]" .. plain .. "%f[%D]") then fail("the log axis mixes %s with 1e-style labels", plain) end
+end
+
+-- The words of a chart: those on the lines from its title down `depth` pt, on the page that has it.
+local function chart_words(pages, title, depth)
+  for _, p in ipairs(pages) do
+    local top
+    for _, l in ipairs(p.lines) do if not top and text_of(l):sub(1, #title) == title then top = l.y0 end end
+    if top then
+      local words, lines = {}, {}
+      for _, l in ipairs(p.lines) do
+        if l.y0 > top and l.y0 < top + depth then
+          lines[#lines + 1] = text_of(l)
+          for _, w in ipairs(l.words) do words[w.text] = true end
+        end
+      end
+      return words, table.concat(lines, "\n")
+    end
+  end
+  fail("the chart %q is missing", title)
+end
+-- A log axis from the data: one point three powers below the rest does not stretch it (no tick
+-- below the power under the others' least, 3e5), and it is drawn as off the scale, named.
+local words, text = chart_words(pages, "One point far below", 250)
+for _, tick in ipairs { "1e1", "1e2", "1e3", "1e4", "10", "100", "1000" } do
+  if words[tick] then fail("the log axis is stretched to %s for one point: %s", tick, text) end
+end
+for _, tick in ipairs { "1e5", "1e7" } do
+  if not words[tick] then fail("the log axis lacks the tick %s: %s", tick, text) end
+end
+if not text:find("lone cpu: 52 below the scale", 1, true) then fail("the point off the scale is not named: %s", text) end
+-- Two curves with the same values: the legend says which one the second lies on.
+words, text = chart_words(pages, "Two equal curves", 260)
+if not text:find("bf16 run (overlaps fp32 run)", 1, true) then fail("the hidden curve is not named in the legend: %s", text) end
+if text:find("fp32 run (overlaps", 1, true) then fail("the first curve is said to overlap: %s", text) end
+-- Every separate point carries its label, close ones included.
+words, text = chart_words(pages, "Labelled points", 260)
+for _, label in ipairs { "alpha32", "beta16", "gamma8", "delta4", "eps4", "zeta8", "eta4" } do
+  if not words[label] then fail("the point %q is not labelled: %s", label, text) end
+end
+-- One x value: the axis spans a power of two either side of it.
+words, text = chart_words(pages, "One size only", 200)
+for _, tick in ipairs { "32", "64", "128" } do
+  if not words[tick] then fail("the axis of one size lacks the tick %s (the point sits on the frame): %s", tick, text) end
+end
+-- Two lines sharing a stretch: the later one says so.
+words, text = chart_words(pages, "Two roofs", 240)
+if not text:find("roof B (overlaps roof A in part)", 1, true) then fail("the shared stretch is not named in the legend: %s", text) end
+
+-- The recorded default run's report: the same chart rules on its charts, and no word broken in
+-- a narrow column's header (the validation table's "Held out" read "Hel d out").
+local default, dpdf = env.out .. "/default.json", env.out .. "/default.pdf"
+local _, zrc = sh(("gzip -dc %s > %s"):format(q(env.srcdir .. "/tests/fixtures/rerun/default.json.gz"), q(default)))
+if zrc ~= 0 then fail("cannot unpack the recorded default run") end
+local dmsg, drc = sh(("%s render %s -o %s 2>&1"):format(q(env.bin), q(default), q(dpdf)))
+if drc ~= 0 then fail("render the default run: %s", dmsg) end
+local dp = boxes(dpdf)
+local held = false
+for n, p in ipairs(dp) do
+  local cfg, found = false, {}
+  for _, l in ipairs(p.lines) do
+    for _, w in ipairs(l.words) do found[w.text] = true; cfg = cfg or w.text == "Layers/hidden/" end
+  end
+  if cfg then
+    held = true
+    if not found.Held or found.Hel then fail("page %d: the validation table's header breaks \"Held\"", n) end
+  end
+end
+if not held then fail("the validation table's header is missing") end
+words, text = chart_words(dp, "Projected scaling, gpt2-124m", 260)
+for _, tick in ipairs { "1e1", "1e2", "1e3" } do
+  if words[tick] then fail("the scaling chart's log axis is stretched to %s for one point: %s", tick, text) end
+end
+if not text:find("this machine (CPU, measured): ", 1, true) or not text:find("below the scale", 1, true) then
+  fail("the scaling chart does not name the point below its scale: %s", text)
+end
+words, text = chart_words(dp, "Training loss, tiny", 300)
+if not text:find("bf16 cpu (overlaps fp32 cpu)", 1, true) then fail("the training loss legend does not say the curves overlap: %s", text) end
+words, text = chart_words(dp, "Roofline, CPU", 320)
+if not text:find("FP32 roof (measured) (overlaps FP64 roof (measured) in part)", 1, true) then
+  fail("the roofline's legend does not say the FP32 roof lies on the FP64 roof's slope: %s", text)
+end
+words, text = chart_words(dp, "Speed-up over dense FP32 against bits per weight", 270)
+for _, scheme in ipairs { "fp32", "bf16", "int8", "fp8", "nvfp4", "mxfp4", "int4-g128", "prune-90", "2:4" } do
+  if not words[scheme] then fail("the compression chart's point %q is not labelled: %s", scheme, text) end
 end
 
 -- Reports rendered from fixtures follow the same rules.

@@ -118,6 +118,10 @@ static void test_wrap(void)
     EXPECT_STR(wrapped("a  b", 1), "a|b");
     EXPECT_STR(wrapped("", 10), "");
     EXPECT_STR(wrapped("ab cdefghijk l", 5), "ab|cdefg|hijk|l");
+    /* a column planned at one size and drawn at another is as wide as its longest word, give or
+     * take rounding: "Held" stays whole (the validation table's header read "Hel d out") */
+    EXPECT_STR(wrapped("Held\nout", 4.0 * (8.25 / 8.5) / (8.25 / 8.5) - 1e-12), "Held|out");
+    EXPECT_STR(wrapped("Held out", 4.0 - 1e-9), "Held|out");
 
     /* A megabyte without a space wraps in linear time into full lines. */
     size_t big = 1 << 20;

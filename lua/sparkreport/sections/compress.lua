@@ -151,17 +151,18 @@ end
 local function chart(doc, exp, bs)
   local series = {}
   for _, b in ipairs(bs) do
-    local xs, ys, hollow = {}, {}, {}
+    local xs, ys, hollow, labels = {}, {}, {}, {}
     for _, s in ipairs(schemes(exp)) do
       local r = rec(exp, "gemv", s, b)
       if r and r.valid and r.speedup_vs_fp32 then
-        xs[#xs + 1], ys[#ys + 1] = r.bits_per_weight, r.speedup_vs_fp32
+        xs[#xs + 1], ys[#ys + 1], labels[#xs + 1] = r.bits_per_weight, r.speedup_vs_fp32, s
         if marks.unsettled(r) then hollow[#hollow + 1] = #xs end
-        xs[#xs + 1], ys[#ys + 1] = r.bits_per_weight, 0 / 0        -- a gap: points, not a line
+        xs[#xs + 1], ys[#ys + 1], labels[#xs + 1] = r.bits_per_weight, 0 / 0, false  -- a gap: points, not a line
       end
     end
     if #xs > 0 then
-      series[#series + 1] = { name = ("measured, batch %d"):format(b), x = xs, y = ys, points = true, hollow = hollow }
+      series[#series + 1] = { name = ("measured, batch %d"):format(b), x = xs, y = ys, points = true, hollow = hollow,
+                              labels = labels }
     end
   end
   if #series == 0 then return end

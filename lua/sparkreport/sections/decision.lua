@@ -481,22 +481,55 @@ local function measured_text(ctx)
               .. "(mean %s, max %s)"):format(loo.n, fmt.pct(loo.mean), fmt.pct(loo.max)) or "the profiles' error")
 end
 
+-- The provider a rental rate comes from: its source up to " blog", a quote or a comma.
+local function provider(src)
+  return src and (src:match("^(.-) blog") or src:match("^([^,'(]+)")):gsub("%s+$", "") or nil
+end
+
+-- Where the rental rates come from: one provider's rate card when one covers every rented system;
+-- else that provider's systems, and for each other system the provider and date used instead.
+local function rent_text(ctx)
+  local by, order = {}, {}
+  for _, id in ipairs(ctx.compare) do
+    local c = ctx.costs[id] or {}
+    local p = c.rent_usd_per_gpu_hour and provider(c.rent_source)
+    if p then
+      if not by[p] then by[p], order[#order + 1] = {}, p end
+      by[p][#by[p] + 1] = id
+    end
+  end
+  if #order == 0 then return "none published" end
+  table.sort(order, function(a, b) return #by[a] > #by[b] or (#by[a] == #by[b] and a < b) end)
+  local main, names = order[1], {}
+  for _, id in ipairs(by[main]) do names[#names + 1] = name_of(ctx, id) end
+  local text = ("%s (%s)"):format(main, table.concat(names, ", "))
+  for k = 2, #order do
+    for _, id in ipairs(by[order[k]]) do
+      text = text .. ("; %s has no %s rate we can cite, so its rent is %s's of %s, another rate card and date: "
+        .. "compare it with care"):format(name_of(ctx, id), main, order[k], ctx.costs[id].rent_date or "undated")
+    end
+  end
+  return text
+end
+
 -- The one cost basis, stated once.
 local function cost_text(ctx)
   local pr = ctx.params
   local prices = {}
   for _, id in ipairs(ctx.compare) do
     local price, _, covers = cost.price(row_of(ctx, id), ctx.costs[id])
+    local rents = (ctx.costs[id] or {}).rent_usd_per_gpu_hour
     prices[#prices + 1] = ("%s %s"):format(name_of(ctx, id), price and ("%s (%s)"):format(cost.usd(price), covers or "")
-                                           or "n/a (no whole-system price published: not priced bought)")
+                                           or ("n/a (no whole-system price we can cite: not priced bought%s)")
+                                              :format(rents and "; its rent is its only cost" or ""))
   end
   return ("Cost basis, one for every system. Buy: the price of a whole system per device, host included — %s — "
     .. "spread over %s years at %s utilisation (scenario life_years, utilisation), plus the job's energy at $%.2f per "
     .. "kWh (kwh_usd). kWh: the job's hours x devices x the whole system's power per device at its maximum, the "
     .. "same figure on this page and in the appendices. Rent: a specialty GPU cloud's on-demand price per GPU-hour "
-    .. "(power included), dated; nobody rents a Spark by the hour. Sources and dates: the costs appendix. A cost "
-    .. "difference inside the hours bands is called a tie.")
-    :format(table.concat(prices, "; "), fmt.rate(pr.life_years), fmt.pct(pr.utilisation), pr.kwh_usd)
+    .. "(power included), dated, from %s; nobody rents a Spark by the hour. Sources and dates: the costs appendix. "
+    .. "A cost difference inside the hours bands is called a tie.")
+    :format(table.concat(prices, "; "), fmt.rate(pr.life_years), fmt.pct(pr.utilisation), pr.kwh_usd, rent_text(ctx))
 end
 
 -- ---- appendix: the cost figures --------------------------------------------------------------
@@ -510,7 +543,7 @@ local function costs_appendix(doc, ctx)
     local w, covers = cost.power(row, c)
     rows[#rows + 1] = { name_of(ctx, id), "Buy, per device", price and s(cost.usd(price)) or "n/a",
       price and ("%s; %s, %s"):format(pcovers or "", psrc or "", c.purchase_date or "undated")
-        or "no whole-system price published (not priced bought)" }
+        or "no whole-system price we can cite (not priced bought)" }
     rows[#rows + 1] = { "", "Rent, per GPU-hour", c.rent_usd_per_gpu_hour and s(cost.usd(c.rent_usd_per_gpu_hour)) or "n/a",
       c.rent_source and (c.rent_source .. ", " .. (c.rent_date or "undated")) or "none published" }
     rows[#rows + 1] = { "", "Power, per device", w and s(fmt.int(w) .. " W") or "n/a",

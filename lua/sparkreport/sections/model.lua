@@ -73,19 +73,20 @@ local function validation_chart(doc, recs)
   local groups, lo, hi = {}, math.huge, 0
   local order = { { key = "timed", name = "ops timed in it" }, { key = "held", name = "held out (no op of its own timed)" },
                   { key = "excluded", name = "excluded (disturbed; not in the summary)" } }
-  for _, g in ipairs(order) do groups[g.key] = { x = {}, y = {} } end
+  for _, g in ipairs(order) do groups[g.key] = { x = {}, y = {}, labels = {} } end
   for _, r in ipairs(recs) do
     if r.measured_s then
       local g = groups[r.excluded and "excluded" or r.held_out and "held" or "timed"]
-      g.x[#g.x + 1], g.y[#g.y + 1] = r.measured_s, r.predicted_s
-      g.x[#g.x + 1], g.y[#g.y + 1] = false, false     -- a gap: points, not a line through them
+      g.x[#g.x + 1], g.y[#g.y + 1], g.labels[#g.x + 1] = r.measured_s, r.predicted_s, r.config or false
+      g.x[#g.x + 1], g.y[#g.y + 1], g.labels[#g.x + 1] = false, false, false  -- a gap: points, not a line
       lo = math.min(lo, r.measured_s, r.predicted_s)
       hi = math.max(hi, r.measured_s, r.predicted_s)
     end
   end
   local series = {}
   for _, g in ipairs(order) do
-    if #groups[g.key].x > 0 then series[#series + 1] = { name = g.name, x = groups[g.key].x, y = groups[g.key].y, points = true } end
+    local gr = groups[g.key]
+    if #gr.x > 0 then series[#series + 1] = { name = g.name, x = gr.x, y = gr.y, points = true, labels = gr.labels } end
   end
   if #series == 0 then return end
   series[#series + 1] = { name = "y = x (a perfect prediction)", x = { lo / 1.2, hi * 1.2 }, y = { lo / 1.2, hi * 1.2 }, dashed = true }
@@ -94,7 +95,7 @@ local function validation_chart(doc, recs)
     x = { label = "measured step time, s (median over steps)", log = 10 },
     y = { label = "predicted step time, s", log = 10 },
     series = series,
-    caption = "Each point is one training configuration: its step time as the model predicts it (projected) against the "
+    caption = "Each point is one training configuration (named as in the table): its step time as the model predicts it (projected) against the "
       .. "median of its training steps (measured). Points above the dashed line were predicted slow.",
   }
 end

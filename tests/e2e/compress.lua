@@ -1,7 +1,8 @@
 -- tests/e2e/compress.lua: a short compression run end to end: every product validated before it
 -- was timed, its rates and speed-ups follow from its samples and the FP32 record, the layer
--- errors stay within their stated bounds, the trained model's loss changes are relative to the
--- unquantized one, results.ceilings carries the weight formats, GPU items say why they were
+-- errors stay within their stated bounds, the held-out losses come from the model the training
+-- experiment trained (its size in every record, the section says which) and their changes are
+-- relative to the unquantized one, results.ceilings carries the weight formats, GPU items say why they were
 -- not measured, and the PDF's compression section shows the numbers of results.json.
 local env = ...
 local json = require "json"
@@ -15,7 +16,9 @@ local out, code = sh(("cd %s && %s run tests/scenarios/compress.lua -o %s -q"):f
 if code ~= 0 then fail("run exited %d: %s", code, out) end
 local dir = out:match("^(.-)/report%.pdf\n$")
 local r = json.decode(read(dir .. "/results.json"))
-local c, g = r.experiments[2], r.experiments[3]
+local t, c, g = r.experiments[2], r.experiments[3], r.experiments[4]
+if t.name ~= "train" or t.status ~= "complete" then fail("train experiment: %s", tostring(t.status)) end
+local trained = t.results[1]
 if c.name ~= "compress" or c.status ~= "complete" then fail("compress experiment: %s", tostring(c.status)) end
 
 local by, fp32 = {}, {}
@@ -40,6 +43,12 @@ for _, rec in ipairs(c.results) do
   elseif rec.series == "model_loss" then
     if not near(rec.loss_change, rec.loss_heldout - rec.loss_unquantized) then fail("%s loss change", rec.scheme) end
     if rec.scheme == "fp32" and rec.loss_change ~= 0 then fail("fp32 changes the loss by %g", rec.loss_change) end
+    if rec.model_source ~= "the training experiment of this run" or rec.params ~= trained.params
+       or rec.shape ~= trained.shape or rec.steps_done ~= trained.steps_done or rec.loss_train_final ~= trained.loss_final then
+      fail("%s held-out loss: not on the trained model (%s, %s parameters)", rec.scheme, tostring(rec.model_source),
+           tostring(rec.params))
+    end
+    if not near(rec.loss_over_bound, rec.loss_heldout - trained.entropy_bound_nats) then fail("%s loss over the bound", rec.scheme) end
   end
 end
 
@@ -67,8 +76,13 @@ local text = sh(("%s -layout %s -"):format(q(env.pdftotext), q(dir .. "/report.p
 local section = text:match("Compression: quantization and pruning(.*)$")
 if not section then fail("PDF lacks the compression section") end
 for _, t in ipairs { "Compression, CPU", "Speed-up over dense FP32 against bits per weight", "Accuracy",
-                     "The baseline, dense FP32 at batch", "Bound by", "held-out loss over" } do
+                     "The baseline, dense FP32 at batch", "Bound by", "measured over" } do
   if not section:find(t, 1, true) then fail("the section lacks %q", t) end
+end
+local flat = section:gsub("%s+", " ")
+for _, t in ipairs { "Model: the largest model this run's training experiment trained, its 'tiny' shape (137 k parameters, "
+                     .. "2 blocks, hidden 64,", "this machine's DRAM bandwidth (" } do
+  if not flat:find(t, 1, true) then fail("the section lacks %q", t) end
 end
 if nodev and not section:find("Compression, GPU: not measured", 1, true) then fail("the GPU part does not say why") end
 for _, rec in ipairs(c.results) do          -- each layer error, as the table prints it

@@ -189,7 +189,7 @@ local function share_text(mk, r, d, what)
   local text = mk:fraction(v, c, "GB/s", what)
   if marks.exceeds(v, c) then return text, v / c end
   return ("%s of %s GB/s, this machine's DRAM bandwidth%s"):format(text, fmt.rate(c),
-    d and d.kernel and (" (" .. ceilings.dram_text(d) .. ")") or ""), v / c
+    d and d.kernel and (": the " .. ceilings.dram_text(d)) or ""), v / c
 end
 
 -- What bounds a product: the record's word, else (older files) memory when its speed-up reaches
@@ -251,8 +251,8 @@ local function layer_table(doc, exp)
   end
   if #rows == 0 then return end
   doc:table {
-    columns = { { title = "Scheme", width = 0.16 }, { title = "Layer\nerror", align = "right", width = 0.16 },
-                { title = "Stated\nbound", align = "right", width = 0.16 }, { title = "", width = 0.14 },
+    columns = { { title = "Scheme", width = 0.2 }, { title = "Layer\nerror", align = "right", width = 0.2 },
+                { title = "Stated\nbound", align = "right", width = 0.2 }, { title = "", width = 0.2 },
                 { title = "Weight\nerror", align = "right" } },
     rows = rows,
     caption = "Layer error: ||y - y64|| / ||y64|| of one layer's outputs against FP64 on the unquantized weights; weight "
@@ -299,9 +299,10 @@ local function loss_table(doc, exp)
     return
   end
   doc:paragraph(("%s. Each scheme is applied to the weights of its blocks' linears (embeddings, LM head, norms and biases "
-    .. "stay FP32) and the model's held-out loss measured over %s tokens the training never saw (%d batches), in FP32 "
+    .. "stay FP32) and the model's held-out loss measured over %s tokens the training never saw (%s), in FP32 "
     .. "arithmetic. Unquantized it is %.4f nats; the data's entropy bound, the lowest loss any model can reach, is %.4f "
-    .. "nats.") :format(model_words(base), fmt.thousands(base.eval_tokens), base.eval_batches or 4,
+    .. "nats.") :format(model_words(base), fmt.thousands(base.eval_tokens),
+                        (base.eval_batches or 4) == 1 and "one batch" or ("%d batches"):format(base.eval_batches or 4),
                         base.loss_unquantized or base.loss_heldout - base.loss_change,
                         base.loss_entropy_bound))
   doc:table {

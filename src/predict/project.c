@@ -481,7 +481,7 @@ static void timing_json(cJSON *r, const struct predict_calib *c, const struct re
         step[b] = predict_dp_step_seconds(t.micro[b], s.accum, t.update[b] / (f->zero >= 1 ? f->gpus : 1), &comm, link);
     double lo = step[0], mid = step[1], hi = step[2];
     if (!rc->st) {
-        lo = mid * (1 - band_measured);
+        lo = mid / (1 + band_measured);     /* a factor each way: never below zero */
         hi = mid * (1 + band_measured);
     }
     if (f->offload != PREDICT_OFFLOAD_NONE) {      /* the link and the host's AdamW, not overlapped */
@@ -749,8 +749,8 @@ static void rules_json(cJSON *rules)
 {
     cJSON_AddStringToObject(rules, "measured",
         "this machine: every op from its own calibration (curves of efficiency against size, extended to the "
-        "sustained GEMM peak and the DRAM read); band: the validation's largest error (at least 5 %) plus 10 % for "
-        "ops larger than any timed");
+        "sustained GEMM peak and the DRAM read); band: a factor of 1 + the validation's largest error (at least 5 %) "
+        "plus 10 % for ops larger than any timed, each way (the hours divided and multiplied by it)");
     cJSON_AddStringToObject(rules, "catalog",
         "catalog rows, the DGX Spark's included: every op of the workload's plan timed with its software stack's "
         "profile (info.stack_profiles: efficiency per op class against size, fitted on the published GPU training "

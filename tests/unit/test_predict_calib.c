@@ -284,6 +284,24 @@ static void projection(void)
     const cJSON *why = cJSON_GetObjectItem(r, "fit");
     EXPECT(cJSON_IsString(why) && strncmp(why->valuestring, "does not fit", 12) == 0);
 
+    /* this machine: a factor of 1 + the band each way, never below zero; the band is the
+       validation's largest error + 10 % (without a validation 50 % + 10 %) */
+    cJSON *small = params("{\"workloads\":[\"gpt2-124m\"],\"systems\":[\"none\"]}");
+    const char *const vals[] = { NULL, "{\"validation\":{\"max_abs_error\":1.27}}" };
+    const double factor[] = { 1.6, 2.37 };
+    for (int i = 0; i < 2; i++) {
+        cJSON *measured = vals[i] ? cJSON_Parse(vals[i]) : NULL, *res = cJSON_CreateArray(), *inf = cJSON_CreateObject();
+        predict_project(small, &c, "cpu", measured, &in, res, inf);
+        r = record(res, "gpt2-124m", "this");
+        EXPECT(r && num(r, "hours") > 0 && num(r, "hours_low") > 0);
+        EXPECT_NEAR(num(r, "hours_low") * factor[i], num(r, "hours"), 1e-12);
+        EXPECT_NEAR(num(r, "hours_high"), num(r, "hours") * factor[i], 1e-12);
+        cJSON_Delete(measured);
+        cJSON_Delete(res);
+        cJSON_Delete(inf);
+    }
+    cJSON_Delete(small);
+
     cJSON_Delete(results);
     cJSON_Delete(info);
     cJSON_Delete(p);

@@ -108,10 +108,10 @@ const struct param model_params[] = {
     { "system_power_w", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e6, "its power, W (0: unknown)" },
     { "system_price_usd", PARAM_NUM, 0, NULL, NULL, "0", 0, 1e9, "its price, USD (0: unknown)" },
     { "scrub_size", PARAM_SIZE, 0, "auto", NULL, "auto", 1024 * 1024, 1024.0 * 1024 * 1024 * 1024,
-      "bytes read before each op timed on its own; auto: each op in the state the step leaves it in: nothing "
-      "when what a step holds (weights, gradients, optimizer state, activations) fits in all caches (the step "
-      "keeps every op's inputs warm), twice all caches when it does not (the step streams them from DRAM); the "
-      "op before it in the step always runs just before it (CPU only: a GPU's L2 is not the host's caches)" },
+      "bytes read before each op timed on its own; auto: none, each op in the state the step leaves it in: warm "
+      "when what a step holds (weights, gradients, optimizer state, activations) fits in all caches, else after "
+      "the ops before it in the step that move all caches' worth of bytes (CPU only: a GPU's L2 is not the "
+      "host's caches)" },
     { "budget_s", PARAM_NUM, 0, "auto", NULL, "auto", 0.1, 86400,
       "seconds for this experiment; auto: its share of the scenario budget" },
     { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
@@ -125,6 +125,7 @@ const struct param model_params[] = {
 #define DISTURB_MIN 0.25        /* a round slower than the fastest third by more than this, and ... */
 #define DISTURB_SD 4.0          /* ... than this many of their standard deviations, was disturbed */
 #define RERUN_SHARE 0.7         /* of the budget, past which a disturbed configuration is not rerun */
+#define MIN_ROUNDS 3            /* rounds a configuration runs even past its time share */
 
 /* What a step of cfg holds (weights, gradients, optimizer state, activations), bytes. */
 static double footprint(const struct train_config *cfg)
@@ -548,7 +549,8 @@ static void drop_round(double *x, int rows, size_t width, int rounds, int r)
 /* Times every distinct op of cfg's plan on its own (none when held out), and whole training
  * steps, in rounds: each of the first OP_TIMED rounds times each op once, then every round trains
  * one step (forward, backward, AdamW update). A burst of load on a shared machine then costs one sample of many ops and of
- * the steps alike. Rounds whose step was disturbed (model_disturbed) are dropped, steps and op
+ * the steps alike. Past `until` (timing_now's clock) no round starts after the first MIN_ROUNDS (the first
+ * one when only ops are timed). Rounds whose step was disturbed (model_disturbed) are dropped, steps and op
  * samples alike, when they are a third or fewer; more, and the samples are not one population:
  * nothing goes into c and the return is -2 (the caller reruns or excludes). The ops' medians go
  * into c; *run gets the steps. Returns the ops timed, or -1 with a message. */
@@ -559,8 +561,8 @@ enum cal_mode {
 };
 
 static int calibrate_config(const struct train_ops *ops, const struct train_config *cfg, const char *id, size_t nscrub,
-                            double replay, enum cal_mode mode, struct predict_calib *c, cJSON *results, cJSON **run,
-                            char *err, size_t errlen)
+                            double replay, double until, enum cal_mode mode, struct predict_calib *c, cJSON *results,
+                            cJSON **run, char *err, size_t errlen)
 {
     int held_out = mode == CAL_HELD_OUT, steps = mode != CAL_ONLY;
     struct bench_cfg b;
@@ -583,7 +585,8 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
     predict_calib_free(&seen);
     double *samples = xmalloc((size_t)(n ? n : 1) * OP_ROUNDS * sizeof *samples), limit = 0;
     int rounds = 0;
-    for (; rounds < (steps ? OP_ROUNDS : OP_TIMED) && !progress_stopping(); rounds++) {
+    for (; rounds < (steps ? OP_ROUNDS : OP_TIMED) && !progress_stopping()
+           && (rounds < (steps ? MIN_ROUNDS : 1) || timing_now() < until); rounds++) {
         for (int j = 0; j < n && rounds < OP_TIMED; j++)
             samples[(size_t)j * OP_ROUNDS + rounds] = time_op(&b, todo[j]);
         step_s[rounds] = steps ? train_step(&b, op_s + (size_t)rounds * b.nops) : 0;
@@ -864,11 +867,27 @@ struct vrun {
     double t0, budget_s;            /* when the experiment started; its share of the budget */
 };
 
+/* Seconds a configuration needs at least, as the calibration so far predicts it: the warm-up step
+ * and MIN_ROUNDS rounds, each a step and, unless held out, every op timed on its own (about a
+ * step more, and before each op the replay of the ops that move `replay` bytes: that share of a
+ * step's bytes, and so of its time). */
+static double config_cost(const struct predict_calib *cal, const struct train_config *cfg, int held, double replay)
+{
+    int nops;
+    double step = predict_step_seconds(cal, &cfg->shape, cfg->prec, NULL), bytes = 0;
+    struct net_op *plan = net_plan_new(&cfg->shape, cfg->prec, &nops);
+    for (int i = 0; i < nops; i++)
+        bytes += plan[i].bytes_read + plan[i].bytes_written;
+    free(plan);
+    double ops = held ? 0 : step * (1 + (bytes > 0 ? nops * fmin(1, replay / bytes) : 0));
+    return step * WARMUP + MIN_ROUNDS * (step + ops);
+}
+
 /* One configuration measured (and, unless held out, its ops timed into a fresh calibration);
  * the prediction into *pred; the steps' record into *run; 0, -2 (not one population) or -1. */
 static int measure_config(const struct vrun *vr, const struct train_config *cfg, int idx, int held, size_t scrub,
-                          double replay, struct predict_calib *cal, cJSON *results, double *pred, double *by_class, cJSON **run,
-                          char *why, size_t n)
+                          double replay, double until, struct predict_calib *cal, cJSON *results, double *pred,
+                          double *by_class, cJSON **run, char *why, size_t n)
 {
     char id[16];
     struct predict_calib fresh = *cal;
@@ -876,7 +895,7 @@ static int measure_config(const struct vrun *vr, const struct train_config *cfg,
     fresh.ntimed = fresh.captimed = 0;
     memset(fresh.curve, 0, sizeof fresh.curve);
     cJSON *recs = cJSON_CreateArray();
-    int rc = calibrate_config(vr->ops, cfg, config_id(idx, id, sizeof id), scrub, replay,
+    int rc = calibrate_config(vr->ops, cfg, config_id(idx, id, sizeof id), scrub, replay, until,
                               held ? CAL_HELD_OUT : CAL_VALIDATE, held ? cal : &fresh, recs, run, why, n);
     if (rc >= 0) {
         *pred = predict_step_seconds(held ? cal : &fresh, &cfg->shape, cfg->prec, by_class);
@@ -908,18 +927,26 @@ static void model_configs(const struct vdevice *d, const struct vrun *vr, const 
         double by_class[NET_NCLASSES] = { 0 }, pred = NAN;
         struct vcase vc = { NULL, NULL, footprint(&cfg[i]), held[k], NULL, NULL };
         config_name(&cfg[i], name, sizeof name);
-        if (progress_stopping() || timing_now() > vr->t0 + vr->budget_s) {
-            measure_skip(skipped, name, progress_stopping() ? "the run was interrupted"
-                                                            : "the experiment's time share was spent before it");
+        vc.regime = vc.footprint <= vr->caches ? "cache" : vc.footprint >= DRAM_FACTOR * vr->caches ? "dram" : "between";
+        double replay, now = timing_now(), left = vr->t0 + vr->budget_s - now;
+        size_t scrub = scrub_for(&cfg[i], vr->scrub, vr->caches, &replay, &vc.op_state);
+        double need = config_cost(cal, &cfg[i], held[k], replay);
+        if (progress_stopping() || need > left) {
+            if (!progress_stopping())
+                snprintf(why, sizeof why, "the experiment's time share was spent before it (%.1f s left; its %d rounds "
+                         "need about %.1f s)", fmax(left, 0), MIN_ROUNDS, need);
+            measure_skip(skipped, name, progress_stopping() ? "the run was interrupted" : why);
             continue;
         }
         progress_step(1 + 2 * k, name);
-        vc.regime = vc.footprint <= vr->caches ? "cache" : vc.footprint >= DRAM_FACTOR * vr->caches ? "dram" : "between";
-        double replay;
-        size_t scrub = scrub_for(&cfg[i], vr->scrub, vr->caches, &replay, &vc.op_state);
+        /* an equal share of what is left, at least its MIN_ROUNDS rounds */
+        double until = now + fmax(need, left / (n - k));
         cJSON *run = NULL;
-        int rc = measure_config(vr, &cfg[i], i, held[k], scrub, replay, cal, results, &pred, by_class, &run, why, sizeof why);
-        if (rc == -2 && timing_now() > vr->t0 + RERUN_SHARE * vr->budget_s) {
+        int rc = measure_config(vr, &cfg[i], i, held[k], scrub, replay, until, cal, results, &pred, by_class, &run, why,
+                                sizeof why);
+        need = config_cost(cal, &cfg[i], held[k], replay);
+        if (rc == -2 && (timing_now() > vr->t0 + RERUN_SHARE * vr->budget_s
+                         || timing_now() + need > vr->t0 + vr->budget_s)) {
             vc.excluded = why;          /* no time to measure it again */
             pred = predict_step_seconds(cal, &cfg[i].shape, cfg[i].prec, by_class);
         } else if (rc == -2) {          /* not one population: once more */
@@ -927,7 +954,10 @@ static void model_configs(const struct vdevice *d, const struct vrun *vr, const 
             vc.rerun = first;
             cJSON_Delete(run);
             run = NULL;
-            rc = measure_config(vr, &cfg[i], i, held[k], scrub, replay, cal, results, &pred, by_class, &run, why, sizeof why);
+            now = timing_now();
+            until = now + fmax(need, (vr->t0 + vr->budget_s - now) / (n - k));
+            rc = measure_config(vr, &cfg[i], i, held[k], scrub, replay, until, cal, results, &pred, by_class, &run, why,
+                                sizeof why);
             if (rc == -2) {
                 vc.excluded = why;
                 pred = predict_step_seconds(cal, &cfg[i].shape, cfg[i].prec, by_class);
@@ -952,10 +982,10 @@ static void model_configs(const struct vdevice *d, const struct vrun *vr, const 
     cJSON_Delete(vals);
 }
 
-/* One larger shape, timed op by op (OP_TIMED rounds) but never trained: the curves reach beyond
- * the caches. */
+/* One larger shape, timed op by op (OP_TIMED rounds, down to one past its share of the time: one
+ * of `shares`) but never trained: the curves reach beyond the caches. */
 static void calibrate_big(const struct vrun *vr, const struct train_config *base, struct predict_calib *cal,
-                          cJSON *out)
+                          int shares, cJSON *out)
 {
     struct train_config big = *base;
     char name[96], why[300];
@@ -969,7 +999,9 @@ static void calibrate_big(const struct vrun *vr, const struct train_config *base
     config_name(&big, name, sizeof name);
     progress_step(0, name);
     size_t scrub = scrub_for(&big, vr->scrub, vr->caches, &replay, &state);
-    if (calibrate_config(vr->ops, &big, "big", scrub, replay, CAL_ONLY, cal, part(out, "results"), &run, why, sizeof why) < 0)
+    double now = timing_now(), until = now + (vr->t0 + vr->budget_s - now) / shares;
+    if (calibrate_config(vr->ops, &big, "big", scrub, replay, until, CAL_ONLY, cal, part(out, "results"), &run, why,
+                         sizeof why) < 0)
         measure_skip(part(out, "skipped"), name, why);
     cJSON_Delete(run);
 }
@@ -983,6 +1015,7 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     const struct vdevice *d = vdevice_of(device);
     int order[NCONFIGS], held[NCONFIGS], n = config_order(params, device, order, held);
     char phase[32], why[300];
+    double t0 = timing_now();
     budget_s = measure_budget(params, budget_s);
     machine_cpu(&cpu);
     configs(params, machine_cache_total(&cpu), cfg);
@@ -1009,15 +1042,16 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
         cJSON_Delete(out);
         return NULL;
     }
-    struct vrun vr = { ops, params, d->scrub_host ? scrub_bytes(params) : NO_SCRUB, machine_cache_total(&cpu),
-                       timing_now(), budget_s };
+    struct vrun vr = { ops, params, d->scrub_host ? scrub_bytes(params) : NO_SCRUB, machine_cache_total(&cpu), t0,
+                       budget_s };
+    cJSON_AddNumberToObject(info, "ceilings_s", timing_now() - t0);     /* fixed: before any share is checked */
     cJSON_AddNumberToObject(info, "caches_total_bytes", vr.caches);
     cJSON_AddStringToObject(info, "op_state_rule", "each op timed on its own in the state the step leaves it in: "
                             "when what a step holds fits in all caches, warm, after the op before it; when it does "
                             "not, after the ops that precede it in the step, run untimed, as many as move all "
                             "caches' worth of bytes (the inputs the step reuses soon are then warm, those it streams "
                             "cold)");
-    calibrate_big(&vr, &cfg[0], &cal, out);
+    calibrate_big(&vr, &cfg[0], &cal, n + 1, out);
     model_configs(d, &vr, cfg, &cal, out);
     if (field(ci, "device_name") && field(info, "validation"))
         cJSON_AddStringToObject(part(info, "validation"), "device_name", json_str(ci, "device_name", ""));

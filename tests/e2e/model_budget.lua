@@ -1,0 +1,46 @@
+-- tests/e2e/model_budget.lua: the model experiment keeps to its time share. With 40 s for
+-- thirteen configurations (about 45 s on a quiet 2-core machine, far more under load) it
+-- starts a configuration only when the calibration so far predicts that its three rounds fit
+-- in what is left, says so for each one it skips (both figures, the need above what was left),
+-- never cuts a configuration below three rounds, and ends near its share: within 1.3x + 2 s
+-- (the share is checked between rounds), or of its fixed ceilings (peaks, DRAM, the sweep:
+-- info.ceilings_s) when they alone took longer. Which ones fit
+-- depends on the machine; every configuration is measured or skipped with its reason.
+local env = ...
+local json = require "json"
+local sh, q, fail, read = env.sh, env.q, env.fail, env.read
+local root = env.out .. "/reports"
+
+local out, code = sh(("cd %s && %s run tests/scenarios/model-budget.lua -q -o %s"):format(q(env.srcdir), q(env.bin),
+                                                                                        q(root)))
+if code ~= 0 then fail("model with a 40 s share: exit %d:\n%s", code, out) end
+local r = json.decode(read(root .. "/latest/results.json"))
+local e = r.experiments[1]
+if e.name ~= "model" or e.params.budget_s ~= 40 then
+  fail("the experiment is %s with %s s", e.name, tostring(e.params.budget_s))
+end
+local fixed = e.info.ceilings_s
+if type(fixed) ~= "number" or fixed <= 0 or fixed > e.elapsed_s then fail("info.ceilings_s is %s", tostring(fixed)) end
+if e.elapsed_s > 1.3 * math.max(40, fixed) + 2 then
+  fail("a 40 s share took %.1f s (its fixed ceilings %.1f s)", e.elapsed_s, fixed)
+end
+
+local measured, skipped = 0, 0
+for _, v in ipairs(e.results) do
+  if v.series == "validation" and v.valid then
+    measured = measured + 1
+    local n = #v.samples_s + (v.rounds_dropped or 0)
+    if n < 3 then fail("%s ran %d rounds, fewer than three", v.config, n) end
+  end
+end
+for _, s in ipairs(e.skipped) do
+  local left, need = s.reason:match("^the experiment's time share was spent before it %(([%d.]+) s left; its 3 "
+                                    .. "rounds need about ([%d.]+) s%)$")
+  if s.item:find("^L%d") then
+    if not left then fail("%s skipped for %q", s.item, s.reason) end
+    if tonumber(need) < tonumber(left) then fail("%s skipped with %s s needed of %s s left", s.item, need, left) end
+    skipped = skipped + 1
+  end
+end
+if measured + skipped ~= 13 then fail("%d measured and %d skipped of thirteen", measured, skipped) end
+return "pass"

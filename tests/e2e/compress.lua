@@ -93,4 +93,23 @@ for _, rec in ipairs(c.results) do          -- each layer error, as the table pr
     end
   end
 end
+
+-- a run that trained no model: the exact words, in the record and in the report
+out, code = sh(("cd %s && %s run tests/scenarios/compress-untrained.lua -o %s/untrained -q"):format(q(env.srcdir), q(env.bin),
+               q(env.out)))
+if code ~= 0 then fail("the untrained run exited %d: %s", code, out) end
+dir = out:match("^(.-)/report%.pdf\n$")
+local u = json.decode(read(dir .. "/results.json")).experiments[1]
+local WHY = "not measured: this run trained no model before this experiment (the training experiment, on the CPU, "
+  .. "before the compression experiment in the scenario, trains one; model = \"tiny\" or \"small\" trains one here)"
+local said
+for _, sk in ipairs(u.skipped) do if sk.item == "held-out loss of the trained model" then said = sk.reason end end
+if said ~= WHY then fail("untrained run: the held-out loss's reason is %q", tostring(said)) end
+for _, rec in ipairs(u.results) do
+  if rec.series == "model_loss" then fail("untrained run: a held-out loss of %s was recorded", rec.scheme) end
+end
+text = sh(("%s %s -"):format(q(env.pdftotext), q(dir .. "/report.pdf"))):gsub("%s+", " ")
+if not text:find("Held-out loss on a trained model: " .. WHY .. ".", 1, true) then
+  fail("the untrained run's report does not say why the held-out loss was not measured")
+end
 return "pass"

@@ -28,6 +28,12 @@ local function err(v)
   return fmt.pct(v)
 end
 
+-- A small loss difference in nats: four decimals, or two significant digits below 1e-3.
+local function nats(v, sign)
+  local f = math.abs(v) >= 1e-3 and "%.4f" or "%.1e"
+  return ((sign and "%+" or "%") .. f:sub(2)):format(v)
+end
+
 -- The schemes in the order the run measured them, with their records of one series.
 local function schemes(exp)
   local order, seen = {}, {}
@@ -86,7 +92,7 @@ local function summary_table(doc, exp, bs)
       if bn ~= b1 then row[#row + 1] = gn and gn.valid and m(x(gn.speedup_vs_fp32)) or "not measured" end
       row[#row + 1] = g1 and g1.valid and m(x(g1.speedup_vs_bf16)) or ""
       row[#row + 1] = le and m(err(le.rel_error)) or "not measured"
-      row[#row + 1] = ml and m(("%+.3f"):format(ml.loss_change)) or "not measured"
+      row[#row + 1] = ml and m(ml.loss_change == 0 and "0" or nats(ml.loss_change, true)) or "not measured"
       rows[#rows + 1] = row
     end
   end
@@ -275,8 +281,9 @@ local function model_words(ml)
 end
 
 local function change(ml)
-  local t = ("%+.4f"):format(ml.loss_change)
-  if ml.loss_change_se then t = ("%s +- %.4f"):format(t, ml.loss_change_se) end
+  if ml.loss_change == 0 and (ml.loss_change_se or 0) == 0 then return m("0") end
+  local t = nats(ml.loss_change, true)
+  if ml.loss_change_se then t = ("%s +- %s"):format(t, nats(ml.loss_change_se)) end
   return m(t)
 end
 
@@ -295,6 +302,7 @@ local function loss_table(doc, exp)
     for _, sk in ipairs(exp.skipped or {}) do
       if sk.item == "held-out loss of the trained model" then why = sk.reason end
     end
+    if not why and (exp.params or {}).model == "none" then why = "not measured: the scenario asked for none (model = \"none\")" end
     doc:paragraph(("Held-out loss on a trained model: %s."):format(why or "not measured (see the items not measured)"))
     return
   end

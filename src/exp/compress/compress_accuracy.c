@@ -27,6 +27,7 @@
 #define HELDOUT_TOKENS 16384.0      /* tokens the held-out loss averages, when the time allows */
 #define HELDOUT_MIN 4               /* ... batches at least; at most HELDOUT_MAX */
 #define HELDOUT_MAX 64
+#define HELDOUT_MARGIN 2.0          /* the time the losses are sized to take, times this, must fit */
 #define TRAIN_SHARE 0.8             /* of the time left that training may use */
 #define EVAL_SHARE 0.9              /* of the time left that the held-out losses may use */
 #define MIN_TRAIN_S 3.0             /* less left than this: no model (its loss would mean little) */
@@ -202,13 +203,15 @@ static double change_se(const double *a, const double *b, int n)
 }
 
 /* Held-out batches: HELDOUT_TOKENS worth, within [HELDOUT_MIN, HELDOUT_MAX], fewer (one at least)
- * when nv + 1 losses of that many batches of one_s seconds each would not fit in left_s. */
+ * when nv + 1 losses of that many batches of one_s seconds each would not fit in left_s with
+ * HELDOUT_MARGIN to spare (packing each variant, a busy machine): every variant on fewer tokens
+ * rather than the first few on many. */
 static int heldout_batches(const struct net_shape *s, int nv, double one_s, double left_s)
 {
     double per = (double)s->batch * s->seq * s->accum, want = ceil(HELDOUT_TOKENS / per);
     want = fmin(fmax(want, HELDOUT_MIN), HELDOUT_MAX);
-    if (one_s > 0 && want * one_s * (nv + 1) > left_s)
-        want = floor(left_s / (one_s * (nv + 1)));
+    if (one_s > 0 && HELDOUT_MARGIN * want * one_s * (nv + 1) > left_s)
+        want = floor(left_s / (HELDOUT_MARGIN * one_s * (nv + 1)));
     return want < 1 ? 1 : (int)want;
 }
 

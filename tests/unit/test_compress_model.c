@@ -3,7 +3,8 @@
  * service keeps the largest model (FP32-trained before BF16 at equal size); a model the training
  * experiment trained is the one measured, its size and source in every record; FP32 "quantization"
  * gives exactly the unquantized loss; on a model trained near its entropy bound int4 costs more than
- * BF16 beyond the noise, BF16 no more than FP32 within it, heavy pruning clearly more. */
+ * BF16 beyond the noise, BF16 no more than FP32 within it, heavy pruning clearly more; model =
+ * "tiny" trains one in the compression experiment, and its records say so. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -141,11 +142,32 @@ static void test_trained(void)
     measure_trained_clear();
 }
 
+/* model = "tiny": a model trained here, and every record says so. */
+static void test_here(void)
+{
+    struct compress_variant v[COMPRESS_MAX_VARIANTS];
+    cJSON *p = params("compress", compress_params, "{\"schemes\": [\"int8\"], \"model\": \"tiny\", \"model_steps\": 5}");
+    cJSON *res = cJSON_CreateArray(), *sk = cJSON_CreateArray();
+    measure_trained_clear();
+    compress_model_losses(p, v, compress_variants(p, v, COMPRESS_MAX_VARIANTS), machine_emulated() ? 300 : 60, res, sk);
+    EXPECT(cJSON_GetArraySize(res) == 3 && cJSON_GetArraySize(sk) == 0);
+    for (const cJSON *r = res->child; r; r = r->next) {
+        EXPECT_STR(json_str(r, "model_source", ""), "the compression experiment, for this measurement");
+        EXPECT_STR(json_str(r, "shape", ""), "tiny");
+        EXPECT(json_num(r, "params", -1) == 136960 && json_num(r, "steps_done", -1) == 5);
+    }
+    EXPECT(measure_trained(&(struct measure_trained){ 0 }) == -1);     /* nothing offered to the run */
+    cJSON_Delete(res);
+    cJSON_Delete(sk);
+    cJSON_Delete(p);
+}
+
 int main(void)
 {
     progress_quiet(1);
     test_no_model();
     test_keeps_largest();
     test_trained();
+    test_here();
     return CHECK_DONE();
 }

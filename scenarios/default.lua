@@ -24,7 +24,8 @@ return sr.scenario {
   sr.train { device = "gpu", shapes = { "tiny", "small" }, precisions = "all" },
   -- compression: every quantization and pruning scheme streaming an FP32-equivalent matrix of 4x
   -- all caches (2 GiB here) at batches 1 and 4, each one's layer error, and the held-out loss
-  -- of the tiny model with each applied (40 s on 2 cores); on a GPU the same products
+  -- of the largest model the training above trained (small, FP32), with each applied (40 s on 2
+  -- cores); on a GPU the same products
   sr.compress { schemes = "all", batches = { 1, 4 }, budget_s = 40 },
   sr.compress { device = "gpu", schemes = "all" },
   -- the training-time model: calibrated on microbenchmarks, validated by predicting then

@@ -27,6 +27,7 @@ M.measured = {
   "^stop$", "^iters_per_sample$", "_done$",         -- how the repetitions or steps went
   "^settled$", "^cv_target$",                       -- whether they settled (src/measure)
   "^loss", "^algo$",      -- training outcomes; the algorithm a library chose at run time
+  "^eval_",               -- how much held-out data a loss averaged (the time left decides)
 }
 
 -- Records of these series are identified by the fields named (what was projected, onto what); every

@@ -248,6 +248,9 @@ M.records.compress = object {
   steps_done = opt "number", loss_train_final = opt "number", loss_entropy_bound = opt "number",
   eval_tokens = opt "number", speedup_of_ideal = opt "number", bound = opt "string", gweights_per_s = opt "number",
   dram_over_cache = opt "number", cache = opt(object { rows = "number", gweights_per_s = opt "number" }),
+  model_source = opt "string", params = opt "number", layers = opt "number", hidden = opt "number", seq = opt "number",
+  vocab = opt "number", model_precision = opt "string", loss_unquantized = opt "number", loss_over_bound = opt "number",
+  loss_change_se = opt "number", eval_batches = opt "number",
 }
 local COMPRESS_NEEDS = {
   gemv = { batch = "number", valid = "boolean", bits_per_weight = "number", bytes = "number", rows = "number",

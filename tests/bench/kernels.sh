@@ -6,17 +6,25 @@
 # FLOP/s against the run's sustained SGEMM rate; then PyTorch's CPU step on the same shape and
 # thread count, run right after (tests/bench/torch-cpu-gpt2.py; skipped without torch). A
 # benchmark, not a test: run it on a quiet machine; the load average is printed beside the figures.
-#   [ISA=avx2] [TORCH=python3] [SR_BIN=src/sparkreport] sh tests/bench/kernels.sh
+#   [ISA=avx2] [TORCH=/usr/bin/python3] [SR_BIN=src/sparkreport] [SR_SET="key=value ..."] sh tests/bench/kernels.sh
+# SR_SET: --set overrides for a short run that only checks the script end to end (e.g.
+# "compress.budget_s=20 compress.weights_size=64MiB train.steps=2"); the figures are then not the benchmark's.
 set -eu
 : "${SR_BIN:=src/sparkreport}"
-: "${TORCH:=python3}"
+# TORCH: the python3 that has torch; unset, python3 when it has it, else Debian's /usr/bin/python3
+if [ -z "${TORCH:-}" ]; then
+  TORCH=python3
+  python3 -c 'import torch' 2>/dev/null || { [ -x /usr/bin/python3 ] && TORCH=/usr/bin/python3; }
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 threads=$("$SR_BIN" info --json 2>/dev/null | sed -n 's/.*"openmp_max_threads":[^0-9]*\([0-9]*\).*/\1/p' | head -1)
 : "${threads:=$(nproc)}"
 echo "load before: $(cat /proc/loadavg)"
-"$SR_BIN" run "$here/kernels.lua" -o "$tmp" -q ${ISA:+--set compress.isa=$ISA} > /dev/null
+set --
+for s in ${SR_SET:-}; do set -- "$@" --set "$s"; done
+"$SR_BIN" run "$here/kernels.lua" -o "$tmp" -q ${ISA:+--set compress.isa=$ISA} "$@" > /dev/null
 echo "load after sparkreport: $(cat /proc/loadavg)"
 python3 - "$tmp/latest/results.json" <<'PY'
 import json, sys

@@ -1,7 +1,8 @@
 -- tests/e2e/compress.lua: a short compression run end to end: every product validated before it
 -- was timed, its rates and speed-ups follow from its samples and the FP32 record, the layer
--- errors stay within their stated bounds, the trained model's loss changes are relative to the
--- unquantized one, results.ceilings carries the weight formats, GPU items say why they were
+-- errors stay within their stated bounds, the held-out losses come from the model the training
+-- experiment trained (its size in every record, the section says which) and their changes are
+-- relative to the unquantized one, results.ceilings carries the weight formats, GPU items say why they were
 -- not measured, and the PDF's compression section shows the numbers of results.json.
 local env = ...
 local json = require "json"
@@ -15,7 +16,9 @@ local out, code = sh(("cd %s && %s run tests/scenarios/compress.lua -o %s -q"):f
 if code ~= 0 then fail("run exited %d: %s", code, out) end
 local dir = out:match("^(.-)/report%.pdf\n$")
 local r = json.decode(read(dir .. "/results.json"))
-local c, g = r.experiments[2], r.experiments[3]
+local t, c, g = r.experiments[2], r.experiments[3], r.experiments[4]
+if t.name ~= "train" or t.status ~= "complete" then fail("train experiment: %s", tostring(t.status)) end
+local trained = t.results[1]
 if c.name ~= "compress" or c.status ~= "complete" then fail("compress experiment: %s", tostring(c.status)) end
 
 local by, fp32 = {}, {}
@@ -40,6 +43,12 @@ for _, rec in ipairs(c.results) do
   elseif rec.series == "model_loss" then
     if not near(rec.loss_change, rec.loss_heldout - rec.loss_unquantized) then fail("%s loss change", rec.scheme) end
     if rec.scheme == "fp32" and rec.loss_change ~= 0 then fail("fp32 changes the loss by %g", rec.loss_change) end
+    if rec.model_source ~= "the training experiment of this run" or rec.params ~= trained.params
+       or rec.shape ~= trained.shape or rec.steps_done ~= trained.steps_done or rec.loss_train_final ~= trained.loss_final then
+      fail("%s held-out loss: not on the trained model (%s, %s parameters)", rec.scheme, tostring(rec.model_source),
+           tostring(rec.params))
+    end
+    if not near(rec.loss_over_bound, rec.loss_heldout - trained.entropy_bound_nats) then fail("%s loss over the bound", rec.scheme) end
   end
 end
 
@@ -67,8 +76,19 @@ local text = sh(("%s -layout %s -"):format(q(env.pdftotext), q(dir .. "/report.p
 local section = text:match("Compression: quantization and pruning(.*)$")
 if not section then fail("PDF lacks the compression section") end
 for _, t in ipairs { "Compression, CPU", "Speed-up over dense FP32 against bits per weight", "Accuracy",
-                     "The baseline, dense FP32 at batch", "Bound by", "held-out loss over" } do
+                     "The baseline, dense FP32 at batch", "Bound by", "measured over" } do
   if not section:find(t, 1, true) then fail("the section lacks %q", t) end
+end
+local flat = section:gsub("%s+", " ")
+for _, t in ipairs { "Model: the largest model this run's training experiment trained, its 'tiny' shape (137 k parameters, "
+                     .. "2 blocks, hidden 64," } do
+  if not flat:find(t, 1, true) then fail("the section lacks %q", t) end
+end
+-- the baseline quotes one read figure, this run's DRAM figure, by its value (a matrix that fits
+-- the caches is compared with a plain read of itself instead)
+if c.info.fp32_bytes >= 2 * c.info.caches_total_bytes then
+  local want = ("of %s GB/s, this machine's DRAM bandwidth: the"):format(env.rate(c.info.dram.gbps))
+  if not flat:find(want, 1, true) then fail("the baseline does not name the DRAM figure: %q", want) end
 end
 if nodev and not section:find("Compression, GPU: not measured", 1, true) then fail("the GPU part does not say why") end
 for _, rec in ipairs(c.results) do          -- each layer error, as the table prints it
@@ -78,5 +98,24 @@ for _, rec in ipairs(c.results) do          -- each layer error, as the table pr
       fail("the accuracy table lacks %s %s", rec.scheme, cell)
     end
   end
+end
+
+-- a run that trained no model: the exact words, in the record and in the report
+out, code = sh(("cd %s && %s run tests/scenarios/compress-untrained.lua -o %s/untrained -q"):format(q(env.srcdir), q(env.bin),
+               q(env.out)))
+if code ~= 0 then fail("the untrained run exited %d: %s", code, out) end
+dir = out:match("^(.-)/report%.pdf\n$")
+local u = json.decode(read(dir .. "/results.json")).experiments[1]
+local WHY = "not measured: this run trained no model before this experiment (the training experiment, on the CPU, "
+  .. "before the compression experiment in the scenario, trains one; model = \"tiny\" or \"small\" trains one here)"
+local said
+for _, sk in ipairs(u.skipped) do if sk.item == "held-out loss of the trained model" then said = sk.reason end end
+if said ~= WHY then fail("untrained run: the held-out loss's reason is %q", tostring(said)) end
+for _, rec in ipairs(u.results) do
+  if rec.series == "model_loss" then fail("untrained run: a held-out loss of %s was recorded", rec.scheme) end
+end
+text = sh(("%s %s -"):format(q(env.pdftotext), q(dir .. "/report.pdf"))):gsub("%s+", " ")
+if not text:find("Held-out loss on a trained model: " .. WHY .. ".", 1, true) then
+  fail("the untrained run's report does not say why the held-out loss was not measured")
 end
 return "pass"

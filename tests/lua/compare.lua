@@ -52,6 +52,12 @@ check(compare.key(rec("triad", 1, { alloc = "host" })) ~= compare.key(rec("triad
 eq(compare.key { shape = "tiny", steps = 40, steps_done = 37, loss_final = 2, loss_first = 5.5, lr = 3e-4,
                  algo = "heuristic 0", within_bound = true, seed = 7 },
    "seed=7, shape=tiny, steps=40", "numbers that are not whole and named outcomes outside the key")
+-- a held-out loss on the run's trained model: the model identifies it; how many batches the time
+-- allowed does not
+eq(compare.key { series = "model_loss", scheme = "int8", shape = "small", params = 940800, eval_batches = 16,
+                 eval_tokens = 16384, loss_heldout = 1.9, loss_change_se = 1e-4, model_source = "the training experiment of this run" },
+   "model_source=the training experiment of this run, params=940800, scheme=int8, series=model_loss, shape=small",
+   "held-out data outside the key")
 eq(compare.label { algo = "cblas_dgemm", precision = "fp64", series = "gemm", shape = "square", m = 64, n = 64, k = 32,
                    bytes = 98304 }, "fp64 gemm square, 64x64x32, 96 KiB", "label of a GEMM")
 eq(compare.label(rec("triad", 1, { cpus = "0-3" })), "triad fp64 size, 24 KiB, 4 threads, CPUs 0-3", "label")

@@ -1,7 +1,7 @@
 -- sparkreport.sections.compress: the compression section: what each scheme stores (bits per
 -- weight with scales and indices), how fast the weight-streaming products run against dense
 -- FP32 and BF16, the error it adds to a layer's
--- outputs and to a trained model's held-out loss; a chart of speed-up against bits per weight
+-- outputs and to the held-out loss of the largest model the run trained (which model, said); a chart of speed-up against bits per weight
 -- with the ideal (bytes ratio) dashed; GPU rows "not measured" with the reason. Read fractions
 -- are of this machine's one DRAM figure (sparkreport.ceilings.dram), the one read figure every
 -- comparison uses; what bounds each product (its bytes, or decoding: its rate from cache). Draws
@@ -26,6 +26,12 @@ local function err(v)
   if v == nil or v ~= v then return "n/a" end
   if v < 1e-4 then return ("%.1e"):format(v) end
   return fmt.pct(v)
+end
+
+-- A small loss difference in nats: four decimals, or two significant digits below 1e-3.
+local function nats(v, sign)
+  local f = math.abs(v) >= 1e-3 and "%.4f" or "%.1e"
+  return ((sign and "%+" or "%") .. f:sub(2)):format(v)
 end
 
 -- The schemes in the order the run measured them, with their records of one series.
@@ -86,7 +92,7 @@ local function summary_table(doc, exp, bs)
       if bn ~= b1 then row[#row + 1] = gn and gn.valid and m(x(gn.speedup_vs_fp32)) or "not measured" end
       row[#row + 1] = g1 and g1.valid and m(x(g1.speedup_vs_bf16)) or ""
       row[#row + 1] = le and m(err(le.rel_error)) or "not measured"
-      row[#row + 1] = ml and m(("%+.3f"):format(ml.loss_change)) or "not measured"
+      row[#row + 1] = ml and m(ml.loss_change == 0 and "0" or nats(ml.loss_change, true)) or "not measured"
       rows[#rows + 1] = row
     end
   end
@@ -188,7 +194,9 @@ local function share_text(mk, r, d, what)
   local v, c = dram_pair(r, d)
   if not c then return ("%s a plain read of the same matrix"):format(x(r.read_fraction_best)), r.read_fraction_median end
   local text = mk:fraction(v, c, "GB/s", what)
-  return marks.exceeds(v, c) and text or (text .. " of this machine's DRAM bandwidth"), v / c
+  if marks.exceeds(v, c) then return text, v / c end
+  return ("%s of %s GB/s, this machine's DRAM bandwidth%s"):format(text, fmt.rate(c),
+    d and d.kernel and (": the " .. ceilings.dram_text(d)) or ""), v / c
 end
 
 -- What bounds a product: the record's word, else (older files) memory when its speed-up reaches
@@ -211,11 +219,11 @@ local function bounds(doc, exp, bs, mk, d)
   local b1 = bs[1]
   local f32 = rec(exp, "gemv", "fp32", b1)
   if f32 and f32.valid and f32.gbps_best then
-    doc:paragraph(("The baseline, dense FP32 at batch %d, streams at %s GB/s median, %s GB/s best: %s. Every speed-up "
+    doc:paragraph(("The baseline, dense FP32 at batch %d, streams at %s GB/s best (%s median): %s. Every speed-up "
       .. "below is over it, in the same run; a compressed product is memory-bound when its speed-up reaches 0.7 of the "
       .. "bytes it saves (the ideal), and bound by decoding when it runs from DRAM at 0.7 or more of its rate from "
       .. "cache (the same product on the matrix's first rows, half the level-2 caches).")
-      :format(b1, fmt.rate(f32.gbps_median), fmt.rate(f32.gbps_best), (share_text(mk, f32, d, ("fp32, batch %d"):format(b1)))))
+      :format(b1, fmt.rate(f32.gbps_best), fmt.rate(f32.gbps_median), (share_text(mk, f32, d, ("fp32, batch %d"):format(b1)))))
   end
   local rows = {}
   for _, s in ipairs(schemes(exp)) do
@@ -239,29 +247,82 @@ local function bounds(doc, exp, bs, mk, d)
   }
 end
 
-local function accuracy_table(doc, exp)
-  local rows, base = {}, nil
+local function layer_table(doc, exp)
+  local rows = {}
   for _, s in ipairs(schemes(exp)) do
-    local le, ml = rec(exp, "layer_error", s), rec(exp, "model_loss", s)
-    base = base or ml
-    if le or ml then
-      rows[#rows + 1] = { s, le and m(err(le.rel_error)) or "", le and err(le.error_bound) or "",
-                          le and (le.within_bound and "within" or { text = "EXCEEDS", tone = "bad" }) or "",
-                          le and m(err(le.weight_rel_error)) or "",
-                          ml and m(("%.4f"):format(ml.loss_heldout)) or "", ml and m(("%+.4f"):format(ml.loss_change)) or "" }
+    local le = rec(exp, "layer_error", s)
+    if le then
+      rows[#rows + 1] = { s, m(err(le.rel_error)), err(le.error_bound),
+                          le.within_bound and "within" or { text = "EXCEEDS", tone = "bad" }, m(err(le.weight_rel_error)) }
     end
   end
+  if #rows == 0 then return end
   doc:table {
-    columns = { { title = "Scheme", width = 0.13 }, { title = "Layer\nerror", align = "right", width = 0.12 },
-                { title = "Stated\nbound", align = "right", width = 0.12 }, { title = "", width = 0.11 },
-                { title = "Weight\nerror", align = "right", width = 0.12 }, { title = "Held-out\nloss (nats)", align = "right", width = 0.2 },
-                { title = "Change", align = "right" } },
+    columns = { { title = "Scheme", width = 0.2 }, { title = "Layer\nerror", align = "right", width = 0.2 },
+                { title = "Stated\nbound", align = "right", width = 0.2 }, { title = "", width = 0.2 },
+                { title = "Weight\nerror", align = "right" } },
     rows = rows,
-    caption = base and ("Model: the training experiment's '%s' shape, FP32, trained here for %d of %d steps (final training loss "
-      .. "%.3f; the data's entropy bound %.3f), then each scheme applied to the weights of its blocks' linears (embeddings, LM "
-      .. "head, norms and biases stay FP32); held-out loss over %d tokens the training never saw.")
-      :format(base.shape, base.steps_done, base.steps, base.loss_train_final, base.loss_entropy_bound, base.eval_tokens)
-      or "The held-out loss was not measured (see below).",
+    caption = "Layer error: ||y - y64|| / ||y64|| of one layer's outputs against FP64 on the unquantized weights; weight "
+      .. "error: ||w - w'|| / ||w||. Measured on this run.",
+  }
+end
+
+-- Which model the held-out losses come from, in words: its size and shape, who trained it, how.
+-- Older files (no model_source) trained it inside the compression experiment.
+local function model_words(ml)
+  local size = ml.params and ("%s parameters, "):format(fmt.count(ml.params)) or ""
+  local dims = ml.layers and ("%d blocks, hidden %d, sequence %d, vocabulary %d; "):format(ml.layers, ml.hidden or 0,
+    ml.seq or 0, ml.vocab or 0) or ""
+  local who = ml.model_source == "the training experiment of this run"
+    and "the largest model this run's training experiment trained"
+    or "a model the compression experiment trained for this measurement"
+  return ("Model: %s, its '%s' shape (%s%strained in %s on the CPU for %d of %d steps, final training loss %.3f nats)")
+    :format(who, ml.shape, size, dims, (ml.model_precision or "fp32"):upper(), ml.steps_done, ml.steps,
+            ml.loss_train_final)
+end
+
+local function change(ml)
+  if ml.loss_change == 0 and (ml.loss_change_se or 0) == 0 then return m("0") end
+  local t = nats(ml.loss_change, true)
+  if ml.loss_change_se then t = ("%s +- %s"):format(t, nats(ml.loss_change_se)) end
+  return m(t)
+end
+
+local function loss_table(doc, exp)
+  local rows, base = {}, nil
+  for _, s in ipairs(schemes(exp)) do
+    local ml = rec(exp, "model_loss", s)
+    base = base or ml
+    if ml then
+      rows[#rows + 1] = { s, bits(ml.bits_per_weight), m(("%.4f"):format(ml.loss_heldout)), change(ml),
+                          m(("%.4f"):format(ml.loss_over_bound or ml.loss_heldout - ml.loss_entropy_bound)) }
+    end
+  end
+  if not base then
+    local why
+    for _, sk in ipairs(exp.skipped or {}) do
+      if sk.item == "held-out loss of the trained model" then why = sk.reason end
+    end
+    if not why and (exp.params or {}).model == "none" then why = "not measured: the scenario asked for none (model = \"none\")" end
+    doc:paragraph(("Held-out loss on a trained model: %s."):format(why or "not measured (see the items not measured)"))
+    return
+  end
+  doc:paragraph(("%s. Each scheme is applied to the weights of its blocks' linears (embeddings, LM head, norms and biases "
+    .. "stay FP32) and the model's held-out loss measured over %s tokens the training never saw (%s), in FP32 "
+    .. "arithmetic. Unquantized it is %.4f nats; the data's entropy bound, the lowest loss any model can reach, is %.4f "
+    .. "nats.") :format(model_words(base), fmt.thousands(base.eval_tokens),
+                        (base.eval_batches or 4) == 1 and "one batch" or ("%d batches"):format(base.eval_batches or 4),
+                        base.loss_unquantized or base.loss_heldout - base.loss_change,
+                        base.loss_entropy_bound))
+  doc:table {
+    columns = { { title = "Scheme", width = 0.16 }, { title = "Bits per\nweight", align = "right", width = 0.14 },
+                { title = "Held-out\nloss (nats)", align = "right", width = 0.18 },
+                { title = "Change vs FP32\n(nats)", align = "right", width = 0.26 },
+                { title = "Above the\nbound (nats)", align = "right" } },
+    rows = rows,
+    caption = "Bits per weight of the quantized linears, scales included. Change: the held-out loss minus the unquantized "
+      .. "(FP32) one, on the same tokens, +- its standard error over the batches. Above the bound: the held-out loss minus "
+      .. "the entropy bound. All measured on this run.",
   }
 end
 
@@ -305,9 +366,10 @@ local function device_part(doc, results, exp)
     doc:paragraph(("Speed-up against bits per weight, and each scheme's time, bytes and speed-up at every batch with "
       .. "its statistics: %s."):format(label), "small")
   end
-  if #R.records(exp, { series = "layer_error" }) > 0 then
+  if #R.records(exp, { series = "layer_error" }) > 0 or #R.records(exp, { series = "model_loss" }) > 0 then
     doc:section("Accuracy", 2)
-    accuracy_table(doc, exp)
+    layer_table(doc, exp)
+    loss_table(doc, exp)
   end
 end
 

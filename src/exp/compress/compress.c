@@ -56,9 +56,12 @@ const struct param compress_params[] = {
     { "isa", PARAM_ENUM, PARAM_NOT_KEY, NULL, "auto|avx512|avx2|portable", "auto", 0, 0,
       "CPU kernels: the widest this CPU runs, or at most those named (avx2 on an AVX-512 CPU measures the "
       "kernels a CPU without AVX-512 runs); each record's isa says what ran" },
-    { "model", PARAM_ENUM, 0, "none", "tiny|small", "tiny", 0, 0,
-      "training shape whose held-out loss is measured with each scheme applied; none: skip" },
-    { "model_steps", PARAM_INT, 0, NULL, NULL, "120", 1, 1000000, "training steps of that model" },
+    { "model", PARAM_ENUM, PARAM_NOT_KEY, "run|none", "tiny|small", "run", 0, 0,
+      "the model whose held-out loss is measured with each scheme applied: run, the largest the run's training "
+      "experiment trained on the CPU before this one (none trained: the record says so); tiny or small: that shape "
+      "trained here for model_steps steps; none: skip" },
+    { "model_steps", PARAM_INT, PARAM_NOT_KEY, NULL, NULL, "120", 1, 1000000,
+      "training steps of a model trained here (model = tiny or small)" },
     MEASURE_PARAMS("0.025", "3", "20", "0", "0.01"),
     MEASURE_BUDGET_PARAM("seconds for this experiment; auto: its share of the scenario budget"),
     { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },

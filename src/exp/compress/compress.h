@@ -46,9 +46,17 @@ double compress_check(const struct quant_matrix *m, const float *x, const float 
 void compress_layer_errors(const struct compress_variant *v, int nv, size_t rows, size_t cols, int batch,
                            cJSON *results, cJSON *skipped);
 
-/* Held-out loss of a model trained here (the training experiment's CPU backend, FP32) with
- * each variant applied to the weights of its blocks' linears after training; one record per
- * variant (series "model_loss"), or the reason in skipped. */
+/* Held-out loss of a trained model with each variant applied to the weights of its blocks'
+ * linears, evaluated in FP32 on the training experiment's CPU backend; one record per variant
+ * (series "model_loss", its model_source one of the two below), or the reason in skipped under
+ * COMPRESS_MODEL_ITEM. The model: params.model = "run", the largest the run trained before
+ * (measure/trained.h; none: COMPRESS_NO_MODEL); "tiny", "small": trained here for model_steps. */
+#define COMPRESS_MODEL_ITEM "held-out loss of the trained model"
+#define COMPRESS_MODEL_RUN "the training experiment of this run"
+#define COMPRESS_MODEL_HERE "the compression experiment, for this measurement"
+#define COMPRESS_NO_MODEL "not measured: this run trained no model before this experiment (the training " \
+    "experiment, on the CPU, before the compression experiment in the scenario, trains one; model = \"tiny\" or " \
+    "\"small\" trains one here)"
 void compress_model_losses(const cJSON *params, const struct compress_variant *v, int nv, double budget_s,
                            cJSON *results, cJSON *skipped);
 

@@ -1,8 +1,10 @@
 /* compress_accuracy.c: what each compression variant costs in accuracy. A layer's outputs
- * against FP64 on the unquantized weights; and the held-out loss of a small GPT trained here
- * with the training experiment's CPU backend (FP32, src/exp/train*.h), with the variant
- * applied to the weights of its blocks' linears after training, against the unquantized loss.
- * The training calls only the training experiment's public interface; speed is compress.c's. */
+ * against FP64 on the unquantized weights; and the held-out loss of a trained GPT with the variant
+ * applied to the weights of its blocks' linears, against the unquantized (FP32) loss and the data's
+ * entropy bound. The model is the largest the run's training experiment trained
+ * (measure/trained.h), or, when the scenario asks (model = "tiny"), one trained here; its forward
+ * pass is the training experiment's CPU backend (FP32), through its public interface only.
+ * Speed is compress.c's. */
 #include "exp/compress/compress.h"
 
 #include <math.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "measure/measure.h"
+#include "measure/trained.h"
 #include "exp/train/train.h"
 #include "exp/train/train_data.h"
 #include "util/error.h"
@@ -21,8 +24,12 @@
 #define SEED_LW 0x1a7e5ull          /* the layer's weights */
 #define SEED_LX 0x1a7e6ull          /* its inputs */
 #define HELDOUT_STEP 1000000000ull  /* data steps from here on are never trained on */
-#define HELDOUT_BATCHES 4           /* micro-batch sets the held-out loss averages */
+#define HELDOUT_TOKENS 16384.0      /* tokens the held-out loss averages, when the time allows */
+#define HELDOUT_MIN 4               /* ... batches at least; at most HELDOUT_MAX */
+#define HELDOUT_MAX 64
+#define HELDOUT_MARGIN 2.0          /* the time the losses are sized to take, times this, must fit */
 #define TRAIN_SHARE 0.8             /* of the time left that training may use */
+#define EVAL_SHARE 0.9              /* of the time left that the held-out losses may use */
 #define MIN_TRAIN_S 3.0             /* less left than this: no model (its loss would mean little) */
 
 /* ---- a layer's outputs ---- */
@@ -126,8 +133,11 @@ struct trained_net {
     struct train_data data;
     struct net_op *plan;
     int nops, steps_done;
+    int heldout;                    /* batches (of batch x seq x accum tokens) the held-out loss averages */
     int32_t *tok, *tgt;             /* [accum][batch][seq] */
-    double loss_final;              /* mean training loss of the last 10 % of steps */
+    double loss_final;              /* the training's final loss (mean of its last 10 % of steps) */
+    const char *source;             /* COMPRESS_MODEL_RUN or COMPRESS_MODEL_HERE */
+    const char *precision;          /* what it trained in */
 };
 
 static void load_batch(struct trained_net *mr, uint64_t step)
@@ -162,18 +172,47 @@ static void train(struct trained_net *mr, double budget_s)
     free(loss);
 }
 
-/* Mean loss over HELDOUT_BATCHES batches the training never saw: forward ops only. */
-static double heldout_loss(struct trained_net *mr)
+/* The loss of held-out batch k (data steps the training never reached): forward ops only. */
+static double batch_loss(struct trained_net *mr, int k)
+{
+    load_batch(mr, HELDOUT_STEP + (uint64_t)k);
+    for (int i = 0; i < mr->nops; i++)
+        if (mr->plan[i].phase == NET_FWD)
+            mr->ops->run(mr->c, &mr->plan[i]);
+    return mr->ops->loss(mr->c);
+}
+
+/* Mean loss over mr->heldout held-out batches; each batch's into per[]. */
+static double heldout_loss(struct trained_net *mr, double *per)
 {
     double sum = 0;
-    for (int k = 0; k < HELDOUT_BATCHES; k++) {
-        load_batch(mr, HELDOUT_STEP + (uint64_t)k);
-        for (int i = 0; i < mr->nops; i++)
-            if (mr->plan[i].phase == NET_FWD)
-                mr->ops->run(mr->c, &mr->plan[i]);
-        sum += mr->ops->loss(mr->c);
-    }
-    return sum / HELDOUT_BATCHES;
+    for (int k = 0; k < mr->heldout; k++)
+        sum += per[k] = batch_loss(mr, k);
+    return sum / mr->heldout;
+}
+
+/* The standard error of the mean of per-batch differences a - b: the noise of a loss change. */
+static double change_se(const double *a, const double *b, int n)
+{
+    double m = 0, v = 0;
+    for (int k = 0; k < n; k++)
+        m += (a[k] - b[k]) / n;
+    for (int k = 0; k < n; k++)
+        v += (a[k] - b[k] - m) * (a[k] - b[k] - m);
+    return n > 1 ? sqrt(v / (n - 1) / n) : NAN;
+}
+
+/* Held-out batches: HELDOUT_TOKENS worth, within [HELDOUT_MIN, HELDOUT_MAX], fewer (one at least)
+ * when nv + 1 losses of that many batches of one_s seconds each would not fit in left_s with
+ * HELDOUT_MARGIN to spare (packing each variant, a busy machine): every variant on fewer tokens
+ * rather than the first few on many. */
+static int heldout_batches(const struct net_shape *s, int nv, double one_s, double left_s)
+{
+    double per = (double)s->batch * s->seq * s->accum, want = ceil(HELDOUT_TOKENS / per);
+    want = fmin(fmax(want, HELDOUT_MIN), HELDOUT_MAX);
+    if (one_s > 0 && HELDOUT_MARGIN * want * one_s * (nv + 1) > left_s)
+        want = floor(left_s / (HELDOUT_MARGIN * one_s * (nv + 1)));
+    return want < 1 ? 1 : (int)want;
 }
 
 static const enum net_param LINEARS[] = { NET_P_QKVW, NET_P_ATTPROJW, NET_P_FCW, NET_P_FCPROJW };
@@ -223,36 +262,49 @@ static int apply_variant(struct trained_net *mr, const struct compress_variant *
     return 0;
 }
 
+/* The record of one variant: format, the held-out loss of the quantized weights, the FP32 loss,
+ * the entropy bound, the increase; the model it was measured on (size, shape, how trained). */
 static cJSON *loss_record(const struct trained_net *mr, const struct compress_variant *v, double loss, double base,
-                          double bits, double count)
+                          double se, double bits, double count)
 {
+    const struct net_shape *s = &mr->cfg.shape;
     cJSON *rec = cJSON_CreateObject();
     cJSON_AddStringToObject(rec, "series", "model_loss");
     cJSON_AddStringToObject(rec, "scheme", v->name);
     cJSON_AddStringToObject(rec, "format", quant_schemes[v->id].label);
+    cJSON_AddStringToObject(rec, "model_source", mr->source);
     cJSON_AddStringToObject(rec, "shape", mr->cfg.shape_name);
+    cJSON_AddNumberToObject(rec, "params", (double)net_param_count(s));
+    cJSON_AddNumberToObject(rec, "layers", s->layers);
+    cJSON_AddNumberToObject(rec, "hidden", s->hidden);
+    cJSON_AddNumberToObject(rec, "seq", s->seq);
+    cJSON_AddNumberToObject(rec, "vocab", s->vocab);
+    cJSON_AddStringToObject(rec, "model_precision", mr->precision);
     cJSON_AddNumberToObject(rec, "steps", mr->cfg.steps);
     cJSON_AddNumberToObject(rec, "steps_done", mr->steps_done);
     cJSON_AddNumberToObject(rec, "quantized_weights", count);
     cJSON_AddNumberToObject(rec, "bits_per_weight", bits);
-    cJSON_AddNumberToObject(rec, "eval_tokens", (double)HELDOUT_BATCHES * mr->cfg.shape.batch * mr->cfg.shape.seq
-                                                * mr->cfg.shape.accum);
+    cJSON_AddNumberToObject(rec, "eval_tokens", (double)mr->heldout * s->batch * s->seq * s->accum);
+    cJSON_AddNumberToObject(rec, "eval_batches", mr->heldout);
     cJSON_AddNumberToObject(rec, "loss_train_final", mr->loss_final);
     cJSON_AddNumberToObject(rec, "loss_heldout", loss);
     cJSON_AddNumberToObject(rec, "loss_unquantized", base);
     cJSON_AddNumberToObject(rec, "loss_change", loss - base);
+    if (isfinite(se))
+        cJSON_AddNumberToObject(rec, "loss_change_se", se);
     cJSON_AddNumberToObject(rec, "loss_entropy_bound", mr->data.entropy);
+    cJSON_AddNumberToObject(rec, "loss_over_bound", loss - mr->data.entropy);
     cJSON_AddBoolToObject(rec, "valid", isfinite(loss));
     return rec;
 }
 
 /* The configuration the training experiment builds for this shape, FP32, these steps. */
-static int net_config(const cJSON *params, struct train_config *cfg, char *err, size_t errlen)
+static int net_config(const char *shape, int steps, struct train_config *cfg, char *err, size_t errlen)
 {
     cJSON *given = cJSON_CreateObject();
-    cJSON_AddStringToObject(given, "shapes", param_str(params, "model"));
+    cJSON_AddStringToObject(given, "shapes", shape);
     cJSON_AddStringToObject(given, "precisions", "fp32");
-    cJSON_AddNumberToObject(given, "steps", param_num(params, "model_steps"));
+    cJSON_AddNumberToObject(given, "steps", steps);
     cJSON *tp = param_check("train", train_params, given, err, errlen);
     int n = tp ? train_configs(tp, cfg, 1, err, errlen) : -1;
     cJSON_Delete(given);
@@ -260,13 +312,11 @@ static int net_config(const cJSON *params, struct train_config *cfg, char *err, 
     return n == 1 ? 0 : -1;
 }
 
-static int net_open(struct trained_net *mr, const cJSON *params, char *err, size_t errlen)
+/* Opens the CPU backend on mr->cfg (FP32) with its data source. */
+static int net_open(struct trained_net *mr, char *err, size_t errlen)
 {
-    memset(mr, 0, sizeof *mr);
-    mr->ops = &train_cpu_ops;
-    if (net_config(params, &mr->cfg, err, errlen) != 0)
-        return -1;
     const struct net_shape *s = &mr->cfg.shape;
+    mr->ops = &train_cpu_ops;
     if (train_data_init(&mr->data, s->vocab, mr->cfg.order, mr->cfg.branching, mr->cfg.seed, err, errlen) != 0)
         return -1;
     if (!(mr->c = mr->ops->open(s, NET_FP32, mr->cfg.seed, err, errlen)))
@@ -275,6 +325,45 @@ static int net_open(struct trained_net *mr, const cJSON *params, char *err, size
     size_t n = (size_t)s->batch * s->seq * s->accum;
     mr->tok = xmalloc(n * sizeof *mr->tok);
     mr->tgt = xmalloc(n * sizeof *mr->tgt);
+    return 0;
+}
+
+/* The run's largest trained model, its weights in the backend: 0, or -1 with a message. */
+static int open_kept(struct trained_net *mr, const struct measure_trained *k, char *err, size_t errlen)
+{
+    memset(mr, 0, sizeof *mr);
+    mr->cfg.shape = k->shape;
+    mr->cfg.shape_name = k->shape_name;
+    mr->cfg.steps = k->steps;
+    mr->cfg.seed = k->seed;
+    mr->cfg.order = k->order;
+    mr->cfg.branching = k->branching;
+    mr->cfg.prec = NET_FP32;
+    mr->source = COMPRESS_MODEL_RUN;
+    mr->precision = k->precision;
+    mr->steps_done = k->steps_done;
+    mr->loss_final = k->loss_final;
+    if (net_open(mr, err, errlen) != 0)
+        return -1;
+    memcpy(train_cpu_params(mr->c), k->weights, net_param_count(&k->shape) * sizeof(float));
+    train_cpu_refresh(mr->c);
+    return 0;
+}
+
+/* A model of the scenario's shape, trained here for its steps within the time. */
+static int open_here(struct trained_net *mr, const cJSON *params, double budget_s, char *err, size_t errlen)
+{
+    memset(mr, 0, sizeof *mr);
+    mr->source = COMPRESS_MODEL_HERE;
+    mr->precision = "fp32";
+    if (net_config(param_str(params, "model"), (int)param_num(params, "model_steps"), &mr->cfg, err, errlen) != 0
+        || net_open(mr, err, errlen) != 0)
+        return -1;
+    train(mr, TRAIN_SHARE * budget_s);
+    if (mr->steps_done == 0) {
+        snprintf(err, errlen, "no training step fitted in the time left");
+        return -1;
+    }
     return 0;
 }
 
@@ -287,44 +376,71 @@ static void net_close(struct trained_net *mr)
     free(mr->tgt);
 }
 
+/* The model the parameters ask for, open: 0, or -1 with the reason (none asked: empty). */
+static int model_open(struct trained_net *mr, const cJSON *params, double budget_s, char *err, size_t errlen)
+{
+    const char *want = param_str(params, "model");
+    struct measure_trained k;
+    memset(mr, 0, sizeof *mr);
+    err[0] = 0;
+    if (strcmp(want, "none") == 0)
+        return -1;
+    if (strcmp(want, "run") == 0) {
+        if (measure_trained(&k) != 0) {
+            snprintf(err, errlen, "%s", COMPRESS_NO_MODEL);
+            return -1;
+        }
+        return open_kept(mr, &k, err, errlen);
+    }
+    if (budget_s < MIN_TRAIN_S) {
+        snprintf(err, errlen, "the experiment's time share was spent before the model could train "
+                 "(%.1f s left, %.0f s at least)", budget_s, MIN_TRAIN_S);
+        return -1;
+    }
+    return open_here(mr, params, budget_s, err, errlen);
+}
+
 void compress_model_losses(const cJSON *params, const struct compress_variant *v, int nv, double budget_s,
                            cJSON *results, cJSON *skipped)
 {
-    char err[256];
+    char err[512];
     struct trained_net mr;
-    if (strcmp(param_str(params, "model"), "none") == 0)
-        return;
-    if (budget_s < MIN_TRAIN_S) {
-        snprintf(err, sizeof err, "the experiment's time share was spent before the model could train "
-                 "(%.1f s left, %.0f s at least)", budget_s, MIN_TRAIN_S);
-        measure_skip(skipped, "held-out loss of the trained model", err);
-        return;
-    }
-    if (net_open(&mr, params, err, sizeof err) != 0) {
-        measure_skip(skipped, "held-out loss of the trained model", err);
-        net_close(&mr);
-        return;
-    }
-    train(&mr, TRAIN_SHARE * budget_s);
-    if (mr.steps_done == 0) {
-        measure_skip(skipped, "held-out loss of the trained model", "no training step fitted in the time left");
+    double t0 = timing_now();
+    if (model_open(&mr, params, budget_s, err, sizeof err) != 0) {
+        if (err[0])
+            measure_skip(skipped, COMPRESS_MODEL_ITEM, err);
         net_close(&mr);
         return;
     }
     size_t np = net_param_count(&mr.cfg.shape);
     float *trained = xmalloc(np * sizeof *trained);
     memcpy(trained, train_cpu_params(mr.c), np * sizeof *trained);
-    double base = heldout_loss(&mr);
+    double te = timing_now();
+    batch_loss(&mr, 0);                     /* times one batch: how many the time allows */
+    double one = timing_now() - te, deadline = t0 + EVAL_SHARE * budget_s;
+    mr.heldout = heldout_batches(&mr.cfg.shape, nv, one, deadline - timing_now());
+    double *base_per = xmalloc((size_t)mr.heldout * sizeof *base_per), *per = xmalloc((size_t)mr.heldout * sizeof *per);
+    double base = heldout_loss(&mr, base_per);
     for (int i = 0; i < nv && !progress_stopping(); i++) {
         double bits, count;
         char item[96];
-        if (apply_variant(&mr, &v[i], trained, &bits, &count, err, sizeof err) != 0) {
-            snprintf(item, sizeof item, "%s held-out loss", v[i].name);
+        snprintf(item, sizeof item, "%s held-out loss", v[i].name);
+        if (timing_now() + one * mr.heldout > deadline) {
+            snprintf(err, sizeof err, "the experiment's time share was spent before it (one held-out loss of this "
+                     "model takes %.2f s)", one * mr.heldout);
             measure_skip(skipped, item, err);
             continue;
         }
-        cJSON_AddItemToArray(results, loss_record(&mr, &v[i], heldout_loss(&mr), base, bits, count));
+        if (apply_variant(&mr, &v[i], trained, &bits, &count, err, sizeof err) != 0) {
+            measure_skip(skipped, item, err);
+            continue;
+        }
+        double loss = heldout_loss(&mr, per);
+        cJSON_AddItemToArray(results, loss_record(&mr, &v[i], loss, base, change_se(per, base_per, mr.heldout), bits,
+                                                  count));
     }
+    free(base_per);
+    free(per);
     free(trained);
     net_close(&mr);
 }

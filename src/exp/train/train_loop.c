@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "measure/measure.h"
+#include "measure/trained.h"
 #include "exp/train/train_data.h"
 #include "exp/train/train_gemm.h"
 #include "util/error.h"
@@ -292,12 +293,20 @@ static void times_json(cJSON *rec, const struct runner *r, double *op_s, int n)
     free(col);
 }
 
+/* The final loss: the mean of the last FINAL_SHARE of n steps (one at least). */
+static double final_loss(const double *loss, int n)
+{
+    int k = (int)ceil(n * FINAL_SHARE);
+    double fin = 0;
+    for (int i = n - k; i < n; i++)
+        fin += loss[i] / k;
+    return fin;
+}
+
 static void loss_json(cJSON *rec, const struct runner *r, const double *loss, const double *gnorm, int n)
 {
     int k = (int)ceil(n * FINAL_SHARE);
-    double fin = 0, bound = r->data.entropy;
-    for (int i = n - k; i < n; i++)
-        fin += loss[i] / k;
+    double fin = final_loss(loss, n), bound = r->data.entropy;
     cJSON_AddItemToObject(rec, "loss", cJSON_CreateDoubleArray(loss, n));
     cJSON_AddItemToObject(rec, "grad_norm", cJSON_CreateDoubleArray(gnorm, n));
     cJSON_AddNumberToObject(rec, "entropy_bound_nats", bound);
@@ -399,6 +408,19 @@ static void outcome_json(cJSON *rec, struct runner *r, struct outcome *o)
     times_json(rec, r, o->op_s, o->timed);
 }
 
+/* Offers the trained weights to the run's service (measure/trained.h), for the families that
+ * measure on the largest model the run trained; only the CPU backend can hand its weights over. */
+static void offer_trained(struct runner *r, const struct outcome *o)
+{
+    const struct train_config *cfg = r->cfg;
+    if (r->ops != &train_cpu_ops || o->done == 0 || backend_error(r))
+        return;
+    struct measure_trained m = { cfg->shape, cfg->shape_name, net_prec_names[cfg->prec], r->ops->device,
+                                 (double)net_param_count(&cfg->shape), cfg->steps, o->done, final_loss(o->loss, o->done),
+                                 r->data.entropy, cfg->seed, cfg->order, cfg->branching, train_cpu_params(r->c) };
+    measure_trained_offer(&m);
+}
+
 static int all_pass(const cJSON *checks)
 {
     for (const cJSON *c = checks->child; c; c = c->next)
@@ -458,6 +480,7 @@ static void config_train(struct runner *r, struct train_reference *ref, cJSON *r
     train_steps(r, &o, t0);
     cJSON_AddBoolToObject(rec, "valid", !backend_error(r));   /* a failed step fails the configuration */
     outcome_json(rec, r, &o);
+    offer_trained(r, &o);
     if (backend_error(r))
         cJSON_AddStringToObject(rec, "error", backend_error(r));
     if (ref && ops == &train_cpu_ops && cfg->prec == NET_FP32 && o.done >= TRAIN_REF_STEPS && !ref->have) {

@@ -5,6 +5,7 @@
  * thread in attention. The per-element math is train_math.h's, shared with the CUDA kernels. */
 #include "exp/train/train_cpu.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,33 +125,40 @@ TRAIN_HOT void train_cpu_layernorm_bwd(float *dres, int overwrite, float *dw, fl
     }
 }
 
-/* One causal attention row: scores of query t against keys 0..t, softmax into a, output y. */
-TRAIN_INLINE void attention_row(float *a, float *y, const float *q, const float *base, size_t stride,
-                          int t, int d, int h, float scale)
+/* Causal attention of one (sequence, head) in row tiles of ATT_TILE queries, each through
+ * cblas_sgemm (one thread each: OpenBLAS runs single-threaded inside a parallel region): the tile's
+ * scores against the keys up to its last query, the softmax of each row over its keys 0..t (the
+ * rest of the row zero), then the tile's outputs from those rows. Q, K and V are the head's
+ * columns of the qkv rows (stride 3h); att its [S, S] probabilities; y scratch of ATT_TILE x d. */
+#define ATT_TILE 64
+TRAIN_INLINE void attention_head(void *out, int low, size_t o, float *att, const float *base, size_t stride, float *y,
+                                 int S, int d, int h, float scale)
 {
-    float mx = -INFINITY, sum = 0;
-    for (int t2 = 0; t2 <= t; t2++) {
-        const float *k = base + (size_t)t2 * stride + h;
-        float s = 0;
-#pragma omp simd reduction(+:s)
-        for (int i = 0; i < d; i++)
-            s += q[i] * k[i];
-        a[t2] = s * scale;
-        mx = a[t2] > mx ? a[t2] : mx;
-    }
-    for (int t2 = 0; t2 <= t; t2++) {
-        a[t2] = expf(a[t2] - mx);
-        sum += a[t2];
-    }
-    float inv = 1.0f / sum;
-    for (int i = 0; i < d; i++)
-        y[i] = 0;
-    for (int t2 = 0; t2 <= t; t2++) {
-        const float *v = base + (size_t)t2 * stride + 2 * (size_t)h;
-        a[t2] *= inv;
-#pragma omp simd
-        for (int i = 0; i < d; i++)
-            y[i] += a[t2] * v[i];
+    for (int t0 = 0; t0 < S; t0 += ATT_TILE) {
+        int rows = S - t0 < ATT_TILE ? S - t0 : ATT_TILE, keys = t0 + rows;
+        float *a = att + (size_t)t0 * S;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, keys, d, scale, base + (size_t)t0 * stride,
+                    (int)stride, base + h, (int)stride, 0, a, S);
+        for (int r = 0; r < rows; r++) {
+            float *ar = a + (size_t)r * S, mx = -INFINITY, sum = 0;
+            int t = t0 + r;
+            for (int t2 = 0; t2 <= t; t2++)
+                mx = ar[t2] > mx ? ar[t2] : mx;
+            for (int t2 = 0; t2 <= t; t2++) {
+                ar[t2] = expf(ar[t2] - mx);
+                sum += ar[t2];
+            }
+            float inv = 1.0f / sum;
+            for (int t2 = 0; t2 <= t; t2++)
+                ar[t2] *= inv;
+            for (int t2 = t + 1; t2 < S; t2++)
+                ar[t2] = 0;
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, d, keys, 1, a, S, base + 2 * (size_t)h,
+                    (int)stride, 0, y, d);
+        for (int r = 0; r < rows; r++)
+            for (int i = 0; i < d; i++)
+                put(out, low, o + (size_t)(t0 + r) * h + (size_t)i, y[(size_t)r * d + i]);
     }
 }
 
@@ -161,50 +169,46 @@ TRAIN_HOT void train_cpu_attention(void *out, int low, float *att, const float *
     size_t stride = 3 * (size_t)h;
 #pragma omp parallel if ((size_t)B * S * S * h >= 8 * PAR_MIN)
     {
-        float *y = xmalloc((size_t)d * sizeof *y);
+        float *y = xmalloc((size_t)ATT_TILE * d * sizeof *y);
 #pragma omp for collapse(2) schedule(static)
         for (int b = 0; b < B; b++)
-            for (int hd = 0; hd < a; hd++) {
-                const float *base = qkv + (size_t)b * S * stride + (size_t)hd * d;
-                for (int t = 0; t < S; t++) {
-                    float *arow = att + (((size_t)b * a + hd) * S + t) * S;
-                    attention_row(arow, y, base + (size_t)t * stride, base, stride, t, d, h, scale);
-                    size_t o = ((size_t)b * S + t) * h + (size_t)hd * d;
-                    for (int i = 0; i < d; i++)
-                        put(out, low, o + (size_t)i, y[i]);
-                }
-            }
+            for (int hd = 0; hd < a; hd++)
+                attention_head(out, low, (size_t)b * S * h + (size_t)hd * d, att + ((size_t)b * a + hd) * S * S,
+                               qkv + (size_t)b * S * stride + (size_t)hd * d, stride, y, S, d, h, scale);
         free(y);
     }
 }
 
-/* Backward of one attention row t of one (sequence, head): datt is scratch of S floats. */
-TRAIN_INLINE void attention_row_bwd(float *dbase, const float *base, const float *arow, const float *dy,
-                              float *datt, size_t stride, int t, int d, int h, float scale)
+/* Backward of one (sequence, head), as products: dV = P^T dY, dP = dY V^T (row tiles, keys up to
+ * the tile's last query), dS = P (dP - rowsum(P dP)) scale on keys 0..t (zero beyond), dQ = dS K
+ * (row tiles), dK = dS^T Q. P's rows are zero beyond t (attention_head), so the full products
+ * add nothing from them. ds is scratch of [S, S]. */
+TRAIN_INLINE void attention_head_bwd(float *dbase, const float *base, const float *p, const float *dy, float *ds,
+                                     size_t stride, int S, int d, int h, float scale)
 {
-    const float *q = base + (size_t)t * stride;
-    float *dq = dbase + (size_t)t * stride, s = 0;
-    for (int t2 = 0; t2 <= t; t2++) {
-        const float *v = base + (size_t)t2 * stride + 2 * (size_t)h;
-        float *dv = dbase + (size_t)t2 * stride + 2 * (size_t)h, dot = 0;
-#pragma omp simd reduction(+:dot)
-        for (int i = 0; i < d; i++) {
-            dot += dy[i] * v[i];
-            dv[i] += arow[t2] * dy[i];
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, S, d, S, 1, p, S, dy, h, 0, dbase + 2 * (size_t)h,
+                (int)stride);
+    for (int t0 = 0; t0 < S; t0 += ATT_TILE) {
+        int rows = S - t0 < ATT_TILE ? S - t0 : ATT_TILE, keys = t0 + rows;
+        float *dt = ds + (size_t)t0 * S;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, keys, d, 1, dy + (size_t)t0 * h, h,
+                    base + 2 * (size_t)h, (int)stride, 0, dt, S);
+        for (int r = 0; r < rows; r++) {
+            const float *pr = p + (size_t)(t0 + r) * S;
+            float *dr = dt + (size_t)r * S, sum = 0;
+            int t = t0 + r;
+            for (int t2 = 0; t2 <= t; t2++)
+                sum += pr[t2] * dr[t2];
+            for (int t2 = 0; t2 <= t; t2++)
+                dr[t2] = pr[t2] * (dr[t2] - sum) * scale;
+            for (int t2 = t + 1; t2 < S; t2++)
+                dr[t2] = 0;
         }
-        datt[t2] = dot;
-        s += arow[t2] * dot;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, d, keys, 1, dt, S, base + h, (int)stride, 0,
+                    dbase + (size_t)t0 * stride, (int)stride);
     }
-    for (int t2 = 0; t2 <= t; t2++) {
-        const float *k = base + (size_t)t2 * stride + h;
-        float *dk = dbase + (size_t)t2 * stride + h;
-        float dp = arow[t2] * (datt[t2] - s) * scale;
-#pragma omp simd
-        for (int i = 0; i < d; i++) {
-            dq[i] += dp * k[i];
-            dk[i] += dp * q[i];
-        }
-    }
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, S, d, S, 1, ds, S, base, (int)stride, 0, dbase + h,
+                (int)stride);
 }
 
 TRAIN_HOT void train_cpu_attention_bwd(float *dqkv, const float *dout, const float *qkv, const float *att,
@@ -215,20 +219,14 @@ TRAIN_HOT void train_cpu_attention_bwd(float *dqkv, const float *dout, const flo
     size_t stride = 3 * (size_t)h;
 #pragma omp parallel if ((size_t)B * S * S * h >= 8 * PAR_MIN)
     {
-        float *datt = xmalloc((size_t)S * sizeof *datt);
+        float *ds = xmalloc((size_t)S * S * sizeof *ds);
 #pragma omp for collapse(2) schedule(static)
         for (int b = 0; b < B; b++)
-            for (int hd = 0; hd < a; hd++) {
-                const float *base = qkv + (size_t)b * S * stride + (size_t)hd * d;
-                float *dbase = dqkv + (size_t)b * S * stride + (size_t)hd * d;
-                for (int t = 0; t < S; t++)
-                    for (int part = 0; part < 3; part++)
-                        memset(dbase + (size_t)t * stride + (size_t)part * h, 0, (size_t)d * sizeof(float));
-                for (int t = 0; t < S; t++)
-                    attention_row_bwd(dbase, base, att + (((size_t)b * a + hd) * S + t) * S,
-                                      dout + ((size_t)b * S + t) * h + (size_t)hd * d, datt, stride, t, d, h, scale);
-            }
-        free(datt);
+            for (int hd = 0; hd < a; hd++)
+                attention_head_bwd(dqkv + (size_t)b * S * stride + (size_t)hd * d, qkv + (size_t)b * S * stride
+                                   + (size_t)hd * d, att + ((size_t)b * a + hd) * S * S,
+                                   dout + (size_t)b * S * h + (size_t)hd * d, ds, stride, S, d, h, scale);
+        free(ds);
     }
 }
 

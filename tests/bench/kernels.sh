@@ -53,16 +53,32 @@ sgemm = cal["peak_flops"]["fp32"]
 print("training step: %s, %d threads: median %.3f s, %.1f tokens/s, model %.1f GFLOP/s = %.2f of the SGEMM rate %.1f GFLOP/s (goal 0.85)"
       % (t["shape"], t["threads"], t["time_s"]["median"], t["tokens_per_s"], t["achieved_flops"] / 1e9,
          t["achieved_flops"] / sgemm, sgemm / 1e9))
+mm = t["flops_by_class"]["matmul"] / t["time_by_class_s"]["matmul"]
+print("matmuls in the step: %.1f GFLOP/s = %.2f of the SGEMM rate (%.0f %% of the step's FLOPs)"
+      % (mm / 1e9, mm / sgemm, 100 * t["flops_by_class"]["matmul"] / sum(t["flops_by_class"].values())))
 print("time by op class: " + ", ".join("%s %.0f %%" % (k, 100 * v / t["time_s"]["median"])
       for k, v in sorted(t["time_by_class_s"].items(), key=lambda kv: -kv[1]) if v > 0))
-open(sys.argv[1] + ".tok", "w").write("%.6f" % t["tokens_per_s"])
+json.dump({"tokens_per_s": t["tokens_per_s"], "flops": t["achieved_flops"], "sgemm": sgemm},
+          open(sys.argv[1] + ".ours", "w"))
 PY
-ours=$(cat "$tmp/latest/results.json.tok")
 if "$TORCH" -c 'import torch' 2>/dev/null; then
   "$TORCH" "$here/torch-cpu-gpt2.py" "${threads}" 4 1 | tee "$tmp/torch.txt" | grep -v '^json:'
   echo "load after torch: $(cat /proc/loadavg)"
-  theirs=$(sed -n 's/^json: //p' "$tmp/torch.txt" | python3 -c 'import json,sys; print(json.load(sys.stdin)["tokens_per_s"])')
-  python3 -c "print('sparkreport / PyTorch CPU, tokens/s: %.2f (goal 1.5)' % ($ours / $theirs))"
+  sed -n 's/^json: //p' "$tmp/torch.txt" > "$tmp/theirs.json"
+  python3 - "$tmp/latest/results.json.ours" "$tmp/theirs.json" <<'PY'
+import json, sys
+ours, theirs = (json.load(open(f)) for f in sys.argv[1:3])
+ratio = ours["tokens_per_s"] / theirs["tokens_per_s"]
+print("sparkreport / PyTorch CPU, tokens/s: %.2f (goal 1.5)" % ratio)
+# the same shape does the same model FLOPs per token: PyTorch's model FLOP/s follows from its tokens/s
+flops = ours["flops"] / ratio
+ceiling = max(ours["sgemm"], theirs["mm_flops"])
+print("PyTorch's step: model %.1f GFLOP/s = %.2f of sparkreport's SGEMM rate, %.2f of torch.mm's (%.1f GFLOP/s)"
+      % (flops / 1e9, flops / ours["sgemm"], flops / theirs["mm_flops"], theirs["mm_flops"] / 1e9))
+print("1.5x PyTorch needs model %.1f GFLOP/s = %.2f of the faster FP32 GEMM here (%.1f GFLOP/s)%s"
+      % (1.5 * flops / 1e9, 1.5 * flops / ceiling, ceiling / 1e9,
+         ": above 1, out of reach of an FP32 step on this machine" if 1.5 * flops > ceiling else ""))
+PY
 else
   echo "PyTorch: not measured: $TORCH has no torch (Debian: apt-get install python3-torch, then TORCH=/usr/bin/python3)"
 fi

@@ -3,8 +3,9 @@
 # nanoGPT-style GPT-2 small: 12 blocks, hidden 768, 12 heads, vocabulary 50257, sequence 256, batch
 # 4, untied LM head, biases, GELU (tanh), AdamW), FP32, on the thread count given: forward,
 # cross-entropy, backward, gradient clipping at 1, AdamW. Prints the median step time over STEPS
-# timed steps after WARMUP, tokens/s and a JSON line; without torch says "not measured: ..." and
-# exits 0. tests/bench/train-compare.sh runs it back to back with sparkreport's step.
+# timed steps after WARMUP, tokens/s, torch.mm's FP32 rate on 1024^3 (the fastest of 5, the shape
+# sparkreport's SGEMM ceiling uses) and a JSON line; without torch says "not measured: ..." and
+# exits 0. tests/bench/kernels.sh runs it back to back with sparkreport's step.
 #   python3 tests/bench/torch-cpu-gpt2.py [THREADS] [STEPS] [WARMUP]
 import json
 import math
@@ -76,13 +77,22 @@ def main():
         if i >= warmup:
             times.append(t)
     med = statistics.median(times)
+    a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
+    mm = []
+    for i in range(6):
+        t0 = time.perf_counter()
+        torch.mm(a, b)
+        mm.append(time.perf_counter() - t0)
+    mm_flops = 2 * 1024 ** 3 / min(mm[1:])
     params = sum(p.numel() for p in model.parameters())
     out = {"torch": torch.__version__, "threads": threads, "steps": steps, "step_s": times,
-           "step_s_median": med, "tokens_per_s": B * S / med, "params": params, "loss": float(loss)}
+           "step_s_median": med, "tokens_per_s": B * S / med, "params": params, "loss": float(loss),
+           "mm_flops": mm_flops}
     print("torch %s CPU, %d threads: GPT-2 small (%.1f M parameters), batch %d, seq %d, FP32" %
           (torch.__version__, threads, params / 1e6, B, S))
     print("step time median %.3f s (min %.3f, max %.3f, %d steps after %d warm-up); tokens/s %.1f" %
           (med, min(times), max(times), steps, warmup, B * S / med))
+    print("torch.mm FP32 1024^3: %.1f GFLOP/s (the fastest of 5)" % (mm_flops / 1e9))
     print("json: " + json.dumps(out, sort_keys=True))
     return 0
 

@@ -1,9 +1,10 @@
 /* test_train.c: the training experiment on the CPU: BF16 and E4M3 rounding bit for bit against
- * a brute-force nearest search, GELU's derivative, the n-gram source (structure, frequencies,
+ * a brute-force nearest search, the vectorizable exp against exp, GELU and its derivative, the n-gram source (structure, frequencies,
  * exact entropy), the gradient of every parameter tensor against central finite differences,
  * checkpointing (bitwise the same gradients) and accumulation (the same gradients up to
  * rounding), a bitwise repeatable loss curve, the loss falling toward the entropy bound, BF16
  * following FP32, one configuration's record, and what the scenario API refuses. */
+#include <float.h>
 #include <omp.h>
 #include <stdlib.h>
 
@@ -94,9 +95,55 @@ static void test_e4m3(void)
     EXPECT(train_e4m3(ldexpf(1, -10)) == 0x00 && train_e4m3(3 * ldexpf(1, -10)) == 0x02);   /* ties to even */
 }
 
-/* ---- GELU ---- */
+/* ---- exp and GELU ---- */
 
 static double gelu_d(double x) { return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
+
+/* |got - want| in units of the last place of want as a float (2^(e - 23) for want in [2^e, 2^(e+1))) */
+static double ulps(float got, double want)
+{
+    int e;
+    frexp(want, &e);
+    return fabs((double)got - want) / ldexp(1, e - 24);
+}
+
+/* train_expf within 1 ulp of exp over its range, inf past FLT_MAX (0.99 ulp the worst over every
+ * float in [-10, 10], checked once): a sweep, small arguments, the floats next to each end, the
+ * limits; then the vectorized kernel (this CPU's clone) through GELU */
+static double expf_err(float x)
+{
+    double want = exp((double)x);
+    float got = train_expf(x);
+    return want > FLT_MAX ? (isinf(got) ? 0 : INFINITY) : ulps(got, want);
+}
+
+static void test_expf(void)
+{
+    double worst = 0;
+    for (double x = TRAIN_EXP_LO; x <= TRAIN_EXP_HI; x += 1.0 / 1024)
+        worst = fmax(worst, expf_err((float)x));
+    for (int i = 0; i < 100000; i++) {
+        float lo = nextafterf(TRAIN_EXP_LO, 0) + (float)i * 1e-6f, hi = nextafterf(TRAIN_EXP_HI, 0) - (float)i * 1e-6f;
+        worst = fmax(worst, fmax(expf_err(lo), expf_err(hi)));
+        worst = fmax(worst, fmax(expf_err((float)i * 1e-9f), expf_err((float)i * -1e-9f)));
+    }
+    EXPECT(worst < 1);
+    EXPECT(train_expf(0) == 1.0f);
+    EXPECT(train_expf(-87.34f) == 0 && train_expf(-INFINITY) == 0 && train_expf(-1e30f) == 0);
+    EXPECT(isinf(train_expf(88.74f)) && isinf(train_expf(INFINITY)));
+    EXPECT(isnan(train_expf(NAN)));
+    enum { N = 200001 };
+    float *x = xmalloc(N * sizeof *x), *y = xmalloc(N * sizeof *y);
+    for (int i = 0; i < N; i++)
+        x[i] = (float)(i - N / 2) * 1e-4f;
+    train_cpu_gelu(y, 0, x, N);
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        bad += !(fabs(y[i] - gelu_d(x[i])) <= 1e-6 * fmax(1, fabs(x[i])));
+    EXPECT(bad == 0);
+    free(x);
+    free(y);
+}
 
 static void test_gelu(void)
 {
@@ -438,6 +485,7 @@ int main(void)
     progress_quiet(1);
     test_bf16();
     test_e4m3();
+    test_expf();
     test_gelu();
     test_data();
     test_lr();

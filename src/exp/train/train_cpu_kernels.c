@@ -144,10 +144,11 @@ TRAIN_INLINE void attention_head(void *out, int low, size_t o, float *att, const
             int t = t0 + r;
             for (int t2 = 0; t2 <= t; t2++)
                 mx = ar[t2] > mx ? ar[t2] : mx;
-            for (int t2 = 0; t2 <= t; t2++) {
-                ar[t2] = expf(ar[t2] - mx);
+#pragma omp simd
+            for (int t2 = 0; t2 <= t; t2++)
+                ar[t2] = train_expf(ar[t2] - mx);
+            for (int t2 = 0; t2 <= t; t2++)
                 sum += ar[t2];
-            }
             float inv = 1.0f / sum;
             for (int t2 = 0; t2 <= t; t2++)
                 ar[t2] *= inv;
@@ -269,7 +270,7 @@ TRAIN_HOT void train_cpu_xent(float *losses, float *logits, const int32_t *targe
             mx = row[v] > mx ? row[v] : mx;
 #pragma omp simd reduction(+:sum)
         for (int v = 0; v < V; v++) {
-            row[v] = expf(row[v] - mx);
+            row[v] = train_expf(row[v] - mx);
             sum += row[v];
         }
         float inv = (float)(1.0 / sum);

@@ -79,8 +79,46 @@ SR_HD float train_e4m3_f32(uint8_t c)
     return s * ldexpf((float)(8 + m), E - 10);
 }
 
+/* ---- exp for the CPU loops. glibc's expf is a call, so a loop that calls it stays scalar; the
+ * host evaluates Cephes' single-precision exp instead (S. L. Moshier, Cephes Math Library, expf.c:
+ * x = n ln2 + r with ln2 in two parts, |r| <= ln2 / 2, exp(r) by its degree-5 polynomial), in
+ * plain arithmetic a loop vectorizes: n by the 1.5 * 2^23 rounding trick, 2^n as two power-of-two
+ * factors (both normal for every n in range). Within 1 ulp (test_train). Below -87.33 (FLT_MIN's
+ * log) it gives 0, no subnormals; above 88.73, inf; NaN stays NaN. The device keeps CUDA's expf. ---- */
+
+#define TRAIN_EXP_LO -87.33f
+#define TRAIN_EXP_HI 88.73f
+
+SR_HD float train_expf(float x)
+{
+#ifdef __CUDA_ARCH__
+    return expf(x);
+#else
+    const float round = 12582912.0f;                /* 1.5 * 2^23 */
+    float c = x < TRAIN_EXP_LO ? TRAIN_EXP_LO : x > TRAIN_EXP_HI ? TRAIN_EXP_HI : x;
+    c = c == c ? c : 0.0f;                          /* NaN: computed as 0, answered below */
+    union { float f; int32_t i; } t, s1, s2;
+    t.f = c * 1.44269504088896341f + round;         /* round(c / ln2) in the low bits */
+    float n = t.f - round;
+    float r = (c - n * 0.693359375f) - n * -2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    int32_t k = t.i - 0x4b400000;                   /* the bits of 1.5 * 2^23 */
+    int32_t k1 = k / 2;
+    s1.i = (k1 + 127) * (1 << 23);
+    s2.i = (k - k1 + 127) * (1 << 23);
+    float y = p * s1.f * s2.f;
+    return x != x ? x : x < TRAIN_EXP_LO ? 0.0f : x > TRAIN_EXP_HI ? INFINITY : y;
+#endif
+}
+
 /* ---- GELU, tanh form (GPT-2's): 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = k (x + c x^3),
- * evaluated through one expf (a tenth of tanhf's cost in glibc, and no cancellation) ---- */
+ * evaluated through one exp (a tenth of tanhf's cost in glibc, and no cancellation) ---- */
 
 #define TRAIN_GELU_K 0.7978845608028654f           /* sqrt(2 / pi) */
 #define TRAIN_GELU_C 0.044715f
@@ -88,14 +126,14 @@ SR_HD float train_e4m3_f32(uint8_t c)
 SR_HD float train_gelu(float x)
 {
     float u = TRAIN_GELU_K * (x + TRAIN_GELU_C * x * x * x);
-    return x / (1.0f + expf(-2.0f * u));
+    return x / (1.0f + train_expf(-2.0f * u));
 }
 
 /* d/dx [x s(2u)] = s + 2 x s (1 - s) du/dx */
 SR_HD float train_gelu_grad(float x)
 {
     float x2 = x * x;
-    float s = 1.0f / (1.0f + expf(-2.0f * TRAIN_GELU_K * (x + TRAIN_GELU_C * x2 * x)));
+    float s = 1.0f / (1.0f + train_expf(-2.0f * TRAIN_GELU_K * (x + TRAIN_GELU_C * x2 * x)));
     float du = TRAIN_GELU_K * (1.0f + 3.0f * TRAIN_GELU_C * x2);
     return s + 2.0f * x * s * (1.0f - s) * du;
 }
@@ -127,7 +165,10 @@ SR_HD float train_adamw(float w, float *m, float *v, float g, const struct train
     *m = mm;
     *v = vv;
     float step = (mm / a->bc1) / (sqrtf(vv / a->bc2) + a->eps);
-    return w - a->lr * (step + (decay ? a->weight_decay * w : 0.0f));
+    /* the decay picked before any arithmetic: the same result for finite w, and a branch-free
+     * loop that vectorizes under GCC's default -ftrapping-math */
+    float wd = decay ? a->weight_decay : 0.0f;
+    return w - a->lr * (step + wd * w);
 }
 
 /* ---- counter-based random numbers: value i of stream `key`, no state ---- */

@@ -502,9 +502,9 @@ static void read_labels(lua_State *L, int idx, int anchor, const char *ctx, stru
         luaL_error(L, "%s: labels has %I values, y %d", ctx, (LUAI_UACINT)lua_rawlen(L, -1), s->n);
     const char **v = lua_newuserdatauv(L, (size_t)(s->n ? s->n : 1) * sizeof *v, 0);
     for (int k = 0; k < s->n; k++) {
-        int et = lua_rawgeti(L, -2, k + 1);
-        v[k] = et == LUA_TBOOLEAN && !lua_toboolean(L, -1) ? NULL : as_text(L, -1, anchor);
-        if (!v[k] && !(et == LUA_TBOOLEAN && !lua_toboolean(L, -1)))
+        int none = lua_rawgeti(L, -2, k + 1) == LUA_TBOOLEAN && !lua_toboolean(L, -1);
+        v[k] = none ? NULL : as_text(L, -1, anchor);
+        if (!none && !v[k])
             luaL_error(L, "%s: labels[%d] must be a string, got %s", ctx, k + 1, show(L, -1));
         lua_pop(L, 1);
     }

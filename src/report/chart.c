@@ -809,10 +809,10 @@ static int joined(const struct plot *p, const struct pdf_series *s, int k, int j
            fabs(map(&p->sy, s->y[j]) - map(&p->sy, s->y[k])) > 0.5;
 }
 
-/* Whether point k of series i gets a marker: every point of a series with `points` (or
- * beyond the palette), a hollow one, one no line joins to a neighbour (a line needs two points
- * and a length, and no value may silently disappear), and on a line drawn on an earlier one, points HIDDEN_MARK_GAP apart
- * (`last`: the page x of the last one drawn). */
+/* Whether point k of series i gets a marker: every point of a series with `points` or `labels`
+ * (or beyond the palette), a hollow one, one no line joins to a neighbour (a line needs two
+ * points and a length, and no value may silently disappear), and on a line drawn on an earlier
+ * one, points HIDDEN_MARK_GAP apart (`last`: the page x of the last one drawn). */
 static int marked(const struct plot *p, int i, int k, double *last)
 {
     const struct pdf_series *s = &p->c->series[i];

@@ -163,7 +163,7 @@ static void push_line(struct pdf_span **lines, int *n, int *cap, size_t off, siz
 
 /* A word as wide as its line fits: a width planned at one size and scaled to another (a
  * table's columns) differs from the word measured at that size only by rounding, and a word
- * must never break over a billionth of a point. */
+ * must never break over a millionth of a point. */
 #define FIT_SLACK 1e-6
 
 /* The longest prefix of s[0..n) that fits in width, at least one byte so wrapping advances;

@@ -95,8 +95,9 @@ local function validation_chart(doc, recs)
     x = { label = "measured step time, s (median over steps)", log = 10 },
     y = { label = "predicted step time, s", log = 10 },
     series = series,
-    caption = "Each point is one training configuration (named as in the table): its step time as the model predicts it (projected) against the "
-      .. "median of its training steps (measured). Points above the dashed line were predicted slow.",
+    caption = "Each point is one training configuration (named as in the table): its step time as the model "
+      .. "predicts it (projected) against the median of its training steps (measured). Points above the dashed "
+      .. "line were predicted slow.",
   }
 end
 

@@ -548,12 +548,13 @@ static void drop_round(double *x, int rows, size_t width, int rounds, int r)
 
 /* Times every distinct op of cfg's plan on its own (none when held out), and whole training
  * steps, in rounds: each of the first OP_TIMED rounds times each op once, then every round trains
- * one step (forward, backward, AdamW update). A burst of load on a shared machine then costs one sample of many ops and of
- * the steps alike. Past `until` (timing_now's clock) no round starts after the first MIN_ROUNDS (the first
- * two when only ops are timed: compare needs two samples). Rounds whose step was disturbed (model_disturbed) are dropped, steps and op
- * samples alike, when they are a third or fewer; more, and the samples are not one population:
- * nothing goes into c and the return is -2 (the caller reruns or excludes). The ops' medians go
- * into c; *run gets the steps. Returns the ops timed, or -1 with a message. */
+ * one step (forward, backward, AdamW update). A burst of load on a shared machine then costs one
+ * sample of many ops and of the steps alike. Past `until` (timing_now's clock) no round starts
+ * after the first MIN_ROUNDS (the first two when only ops are timed: compare needs two samples).
+ * Rounds whose step was disturbed (model_disturbed) are dropped, steps and op samples alike, when
+ * they are a third or fewer; more, and the samples are not one population: nothing goes into c
+ * and the return is -2 (the caller reruns or excludes). The ops' medians go into c; *run gets the
+ * steps. Returns the ops timed, or -1 with a message. */
 enum cal_mode {
     CAL_VALIDATE,               /* ops timed, steps trained and vetted */
     CAL_HELD_OUT,               /* steps only */

@@ -17,7 +17,8 @@
 /* The loops are also compiled for AVX-512 and AVX2 (the loader picks what the CPU has; the
  * build itself targets the baseline ISA so the binary runs anywhere). This file's kernels are
  * built with -fno-math-errno and -fno-trapping-math (Makefile.am), without which sqrtf and the
- * selects of train_expf keep loops scalar; IEEE results are unchanged. */
+ * conditional float expressions (AdamW's decay, train_expf's range) keep loops scalar; IEEE
+ * results are unchanged. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 #define TRAIN_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
 #else

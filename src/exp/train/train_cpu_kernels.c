@@ -8,7 +8,6 @@
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "exp/train/train_math.h"
 #include "util/error.h"

@@ -95,8 +95,7 @@ SR_HD float train_expf(float x)
     return expf(x);
 #else
     const float round = 12582912.0f;                /* 1.5 * 2^23 */
-    float c = x < TRAIN_EXP_LO ? TRAIN_EXP_LO : x > TRAIN_EXP_HI ? TRAIN_EXP_HI : x;
-    c = c == c ? c : 0.0f;                          /* NaN: computed as 0, answered below */
+    float c = x >= TRAIN_EXP_LO ? (x <= TRAIN_EXP_HI ? x : TRAIN_EXP_HI) : TRAIN_EXP_LO; /* NaN: LO */
     union { float f; int32_t i; } t, s1, s2;
     t.f = c * 1.44269504088896341f + round;         /* round(c / ln2) in the low bits */
     float n = t.f - round;
@@ -165,10 +164,7 @@ SR_HD float train_adamw(float w, float *m, float *v, float g, const struct train
     *m = mm;
     *v = vv;
     float step = (mm / a->bc1) / (sqrtf(vv / a->bc2) + a->eps);
-    /* the decay picked before any arithmetic: the same result for finite w, and a branch-free
-     * loop that vectorizes under GCC's default -ftrapping-math */
-    float wd = decay ? a->weight_decay : 0.0f;
-    return w - a->lr * (step + wd * w);
+    return w - a->lr * (step + (decay ? a->weight_decay * w : 0.0f));
 }
 
 /* ---- counter-based random numbers: value i of stream `key`, no state ---- */

@@ -73,10 +73,11 @@ const struct net_kind_info net_kinds[NET_NKINDS] = {
         "the inverse rotation of dq and dk in place: 3 FLOPs per element" },
     [NET_OP_FLASH_ATTENTION] = { "flash_attention", NET_ATTENTION,
         "fused causal attention (FlashAttention): 4 B s^2 h FLOPs as the unfused op (causal: 2 B s (s + 1) h, "
-        "the masked blocks skipped); reads q, k, v, writes the output and the row log-sum-exp, no s x s tensor" },
+        "the masked blocks skipped; packed documents of D tokens with varlen attention: 2 T (D + 1) h, h the "
+        "query width a d); reads q, k, v, writes the output and the row log-sum-exp, no s x s tensor" },
     [NET_OP_FLASH_ATTENTION_BWD] = { "flash_attention_bwd", NET_ATTENTION,
         "fused attention backward recomputing the scores: 5 products, 10 B s^2 h FLOPs (2.5x forward; "
-        "causal: 5 B s (s + 1) h)" },
+        "causal: 5 B s (s + 1) h; varlen: 5 T (D + 1) h)" },
     [NET_OP_LORA_A] = { "lora_a", NET_MATMUL,
         "LoRA U = X A^T, A [parts r, in]: 2 T (parts r) in FLOPs" },
     [NET_OP_LORA_B] = { "lora_b", NET_MATMUL,
@@ -163,10 +164,10 @@ const char *net_shape_problem(const struct net_shape *s)
     if (s->layers < 1 || s->hidden < 1 || s->heads < 1 || s->seq < 1 || s->vocab < 2 || s->batch < 1
         || s->accum < 1)
         return "layers, hidden, heads, seq, batch and accum must be at least 1, vocab at least 2";
-    if (s->hidden % s->heads != 0)
-        return "heads must divide hidden (the head size is hidden / heads)";
-    if (s->kv_heads < 0 || s->ffn < 0 || s->lora_rank < 0)
-        return "kv_heads, ffn and lora_rank must not be negative";
+    if (s->head_dim == 0 && s->hidden % s->heads != 0)
+        return "heads must divide hidden (the head size is hidden / heads unless head_dim gives it)";
+    if (s->kv_heads < 0 || s->ffn < 0 || s->lora_rank < 0 || s->head_dim < 0 || s->doc_tokens < 0)
+        return "kv_heads, ffn, lora_rank, head_dim and doc_tokens must not be negative";
     if (s->kv_heads > 0 && s->heads % s->kv_heads != 0)
         return "kv_heads must divide heads (each key/value head serves heads / kv_heads query heads)";
     if ((unsigned)s->mlp > NET_MLP_SWIGLU || (unsigned)s->norm > NET_NORM_RMS
@@ -198,11 +199,17 @@ const char *net_shape_extension(const struct net_shape *s)
         return "LoRA adapters on a frozen base";
     if (s->sparse24)
         return "2:4 sparse weights";
+    if (net_q_width(s) != s->hidden)
+        return "a head size other than hidden / heads (head_dim)";
+    if (s->doc_tokens > 0)
+        return "attention within packed documents (varlen)";
     return NULL;
 }
 
 int net_kv_heads(const struct net_shape *s) { return s->kv_heads > 0 ? s->kv_heads : s->heads; }
 int net_ffn(const struct net_shape *s) { return s->ffn > 0 ? s->ffn : 4 * s->hidden; }
+int net_head_dim(const struct net_shape *s) { return s->head_dim > 0 ? s->head_dim : s->hidden / s->heads; }
+int net_q_width(const struct net_shape *s) { return s->heads * net_head_dim(s); }
 
 enum net_optim net_optim_of(const struct net_shape *s, enum net_prec p)
 {
@@ -211,9 +218,9 @@ enum net_optim net_optim_of(const struct net_shape *s, enum net_prec p)
     return (enum net_optim)s->optimizer;
 }
 
-static size_t qkv_out(const struct net_shape *s)     /* h + 2 k d */
+static size_t qkv_out(const struct net_shape *s)     /* a d + 2 k d (h + 2 k d when d = h / a) */
 {
-    return (size_t)s->hidden + 2 * (size_t)net_kv_heads(s) * (size_t)(s->hidden / s->heads);
+    return (size_t)net_q_width(s) + 2 * (size_t)net_kv_heads(s) * (size_t)net_head_dim(s);
 }
 
 static size_t fc_out(const struct net_shape *s)      /* f, or gate and up: 2f */
@@ -243,7 +250,7 @@ void net_param_dims(const struct net_shape *s, enum net_param p, size_t *rows, s
     case NET_P_LN1B: case NET_P_LN2B: case NET_P_LNFB: dims2(rows, cols, 1, h, has_norm_bias(s)); return;
     case NET_P_QKVW: dims2(rows, cols, qkv_out(s), h, 1); return;
     case NET_P_QKVB: dims2(rows, cols, 1, qkv_out(s), bias); return;
-    case NET_P_ATTPROJW: dims2(rows, cols, h, h, 1); return;
+    case NET_P_ATTPROJW: dims2(rows, cols, h, (size_t)net_q_width(s), 1); return;
     case NET_P_ATTPROJB: case NET_P_FCPROJB: dims2(rows, cols, 1, h, bias); return;
     case NET_P_FCW: dims2(rows, cols, fc_out(s), h, 1); return;
     case NET_P_FCB: dims2(rows, cols, 1, fc_out(s), bias); return;
@@ -392,7 +399,7 @@ static double act_elems(const struct net_shape *s, enum net_prec p, enum net_act
 {
     double T = (double)s->batch * s->seq, h = s->hidden, V = s->vocab, f = net_ffn(s);
     double att = (double)s->batch * s->heads * s->seq * s->seq, r = s->lora_rank > 0 ? s->lora_rank : 0;
-    double qkv = (double)qkv_out(s), flash = s->attention == NET_ATT_FLASH;
+    double qkv = (double)qkv_out(s), q = net_q_width(s), flash = s->attention == NET_ATT_FLASH;
     double stats = s->norm == NET_NORM_RMS ? 1 : 2;
     int amp = amp_on(s, p);
     enum net_dtype av = amp ? NET_DT_BF16 : NET_DT_F32;    /* activations and their gradients */
@@ -403,10 +410,12 @@ static double act_elems(const struct net_shape *s, enum net_prec p, enum net_act
     switch (a) {
     case NET_A_TOKENS: case NET_A_TARGETS: *dt = NET_DT_I32; return T * s->accum;
     case NET_A_LOSSES: return T * s->accum;
-    case NET_A_LN1: case NET_A_ATTY: case NET_A_LN2: case NET_A_LNF:
+    case NET_A_LN1: case NET_A_LN2: case NET_A_LNF:
         *dt = act_low(p); return T * h;
+    case NET_A_ATTY: *dt = act_low(p); return T * q;
+    case NET_A_DATTY: *dt = av; return T * q;
     case NET_A_GELU: *dt = act_low(p); return T * f;
-    case NET_A_RES: case NET_A_RES2: case NET_A_DRES: case NET_A_DLN: case NET_A_DATTY:
+    case NET_A_RES: case NET_A_RES2: case NET_A_DRES: case NET_A_DLN:
         *dt = av; return T * h;
     case NET_A_LN1_STATS: case NET_A_LN2_STATS: case NET_A_LNF_STATS: return stats * T;
     case NET_A_QKV: case NET_A_DQKV: *dt = av; return T * qkv;
@@ -420,7 +429,7 @@ static double act_elems(const struct net_shape *s, enum net_prec p, enum net_act
     case NET_A_XQ: *dt = NET_DT_E4M3; return p == NET_FP8 && !nf4_base(s) ? T * blk.in : 0;
     case NET_A_WIDEN_X: return p == NET_BF16 ? T * dmax(all.in, all.out) : 0;
     case NET_A_WIDEN_W: return p == NET_BF16 ? dmax(all.w, T * blk.in) : 0;
-    case NET_A_HEADS: case NET_A_DHEADS: *dt = av; return T * (h + qkv);
+    case NET_A_HEADS: case NET_A_DHEADS: *dt = av; return T * (q + qkv);
     case NET_A_GEMM_WS: return GEMM_WORKSPACE_BYTES / 4;
     case NET_A_LORA_U: *dt = act_low(p); return T * r * blk.lora_u;
     case NET_A_DLORA_U: *dt = act_low(p); return T * r * blk.lora_parts;
@@ -436,7 +445,7 @@ void net_act_tensor(const struct net_shape *s, enum net_prec p, enum net_impl im
     if (t->elems == 0)
         t->dtype = NET_DT_F32;
     t->copies = a == NET_A_RES ? s->layers + 1
-              : net_acts[a].per_block && !s->checkpoint ? s->layers : 1;
+              : net_acts[a].per_block && s->checkpoint != 1 ? s->layers : 1;
 }
 
 void net_memory(const struct net_shape *s, enum net_prec p, enum net_impl impl,
@@ -486,7 +495,10 @@ void net_memory(const struct net_shape *s, enum net_prec p, enum net_impl impl,
 struct dims {
     double T, h, s, V, B, a, N;
     double lo;                  /* bytes of a BF16-or-FP32 matmul operand in this recipe */
-    double qkv, kd, f;          /* h + 2 k d, k d, MLP inner size */
+    double qkv, kd, f;          /* a d + 2 k d, k d, MLP inner size */
+    double q;                   /* a d: the query and attention output width (h unless head_dim) */
+    double keys;                /* keys each query attends to: the causal (s + 1) / 2, or within a
+                                   packed document of D tokens (varlen, fused attention only) */
     double r;                   /* LoRA rank, 0 without */
     double ao;                  /* bytes of an activation or activation gradient: 4, 2 under AMP */
     double lb;                  /* bytes of a logit (and its gradient) in memory: ao, 0 fused */
@@ -500,7 +512,8 @@ static void dims_of(const struct net_shape *s, enum net_prec p, struct dims *d)
     d->B = s->batch; d->s = s->seq; d->T = d->B * d->s; d->h = s->hidden; d->V = s->vocab;
     d->a = s->heads; d->N = (double)net_trainable_count(s);
     d->lo = net_dtype_bytes[act_low(p)];
-    d->qkv = (double)qkv_out(s); d->kd = (d->qkv - d->h) / 2; d->f = net_ffn(s);
+    d->q = net_q_width(s);
+    d->qkv = (double)qkv_out(s); d->kd = (d->qkv - d->q) / 2; d->f = net_ffn(s);
     d->r = s->lora_rank > 0 ? s->lora_rank : 0;
     d->amp = amp_on(s, p);
     d->fused = s->fused_loss != 0;
@@ -509,6 +522,8 @@ static void dims_of(const struct net_shape *s, enum net_prec p, struct dims *d)
     d->wb = net_optims[net_optim_of(s, p)].weights;
     d->gb = net_optims[net_optim_of(s, p)].grads;
     d->cz = s->causal ? (d->s + 1) / (2 * d->s) : 1;
+    double D = s->doc_tokens > 0 && s->doc_tokens < s->seq && s->attention == NET_ATT_FLASH ? s->doc_tokens : d->s;
+    d->keys = s->causal ? (D + 1) / 2 : D;
 }
 
 /* Bytes per element of a linear's output and of its gradient: the logits' for the LM head. */
@@ -666,15 +681,15 @@ static void c_attention(const struct net_shape *s, enum net_prec p, const struct
 {
     (void)s;
     op->dtype_out = act_low(p);
-    set(op, d->T, d->h, 1, d->cz * 4 * d->T * d->s * d->h, d->ao * d->T * d->qkv,
-        4 * d->B * d->a * d->s * d->s + d->lo * d->T * d->h);
+    set(op, d->T, d->q, 1, d->cz * 4 * d->T * d->s * d->q, d->ao * d->T * d->qkv,
+        4 * d->B * d->a * d->s * d->s + d->lo * d->T * d->q);
 }
 
 static void c_attention_bwd(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s; (void)p;
-    set(op, d->T, d->h, 1, d->cz * 8 * d->T * d->s * d->h,
-        d->ao * d->T * (d->qkv + d->h) + 4 * d->B * d->a * d->s * d->s, d->ao * d->T * d->qkv);
+    set(op, d->T, d->q, 1, d->cz * 8 * d->T * d->s * d->q,
+        d->ao * d->T * (d->qkv + d->q) + 4 * d->B * d->a * d->s * d->s, d->ao * d->T * d->qkv);
 }
 
 /* Fused: reads q, k, v once (ideal on-chip reuse), writes the output and 4 B a s bytes of row
@@ -683,15 +698,15 @@ static void c_flash(const struct net_shape *s, enum net_prec p, const struct dim
 {
     (void)s;
     op->dtype_out = act_low(p);
-    set(op, d->T, d->h, 1, d->cz * 4 * d->T * d->s * d->h, d->ao * d->T * d->qkv,
-        d->lo * d->T * d->h + 4 * d->B * d->a * d->s);
+    set(op, d->T, d->q, 1, 4 * d->T * d->keys * d->q, d->ao * d->T * d->qkv,
+        d->lo * d->T * d->q + 4 * d->B * d->a * d->s);
 }
 
 static void c_flash_bwd(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s; (void)p;
-    set(op, d->T, d->h, 1, d->cz * 2.5 * 4 * d->T * d->s * d->h,
-        d->ao * d->T * d->qkv + d->lo * d->T * d->h + d->ao * d->T * d->h + 4 * d->B * d->a * d->s,
+    set(op, d->T, d->q, 1, 2.5 * 4 * d->T * d->keys * d->q,
+        d->ao * d->T * d->qkv + d->lo * d->T * d->q + d->ao * d->T * d->q + 4 * d->B * d->a * d->s,
         d->ao * d->T * d->qkv);
 }
 
@@ -699,8 +714,8 @@ static void c_flash_bwd(const struct net_shape *s, enum net_prec p, const struct
 static void c_rope(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
 {
     (void)s; (void)p;
-    double n = d->T * (d->h + d->kd), tables = 4 * d->s * (d->h / d->a);
-    set(op, d->T, d->h + d->kd, 1, 3 * n, d->ao * n + tables, d->ao * n);
+    double n = d->T * (d->q + d->kd), tables = 4 * d->s * (d->q / d->a);
+    set(op, d->T, d->q + d->kd, 1, 3 * n, d->ao * n + tables, d->ao * n);
 }
 
 static void c_residual(const struct net_shape *s, enum net_prec p, const struct dims *d, struct net_op *op)
@@ -954,6 +969,24 @@ static void block_fwd(struct emitter *e, enum net_phase ph, int l, int mb)
     emit(e, NET_OP_RESIDUAL, ph, l, mb, 1);
 }
 
+/* Selective recomputation as torchtitan's op-level policy runs it: the outputs of every other
+ * matmul and of the attention kernel are saved, the rest is recomputed in the backward: the
+ * block's norms, rotary embedding, MLP activation and residual adds, and its attention and MLP
+ * output projections (half the block's matmuls, in FLOPs about half of them). */
+static void block_recompute_selective(struct emitter *e, int l, int mb)
+{
+    const struct net_shape *s = e->s;
+    emit(e, norm_kind(s, 0), NET_RECOMPUTE, l, mb, NET_LN1);
+    if (s->rope)
+        emit(e, NET_OP_ROPE, NET_RECOMPUTE, l, mb, 0);
+    linear_fwd(e, NET_RECOMPUTE, l, mb, NET_LIN_ATTPROJ);
+    emit(e, NET_OP_RESIDUAL, NET_RECOMPUTE, l, mb, 0);
+    emit(e, norm_kind(s, 0), NET_RECOMPUTE, l, mb, NET_LN2);
+    emit(e, s->mlp == NET_MLP_SWIGLU ? NET_OP_SWIGLU : NET_OP_GELU, NET_RECOMPUTE, l, mb, 0);
+    linear_fwd(e, NET_RECOMPUTE, l, mb, NET_LIN_FCPROJ);
+    emit(e, NET_OP_RESIDUAL, NET_RECOMPUTE, l, mb, 1);
+}
+
 static void block_bwd(struct emitter *e, int l, int mb)
 {
     const struct net_shape *s = e->s;
@@ -983,7 +1016,9 @@ static void micro_batch(struct emitter *e, int mb)
     linear_bwd(e, -1, mb, NET_LIN_LMHEAD);
     emit(e, norm_kind(e->s, 1), NET_BWD, -1, mb, NET_LNF);
     for (int l = L - 1; l >= 0; l--) {
-        if (e->s->checkpoint)
+        if (e->s->checkpoint == NET_CKPT_SELECTIVE)
+            block_recompute_selective(e, l, mb);
+        else if (e->s->checkpoint)
             block_fwd(e, NET_RECOMPUTE, l, mb);
         block_bwd(e, l, mb);
     }

@@ -32,6 +32,8 @@ enum net_dtype { NET_DT_F32 = 0, NET_DT_BF16, NET_DT_E4M3, NET_DT_I32, NET_DT_NF
 extern const char *const net_dtype_names[NET_NDTYPES];
 extern const double net_dtype_bytes[NET_NDTYPES];
 
+#define NET_CKPT_SELECTIVE 2
+
 enum net_mlp { NET_MLP_GELU = 0, NET_MLP_SWIGLU };        /* SwiGLU: gate, up, down */
 enum net_normtype { NET_NORM_LAYER = 0, NET_NORM_RMS };
 enum net_att { NET_ATT_UNFUSED = 0, NET_ATT_FLASH };      /* flash: no s x s tensors */
@@ -58,7 +60,9 @@ struct net_shape {
     int layers, hidden, heads, seq, vocab;  /* L, h, a, s, V; head size d = h / a */
     int batch;                              /* B: sequences per micro-batch */
     int accum;                              /* G: micro-batches per optimizer step */
-    int checkpoint;                         /* recompute each block's forward in backward */
+    int checkpoint;                         /* 1: recompute each block's forward in backward;
+                                               NET_CKPT_SELECTIVE: torchtitan's op-level policy
+                                               (plan.c), its memory counted as without */
     int tied;                               /* LM head is the token embedding */
     /* architecture options: all zero is GPT-2, the only shape the training backends run (a
      * GPT-2 shape written positionally ends with a designator, `..., .tied = 0 }`, so that
@@ -83,6 +87,12 @@ struct net_shape {
     int causal;         /* attention FLOPs of the causal half: s (s + 1) / 2 of the s^2 scores */
     int fused_loss;     /* LM head and cross-entropy fused: no [T, V] logits tensor in memory */
     int optimizer;      /* enum net_optim */
+    /* options of the projections only (all zero: as above) */
+    int head_dim;       /* d: the head size when it is not hidden / heads (Qwen3: 128 at any width,
+                           so q is heads x d wide and the attention projection maps it back to h) */
+    int doc_tokens;     /* > 0: the sequence packs documents of this many tokens and attention runs
+                           within each (FlashAttention's varlen: block-diagonal), keys per query
+                           (D + 1) / 2 causal instead of (s + 1) / 2; 0: over the whole sequence */
 };
 
 /* The optimizer recipe a shape trains with in recipe p (ADAMW_BF16 is ADAMW under FP32). */
@@ -95,6 +105,8 @@ const char *net_shape_problem(const struct net_shape *s);
 const char *net_shape_extension(const struct net_shape *s);
 int net_kv_heads(const struct net_shape *s);     /* k */
 int net_ffn(const struct net_shape *s);          /* f */
+int net_head_dim(const struct net_shape *s);     /* d: head_dim, or hidden / heads */
+int net_q_width(const struct net_shape *s);      /* heads x d: the query (and attention output) width */
 
 enum net_phase { NET_FWD = 0, NET_BWD, NET_RECOMPUTE, NET_UPDATE, NET_NPHASES };
 extern const char *const net_phase_names[NET_NPHASES];

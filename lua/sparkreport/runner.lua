@@ -159,7 +159,16 @@ end
 -- the published runs, the vendor claims beside them, the link the collective measured; what it
 -- adds goes into that experiment's results and info.
 local function project(doc)
-  local added = bench.project(doc.experiments, catalog.load().rows, catalog.data("data/gpu-runs.csv"),
+  -- each row with the whole system's power per device from the cost file (system_power_w), the basis
+  -- of the decision pages' kWh, so that results.json's energy_kwh is on it too
+  local rows, costs = {}, catalog.costs().by_id
+  for i, r in ipairs(catalog.load().rows) do
+    local row = {}
+    for k, v in pairs(r) do row[k] = v end
+    row.system_power_w = costs[r.id] and costs[r.id].system_power_w or nil
+    rows[i] = row
+  end
+  local added = bench.project(doc.experiments, rows, catalog.data("data/gpu-runs.csv"),
                               catalog.data("data/vendor-claims.csv"))
   for i, a in pairs(added) do
     local e = doc.experiments[i]

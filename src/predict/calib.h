@@ -75,6 +75,8 @@ struct predict_system {
     double host_memory, host_bw, link_bw;   /* bytes, bytes/s, bytes/s each way; 0: none */
     int shared_pool;                    /* CPU and accelerator draw on the same memory */
     double power_w, price_usd;          /* 0: unknown */
+    double system_power_w;              /* the whole system's power per device as a buyer pays for it
+                                           (data/costs.csv, host included); 0: none given */
     int node_gpus;                      /* GPUs one node holds (data/fabric.csv's NVLink domain); 0: one */
     double scaleup_Bps, nic_Bps;        /* data/fabric.csv: the scale-up link per GPU within a node and
                                            the NIC per GPU beyond it, bytes/s each way; 0: none */

@@ -40,6 +40,8 @@ void predict_fit_target_for(double capacity, double host_capacity, int shared, i
     t->reserve = predict_fit_reserve(capacity, shared);
     t->shared = shared;
     t->gpus = gpus > 0 ? gpus : 1;
+    t->tp = 1;
+    t->host_gpus = 0;
     t->zero = PREDICT_ZERO_AUTO;
     t->no_checkpoint = 0;
 }
@@ -98,44 +100,63 @@ void predict_fit_memory(const struct net_shape *s, enum net_prec p, int gpus, in
     sum(m);
 }
 
-/* What the offload moves off the device, what the host then holds, and the traffic it adds.
- * The device keeps every weight its ops read: the matmul copies (the weights themselves when
- * the recipe keeps none) and the embeddings, norms and biases. */
-static void offload(const struct net_shape *s, enum net_prec p, int level, struct predict_fit *f)
+/* Data-parallel ranks of fit f: its devices over its tensor-parallel groups. */
+static int dp_of(const struct predict_fit *f)
+{
+    return f->gpus / (f->tp > 1 ? f->tp : 1);
+}
+
+/* What the offload moves off the device, what the host then holds, and the traffic it adds. The
+ * device keeps every weight its ops read: the matmul copies (the weights themselves when the recipe
+ * keeps none) and the embeddings, norms and biases. Under ZeRO each device offloads only its shard of
+ * the master weights and moments (stage 1 on), of the gradients (stage 2 on) and of the weights it
+ * sends back (stage 3); one host holds and updates the shards of its host_gpus devices. Tensor
+ * parallelism divides every byte by tp. */
+static void offload(const struct net_shape *s, enum net_prec p, int level, int zero, struct predict_fit *f)
 {
     struct net_memory *m = &f->mem;
     const struct net_optim_info *o = &net_optims[net_optim_of(s, p)];
-    double Nt = m->trainable, master = master_bytes(s, p, m);
-    double up = p == NET_FP32 ? 4 * Nt : s->lora_rank > 0 ? 2 * Nt
-              : master > 0 ? m->bytes[NET_MEM_WEIGHTS] - master + 2 * (double)net_low_count(s)
-              : m->bytes[NET_MEM_WEIGHTS];
+    int dp = dp_of(f), tp = f->tp > 1 ? f->tp : 1;
+    double share = (zero >= 1 ? 1.0 / dp : 1.0) / tp;               /* master and moments */
+    double gshare = (zero >= 2 ? 1.0 / dp : 1.0) / tp;              /* gradients */
+    double Nt = m->trainable, master = master_bytes(s, p, m) * share;
+    double low = p == NET_FP32 ? 4 * Nt : s->lora_rank > 0 ? 2 * Nt
+               : master_bytes(s, p, m) > 0 ? 2 * (double)net_low_count(s) + (o->weights * Nt - master_bytes(s, p, m))
+               : o->weights * Nt;                                      /* the weights the device reads, full */
+    double up = low * (zero >= 3 ? 1.0 / dp : zero >= 1 ? 1.0 / dp : 1.0) / tp;
+    int hosts = f->host_gpus > 0 && f->host_gpus < f->gpus ? f->host_gpus : f->gpus;
     f->host_bytes = f->offload_traffic_bytes = f->host_optimizer_bytes = 0;
     if (level == PREDICT_OFFLOAD_NONE)
         return;
     m->bytes[NET_MEM_WEIGHTS] -= master;
     m->bytes[NET_MEM_OPTIMIZER] = 0;
-    f->host_bytes = (o->weights + o->moments) * Nt;                 /* master and moments */
-    f->host_optimizer_bytes = (2 * (o->weights + o->moments) + o->grads) * Nt;  /* read all, write w, m, v */
-    f->offload_traffic_bytes = o->grads * Nt + up;                  /* gradients down, weights up */
+    /* one host: the master and moments of its devices' shards (all of them without ZeRO: one GPU) */
+    f->host_bytes = (o->weights + o->moments) * Nt * share * hosts;
+    f->host_optimizer_bytes = (2 * (o->weights + o->moments) + o->grads) * Nt * share * hosts;
+    f->offload_traffic_bytes = o->grads * Nt * gshare + up;         /* gradients down, weights up */
     if (level == PREDICT_OFFLOAD_GRADIENTS) {
         /* each micro-batch's gradients go down as they are made and are summed on the host */
         m->bytes[NET_MEM_GRADS] = 0;
-        f->host_bytes += o->grads * Nt;
-        f->host_optimizer_bytes += 2 * o->grads * Nt * s->accum;
-        f->offload_traffic_bytes = o->grads * Nt * s->accum + up;
+        f->host_bytes += o->grads * Nt * gshare * hosts;
+        f->host_optimizer_bytes += 2 * o->grads * Nt * gshare * hosts * s->accum;
+        f->offload_traffic_bytes = o->grads * Nt * gshare * s->accum + up;
     }
     sum(m);
 }
 
 static void measure(const struct net_shape *u, enum net_prec p, int zero, int level, struct predict_fit *f)
 {
-    predict_fit_memory(u, p, f->gpus, zero, &f->mem);
-    offload(u, p, level, f);
+    int tp = f->tp > 1 ? f->tp : 1;
+    predict_fit_memory(u, p, dp_of(f), zero, &f->mem);
+    for (int i = 0; tp > 1 && i < NET_NMEM; i++)       /* Megatron's split with sequence parallelism */
+        f->mem.bytes[i] /= tp;
+    sum(&f->mem);
+    offload(u, p, level, zero, f);
     f->micro_batch = u->batch;
     f->accum = u->accum;
     f->checkpoint = u->checkpoint;
     f->offload = level;
-    f->zero = f->gpus > 1 ? zero : 0;
+    f->zero = dp_of(f) > 1 ? zero : 0;
     f->device_bytes = f->mem.total;
 }
 
@@ -158,7 +179,7 @@ static int divisor_at_most(long per, int b)
 static int search(const struct net_shape *s, enum net_prec p, int zero, int level, int no_ckpt, struct predict_fit *f)
 {
     struct net_shape u = *s;
-    long per = (long)s->batch * s->accum / f->gpus;
+    long per = (long)s->batch * s->accum / dp_of(f);
     int b0 = divisor_at_most(per, s->batch < per ? s->batch : (int)per);
     for (int ck = s->checkpoint; ck <= (no_ckpt ? s->checkpoint : 1); ck++)
         for (int b = b0; b >= 1; b--) {
@@ -208,7 +229,14 @@ static void describe_fit(const struct net_shape *s, int b0, struct predict_fit *
             continue;
         say(f, "%s", k == 0 ? "" : k == n - 1 ? " and " : ", ");
         k++;
-        if (i == 0 && f->zero > 0)
+        if (i == 0 && f->tp > 1) {
+            say(f, "tensor and sequence parallelism %d-way", f->tp);
+            if (dp_of(f) > 1 && f->zero > 0)
+                say(f, ", ZeRO-%d over %d data-parallel groups", f->zero, dp_of(f));
+            else if (dp_of(f) > 1)
+                say(f, ", %d data-parallel groups", dp_of(f));
+            say(f, " (%d GPUs)", f->gpus);
+        } else if (i == 0 && f->zero > 0)
             say(f, "ZeRO-%d over %d GPUs", f->zero, f->gpus);
         else if (i == 0)
             say(f, "data parallelism over %d GPUs", f->gpus);
@@ -231,7 +259,7 @@ static void describe_none(const struct net_shape *s, enum net_prec p, const stru
     struct net_shape u = *s;
     struct predict_fit o = *f;
     u.checkpoint = t->no_checkpoint ? s->checkpoint : 1;
-    u.accum = (int)((long)s->batch * s->accum / f->gpus);
+    u.accum = (int)((long)s->batch * s->accum / dp_of(f));
     u.batch = 1;
     measure(&u, p, zmax, PREDICT_OFFLOAD_GRADIENTS, &o);
     measure(&u, p, zmax, PREDICT_OFFLOAD_NONE, f);
@@ -244,9 +272,9 @@ static void describe_none(const struct net_shape *s, enum net_prec p, const stru
         gb(f->capacity_bytes, c, sizeof c), gb(f->reserve_bytes, d, sizeof d));
     if (t->shared)
         say(f, "; offload buys no capacity: host and device share one memory pool");
-    else if (f->gpus == 1)
-        say(f, "; offloading the optimizer and gradients would need %s here and %s of host memory (%s there)",
-            gb(o.device_bytes, a, sizeof a), gb(o.host_bytes, c, sizeof c),
+    else
+        say(f, "; offloading the optimizer and gradients would need %s %s and %s of host memory (%s there)",
+            gb(o.device_bytes, a, sizeof a), f->gpus > 1 ? "per GPU" : "here", gb(o.host_bytes, c, sizeof c),
             t->host_capacity > 0 ? gb(t->host_capacity, d, sizeof d) : "no limit given");
 }
 
@@ -258,30 +286,39 @@ int predict_fit(const struct net_shape *s, enum net_prec p, const struct predict
     f->host_capacity_bytes = t->host_capacity;
     f->reserve_bytes = t->reserve;
     f->gpus = t->gpus > 1 ? t->gpus : 1;
+    f->tp = t->tp > 1 ? t->tp : 1;
+    f->host_gpus = t->host_gpus;
     long global = (long)s->batch * s->accum;
-    if (global % f->gpus != 0) {
+    if (f->gpus % f->tp != 0) {
+        f->tp = 1;
         measure(s, p, 0, PREDICT_OFFLOAD_NONE, f);
-        snprintf(f->reason, sizeof f->reason, "does not fit: a global batch of %ld sequences does not split over "
-                 "%d GPUs", global, f->gpus);
+        snprintf(f->reason, sizeof f->reason, "does not fit: tensor parallelism %d-way does not divide %d GPUs",
+                 t->tp, f->gpus);
         return 0;
     }
-    int b0 = divisor_at_most(global / f->gpus, s->batch < global / f->gpus ? s->batch : (int)(global / f->gpus));
-    int zmin = f->gpus == 1 ? 0 : t->zero == PREDICT_ZERO_AUTO ? 0 : t->zero;
-    int zmax = f->gpus == 1 ? 0 : t->zero == PREDICT_ZERO_AUTO ? 3 : t->zero;
-    for (int z = zmin; z <= zmax; z++)
-        if (search(s, p, z, PREDICT_OFFLOAD_NONE, t->no_checkpoint, f)) {
-            f->fits = 1;
-            describe_fit(s, b0, f);
-            return 1;
-        }
-    for (int level = PREDICT_OFFLOAD_OPTIMIZER; level <= PREDICT_OFFLOAD_GRADIENTS && f->gpus == 1 && !t->shared; level++)
-        if (search(s, p, 0, level, t->no_checkpoint, f)) {
-            f->fits = 1;
-            describe_fit(s, b0, f);
-            return 1;
-        }
-    describe_none(s, p, t, zmax, f);
-    return 0;
+    int dp = dp_of(f);
+    if (global % dp != 0) {
+        measure(s, p, 0, PREDICT_OFFLOAD_NONE, f);
+        snprintf(f->reason, sizeof f->reason, "does not fit: a global batch of %ld sequences does not split over "
+                 "%d %s", global, dp, f->tp > 1 ? "data-parallel groups" : "GPUs");
+        return 0;
+    }
+    int b0 = divisor_at_most(global / dp, s->batch < global / dp ? s->batch : (int)(global / dp));
+    int zmin = dp == 1 ? 0 : t->zero == PREDICT_ZERO_AUTO ? 0 : t->zero;
+    int zmax = dp == 1 ? 0 : t->zero == PREDICT_ZERO_AUTO ? 3 : t->zero;
+    int found = 0;
+    for (int z = zmin; z <= zmax && !found; z++)
+        found = search(s, p, z, PREDICT_OFFLOAD_NONE, t->no_checkpoint, f);
+    for (int level = PREDICT_OFFLOAD_OPTIMIZER; level <= PREDICT_OFFLOAD_GRADIENTS && !t->shared && !found; level++)
+        found = search(s, p, zmax, level, t->no_checkpoint, f);
+    if (!found) {
+        describe_none(s, p, t, zmax, f);
+        return 0;
+    }
+    f->fits = 1;
+    f->marginal = f->device_bytes > (1 - PREDICT_MARGINAL) * (f->capacity_bytes - f->reserve_bytes);
+    describe_fit(s, b0, f);
+    return 1;
 }
 
 int predict_fit_devices(const struct net_shape *s, enum net_prec p, const struct predict_fit_target *t,

@@ -19,10 +19,15 @@ struct predict_fit_target {
     double host_capacity;       /* bytes of host memory; 0: unknown, no limit */
     double reserve;             /* bytes per device no tensor may use (predict_fit_reserve) */
     int shared;                 /* host and device are one pool (DGX Spark): offload buys nothing */
-    int gpus;                   /* data-parallel devices; the global batch is split over them */
+    int gpus;                   /* devices; the global batch is split over their data-parallel groups */
     int zero;                   /* ZeRO stage 0 (plain data parallelism), 1 (optimizer state
                                    sharded), 2 (+ gradients), 3 (+ weights), or PREDICT_ZERO_AUTO */
     int no_checkpoint;          /* the job forbids activation checkpointing: the fit never adds it */
+    int tp;                     /* tensor parallelism with sequence parallelism (Megatron): each of tp
+                                   devices holds 1/tp of every layer's weights, gradients, optimizer state
+                                   and activations; gpus / tp data-parallel ranks; 0 or 1: none */
+    int host_gpus;              /* devices one host serves (their offloaded state in its memory, its CPUs
+                                   updating it); 0: all of them */
 };
 
 /* Bytes of `amount` memory in the vendor's `unit`: "GiB" (2^30), anything else GB (1e9, the
@@ -42,21 +47,30 @@ struct predict_fit {
                                    batch x accum (the global batch, sequences per step) */
     int checkpoint;             /* activation checkpointing in the chosen configuration */
     int offload;                /* enum predict_offload */
-    int gpus, zero;             /* devices and the ZeRO stage chosen */
+    int gpus, zero;             /* devices and the ZeRO stage chosen (over the data-parallel ranks) */
+    int tp;                     /* tensor-parallel degree (1: none) */
+    int host_gpus;              /* devices whose offloaded state one host holds */
     struct net_memory mem;      /* bytes per device by category (offloaded ones 0, sharded ones
                                    divided) of the chosen configuration, or when none fits of the
                                    smallest without offload (checkpointing, micro-batch 1) */
     double device_bytes;        /* mem.total: what each device's memory must hold */
     double capacity_bytes, host_capacity_bytes, reserve_bytes;     /* as given */
-    double host_bytes;          /* host memory the offload holds (master, moments, gradients) */
-    double offload_traffic_bytes;   /* host <-> device bytes per optimizer step the offload adds:
-                                       gradients down (once per step, or each micro-batch's at
-                                       level 2), updated weights up */
-    double host_optimizer_bytes;    /* bytes the host's optimizer (and at level 2 its gradient
-                                       accumulation) moves in host memory per step */
+    double host_bytes;          /* host memory the offload holds (master, moments, gradients) on one
+                                   host: the shards of its host_gpus devices */
+    double offload_traffic_bytes;   /* host <-> device bytes per optimizer step the offload adds to
+                                       each device's link: its shard's gradients down (once per step,
+                                       or each micro-batch's at level 2), its updated weights up */
+    double host_optimizer_bytes;    /* bytes one host's optimizer (and at level 2 its gradient
+                                       accumulation) moves in host memory per step, for its devices */
+    int marginal;               /* fits with less than PREDICT_MARGINAL of the usable memory left */
     char reason[320];           /* "fits with gradient accumulation 8 (micro-batch 1): 71.2 GB of
                                    79.6 GB usable (85.9 GB less a 6.3 GB reserve)" */
 };
+
+/* A fit that leaves less than this share of the usable memory free is marginal: the allocator's
+ * fragmentation or a longer batch than planned can take it (the report shows what the job becomes
+ * if it does not fit). */
+#define PREDICT_MARGINAL 0.10
 
 /* Device bytes of shape s (one device's micro-batch and accumulation) under ZeRO stage `zero`
  * over `gpus` devices: stage 1 divides the moments and the master weights that have a
@@ -66,11 +80,13 @@ void predict_fit_memory(const struct net_shape *s, enum net_prec p, int gpus, in
                         struct net_memory *m);
 
 /* Tries, in order, at each ZeRO stage from the lowest allowed: the shape as given (its global
- * batch split over t->gpus); smaller micro-batches with accumulation keeping the global batch;
- * activation checkpointing (unless t->no_checkpoint) with the largest micro-batch that fits; then,
- * for one GPU only, the
- * same with offload level 1, then 2 -- never when t->shared or when the host's capacity cannot
- * hold it. Returns f->fits. */
+ * batch split over the t->gpus / t->tp data-parallel ranks); smaller micro-batches with
+ * accumulation keeping the global batch; activation checkpointing (unless t->no_checkpoint) with
+ * the largest micro-batch that fits; then the same with offload level 1, then 2, on one GPU or at
+ * the highest ZeRO stage allowed (FSDP / ZeRO-3 with the optimizer on the host, as torchtune and
+ * DeepSpeed run it) -- never when t->shared or when the host's capacity cannot hold it. With tensor
+ * parallelism every layer's bytes are divided by t->tp first. Returns f->fits; f->marginal when
+ * less than PREDICT_MARGINAL of the usable memory is left. */
 int predict_fit(const struct net_shape *s, enum net_prec p, const struct predict_fit_target *t,
                 struct predict_fit *f);
 

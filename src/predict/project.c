@@ -83,7 +83,8 @@ static void custom_workload(const cJSON *params, struct predict_workload *w)
         .accum = 1, .kv_heads = (int)param_num(params, "workload_kv_heads"),
         .ffn = (int)param_num(params, "workload_ffn"), .mlp = llama ? NET_MLP_SWIGLU : NET_MLP_GELU,
         .norm = llama ? NET_NORM_RMS : NET_NORM_LAYER, .nobias = llama, .rope = llama,
-        .attention = NET_ATT_FLASH, .lora_rank = lora,
+        .attention = NET_ATT_FLASH, .lora_rank = lora, .head_dim = (int)param_num(params, "workload_head_dim"),
+        .doc_tokens = (int)param_num(params, "workload_doc_tokens"),
         .base_dtype = lora && strcmp(param_str(params, "workload_base"), "nf4") == 0 ? NET_DT_NF4 : 0,
         .sparse24 = strcmp(param_str(params, "workload_sparsity"), "2:4") == 0,
         .optimizer = opt > 0 ? opt : NET_OPT_ADAMW };
@@ -100,6 +101,7 @@ static void custom_workload(const cJSON *params, struct predict_workload *w)
     w->ckpt = w->ckpt > 0 ? w->ckpt : PREDICT_CKPT_AUTO;
     w->shape.checkpoint = w->ckpt == PREDICT_CKPT_FULL;
     w->fill = param_bool(params, "workload_packing") ? 0 : param_num(params, "workload_fill");
+    w->tp = (int)param_num(params, "workload_tp");
     w->stack = stack;
 }
 
@@ -125,7 +127,19 @@ static void custom_system(const cJSON *params, struct predict_system *s)
 static const char *job_problem(const struct predict_workload *w, char *buf, size_t n)
 {
     int devices = w->gpus * w->nodes;
-    if (w->zero > 1 && devices < 2)
+    if (w->tp > 1 && w->gpus % w->tp != 0)
+        snprintf(buf, n, "workload_tp %d must divide workload_gpus %d: tensor parallelism runs within a node, over "
+                 "its GPUs' link", w->tp, w->gpus);
+    else if (w->tp > 1 && w->shape.heads % w->tp != 0)
+        snprintf(buf, n, "workload_tp %d must divide workload_heads %d: each GPU takes whole attention heads", w->tp,
+                 w->shape.heads);
+    else if (w->tp > 1 && net_kv_heads(&w->shape) % w->tp != 0)
+        snprintf(buf, n, "workload_tp %d must divide workload_kv_heads %d: each GPU takes whole key/value heads",
+                 w->tp, net_kv_heads(&w->shape));
+    else if (w->tp > 1 && strcmp(w->stack, "megatron-te") != 0 && strcmp(w->stack, "pytorch-compile") != 0)
+        snprintf(buf, n, "workload_tp %d: workload_stack '%s' does not run tensor parallelism (megatron-te and "
+                 "pytorch-compile do)", w->tp, w->stack);
+    else if (w->zero > 1 && devices < 2)
         snprintf(buf, n, "workload_sharding '%s' shards over devices: workload_gpus x workload_nodes is %d, it needs 2 "
                  "or more", w->zero == 4 ? "zero3 or fsdp" : w->zero == 3 ? "zero2" : "zero1", devices);
     else if (strcmp(w->stack, "fused-cuda") == 0 && net_shape_extension(&w->shape))
@@ -213,6 +227,7 @@ static void system_from_row(const cJSON *row, struct predict_system *s)
     s->host_bw = num(row, "host_bw_gbs") > 0 ? num(row, "host_bw_gbs") * 1e9 : HOST_BW_BPS;
     s->link_bw = num(row, "cpu_gpu_link_gbs") > 0 ? num(row, "cpu_gpu_link_gbs") * 1e9 : PCIE_LINK_BPS;
     s->power_w = num(row, "power_w");
+    s->system_power_w = num(row, "system_power_w");
     s->price_usd = num(row, "price_usd");
     s->node_gpus = (int)num(row, "fabric_nvlink_domain");
     s->scaleup_Bps = num(row, "fabric_scaleup_gbs") * 1e9;
@@ -266,6 +281,7 @@ static const char *system_measured_gpu(const struct predict_calib *c, const cJSO
     snprintf(s->id, sizeof s->id, "%s", id);
     snprintf(s->name, sizeof s->name, "%.100s, measured here", str(row, "name"));
     s->power_w = num(row, "power_w");
+    s->system_power_w = num(row, "system_power_w");
     s->price_usd = num(row, "price_usd");
     return id;
 }
@@ -284,6 +300,7 @@ struct recipe {
     const struct predict_stack *st;
     enum net_prec p;
     int fp4;
+    int tp;                             /* tensor parallelism: each op's FLOPs and bytes over tp devices */
 };
 
 /* Where op runs on sys at band end e (-1 the fast end, 0 central, 1 the slow end) in
@@ -294,13 +311,14 @@ static struct predict_target target(const struct predict_system *sys, const stru
                                     int gen, int e)
 {
     enum net_dtype d = predict_stack_op_dtype(rc->st, rc->p, op);
+    double sms = predict_stack_sms(sys->id, sys->peak[NET_DT_BF16]);
     if (rc->fp4 && d == NET_DT_E4M3 && sys->peak_fp4 > 0)
-        return (struct predict_target){ sys->peak_fp4, sys->bw, gen, 0 };
+        return (struct predict_target){ sys->peak_fp4, sys->bw, gen, 0, sms };
     double peak = predict_system_peak(sys, d);
     enum net_dtype used = d;
     while (!(sys->peak[used] > 0) && used != NET_DT_F32)     /* the dtype predict_system_peak fell back to */
         used = used == NET_DT_BF16 ? NET_DT_F32 : NET_DT_BF16;
-    struct predict_target t = { peak, sys->bw, gen, sys->range[used].sustained };
+    struct predict_target t = { peak, sys->bw, gen, sys->range[used].sustained, sms };
     if (e < 0 && sys->range[used].high > 0) {
         t.peak = sys->range[used].high;
         t.sustained = 0;
@@ -347,7 +365,13 @@ static void step_time(const struct predict_calib *c, const struct recipe *rc, co
         double times = plan[i].micro < 0 ? 1 : s->accum, x[3];
         int mb;
         if (rc->st) {
-            stack_op(rc, sys, &plan[i], x, &mb);
+            struct net_op op = plan[i];
+            if (rc->tp > 1) {           /* Megatron's split with sequence parallelism: 1/tp of every op */
+                op.flops /= rc->tp;
+                op.bytes_read /= rc->tp;
+                op.bytes_written /= rc->tp;
+            }
+            stack_op(rc, sys, &op, x, &mb);
         } else {
             x[0] = x[1] = x[2] = predict_op_seconds(c, &plan[i], &mb);
         }
@@ -363,7 +387,12 @@ static void step_time(const struct predict_calib *c, const struct recipe *rc, co
         }
     }
     if (rc->st) {
-        double lo = fmin(1, exp(rc->st->loo_lo)), hi = fmax(1, exp(rc->st->loo_hi));
+        double ms = predict_stack_micro_seconds(rc->st), lo = fmin(1, exp(rc->st->loo_lo)), hi = fmax(1, exp(rc->st->loo_hi));
+        for (int b = 0; b < 3; b++) {       /* the trainer's cost per micro-batch, hidden by nothing */
+            t->micro[b] += ms;
+            t->s[b] += s->accum * ms;
+        }
+        t->cls[NET_OTHER] += s->accum * ms;
         t->s[0] *= lo;
         t->s[2] *= hi;
         t->micro[0] *= lo;
@@ -378,7 +407,7 @@ double predict_step_seconds(const struct predict_calib *c, const struct net_shap
                             double *by_class)
 {
     struct step_time t;
-    struct recipe rc = { NULL, p, 0 };
+    struct recipe rc = { NULL, p, 0, 1 };
     step_time(c, &rc, NULL, s, &t);
     for (int k = 0; by_class && k < NET_NCLASSES; k++)
         by_class[k] = t.cls[k];
@@ -427,6 +456,15 @@ static void fit_json(cJSON *r, const struct predict_system *sys, const struct pr
                             : f->offload == PREDICT_OFFLOAD_OPTIMIZER ? "optimizer" : "optimizer and gradients");
     cJSON_AddNumberToObject(r, "gpus", f->gpus);
     cJSON_AddNumberToObject(r, "zero", f->zero);
+    if (f->tp > 1)
+        cJSON_AddNumberToObject(r, "tp", f->tp);
+    if (f->offload != PREDICT_OFFLOAD_NONE) {
+        cJSON_AddNumberToObject(r, "host_bytes", f->host_bytes);
+        cJSON_AddNumberToObject(r, "offload_traffic_bytes", f->offload_traffic_bytes);
+        cJSON_AddNumberToObject(r, "host_optimizer_bytes", f->host_optimizer_bytes);
+    }
+    if (f->fits)
+        cJSON_AddBoolToObject(r, "marginal", f->marginal);
 }
 
 /* Model FLOPs one token of a workload needs: the plan's matmuls and attention at micro-batch 1,
@@ -460,9 +498,23 @@ static double recipe_peak(const struct predict_system *sys, const struct predict
 static double traffic(const struct predict_system *sys, const struct predict_workload *w, const struct predict_fit *f,
                       struct predict_comm *comm)
 {
-    double n = (double)net_param_count(&w->shape), trained = (double)net_trainable_count(&w->shape);
-    predict_comm_bytes(f->zero, f->gpus, (w->prec == NET_FP32 ? 4 : 2) * n, predict_grad_bytes(w->prec) * trained, comm);
+    int tp = f->tp > 1 ? f->tp : 1;             /* data parallelism over the tensor-parallel groups' slices */
+    double n = (double)net_param_count(&w->shape) / tp, trained = (double)net_trainable_count(&w->shape) / tp;
+    predict_comm_bytes(f->zero, f->gpus / tp, (w->prec == NET_FP32 ? 4 : 2) * n, predict_grad_bytes(w->prec) * trained,
+                       comm);
     return predict_link_Bps(sys->node_gpus, sys->scaleup_Bps, sys->nic_Bps, f->gpus);
+}
+
+/* Bus bytes one device moves per micro-batch for tensor parallelism with sequence parallelism
+ * (Korthikanti et al. 2022, section 4.2.2): per layer, two all-gathers and two reduce-scatters of the
+ * [tokens, hidden] activations in the forward, as many in the backward, and the forward's again when
+ * the layer is recomputed, each (tp - 1) / tp of the tensor at 2 bytes (4 under FP32). */
+static double tp_bytes(const struct net_shape *s, enum net_prec p, int tp)
+{
+    if (tp <= 1)
+        return 0;
+    double T = (double)s->batch * s->seq, per = (double)(tp - 1) / tp * T * s->hidden * (p == NET_FP32 ? 4 : 2);
+    return (s->checkpoint ? 12 : 8) * per * s->layers;
 }
 
 /* Time, hours, energy and MFU of a fitted configuration f into r. */
@@ -474,11 +526,24 @@ static void timing_json(cJSON *r, const struct predict_calib *c, const struct re
     s.accum = f->accum;
     s.checkpoint = f->checkpoint;
     struct step_time t;
-    struct predict_comm comm;
+    struct predict_comm comm = { 0, 0 };
     step_time(c, rc, sys, &s, &t);
-    double link = f->gpus > 1 ? traffic(sys, w, f, &comm) : 0, step[3];
-    for (int b = 0; b < 3; b++)     /* a sharded optimizer: each device updates its share */
-        step[b] = predict_dp_step_seconds(t.micro[b], s.accum, t.update[b] / (f->zero >= 1 ? f->gpus : 1), &comm, link);
+    int tp = f->tp > 1 ? f->tp : 1, dp = f->gpus / tp;
+    double link = dp > 1 ? traffic(sys, w, f, &comm) : 0, step[3];
+    /* tensor parallelism's activations over the node's scale-up link each layer: exposed, not overlapped
+       (Megatron's TP communication sits between a layer's GEMMs) */
+    double tpb = tp_bytes(&s, w->prec, tp), tpl = predict_link_Bps(sys->node_gpus, sys->scaleup_Bps, sys->nic_Bps, tp);
+    double tps = tpb > 0 && tpl > 0 ? tpb / tpl : 0;
+    for (int b = 0; b < 3; b++) {   /* a sharded optimizer: each device updates its share */
+        t.micro[b] += tps;
+        step[b] = predict_dp_step_seconds(t.micro[b], s.accum, t.update[b] / (f->zero >= 1 ? dp : 1), &comm, link);
+    }
+    if (tp > 1) {
+        cJSON_AddNumberToObject(r, "tp", tp);
+        cJSON_AddNumberToObject(r, "tp_bytes_per_micro", tpb);
+        cJSON_AddNumberToObject(r, "tp_link_Bps", tpl);
+        cJSON_AddNumberToObject(r, "tp_comm_s", s.accum * tps);
+    }
     double lo = step[0], mid = step[1], hi = step[2];
     if (!rc->st) {
         lo = mid / (1 + band_measured);     /* a factor each way: never below zero */
@@ -490,7 +555,7 @@ static void timing_json(cJSON *r, const struct predict_calib *c, const struct re
         hi += extra;
         cJSON_AddNumberToObject(r, "offload_s_per_step", extra);
     }
-    if (f->gpus > 1) {
+    if (dp > 1) {
         cJSON_AddNumberToObject(r, "traffic_bytes_per_micro", comm.micro);
         cJSON_AddNumberToObject(r, "traffic_bytes_per_step", comm.step);
         cJSON_AddNumberToObject(r, "link_Bps", link);
@@ -498,7 +563,8 @@ static void timing_json(cJSON *r, const struct predict_calib *c, const struct re
     }
     /* each device times its own share of the global batch; without packing only a share of the
        positions are tokens */
-    double tokens_dev = (double)s.batch * s.accum * s.seq * (w->fill > 0 ? w->fill : 1), tokens_step = tokens_dev * f->gpus;
+    double tokens_group = (double)s.batch * s.accum * s.seq * (w->fill > 0 ? w->fill : 1);  /* a data-parallel rank's */
+    double tokens_dev = tokens_group / tp, tokens_step = tokens_group * dp;      /* a tensor-parallel group shares them */
     double steps = ceil(w->tokens / tokens_step), peak = recipe_peak(sys, w);
     cJSON_AddNumberToObject(r, "step_s", mid);
     cJSON_AddNumberToObject(r, "steps", steps);
@@ -520,14 +586,64 @@ static void timing_json(cJSON *r, const struct predict_calib *c, const struct re
         cJSON_AddStringToObject(o, "bound", t.cls_mem[i] * 2 > t.cls[i] ? "memory" : "compute");
         cJSON_AddItemToArray(bc, o);
     }
-    if (sys->power_w > 0)
-        cJSON_AddNumberToObject(r, "energy_kwh", steps * mid / 3600 * sys->power_w * f->gpus / 1000);
+    /* energy on the decision pages' basis: the whole system's power per device (data/costs.csv, host
+       included), else the chip's (the catalog's board or module power), which the record names */
+    double watts = sys->system_power_w > 0 ? sys->system_power_w : sys->power_w;
+    if (watts > 0) {
+        cJSON_AddNumberToObject(r, "energy_kwh", steps * mid / 3600 * watts * f->gpus / 1000);
+        cJSON_AddStringToObject(r, "energy_basis", sys->system_power_w > 0 ? "system" : "chip");
+    }
     if (sys->price_usd > 0)
         cJSON_AddNumberToObject(r, "price_usd", sys->price_usd);
 }
 
 /* Device counts the smallest-fit rows try (Sparks over ConnectX-7, HBM GPUs over their node's link). */
 static const int more_devices[] = { 2, 4, 8 };
+
+/* The profile a projection was timed with, as the decision page names it: its stack, the runs it
+ * was fitted on and their era, and whether the system's generation is among them or extrapolated
+ * (its efficiencies borrowed by the profile's stated rule, the band widened by the rule's spread). */
+static void stack_json(cJSON *r, const struct predict_stack *st, const struct predict_system *sys)
+{
+    const struct predict_stack *fitted = predict_stack_find(st->fitted_on);
+    int own = predict_stack_gen(sys->id), gen = own >= 0 ? own : PREDICT_HOPPER;
+    cJSON_AddStringToObject(r, "stack", st->id);
+    cJSON_AddStringToObject(r, "stack_name", st->name);
+    cJSON_AddStringToObject(r, "stack_era", st->era);
+    cJSON_AddNumberToObject(r, "stack_runs", fitted ? fitted->nfit : 0);
+    cJSON_AddBoolToObject(r, "extrapolated", own < 0 || !predict_stack_gen_fitted(st, gen));
+    cJSON_AddStringToObject(r, "extrapolation", own < 0 ? "a system the profiles know nothing of: Hopper's "
+                            "efficiencies, the band spanning every generation's" : st->gen_rule[gen]);
+    cJSON_AddNumberToObject(r, "extrapolation_spread", own < 0 ? 0 : st->gen_spread[gen]);
+}
+
+/* A marginal fit (less than PREDICT_MARGINAL of the usable memory left): what the job becomes if it
+ * does not fit after all: the same devices with that much more held back (smaller micro-batches,
+ * checkpointing, offload), else the next device count that holds it (catalog systems), as
+ * r.if_not_fit with its fit, devices and hours. */
+static void marginal_json(cJSON *r, const struct predict_calib *c, const struct recipe *rc,
+                          const struct predict_system *sys, const struct predict_workload *w,
+                          const struct predict_fit_target *tg, const struct predict_fit *f)
+{
+    struct predict_fit_target t = *tg;
+    struct predict_fit g;
+    t.reserve = tg->reserve + PREDICT_MARGINAL * (tg->capacity - tg->reserve);
+    t.gpus = f->gpus;
+    int ok = predict_fit(&w->shape, w->prec, &t, &g);
+    if (!ok && strcmp(sys->kind, "catalog") == 0) {
+        int counts[8], n = 0;
+        for (size_t i = 0; i < sizeof more_devices / sizeof more_devices[0]; i++)
+            if (more_devices[i] > f->gpus && (sys->shared_pool || sys->node_gpus <= 1 || more_devices[i] <= sys->node_gpus))
+                counts[n++] = more_devices[i];
+        ok = n > 0 && predict_fit_devices(&w->shape, w->prec, &t, counts, n, &g) > 0;
+    }
+    cJSON *a = cJSON_AddObjectToObject(r, "if_not_fit");
+    fit_json(a, sys, &g);
+    if (!ok)
+        return;
+    timing_json(a, c, rc, sys, w, &g, 0);
+    cJSON_DeleteItemFromObject(a, "by_class");
+}
 
 /* One projection record of series `series`: on the workload's own device count, or (counts
  * given) the smallest of counts[0..n) on which it fits. */
@@ -536,7 +652,7 @@ static cJSON *projection_json(const struct predict_calib *c, const struct predic
                               const int *counts, int n)
 {
     int measured = strcmp(sys->kind, "measured") == 0;
-    struct recipe rc = { measured ? NULL : workload_stack(w), w->prec, w->fp4 };
+    struct recipe rc = { measured ? NULL : workload_stack(w), w->prec, w->fp4, w->tp > 1 ? w->tp : 1 };
     struct predict_fit f;
     struct predict_fit_target tg;
     cJSON *r = cJSON_CreateObject();
@@ -547,6 +663,8 @@ static cJSON *projection_json(const struct predict_calib *c, const struct predic
     predict_fit_target_for(sys->memory, sys->host_memory, sys->shared_pool, system_gpus(sys, w), &tg);
     tg.zero = w->zero > 0 ? w->zero - 1 : PREDICT_ZERO_AUTO;
     tg.no_checkpoint = w->ckpt == PREDICT_CKPT_NONE;
+    tg.tp = w->tp > 1 ? w->tp : 1;
+    tg.host_gpus = sys->node_gpus > 1 ? sys->node_gpus : 1;     /* one host per node (data/fabric.csv) */
     if (counts) {
         predict_fit_devices(&w->shape, w->prec, &tg, counts, n, &f);
         cJSON_AddNumberToObject(r, "devices", f.gpus);
@@ -568,8 +686,10 @@ static cJSON *projection_json(const struct predict_calib *c, const struct predic
         return r;
     }
     if (rc.st)
-        cJSON_AddStringToObject(r, "stack", rc.st->id);
+        stack_json(r, rc.st, sys);
     timing_json(r, c, &rc, sys, w, &f, band_measured);
+    if (f.marginal)
+        marginal_json(r, c, &rc, sys, w, &tg, &f);
     return r;
 }
 

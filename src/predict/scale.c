@@ -91,8 +91,25 @@ struct scale_one {
     int zero3;                      /* n > 1 shards instead of offloading */
 };
 
+/* A record of the projection stage that already timed this workload on exactly n devices of this
+ * system (its own count: llm.c's 8 GPUs; or the smallest count that holds it): the scale-out row takes
+ * its step and band, so that one configuration has one figure everywhere. NULL: none. */
+static const cJSON *same_config(const cJSON *results, const cJSON *p, int n)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, results) {
+        const char *se = json_str(r, "series", "");
+        if ((strcmp(se, "projection") == 0 || strcmp(se, "projection_devices") == 0)
+            && strcmp(json_str(r, "workload", ""), json_str(p, "workload", "?")) == 0
+            && strcmp(json_str(r, "system", ""), json_str(p, "system", "?")) == 0
+            && json_num(r, "gpus", 1) == n && json_num(r, "step_s", 0) > 0 && json_num(r, "hours", 0) > 0)
+            return r;
+    }
+    return NULL;
+}
+
 static cJSON *record(const cJSON *p, const struct scale_one *s, double step1, int n, double link, const char *src,
-                     const cJSON *rows)
+                     const cJSON *rows, const cJSON *same)
 {
     double micro = s->zero3 ? fmax(1, ceil(s->accum / n)) : 0;     /* each device's share of the micro-batches */
     double traffic = n > 1 ? predict_scale_traffic(n, s->grad_bytes, s->param_bytes, micro) : 0, c = s->compute_s / n;
@@ -100,6 +117,12 @@ static cJSON *record(const cJSON *p, const struct scale_one *s, double step1, in
     double fast = n > 1 ? predict_scale_step(c * s->lo, traffic, link, SCALE_OVERLAP_HI) : step1 * s->lo;
     double slow = n > 1 ? predict_scale_step(c * s->hi, traffic, link, SCALE_OVERLAP_LO) : step1 * s->hi;
     double tok = s->tokens_step;
+    if (same && n > 1) {        /* the projection's own timing of this configuration, band included */
+        double h = json_num(same, "hours", 0);
+        mid = s->tokens_step / json_num(same, "tokens_per_s", s->tokens_step / mid);
+        fast = mid * json_num(same, "hours_low", h) / h;
+        slow = mid * json_num(same, "hours_high", h) / h;
+    }
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "series", "scaleout");
     cJSON_AddStringToObject(r, "workload", json_str(p, "workload", "?"));
@@ -112,6 +135,8 @@ static cJSON *record(const cJSON *p, const struct scale_one *s, double step1, in
     const char *cite = json_str(row_of(rows, json_str(p, "system", "")), "fabric_sources", NULL);
     if (n > 1 && cite && strncmp(src, "spec", 4) == 0)
         cJSON_AddStringToObject(r, "link_sources", cite);
+    if (same && n > 1)
+        cJSON_AddStringToObject(r, "from", json_str(same, "series", "projection"));
     cJSON_AddNumberToObject(r, "traffic_bytes", traffic);
     cJSON_AddNumberToObject(r, "comm_s", n > 1 ? traffic / link : 0);
     cJSON_AddNumberToObject(r, "exposed_s", n > 1 ? mid - c : 0);
@@ -121,9 +146,10 @@ static cJSON *record(const cJSON *p, const struct scale_one *s, double step1, in
     cJSON_AddNumberToObject(r, "tokens_per_s", tok / mid);
     cJSON_AddNumberToObject(r, "tokens_per_s_low", tok / slow);
     cJSON_AddNumberToObject(r, "tokens_per_s_high", tok / fast);
-    cJSON_AddNumberToObject(r, "hours", s->tokens / (tok / mid) / 3600);
-    cJSON_AddNumberToObject(r, "hours_low", s->tokens / (tok / fast) / 3600);
-    cJSON_AddNumberToObject(r, "hours_high", s->tokens / (tok / slow) / 3600);
+    int own = same && n > 1;        /* the projection's hours as it printed them (whole steps) */
+    cJSON_AddNumberToObject(r, "hours", own ? json_num(same, "hours", 0) : s->tokens / (tok / mid) / 3600);
+    cJSON_AddNumberToObject(r, "hours_low", own ? json_num(same, "hours_low", 0) : s->tokens / (tok / fast) / 3600);
+    cJSON_AddNumberToObject(r, "hours_high", own ? json_num(same, "hours_high", 0) : s->tokens / (tok / slow) / 3600);
     cJSON_AddNumberToObject(r, "scaling_efficiency", step1 / (n * mid));
     cJSON_AddNumberToObject(r, "scaling_efficiency_low",
                             n > 1 ? step1 / (n * predict_scale_step(c, traffic, link, SCALE_OVERLAP_LO)) : 1);
@@ -211,7 +237,7 @@ void predict_scale(const struct predict_inputs *in, cJSON *results, cJSON *info)
                 not_projected(skip, p, n, src);
             else
                 cJSON_AddItemToArray(add, record(p, &s, s.compute_s + json_num(p, "offload_s_per_step", 0), n, link, src,
-                                                                 in->catalog));
+                                                 in->catalog, same_config(results, p, n)));
         }
     }
     while (cJSON_GetArraySize(add) > 0)

@@ -10,34 +10,48 @@
 
 #include "util/error.h"
 
-const char *const predict_gen_names[PREDICT_NGENS] = { "ampere", "hopper", "blackwell" };
+const char *const predict_gen_names[PREDICT_NGENS] = { "ampere", "hopper", "blackwell", "gb10" };
 
 const char *const predict_stack_param_names[PREDICT_NSTACKP] = {
-    "matmul_eta_ampere", "matmul_eta_hopper", "matmul_eta_blackwell", "matmul_half_s",
-    "attention_eta_ampere", "attention_eta_hopper", "attention_eta_blackwell", "memory_eta", "op_s" };
+    "matmul_eta_ampere", "matmul_eta_hopper", "matmul_eta_blackwell", "matmul_eta_gb10", "matmul_half_tiles_per_sm",
+    "attention_eta_ampere", "attention_eta_hopper", "attention_eta_blackwell", "attention_eta_gb10", "memory_eta",
+    "op_s", "micro_s" };
 
 /* Start of every fit and the bounds the parameters are held in: efficiencies at most 1; a matmul
- * reaches half its large-GEMM efficiency at most when it would take 10 us at peak (Calculon's
- * A100 and H100 tables, research note 4.1: 1 GFLOP at 0.60 and 16 GFLOP at 0.90 against 0.95
- * put that size near 1 us; ten times it is the bound), so that the size term cannot stand in for
- * a framework's per-op costs; attention at most 0.75 of the dense BF16 peak, the best a published
- * attention kernel reaches (FlashAttention-3, Shah et al. 2024: 740 TFLOP/s of the H100's 989). */
+ * reaches half its large-GEMM efficiency at most at 18 tile products per SM, the size that takes
+ * an H100 10 us at its peak (Calculon's A100 and H100 tables, research note 4.1: 1 GFLOP at 0.60
+ * and 16 GFLOP at 0.90 against 0.95 put that size near 1 us; ten times it is the bound: 9.9 GFLOP,
+ * 2,360 tile products over 132 SMs), so that the size term cannot stand in for a framework's per-op
+ * costs; attention at most 0.75 of the dense BF16 peak, the best a published attention kernel
+ * reaches (FlashAttention-3, Shah et al. 2024: 740 TFLOP/s of the H100's 989); the per-micro-batch
+ * cost at most 1 s. */
 #define ATT_ETA_MAX 0.75
-static const double p_start[PREDICT_NSTACKP] = { 0.7, 0.7, 0.7, 1e-6, 0.5, 0.5, 0.5, 0.7, 1e-5 };
-static const double p_min[PREDICT_NSTACKP] = { 0.05, 0.05, 0.05, 1e-8, 0.05, 0.05, 0.05, 0.05, 1e-7 };
-static const double p_max[PREDICT_NSTACKP] = { 1, 1, 1, 1e-5, ATT_ETA_MAX, ATT_ETA_MAX, ATT_ETA_MAX, 1, 1e-2 };
+#define MM_HALF_MAX 18.0
+static const double p_start[PREDICT_NSTACKP] = { 0.7, 0.7, 0.7, 0.7, 0.5, 0.5, 0.5, 0.5, 0.5, 0.7, 1e-5, 1e-2 };
+static const double p_min[PREDICT_NSTACKP] = { 0.05, 0.05, 0.05, 0.05, 1e-3, 0.05, 0.05, 0.05, 0.05, 0.05, 1e-7, 1e-6 };
+static const double p_max[PREDICT_NSTACKP] = { 1, 1, 1, 1, MM_HALF_MAX, ATT_ETA_MAX, ATT_ETA_MAX, ATT_ETA_MAX,
+                                               ATT_ETA_MAX, 1, 1e-4, 1 };
 
-/* Catalog systems by generation: the A100; the Hopper parts (H100, H200 and GH200 carry the same
- * GPU die, NVIDIA datasheets); the Blackwell parts, datacenter (B200, GB200, B300) and the
- * GeForce-class ones (RTX 5090, RTX PRO 6000, GB10: sm_120/sm_121), whose band spans every
- * generation's efficiencies. */
-static const struct { const char *id; int gen, span; } gens[] = {
-    { "a100-80g-sxm", PREDICT_AMPERE, 0 }, { "h100-sxm", PREDICT_HOPPER, 0 }, { "h100-pcie", PREDICT_HOPPER, 0 },
-    { "h200-sxm", PREDICT_HOPPER, 0 }, { "gh200-96g", PREDICT_HOPPER, 0 }, { "gh200-144g", PREDICT_HOPPER, 0 },
-    { "b200", PREDICT_BLACKWELL, 0 }, { "gb200", PREDICT_BLACKWELL, 0 }, { "b300", PREDICT_BLACKWELL, 0 },
-    { "dgx-station-gb300", PREDICT_BLACKWELL, 0 }, { "dgx-spark", PREDICT_BLACKWELL, 1 },
-    { "rtx-5090", PREDICT_BLACKWELL, 1 }, { "rtx-pro-6000", PREDICT_BLACKWELL, 1 },
+/* Catalog systems by generation, with their streaming multiprocessors: the A100 (108 SMs, NVIDIA
+ * A100 Tensor Core GPU Architecture whitepaper, 2020); the Hopper parts (H100 SXM5 132 and H100
+ * PCIe 114 SMs, NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022; H200 and GH200 carry the
+ * SXM5's GH100 die, NVIDIA datasheets); the datacenter Blackwell parts (B200 and GB200 148 SMs over
+ * two dies, as public CUDA code sizes its grids to the device's multiprocessor count; Blackwell
+ * Ultra B300 and GB300 160, NVIDIA technical blog "Inside NVIDIA Blackwell Ultra", 2025); and the
+ * GeForce-class ones of the gb10 generation: GB10 48 SMs (its CUDA device query, GuigsEvt/
+ * dgx_spark_config issue 1, 2025-12-02; N8python/spark-gpt's "48-SM GB10"), RTX 5090 170 and RTX PRO
+ * 6000 188 (NVIDIA RTX Blackwell GPU Architecture whitepaper, 2025), whose band spans every
+ * generation's efficiencies: the runs of their generation are a Spark's. */
+static const struct { const char *id; int gen, span, sms; } gens[] = {
+    { "a100-80g-sxm", PREDICT_AMPERE, 0, 108 }, { "h100-sxm", PREDICT_HOPPER, 0, 132 },
+    { "h100-pcie", PREDICT_HOPPER, 0, 114 }, { "h200-sxm", PREDICT_HOPPER, 0, 132 },
+    { "gh200-96g", PREDICT_HOPPER, 0, 132 }, { "gh200-144g", PREDICT_HOPPER, 0, 132 },
+    { "b200", PREDICT_BLACKWELL, 0, 148 }, { "gb200", PREDICT_BLACKWELL, 0, 148 }, { "b300", PREDICT_BLACKWELL, 0, 160 },
+    { "dgx-station-gb300", PREDICT_BLACKWELL, 0, 160 }, { "dgx-spark", PREDICT_GB10, 0, 48 },
+    { "rtx-5090", PREDICT_GB10, 1, 170 }, { "rtx-pro-6000", PREDICT_GB10, 1, 188 },
 };
+/* An H100 SXM5's dense BF16 rate per SM (989 TFLOP/s over 132): what sizes a part the table lacks. */
+#define H100_PEAK_PER_SM (989e12 / 132)
 
 static int gen_index(const char *system_id)
 {
@@ -59,6 +73,23 @@ int predict_stack_gen_span(const char *system_id)
     return i < 0 || gens[i].span;
 }
 
+double predict_stack_sms(const char *system_id, double bf16_peak)
+{
+    int i = gen_index(system_id);
+    if (i >= 0)
+        return gens[i].sms;
+    return bf16_peak > 0 ? fmax(1, bf16_peak / H100_PEAK_PER_SM) : 132;
+}
+
+/* A generation's attention efficiency measured and published, which every profile takes on it
+ * (fitted with fewer than 4 runs of it, or borrowed) instead of another generation's ratio:
+ * the attention kernels are a library's (FlashAttention 2, built for sm_121), not the framework's.
+ * GB10's run at about 55 TFLOP/s of its 125 (N8python/spark-gpt CHANGES.md at 0d80ecd: flash-attn's
+ * main kernels "~55 TFLOP/s", its Triton replacement as fast in the forward), where Hopper's
+ * FlashAttention 2 reaches a fifth of its peak: GB10's tensor cores are slow beside its other
+ * units, so attention loses less of their time to softmax and masking. */
+static const double att_measured[PREDICT_NGENS] = { [PREDICT_GB10] = 55.0 / 125 };
+
 /* Kernel launch gap of a stack that launches its own kernels back to back on one stream (the
  * research note's 2-6 us, central). */
 #define FUSED_OP_S 4e-6
@@ -73,11 +104,13 @@ int predict_stack_gen_span(const char *system_id)
 
 static struct predict_stack stacks[] = {
     { .id = "pytorch", .name = "PyTorch with FSDP (MosaicML llm-foundry, Composer, FlashAttention)",
-      .fitted_on = "pytorch",
+      .fitted_on = "pytorch", .era = "2023-24: eager PyTorch 2.x under autocast, FSDP1, FlashAttention 2 "
+      "(llm-foundry's tables at commit 4952183, 2024-04)",
       .basis = "fitted on MosaicML llm-foundry's published throughput tables (A100 80GB and H100 80GB, BF16): "
                "PyTorch eager kernels under autocast, FlashAttention, FSDP; their per-layer all-gathers and "
                "reduce-scatters modelled as traffic over the node's link (data/fabric.csv), not as a per-op cost" },
     { .id = "fused-cuda", .name = "fused CUDA training code (llm.c)", .fitted_on = "pytorch",
+      .era = "2024: llm.c's GPT-2 reproductions (cuBLASLt, cuDNN attention), on the PyTorch profile's efficiencies",
       .fused = { [NET_OP_RESIDUAL] = 1, [NET_OP_CAST_GRAD] = 1, [NET_OP_QUANTIZE] = 1 },
       .op_s_override = FUSED_OP_S, .mem_eta_override = STREAM_ETA,
       .basis = "the PyTorch profile's matmul and attention efficiencies (the same cuBLAS and "
@@ -88,6 +121,7 @@ static struct predict_stack stacks[] = {
                "0.85 of the bandwidth (research note 4.5) instead of PyTorch's fitted share" },
     { .id = "megatron-te", .name = "Megatron-Core with Transformer Engine (NVIDIA NeMo, Megatron-Bridge)",
       .fitted_on = "megatron-te", .fp8_backward = 1,
+      .era = "2024-25: NeMo 24.07 and Megatron-Bridge 25.11 containers, Transformer Engine FP8",
       .fused = { [NET_OP_RESIDUAL] = 1, [NET_OP_CAST_GRAD] = 1, [NET_OP_QUANTIZE] = 1 },
       .basis = "fitted on NVIDIA's published NeMo and Megatron-Bridge throughput tables (pre-training, SFT and LoRA "
                "rows without tensor or pipeline parallelism: H100, B200, GB200; FP8 with current scaling): "
@@ -95,12 +129,26 @@ static struct predict_stack stacks[] = {
                "add kernels, the distributed optimizer; the BF16 recipe on this stack takes the same efficiencies "
                "on the BF16 peak (no BF16 rows without model parallelism are published)" },
     { .id = "hf-peft", .name = "Hugging Face Trainer with PEFT on one GPU (eager PyTorch, FlashAttention 2)",
-      .fitted_on = "hf-peft", .compute_from = "pytorch",
+      .fitted_on = "hf-peft", .compute_from = "pytorch", .per_micro = 1,
+      .era = "2023: PyTorch 2.0, CUDA 11.8, FlashAttention 2, Hugging Face Trainer (the Qwen README of 2023-10)",
       .basis = "fitted on single-GPU LoRA fine-tuning throughput published by the Qwen team (QwenLM/Qwen README, "
                "A100 80GB: Hugging Face Trainer, PEFT LoRA on every block linear, gradient checkpointing, "
                "FlashAttention 2, BF16), sequences of 256 to 8192 tokens: the PyTorch profile's matmul and "
                "attention efficiencies (the same cuBLAS and FlashAttention-2 kernels), its own memory efficiency "
-               "and per-op cost (eager PyTorch dispatching each op from Python: short ops are bound by the host)" },
+               "and per-op cost (eager PyTorch dispatching each op from Python: short ops are bound by the host), "
+               "and a cost per micro-batch nothing hides (the Trainer waits on the GPU every micro-batch: its loss "
+               "check and bookkeeping)" },
+    { .id = "pytorch-compile", .name = "PyTorch with torch.compile (torchtitan, FSDP2, torchao Float8; Triton kernels)",
+      .fitted_on = "pytorch-compile", .fp8_backward = 1,
+      .fused = { [NET_OP_RESIDUAL] = 1, [NET_OP_CAST_GRAD] = 1 },
+      .era = "2024-26: PyTorch 2.6-2.12 with torch.compile, FSDP2, torchao Float8 (torchtitan's tables of "
+      "2024-12) and torch.compile with Triton kernels on a GB10 (N8python/spark-gpt, 2026-10)",
+      .basis = "fitted on current published runs: torchtitan's Llama 3.1 8B tables on 8 and 128 H100s (torch.compile "
+               "and torch.compile with torchao Float8, whose dynamic scaling runs forward, dgrad and wgrad GEMMs in "
+               "FP8) and N8python/spark-gpt's dense runs on one and two DGX Sparks (torch.compile, Triton GEMMs, "
+               "varlen attention over packed documents): the compiler fuses each residual add and cast into its "
+               "neighbour, its own matmul, attention and memory efficiencies; its GB10 efficiencies are the only "
+               "ones fitted on a Spark" },
 };
 #define NSTACKS ((int)(sizeof stacks / sizeof stacks[0]))
 
@@ -167,17 +215,27 @@ static double op_seconds(const struct predict_stack *st, const double *p, const 
     if (st->fused[op->kind])
         return 0;
     if (cls == NET_MATMUL) {
-        double x = op->flops / t->peak;
+        double x = op->flops / (PREDICT_TILE_FLOPS * (t->sms > 0 ? t->sms : 132));     /* tile products per SM */
         tc = op->flops / ((t->sustained ? 1 : p[PREDICT_MM_ETA + t->gen]) * x / (x + p[PREDICT_MM_HALF]) * t->peak);
     } else if (cls == NET_ATTENTION) {
         tc = op->flops / ((t->sustained ? 1 : p[PREDICT_ATT_ETA + t->gen]) * t->peak);
     }
-    double mem_eta = cls == NET_MATMUL || cls == NET_ATTENTION ? STREAM_ETA
+    double mem_eta = cls == NET_MATMUL || cls == NET_ATTENTION || op->kind == NET_OP_DEQUANTIZE ? STREAM_ETA
                      : st->mem_eta_override > 0 ? st->mem_eta_override : p[PREDICT_MEM_ETA];
     tm = (op->bytes_read + op->bytes_written) / (mem_eta * t->bw);
     if (mem_bound)              /* its bytes, not its FLOPs or its fixed cost, take the most time */
         *mem_bound = tm > tc && tm > op_s;
     return fmax(fmax(tc, tm), op_s);
+}
+
+double predict_stack_micro_seconds(const struct predict_stack *st)
+{
+    return st && st->per_micro ? st->p[PREDICT_MICRO_S] : 0;
+}
+
+int predict_stack_gen_fitted(const struct predict_stack *st, int gen)
+{
+    return st && gen >= 0 && gen < PREDICT_NGENS && st->fitted_gen[gen];
 }
 
 double predict_stack_op_seconds(const struct predict_stack *st, const struct predict_target *t,
@@ -193,6 +251,8 @@ double predict_stack_op_seconds_at(const struct predict_stack *st, const struct 
     memcpy(p, st->p, sizeof p);
     s = s >= 1 ? s : 1;
     for (int j = 0; e != 0 && t->gen >= 0 && j < 2; j++) {
+        if (j && att_measured[t->gen] > 0)     /* a measured kernel rate, not a borrowed one */
+            continue;
         int k = (j ? PREDICT_ATT_ETA : PREDICT_MM_ETA) + t->gen;
         p[k] = e < 0 ? fmin(j ? ATT_ETA_MAX : 1, p[k] * s) : p[k] / s;
     }
@@ -268,8 +328,9 @@ static double number_or(const cJSON *row, const char *name, double dflt)
 }
 
 /* The run's shape: the GPT layout of the llm-foundry and llm.c rows unless arch says "llama"
- * (SwiGLU, RMSNorm, RoPE, GQA with kv_heads, ffn wide). As both stacks run it: BF16 activations,
- * FlashAttention, causal. */
+ * (SwiGLU, RMSNorm, RoPE, GQA with kv_heads, ffn wide; head_dim where the head size is not
+ * hidden / heads; doc_tokens for packed documents attended one by one). As the stacks run it: BF16
+ * activations, FlashAttention, causal; checkpoint 1 full, 2 selective (op-level: net/plan.h). */
 static void run_shape(const cJSON *row, struct net_shape *s)
 {
     int llama = strcmp(text(row, "arch"), "llama") == 0;
@@ -279,7 +340,8 @@ static void run_shape(const cJSON *row, struct net_shape *s)
         .checkpoint = (int)number(row, "checkpoint"), .tied = (int)number_or(row, "tied", 1),
         .nobias = number(row, "biases") == 0, .attention = NET_ATT_FLASH, .amp = 1, .causal = 1,
         .kv_heads = (int)number_or(row, "kv_heads", 0), .ffn = (int)number_or(row, "ffn", 0),
-        .lora_rank = (int)number_or(row, "lora_rank", 0) };
+        .lora_rank = (int)number_or(row, "lora_rank", 0), .head_dim = (int)number_or(row, "head_dim", 0),
+        .doc_tokens = (int)number_or(row, "doc_tokens", 0) };
     if (llama) {
         s->mlp = NET_MLP_SWIGLU;
         s->norm = NET_NORM_RMS;
@@ -313,8 +375,9 @@ static int run_from_row(const cJSON *row, const cJSON *catalog, struct predict_r
                                                          [NET_DT_E4M3] = "fp8_tflops" };
     for (int d = 0; d < NET_NDTYPES; d++)
         r->peak[d] = peak_field[d] ? number_or(sys, peak_field[d], 0) * 1e12 : 0;
-    r->bw = number(sys, "mem_bw_gbs") * 1e9;
+    r->bw = number_or(row, "mem_bw_gbs", number(sys, "mem_bw_gbs")) * 1e9;     /* the run's part, where it differs */
     r->gen = predict_stack_gen(r->system);
+    r->sms = predict_stack_sms(r->system, r->peak[NET_DT_BF16]);
     const char *why = !sys ? "names a system the catalog lacks" : !predict_stack_find(r->stack) ? "names an unknown stack"
                       : net_shape_problem(&r->shape) ? net_shape_problem(&r->shape)
                       : !(r->published > 0) || !(r->gpus > 0) ? "has no tokens_per_s_per_gpu or gpus above 0"
@@ -363,13 +426,15 @@ double predict_run_tokens(const struct predict_stack *st, const double *p, const
     double micro = 0, update = 0;
     for (int i = 0; i < r->nops; i++) {
         enum net_dtype d = predict_stack_op_dtype(st, r->prec, &r->ops[i]);
-        struct predict_target tg = { r->peak[d] > 0 ? r->peak[d] : r->peak[NET_DT_BF16], r->bw, r->gen, 0 };
+        struct predict_target tg = { r->peak[d] > 0 ? r->peak[d] : r->peak[NET_DT_BF16], r->bw, r->gen, 0, r->sms };
         double t = r->weight[i] * op_seconds(st, p, &tg, &r->ops[i], NULL);
         if (r->ops[i].micro < 0)
             update += t;
         else
             micro += t;
     }
+    if (st->per_micro)              /* the trainer's own cost per micro-batch */
+        micro += p[PREDICT_MICRO_S];
     if (r->zero >= 1)               /* the optimizer state is sharded: each GPU updates its share */
         update /= r->gpus;
     double tokens = (double)r->shape.batch * r->shape.seq * r->shape.accum;
@@ -393,6 +458,7 @@ struct fit_set {
  * runs (two runs of one configuration cannot tell the two apart). */
 #define OWN_ATT_RUNS 4
 
+
 static int in_fit(const struct fit_set *f, int i)
 {
     return i != f->skip && strcmp(f->runs[i].stack, f->st->fitted_on) == 0;
@@ -402,12 +468,13 @@ static int in_fit(const struct fit_set *f, int i)
  * everywhere, so that the simplex never lies on a flat clamp. */
 static void params_of(const struct fit_set *f, const double *theta, double *p)
 {
-    for (int j = 0; j < PREDICT_NSTACKP; j++)
-        p[j] = exp(log(p_min[j]) + log(p_max[j] / p_min[j]) / (1 + exp(-theta[j])));
+    for (int j = 0; j < PREDICT_NSTACKP; j++)       /* held in bounds against the last ulp of exp() */
+        p[j] = fmin(p_max[j], fmax(p_min[j], exp(log(p_min[j]) + log(p_max[j] / p_min[j]) / (1 + exp(-theta[j])))));
     for (int g = 0; f && g < PREDICT_NGENS; g++)
         if (f->linked[g])
-            p[PREDICT_ATT_ETA + g] = fmin(ATT_ETA_MAX, p[PREDICT_ATT_ETA + f->ref] * p[PREDICT_MM_ETA + g]
-                                             / p[PREDICT_MM_ETA + f->ref]);
+            p[PREDICT_ATT_ETA + g] = att_measured[g] > 0 ? att_measured[g]
+                                     : fmin(ATT_ETA_MAX, p[PREDICT_ATT_ETA + f->ref] * p[PREDICT_MM_ETA + g]
+                                            / p[PREDICT_MM_ETA + f->ref]);
 }
 
 static double coordinate_of(int j, double p)
@@ -525,6 +592,8 @@ static void active_params(struct fit_set *f, struct predict_stack *st, const str
         int g = j < PREDICT_MM_HALF ? j - PREDICT_MM_ETA : j >= PREDICT_ATT_ETA && j < PREDICT_MEM_ETA
                 ? j - PREDICT_ATT_ETA : -1;
         int att = j >= PREDICT_ATT_ETA && j < PREDICT_MEM_ETA;
+        if (j == PREDICT_MICRO_S && !st->per_micro)
+            continue;
         if (from ? j >= PREDICT_MEM_ETA : g < 0 || (st->fitted_gen[g] && !(att && f->linked[g])))
             f->idx[f->na++] = j;
     }
@@ -539,11 +608,24 @@ static void fit_stack(struct predict_stack *st, struct predict_run *runs, int n)
     int m = 0;
     const struct predict_stack *from = st->compute_from ? predict_stack_find(st->compute_from) : NULL;
     active_params(&f, st, from && from->nfit > 0 ? from : NULL);
-    for (int j = 0; j < PREDICT_NSTACKP; j++)
-        theta[j] = coordinate_of(j, from && from->nfit > 0 && j < PREDICT_MEM_ETA ? fmin(from->p[j], 1 - 1e-9)
-                                    : p_start[j]);
-    for (int round = 0; round < 4; round++)      /* restarts: the simplex collapses early otherwise */
-        minimise(&f, theta, 300);
+    /* from each start of the per-op cost (a framework's dispatch cost and a fused stack's launch gap
+     * are a decade apart: one start can settle in the other's valley), the best fit */
+    static const double op_starts[] = { 1e-5, 1e-6, 6e-5 };
+    double best = HUGE_VAL;
+    for (size_t k = 0; k < sizeof op_starts / sizeof op_starts[0]; k++) {
+        double t[PREDICT_NSTACKP];
+        for (int j = 0; j < PREDICT_NSTACKP; j++)
+            t[j] = coordinate_of(j, fmax(p_min[j] * (1 + 1e-9), fmin(p_max[j] * (1 - 1e-9),
+                                 from && from->nfit > 0 && j < PREDICT_MEM_ETA ? from->p[j]
+                                 : j == PREDICT_OP_S ? op_starts[k] : p_start[j])));
+        for (int round = 0; round < 4; round++)      /* restarts: the simplex collapses early otherwise */
+            minimise(&f, t, 300);
+        double c = cost(&f, t);
+        if (c < best) {
+            best = c;
+            memcpy(theta, t, sizeof theta);
+        }
+    }
     params_of(&f, theta, st->p);
     memcpy(full, theta, sizeof full);
     for (int i = 0; i < n; i++) {
@@ -567,33 +649,53 @@ static void fit_stack(struct predict_stack *st, struct predict_run *runs, int n)
     free(err);
 }
 
-/* A generation g a fitted profile has no runs of: its efficiencies are those of its nearest
- * generation f (fitted, or borrowed before) times the ratio another profile fitted on both measured
- * between f and g, at most 1; the band spans the ratio (gen_spread). Without such a profile: f's
- * efficiencies, the band spanning nothing more. Returns whether g was set. */
+/* A generation g a fitted profile has no runs of: its efficiencies are those of the nearest
+ * generation f it knows (fitted, or borrowed before) of which another profile fitted on runs of
+ * both measured the ratio to g, times that ratio, at most 1; the band spans the ratio (gen_spread).
+ * Without such a profile: the nearest known generation's efficiencies, the band spanning nothing
+ * more. Returns whether g was set. */
+static const struct predict_stack *donor_of(const struct predict_stack *st, int f, int g)
+{
+    for (int i = 0; i < NSTACKS; i++)
+        if (&stacks[i] != st && stacks[i].nfit > 0 && stacks[i].fitted_gen[f] && stacks[i].fitted_gen[g])
+            return &stacks[i];
+    return NULL;
+}
+
 static int borrow_gen(struct predict_stack *st, int g, const int *known)
 {
-    int f = -1;
-    for (int d = 1; d < PREDICT_NGENS && f < 0; d++)
-        f = g + d < PREDICT_NGENS && known[g + d] ? g + d : g - d >= 0 && known[g - d] ? g - d : -1;
+    int f = -1, nearest = -1;
+    const struct predict_stack *donor = NULL;
+    for (int d = 1; d < PREDICT_NGENS && !donor; d++)
+        for (int k = 0; k < 2 && !donor; k++) {
+            int c = k ? g - d : g + d;
+            if (c < 0 || c >= PREDICT_NGENS || !known[c])
+                continue;
+            nearest = nearest < 0 ? c : nearest;
+            if ((donor = donor_of(st, c, g)))
+                f = c;
+        }
+    if (!donor)
+        f = nearest;
     if (f < 0)
         return 0;
-    const struct predict_stack *donor = NULL;
-    for (int i = 0; i < NSTACKS && !donor; i++)
-        if (&stacks[i] != st && stacks[i].nfit > 0 && stacks[i].fitted_gen[f] && stacks[i].fitted_gen[g])
-            donor = &stacks[i];
     double spread = st->gen_spread[f];
     for (int j = 0; j < 2; j++) {
         int k = j ? PREDICT_ATT_ETA : PREDICT_MM_ETA;
+        if (j && att_measured[g] > 0) {         /* the attention kernels' own measured rate */
+            st->p[k + g] = att_measured[g];
+            continue;
+        }
         double ratio = donor ? donor->p[k + g] / donor->p[k + f] : 1;
         st->p[k + g] = fmin(j ? ATT_ETA_MAX : 1, st->p[k + f] * ratio);
         spread = fmax(spread, st->gen_spread[f] * fmax(ratio, 1 / ratio));
     }
     st->gen_spread[g] = spread;
     snprintf(st->gen_rule[g], sizeof st->gen_rule[g], donor
-             ? "no runs: the %s efficiencies times the %s/%s ratio of the %s profile"
-             : "no runs: the %s efficiencies (no profile has runs of both)",
-             predict_gen_names[f], predict_gen_names[g], predict_gen_names[f], donor ? donor->id : "");
+             ? "no runs: the %s efficiencies times the %s/%s ratio of the %s profile%s"
+             : "no runs: the %s efficiencies (no profile has runs of both)%s",
+             predict_gen_names[f], predict_gen_names[g], predict_gen_names[f], donor ? donor->id : "",
+             att_measured[g] > 0 ? "; attention at its measured kernel rate" : "");
     return 1;
 }
 
@@ -603,9 +705,13 @@ static void borrow_gens(struct predict_stack *st)
     for (int g = 0; g < PREDICT_NGENS; g++) {
         known[g] = st->fitted_gen[g];
         st->gen_spread[g] = 1;
-        snprintf(st->gen_rule[g], sizeof st->gen_rule[g], st->att_linked[g]
-                 ? "fitted on its runs (attention at the %s ratio of attention to matmul: fewer than 4 runs)"
-                 : "fitted on its runs", predict_gen_names[st->att_ref]);
+        if (st->att_linked[g] && att_measured[g] > 0)
+            snprintf(st->gen_rule[g], sizeof st->gen_rule[g], "fitted on its runs (attention at %.2f of the peak, "
+                     "its measured kernel rate: fewer than 4 runs)", att_measured[g]);
+        else
+            snprintf(st->gen_rule[g], sizeof st->gen_rule[g], st->att_linked[g]
+                     ? "fitted on its runs (attention at the %s ratio of attention to matmul: fewer than 4 runs)"
+                     : "fitted on its runs", predict_gen_names[st->att_ref]);
     }
     for (int pass = 0; pass < PREDICT_NGENS; pass++)
         for (int g = 0; g < PREDICT_NGENS; g++)
@@ -664,6 +770,7 @@ static cJSON *profile_json(const struct predict_stack *st, const struct predict_
     cJSON_AddStringToObject(o, "id", st->id);
     cJSON_AddStringToObject(o, "name", st->name);
     cJSON_AddStringToObject(o, "fitted_on", st->fitted_on);
+    cJSON_AddStringToObject(o, "era", st->era);
     cJSON_AddStringToObject(o, "basis", st->basis);
     for (int j = 0; j < PREDICT_NSTACKP; j++)
         cJSON_AddNumberToObject(p, predict_stack_param_names[j], j == PREDICT_OP_S && st->op_s_override > 0

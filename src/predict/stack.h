@@ -13,25 +13,36 @@
 struct predict_system;
 
 /* The fitted parameters: a matmul of F FLOPs on a dense peak P takes F / (eta P) with
- * eta = mm_eta x / (x + mm_half_s), x = F / P (its time at peak); attention (its hardware FLOPs,
- * causal half included) F / (att_eta P); their operand traffic at 0.85 of the bandwidth (a
- * stated streaming efficiency, not fitted); every other op bytes / (mem_eta BW); an op the largest
- * of its compute time, its memory time and op_s: the host's launch and framework cost per op,
- * which overlaps with the kernels already queued and so binds only an op shorter than it.
- * mm_eta and att_eta are per GPU generation, fitted where a profile has runs of that generation;
- * a generation without runs borrows by a stated rule (predict_stacks_fit) with a wider band. */
-enum predict_gen { PREDICT_AMPERE = 0, PREDICT_HOPPER, PREDICT_BLACKWELL, PREDICT_NGENS };
+ * eta = mm_eta x / (x + mm_half), x = F / (2 x 128^3 x SMs): its work in 128 x 128 x 128 tile
+ * products per SM, so that a part with few SMs fills with smaller matrices (a 48-SM GB10 with a
+ * third of an H100's tiles per SM is not charged as if its matrices were an H100's); attention
+ * (its hardware FLOPs, causal half included) F / (att_eta P); their operand traffic at 0.85 of the
+ * bandwidth (a stated streaming efficiency, not fitted), a 4-bit base's dequantization too (one
+ * library kernel: bitsandbytes'); every other op bytes / (mem_eta BW); an op the largest of its
+ * compute time, its memory time and op_s: the host's launch and framework cost per op, which
+ * overlaps with the kernels already queued and so binds only an op shorter than it; and, for a
+ * stack whose trainer synchronises with the host every micro-batch (the Hugging Face Trainer),
+ * micro_s per micro-batch that nothing hides. mm_eta and att_eta are per GPU generation, fitted
+ * where a profile has runs of that generation; a generation without runs borrows by a stated rule
+ * (predict_stacks_fit) with a wider band. GB10 is a generation of its own: GeForce-class Blackwell
+ * tensor cores (sm_121), 48 SMs, LPDDR5X, and software that reached it later than the datacenter
+ * parts; the RTX 50 and RTX PRO 6000 cards (sm_120) take its efficiencies. */
+enum predict_gen { PREDICT_AMPERE = 0, PREDICT_HOPPER, PREDICT_BLACKWELL, PREDICT_GB10, PREDICT_NGENS };
 extern const char *const predict_gen_names[PREDICT_NGENS];
 enum predict_stack_param { PREDICT_MM_ETA = 0, PREDICT_MM_HALF = PREDICT_NGENS, PREDICT_ATT_ETA,
-                           PREDICT_MEM_ETA = PREDICT_ATT_ETA + PREDICT_NGENS, PREDICT_OP_S, PREDICT_NSTACKP };
+                           PREDICT_MEM_ETA = PREDICT_ATT_ETA + PREDICT_NGENS, PREDICT_OP_S, PREDICT_MICRO_S,
+                           PREDICT_NSTACKP };
 extern const char *const predict_stack_param_names[PREDICT_NSTACKP];
+/* The size unit of mm_half: one 128 x 128 x 128 tile product, 2 x 128^3 FLOPs. */
+#define PREDICT_TILE_FLOPS (2.0 * 128 * 128 * 128)
 
 /* How a stack runs the plan, besides the fitted efficiencies: the op kinds it fuses into a
  * neighbouring kernel (their own traffic not counted) and whether the loss is fused with the
  * LM head. */
 struct predict_stack {
-    const char *id;             /* "pytorch", "fused-cuda", "megatron-te", "hf-peft" */
+    const char *id;             /* "pytorch", "fused-cuda", "megatron-te", "hf-peft", "pytorch-compile" */
     const char *name;
+    const char *era;            /* when the runs it was fitted on were made, and with what software */
     const char *fitted_on;      /* the stack whose published runs set the efficiencies */
     const char *compute_from;   /* NULL, or the profile whose matmul and attention efficiencies it
                                    takes (the same kernels); its own runs fit the rest */
@@ -39,6 +50,7 @@ struct predict_stack {
     int fused[NET_NKINDS];
     int fp8_backward;           /* the FP8 recipe runs the blocks' dgrad and wgrad GEMMs in FP8 too
                                    (Transformer Engine: E4M3 x E5M2), not only their forward */
+    int per_micro;              /* its trainer waits on the host every micro-batch: micro_s is fitted */
     double op_s_override;       /* > 0: this per-op cost instead of the fitted one */
     double mem_eta_override;    /* > 0: this memory efficiency for its own elementwise ops */
     double p[PREDICT_NSTACKP];  /* fitted (copied from fitted_on's fit) */
@@ -93,8 +105,10 @@ struct predict_run {
     int gpus, zero;             /* ZeRO stage of its sharding: 0 DDP (NO_SHARD), 1 (ZERO_1, a distributed
                                    optimizer), 2 (SHARD_GRAD_OP), 3 (FULL_SHARD, FSDP) */
     int gen;                    /* the system's enum predict_gen */
+    double sms;                 /* its streaming multiprocessors */
     double peak[NET_NDTYPES];   /* the system's spec dense peaks (FLOP/s) per operand dtype; 0: none */
-    double bw;                  /* its memory bandwidth (B/s) */
+    double bw;                  /* its memory bandwidth (B/s): the catalog's, or the row's mem_bw_gbs
+                                   where the run's part differs (torchtitan's H100s: HBM2e) */
     double link;                /* bytes/s each way per GPU between its GPUs (data/fabric.csv: the
                                    scale-up link within a node, else the NIC); 0: none given */
     struct predict_comm comm;   /* the data-parallel traffic of one GPU */
@@ -122,7 +136,7 @@ const struct predict_stack *predict_stack_find(const char *id);
 /* Whether the profile (or the one it takes its efficiencies from) was fitted on runs. */
 int predict_stack_fitted(const struct predict_stack *st);
 /* The ids of every profile, as the scenario's choices list them (stack.c's table, in order). */
-#define PREDICT_STACK_IDS "pytorch|fused-cuda|megatron-te|hf-peft"
+#define PREDICT_STACK_IDS "pytorch|fused-cuda|megatron-te|hf-peft|pytorch-compile"
 
 /* Tokens per second per GPU that profile parameters p predict for a run. */
 double predict_run_tokens(const struct predict_stack *st, const double *p, const struct predict_run *r);
@@ -130,9 +144,14 @@ double predict_run_tokens(const struct predict_stack *st, const double *p, const
 /* The GPU generation of a catalog system, or -1 for a system the profiles know nothing of. */
 int predict_stack_gen(const char *system_id);
 /* Whether a system's efficiencies are less certain than its generation's runs say, so that its
- * band spans every generation's efficiencies: GB10 (DGX Spark) has GeForce-class tensor cores
- * (sm_121) and LPDDR5X, unlike the datacenter Blackwell parts the runs measured. */
+ * band spans every generation's efficiencies: the RTX 50 and RTX PRO 6000 cards take the GB10's
+ * (the runs of their generation are a DGX Spark's); a system the profiles know nothing of. */
 int predict_stack_gen_span(const char *system_id);
+/* The streaming multiprocessors of a catalog system (stack.c's table, with sources); for one it
+ * does not know, the count an H100's rate per SM gives at bf16_peak (FLOP/s). */
+double predict_stack_sms(const char *system_id, double bf16_peak);
+/* Whether a profile's efficiencies on a generation were set by its own runs (not borrowed). */
+int predict_stack_gen_fitted(const struct predict_stack *st, int gen);
 
 /* The operand dtype whose dense peak an op of the plan runs at under recipe p and stack st:
  * attention at BF16 (FP32 under the FP32 recipe), a matmul at its operand dtype, and under a stack
@@ -145,7 +164,12 @@ enum net_dtype predict_stack_op_dtype(const struct predict_stack *st, enum net_p
 struct predict_target {
     double peak, bw;
     int gen, sustained;
+    double sms;                 /* streaming multiprocessors (the matmul size term); 0: the H100's 132 */
 };
+
+/* Seconds a stack's trainer spends per micro-batch besides its ops (micro_s; 0 for a stack that
+ * queues work without waiting on the host). */
+double predict_stack_micro_seconds(const struct predict_stack *st);
 
 /* Seconds of one op on a target under a stack. */
 double predict_stack_op_seconds(const struct predict_stack *st, const struct predict_target *t,

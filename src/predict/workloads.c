@@ -16,8 +16,9 @@
     .batch = B, .accum = G, .tied = 1, .attention = NET_ATT_FLASH, .amp = 1, .causal = 1, \
     .optimizer = NET_OPT_ADAMW }
 /* PyTorch fine-tunes (torchtune, or the Hugging Face Trainer): autocast BF16 with FP32 master
- * weights (or the recipe's), FlashAttention, the loss not fused with the head; timed with the
- * PyTorch profile (the hf-peft profile, eager Hugging Face with PEFT, is a scenario's choice) */
+ * weights (or the recipe's), FlashAttention, the loss not fused with the head; full fine-tunes timed
+ * with the PyTorch profile (FSDP), LoRA and QLoRA with the Hugging Face Trainer and PEFT one, the
+ * stack people run them on (QLoRA's NF4 base is bitsandbytes', which PEFT drives) */
 #define LLAMA(L, h, a, f, tie, B, G, r, base, opt) { .layers = L, .hidden = h, .heads = a, .seq = 4096, \
     .vocab = 128256, .batch = B, .accum = G, .tied = tie, .kv_heads = 8, .ffn = f, .mlp = NET_MLP_SWIGLU, \
     .norm = NET_NORM_RMS, .nobias = 1, .rope = 1, .attention = NET_ATT_FLASH, .lora_rank = r, \
@@ -79,19 +80,19 @@ const struct predict_workload predict_workloads[] = {
       LLAMA(32, 4096, 32, 14336, 0, 4, 8, 16, 0, NET_OPT_ADAMW), NET_BF16, 1e8,
       FT_BASIS "; LoRA rank 16 on q, k, v, o, gate, up and down (PEFT's all-linear target: 41.9M "
       "trainable parameters), BF16 base",
-      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "pytorch" },
+      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "hf-peft" },
     { "llama-3.1-8b-qlora", "Llama-3.1 8B QLoRA fine-tune (rank 16, NF4)", "QLoRA",
       LLAMA(32, 4096, 32, 14336, 0, 4, 8, 16, NET_DT_NF4, NET_OPT_ADAMW), NET_BF16, 1e8,
       FT_BASIS "; the LoRA fine-tune with its frozen base weights in NF4 (QLoRA, Dettmers et al. 2023: "
       "4.127 bits per weight), to set beside the BF16-base LoRA: 4-bit weights on one system against "
       "BF16 on another",
-      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "pytorch" },
+      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "hf-peft" },
     { "llama-3.3-70b-qlora", "Llama-3.3 70B QLoRA fine-tune (rank 16, NF4)", "QLoRA",
       LLAMA(80, 8192, 64, 28672, 0, 1, 32, 16, NET_DT_NF4, NET_OPT_ADAMW), NET_BF16, 1e8,
       FT_BASIS "; QLoRA (Dettmers et al. 2023): NF4 base with double-quantized scales (4.127 bits per "
       "weight) on the blocks' linears, embedding and head BF16, LoRA rank 16 on every block linear",
       LLAMA_SRC("Llama-3.3-70B-Instruct") "80 layers, hidden 8192, 64 heads, 8 KV heads, SwiGLU 28672, "
-      "vocab 128256, untied head, RMSNorm, RoPE, no biases", 1, .stack = "pytorch" },
+      "vocab 128256, untied head, RMSNorm, RoPE, no biases", 1, .stack = "hf-peft" },
 };
 const int predict_nworkloads = (int)(sizeof predict_workloads / sizeof predict_workloads[0]);
 

@@ -33,6 +33,8 @@ struct predict_workload {
                                    peak, on a part that has one */
     double fill;                /* without sequence packing: the share of a sequence's positions that hold
                                    tokens (hours divided by it); 0: packed (every position a token) */
+    int tp;                     /* tensor parallelism with sequence parallelism over the node's link
+                                   (Megatron): 0 or 1: none */
 };
 
 /* Activation checkpointing: the fit adds it when needed (auto), never (none), always (full). */

@@ -195,7 +195,7 @@ static void stack_fit(void)
     cJSON_Delete(bad);
     cJSON_Delete(catalog);
     EXPECT(predict_stack_gen("h200-sxm") == PREDICT_HOPPER && predict_stack_gen("a100-80g-sxm") == PREDICT_AMPERE);
-    EXPECT(predict_stack_gen("b200") == PREDICT_BLACKWELL && predict_stack_gen("dgx-spark") == PREDICT_BLACKWELL);
+    EXPECT(predict_stack_gen("b200") == PREDICT_BLACKWELL && predict_stack_gen("dgx-spark") == PREDICT_GB10);
     EXPECT(predict_stack_gen("compute") == -1);
 }
 
@@ -328,7 +328,8 @@ static void messages(void)
     cJSON_Delete(p);
     p = params("{\"workload_name\":\"mine\",\"workload_hidden\":1000,\"workload_heads\":7}");
     EXPECT(model_precheck(p, err, sizeof err) == -1);
-    EXPECT_STR(err, "model: workload 'mine': heads must divide hidden (the head size is hidden / heads)");
+    EXPECT_STR(err, "model: workload 'mine': heads must divide hidden (the head size is hidden / heads unless "
+               "head_dim gives it)");
     cJSON_Delete(p);
 }
 
@@ -342,6 +343,7 @@ static void scenario_rows(void)
                                                                        system projected (systems none) */
     struct predict_calib c = { .peak = 1e11, .bw = 1e10, .q = 64 };
     cJSON *p = params("{\"workloads\":\"none\",\"systems\":[\"none\"],\"workload_name\":\"my 8B\",\"workload_lora_rank\":16,"
+                      "\"workload_stack\":\"pytorch\","
                       "\"workload_base\":\"nf4\",\"system_name\":\"my box\",\"system_bw_gbs\":500,"
                       "\"system_memory_gb\":96,\"system_bf16_tflops\":200,\"system_unified\":true}");
     cJSON *results = cJSON_CreateArray(), *info = cJSON_CreateObject();

@@ -238,7 +238,7 @@ static void communication(void)
 static void per_op_cost(void)
 {
     const struct predict_stack *st = predict_stack_find("fused-cuda");      /* op_s 4 us, memory 0.85 */
-    struct predict_target t = { 1e15, 1e12, PREDICT_HOPPER, 0 };
+    struct predict_target t = { 1e15, 1e12, PREDICT_HOPPER, 0, 132 };
     struct net_op small = { .kind = NET_OP_GELU, .bytes_read = 1e3, .bytes_written = 1e3 };
     struct net_op big = { .kind = NET_OP_GELU, .bytes_read = 0.85e9, .bytes_written = 0.85e9 };
     int mb;
@@ -255,7 +255,8 @@ static void per_op_cost(void)
     EXPECT(predict_stack_op_dtype(te, NET_FP8, &d) == NET_DT_E4M3 && predict_stack_op_dtype(te, NET_BF16, &d) == NET_DT_BF16);
     EXPECT(predict_stack_op_dtype(te, NET_FP8, &h) == NET_DT_BF16 && predict_stack_op_dtype(pt, NET_FP8, &d) == NET_DT_BF16);
     EXPECT(predict_stack_op_dtype(te, NET_FP8, &a) == NET_DT_BF16 && predict_stack_op_dtype(te, NET_FP32, &a) == NET_DT_F32);
-    EXPECT(predict_stack_gen("dgx-spark") == PREDICT_BLACKWELL && predict_stack_gen_span("dgx-spark"));
+    EXPECT(predict_stack_gen("dgx-spark") == PREDICT_GB10 && !predict_stack_gen_span("dgx-spark"));
+    EXPECT(predict_stack_gen("rtx-5090") == PREDICT_GB10 && predict_stack_gen_span("rtx-5090"));
     EXPECT(predict_stack_gen("b200") == PREDICT_BLACKWELL && !predict_stack_gen_span("b200"));
     EXPECT(predict_stack_gen("mi300x") == -1 && predict_stack_gen_span("mi300x"));
 }

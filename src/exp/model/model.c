@@ -59,6 +59,11 @@ const struct param model_params[] = {
     { "workload_heads", PARAM_INT, 0, NULL, NULL, "32", 1, 1024, "attention heads; must divide hidden" },
     { "workload_kv_heads", PARAM_INT, 0, NULL, NULL, "8", 1, 1024, "key/value heads (GQA); must divide heads" },
     { "workload_ffn", PARAM_INT, 0, NULL, NULL, "14336", 1, 1048576, "MLP inner size" },
+    { "workload_head_dim", PARAM_INT, 0, NULL, NULL, "0", 0, 4096,
+      "head size when it is not hidden / heads (Qwen3: 128 at any width); 0: hidden / heads" },
+    { "workload_doc_tokens", PARAM_INT, 0, NULL, NULL, "0", 0, 1048576,
+      "packed documents of this mean length in tokens with attention within each (FlashAttention varlen); 0: "
+      "attention over the whole sequence" },
     { "workload_vocab", PARAM_INT, 0, NULL, NULL, "128256", 2, 4194304, "vocabulary size" },
     { "workload_seq", PARAM_INT, 0, NULL, NULL, "4096", 2, 1048576, "sequence length" },
     { "workload_batch", PARAM_INT, 0, NULL, NULL, "32", 1, 1048576,
@@ -77,6 +82,9 @@ const struct param model_params[] = {
     /* how the scenario's own job runs */
     { "workload_gpus", PARAM_INT, 0, NULL, NULL, "1", 1, 4096,
       "GPUs per node the job runs on (data parallel; the global batch is split over all of them)" },
+    { "workload_tp", PARAM_INT, 0, NULL, NULL, "1", 1, 64,
+      "tensor parallelism with sequence parallelism (Megatron): each of workload_tp GPUs of a node holds 1/tp of "
+      "every layer, its activations exchanged over the node's link each layer; 1: none" },
     { "workload_nodes", PARAM_INT, 0, NULL, NULL, "1", 1, 4096,
       "nodes, linked by the catalog's NICs (data/fabric.csv); a DGX Spark is a node of one GPU: 2 is two linked "
       "Sparks over ConnectX-7" },
@@ -85,10 +93,12 @@ const struct param model_params[] = {
       "and gradients; zero3 or fsdp: and weights (each with the traffic it implies over the link)" },
     { "workload_optimizer", PARAM_ENUM, 0, NULL, "adamw|adamw-bf16|adam8bit", "adamw", 0, 0,
       "optimizer recipe: adamw (FP32 master and moments), adamw-bf16 (pure BF16), adam8bit (bitsandbytes)" },
-    { "workload_stack", PARAM_ENUM, 0, NULL, PREDICT_STACK_IDS, "pytorch", 0, 0,
-      "software stack whose fitted profile times it: pytorch (PyTorch with FSDP, as the reference fine-tunes), "
-      "fused-cuda (llm.c, GPT-2 layout only), megatron-te (NeMo / Megatron-Core with Transformer Engine), hf-peft "
-      "(Hugging Face Trainer with PEFT)" },
+    { "workload_stack", PARAM_ENUM, 0, NULL, PREDICT_STACK_IDS, "pytorch-compile", 0, 0,
+      "software stack whose fitted profile times it: pytorch-compile (current PyTorch: torch.compile, FSDP2, "
+      "torchao Float8; fitted on torchtitan's H100 runs and DGX Spark runs), pytorch (PyTorch with FSDP as "
+      "llm-foundry ran it in 2023-24, as the reference full fine-tunes), fused-cuda (llm.c, GPT-2 layout only), "
+      "megatron-te (NeMo / Megatron-Core with Transformer Engine), hf-peft (Hugging Face Trainer with PEFT, as the "
+      "reference LoRA and QLoRA fine-tunes)" },
     { "workload_checkpoint", PARAM_ENUM, 0, NULL, "auto|none|full", "auto", 0, 0,
       "activation checkpointing: auto (the fit adds it when memory needs it), none (never), full (every block)" },
     { "workload_packing", PARAM_BOOL, 0, NULL, NULL, "true", 0, 0,

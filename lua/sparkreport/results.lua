@@ -120,6 +120,7 @@ function M.fit_short(r)
   if not r.fits then return "does not fit" end
   local parts, fit = {}, type(r.fit) == "string" and r.fit or ""
   if math.type(r.gpus) and r.gpus > 1 then parts[#parts + 1] = ("%d GPUs"):format(r.gpus) end
+  if math.type(r.tp) and r.tp > 1 then parts[#parts + 1] = ("TP %d"):format(r.tp) end
   if r.offload and r.offload ~= "none" then parts[#parts + 1] = "offload" end
   if r.checkpoint == true or fit:find("checkpointing") then parts[#parts + 1] = "ckpt" end
   local accum = fit:match("gradient accumulation (%d+)")

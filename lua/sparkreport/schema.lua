@@ -17,6 +17,11 @@ M.versions = {
   { version = 2, added = "model calibration records name the configuration that timed them (config); a run "
                          .. "compared with a baseline records it (baseline: path, sha256, verdicts, projections)",
     repeated_before = function(e, r) return e.name == "model" and r.series == "calibration" end },
+  { version = 3, added = "projection records name the software-stack profile they were timed with (stack_name, "
+                         .. "stack_runs, stack_era, extrapolated with its spread), mark a marginal fit and what it "
+                         .. "becomes if it does not fit (if_not_fit), carry tensor parallelism (tp, tp_comm_s) and the "
+                         .. "energy's basis (energy_basis: the whole system's power per device); scale-out records "
+                         .. "of a configuration the projection already timed say so (from)" },
 }
 
 -- Size limits of a results file's sections (README, "Limits"): beyond them a file is refused
@@ -297,6 +302,11 @@ M.records.model = object {
   comm_s = opt "number", share_of_peak = opt "number", peak_flops = opt "number",
   projected_tokens_per_s = opt "number", projected_tokens_per_s_low = opt "number",
   projected_tokens_per_s_high = opt "number",
+  stack = opt "string", stack_name = opt "string", stack_fitted_on = opt "string", stack_era = opt "string",
+  stack_runs = opt "number", extrapolated = opt "boolean", extrapolation = opt "string",
+  extrapolation_spread = opt "number", marginal = opt "boolean", tp = opt "number", tp_comm_s = opt "number",
+  energy_basis = opt "string",
+  if_not_fit = opt(object { fits = "boolean", fit = "string", hours = opt "number" }),
 }
 local MODEL_NEEDS = {
   validation = { config = "string", layers = "integer", hidden = "integer", heads = "integer", seq = "integer",

@@ -608,8 +608,9 @@ static void stack_json(cJSON *r, const struct predict_stack *st, const struct pr
     const struct predict_stack *fitted = predict_stack_find(st->fitted_on);
     int own = predict_stack_gen(sys->id), gen = own >= 0 ? own : PREDICT_HOPPER;
     cJSON_AddStringToObject(r, "stack", st->id);
-    cJSON_AddStringToObject(r, "stack_name", st->name);
+    cJSON_AddStringToObject(r, "stack_name", st->short_name);
     cJSON_AddStringToObject(r, "stack_era", st->era);
+    cJSON_AddStringToObject(r, "stack_fitted_on", fitted ? fitted->short_name : st->short_name);
     cJSON_AddNumberToObject(r, "stack_runs", fitted ? fitted->nfit : 0);
     cJSON_AddBoolToObject(r, "extrapolated", own < 0 || !predict_stack_gen_fitted(st, gen));
     cJSON_AddStringToObject(r, "extrapolation", own < 0 ? "a system the profiles know nothing of: Hopper's "
@@ -875,18 +876,25 @@ static void rules_json(cJSON *rules)
         "catalog rows, the DGX Spark's included: every op of the workload's plan timed with its software stack's "
         "profile (info.stack_profiles: efficiency per op class against size, fitted on the published GPU training "
         "runs of data/gpu-runs.csv, nothing from the machine that ran this report) on the row's dense peak for the "
-        "dtype the stack runs the op in (the Spark's BF16 62 TFLOP/s with FP32 accumulation, FP8 124, FP4 500) "
+        "dtype the stack runs the op in (the Spark's BF16 125 TFLOP/s dense with FP32 accumulation, FP8 250, FP4 500: "
+        "NVIDIA's 1 PFLOP FP4 with sparsity at the datacenter ratios; matmuls measured at 92 there), each matmul's "
+        "efficiency against its size in tile products per SM (a 48-SM GB10 fills with smaller matrices than a 132-SM "
+        "H100) "
         "and its bandwidth: no op above its stack's efficiency on that peak; each op the longest of its compute, "
         "its memory traffic and the stack's per-op cost, which overlaps with queued kernels and binds only short "
         "ops. Band: the 10th to 90th percentile of the profile's leave-one-out errors, widened by the recorded "
         "range of a disputed spec (data/spec-ranges.csv), by the spread of a generation a profile has no runs of "
-        "(its efficiencies borrowed by the ratio another profile measured between generations), and for the DGX "
-        "Spark (GeForce-class GB10 tensor cores, LPDDR5X) by every generation's efficiencies. The CPU validation "
-        "above validates the method on this machine only; it does not bound these projections");
+        "(its efficiencies borrowed by the ratio another profile measured between generations: the row is marked "
+        "extrapolated), and for the RTX 50 and RTX PRO 6000 cards (whose generation's runs are a DGX Spark's) by every "
+        "generation's efficiencies. The DGX Spark's slow end is its 62 TFLOP/s BF16 of early software: a stack "
+        "without GB10-tuned kernels runs about half as fast. The CPU validation above validates the method on this "
+        "machine only; it does not bound these projections");
     cJSON_AddStringToObject(rules, "offload",
-        "offload (ZeRO-Offload): the link's traffic at the catalog CPU-GPU bandwidth (PCIe Gen5 x16, 128 GB/s "
-        "both ways, when the row gives none) and the host's AdamW at the host bandwidth (200 GB/s when the row "
-        "gives none), added without overlap; never on one shared pool");
+        "offload (ZeRO-Offload; on several GPUs with ZeRO-3, as FSDP's CPU offload and DeepSpeed's offload_optimizer "
+        "run it): each GPU's shard of the gradients down and of the updated weights up over its CPU-GPU link at the "
+        "catalog bandwidth (PCIe Gen5 x16, 128 GB/s both ways, when the row gives none), and the host's AdamW over the "
+        "shards of every GPU of its node at the host bandwidth (200 GB/s when the row gives none), added without "
+        "overlap; never on one shared pool");
     cJSON_AddStringToObject(rules, "memory",
         "memory fit, per device: the plan's tensors at their dtypes (BF16 activations and matmul outputs, FP32 "
         "master weights and AdamW state unless the workload's optimizer recipe says otherwise) against the "
@@ -898,8 +906,13 @@ static void rules_json(cJSON *rules)
     cJSON_AddStringToObject(rules, "fit",
         "what it takes to fit, tried in order: the workload as given; smaller micro-batches with gradient "
         "accumulation keeping the global batch; activation checkpointing with the largest micro-batch that "
-        "fits; on one GPU, offload of the optimizer (then the gradients) to host memory last, never on a "
-        "shared pool. A workload published on several GPUs runs on as many of a catalog part, at most one node of "
+        "fits; offload of the optimizer (then the gradients) to host memory last, on several GPUs with ZeRO-3, never "
+        "on a shared pool; tensor parallelism with sequence parallelism (the job's tp) divides every layer's weights, "
+        "gradients, optimizer state, activations and FLOPs by tp (Korthikanti et al. 2022) and moves two all-gathers "
+        "and two reduce-scatters of the layer's activations forward and as many backward (again when recomputed) over "
+        "the node's scale-up link, not overlapped. A fit with less than a tenth of the usable memory left is marginal, "
+        "with what the job takes if it does not fit (that tenth held back: more accumulation, checkpointing, offload, "
+        "or the next device count). A workload published on several GPUs runs on as many of a catalog part, at most one node of "
         "it (data/fabric.csv's NVLink domain; one GPU for a part without one; one on this machine and on "
         "shared-pool systems); the scenario's own job on its GPUs x nodes; the global batch split over them at the "
         "lowest ZeRO stage that fits (0: plain data parallelism; 1, 2, 3 shard the optimizer state, the gradients, "
@@ -972,9 +985,10 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
     rules_json(rules);
     if (gpu)
         measured_gpu_rule(rules, cal, mine);
-    cJSON_AddStringToObject(rules, "energy", "hours x the catalog power of every GPU used (board or module power, "
-                            "not the whole server's; the decision pages count the whole system's power per GPU instead, "
-                            "host included, from data/costs.csv); price: the catalog's purchase price, not a rental cost");
+    cJSON_AddStringToObject(rules, "energy", "hours x devices x the whole system's power per device, host included "
+                            "(data/costs.csv, as the decision pages count it; energy_basis \"system\"), else the "
+                            "catalog's board or module power (energy_basis \"chip\"); price: the catalog's purchase "
+                            "price, not a rental cost");
     free(sys);
     predict_scale(in, results, info);   /* N = 1, 2, 4, 8 devices of each projection above */
 }

@@ -98,18 +98,26 @@ static const double att_measured[PREDICT_NGENS] = { [PREDICT_GB10] = 55.0 / 125 
  * of about 0.8-0.9 on HBM parts"; large copies reach 88-94 % of the HBM roof). The fitted
  * memory_eta is what a framework's elementwise ops reach, its extra passes included. */
 #define STREAM_ETA 0.85
+/* DRAM efficiency of QLoRA's NF4 dequantization (bitsandbytes' kernel writing each frozen weight
+ * out in BF16 before its matmul, forward and backward): LitGPT's resource tables (tutorials/resource-
+ * tables.md at 4839345, A100 40GB at 1,555 GB/s, bitsandbytes 0.41.1, micro-batch 1) time LoRA and
+ * QLoRA (bnb.nf4) on the same Alpaca iterations: QLoRA adds 79 ms per iteration to Llama 2 7B and
+ * 191 ms to 13B, for 32.6 and 63.9 GB of dequantization traffic (4.127 bits read and 16 written per
+ * weight, twice): 0.27 and 0.21 of the bandwidth; their mean. The same tables' StableLM 3B and
+ * phi-1.5 pairs check it (test_predict_stack). */
+#define DEQUANT_ETA 0.24
 /* Share of a micro-batch's time its backward takes (two of its three matmul passes): what the
  * step's gradient collective can hide behind. */
 #define BWD_SHARE (2.0 / 3.0)
 
 static struct predict_stack stacks[] = {
-    { .id = "pytorch", .name = "PyTorch with FSDP (MosaicML llm-foundry, Composer, FlashAttention)",
+    { .id = "pytorch", .short_name = "PyTorch FSDP", .name = "PyTorch with FSDP (MosaicML llm-foundry, Composer, FlashAttention)",
       .fitted_on = "pytorch", .era = "2023-24: eager PyTorch 2.x under autocast, FSDP1, FlashAttention 2 "
       "(llm-foundry's tables at commit 4952183, 2024-04)",
       .basis = "fitted on MosaicML llm-foundry's published throughput tables (A100 80GB and H100 80GB, BF16): "
                "PyTorch eager kernels under autocast, FlashAttention, FSDP; their per-layer all-gathers and "
                "reduce-scatters modelled as traffic over the node's link (data/fabric.csv), not as a per-op cost" },
-    { .id = "fused-cuda", .name = "fused CUDA training code (llm.c)", .fitted_on = "pytorch",
+    { .id = "fused-cuda", .short_name = "llm.c", .name = "fused CUDA training code (llm.c)", .fitted_on = "pytorch",
       .era = "2024: llm.c's GPT-2 reproductions (cuBLASLt, cuDNN attention), on the PyTorch profile's efficiencies",
       .fused = { [NET_OP_RESIDUAL] = 1, [NET_OP_CAST_GRAD] = 1, [NET_OP_QUANTIZE] = 1 },
       .op_s_override = FUSED_OP_S, .mem_eta_override = STREAM_ETA,
@@ -119,7 +127,7 @@ static struct predict_stack stacks[] = {
                "softmax, loss and its gradient in one classifier kernel), one kernel launch (4 us) per op "
                "instead of the framework's fitted per-op cost, and its own elementwise kernels streaming at "
                "0.85 of the bandwidth (research note 4.5) instead of PyTorch's fitted share" },
-    { .id = "megatron-te", .name = "Megatron-Core with Transformer Engine (NVIDIA NeMo, Megatron-Bridge)",
+    { .id = "megatron-te", .short_name = "Megatron + Transformer Engine", .name = "Megatron-Core with Transformer Engine (NVIDIA NeMo, Megatron-Bridge)",
       .fitted_on = "megatron-te", .fp8_backward = 1,
       .era = "2024-25: NeMo 24.07 and Megatron-Bridge 25.11 containers, Transformer Engine FP8",
       .fused = { [NET_OP_RESIDUAL] = 1, [NET_OP_CAST_GRAD] = 1, [NET_OP_QUANTIZE] = 1 },
@@ -128,7 +136,7 @@ static struct predict_stack stacks[] = {
                "Transformer Engine's FP8 GEMMs in forward and backward, its fused norm-and-cast and bias-dropout-"
                "add kernels, the distributed optimizer; the BF16 recipe on this stack takes the same efficiencies "
                "on the BF16 peak (no BF16 rows without model parallelism are published)" },
-    { .id = "hf-peft", .name = "Hugging Face Trainer with PEFT on one GPU (eager PyTorch, FlashAttention 2)",
+    { .id = "hf-peft", .short_name = "Hugging Face + PEFT", .name = "Hugging Face Trainer with PEFT on one GPU (eager PyTorch, FlashAttention 2)",
       .fitted_on = "hf-peft", .compute_from = "pytorch", .per_micro = 1,
       .era = "2023: PyTorch 2.0, CUDA 11.8, FlashAttention 2, Hugging Face Trainer (the Qwen README of 2023-10)",
       .basis = "fitted on single-GPU LoRA fine-tuning throughput published by the Qwen team (QwenLM/Qwen README, "
@@ -138,7 +146,7 @@ static struct predict_stack stacks[] = {
                "and per-op cost (eager PyTorch dispatching each op from Python: short ops are bound by the host), "
                "and a cost per micro-batch nothing hides (the Trainer waits on the GPU every micro-batch: its loss "
                "check and bookkeeping)" },
-    { .id = "pytorch-compile", .name = "PyTorch with torch.compile (torchtitan, FSDP2, torchao Float8; Triton kernels)",
+    { .id = "pytorch-compile", .short_name = "PyTorch + torch.compile", .name = "PyTorch with torch.compile (torchtitan, FSDP2, torchao Float8; Triton kernels)",
       .fitted_on = "pytorch-compile", .fp8_backward = 1,
       .fused = { [NET_OP_RESIDUAL] = 1, [NET_OP_CAST_GRAD] = 1 },
       .era = "2024-26: PyTorch 2.6-2.12 with torch.compile, FSDP2, torchao Float8 (torchtitan's tables of "
@@ -220,7 +228,7 @@ static double op_seconds(const struct predict_stack *st, const double *p, const 
     } else if (cls == NET_ATTENTION) {
         tc = op->flops / ((t->sustained ? 1 : p[PREDICT_ATT_ETA + t->gen]) * t->peak);
     }
-    double mem_eta = cls == NET_MATMUL || cls == NET_ATTENTION || op->kind == NET_OP_DEQUANTIZE ? STREAM_ETA
+    double mem_eta = op->kind == NET_OP_DEQUANTIZE ? DEQUANT_ETA : cls == NET_MATMUL || cls == NET_ATTENTION ? STREAM_ETA
                      : st->mem_eta_override > 0 ? st->mem_eta_override : p[PREDICT_MEM_ETA];
     tm = (op->bytes_read + op->bytes_written) / (mem_eta * t->bw);
     if (mem_bound)              /* its bytes, not its FLOPs or its fixed cost, take the most time */
@@ -769,6 +777,7 @@ static cJSON *profile_json(const struct predict_stack *st, const struct predict_
     cJSON *o = cJSON_CreateObject(), *p = cJSON_AddObjectToObject(o, "params");
     cJSON_AddStringToObject(o, "id", st->id);
     cJSON_AddStringToObject(o, "name", st->name);
+    cJSON_AddStringToObject(o, "short_name", st->short_name);
     cJSON_AddStringToObject(o, "fitted_on", st->fitted_on);
     cJSON_AddStringToObject(o, "era", st->era);
     cJSON_AddStringToObject(o, "basis", st->basis);

@@ -42,6 +42,7 @@ extern const char *const predict_stack_param_names[PREDICT_NSTACKP];
 struct predict_stack {
     const char *id;             /* "pytorch", "fused-cuda", "megatron-te", "hf-peft", "pytorch-compile" */
     const char *name;
+    const char *short_name;     /* as the decision page names it: "PyTorch FSDP" */
     const char *era;            /* when the runs it was fitted on were made, and with what software */
     const char *fitted_on;      /* the stack whose published runs set the efficiencies */
     const char *compute_from;   /* NULL, or the profile whose matmul and attention efficiencies it

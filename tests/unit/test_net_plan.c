@@ -607,6 +607,63 @@ static void test_optimizers(void)
     EXPECT(net_shape_problem(&l) != NULL);
 }
 
+/* Qwen3's head size, the same at any width (N8python/spark-gpt's 0.6B: 28 layers, 1024 wide, 16 query
+ * and 8 key/value heads of 128): q is 2048 wide, the attention projection maps it back to 1024; the
+ * published count, 440,997,888, is reproduced with the two q/k norm gains per layer (2 x 128 each)
+ * the plan does not hold. Packed documents with varlen attention: keys per query (D + 1) / 2. */
+static void test_head_dim_varlen(void)
+{
+    struct net_shape s = { .layers = 28, .hidden = 1024, .heads = 16, .seq = 4096, .vocab = 259, .batch = 12,
+        .accum = 1, .kv_heads = 8, .ffn = 3072, .mlp = NET_MLP_SWIGLU, .norm = NET_NORM_RMS, .nobias = 1, .rope = 1,
+        .attention = NET_ATT_FLASH, .amp = 1, .causal = 1, .head_dim = 128 };
+    EXPECT(net_q_width(&s) == 2048 && net_head_dim(&s) == 128 && net_shape_problem(&s) == NULL);
+    EXPECT_STR(net_shape_extension(&s), "grouped-query attention (kv_heads)");
+    EXPECT(net_param_count(&s) + 28 * 2 * 128 == 440997888);
+    double T = 12.0 * 4096;
+    int n = plan(&s, NET_BF16);
+    const struct net_op *qkv = find(n, NET_OP_MATMUL, NET_LIN_QKV, 0), *o = find(n, NET_OP_MATMUL, NET_LIN_ATTPROJ, 0);
+    EXPECT(qkv->n == 2048 + 2 * 8 * 128 && qkv->k == 1024 && o->n == 1024 && o->k == 2048);
+    EXPECT(find(n, NET_OP_FLASH_ATTENTION, 0, 0)->flops == 2 * T * 4097 * 2048);       /* causal over 4096 */
+    s.doc_tokens = 1340;        /* documents of 1,340 tokens: 670.5 keys per query on average */
+    n = plan(&s, NET_BF16);
+    EXPECT(find(n, NET_OP_FLASH_ATTENTION, 0, 0)->flops == 4 * T * 670.5 * 2048);
+    EXPECT(find(n, NET_OP_FLASH_ATTENTION_BWD, 0, 0)->flops == 2.5 * 4 * T * 670.5 * 2048);
+    EXPECT_STR(net_shape_extension(&(struct net_shape){ 2, 64, 4, 64, 256, 8, 1, 0, .tied = 0, .doc_tokens = 16 }),
+               "attention within packed documents (varlen)");
+    s.doc_tokens = 8192;        /* longer than the sequence: the whole sequence */
+    n = plan(&s, NET_BF16);
+    EXPECT(find(n, NET_OP_FLASH_ATTENTION, 0, 0)->flops == 2 * T * 4097 * 2048);
+    s.head_dim = 0;
+    s.hidden = 1000;            /* 16 does not divide 1000, and no head_dim says the size */
+    EXPECT_STR(net_shape_problem(&s), "heads must divide hidden (the head size is hidden / heads unless head_dim gives it)");
+    s.head_dim = 64;
+    EXPECT(net_shape_problem(&s) == NULL && net_q_width(&s) == 1024);
+}
+
+/* torchtitan's selective (op-level) recomputation: the block's attention and MLP output
+ * projections, norms, rotary embedding, activation and residual adds again; not the attention
+ * kernel, not the q/k/v and gate/up projections. */
+static void test_selective(void)
+{
+    struct net_shape s = { 2, 64, 4, 64, 256, 8, 1, 0, .tied = 0, .mlp = NET_MLP_SWIGLU, .norm = NET_NORM_RMS,
+                           .rope = 1, .attention = NET_ATT_FLASH, .amp = 1, .causal = 1 };
+    int n0 = plan(&s, NET_BF16);
+    double f0 = matmul_flops(n0, 1);
+    s.checkpoint = NET_CKPT_SELECTIVE;
+    int n = plan(&s, NET_BF16), rec = 0;
+    double fo = 0;
+    for (int i = 0; i < n; i++)
+        if (ops[i].phase == NET_RECOMPUTE) {
+            rec++;
+            EXPECT(ops[i].kind != NET_OP_FLASH_ATTENTION && !(ops[i].kind == NET_OP_MATMUL
+                   && (ops[i].which == NET_LIN_QKV || ops[i].which == NET_LIN_FC)));
+            fo += net_kinds[ops[i].kind].cls == NET_MATMUL ? ops[i].flops : 0;
+        }
+    EXPECT(rec == 2 * 8);       /* per block: 2 norms, rope, 2 matmuls, 2 residuals, SwiGLU */
+    double T = 8 * 64, h = 64, f = 4 * h;       /* attproj h x h and fcproj h x f forward, per block */
+    EXPECT(fo == 2 * (2 * T * h * h + 2 * T * f * h) && matmul_flops(n, 1) == f0 + fo);
+}
+
 int main(void)
 {
     test_megatron();
@@ -625,5 +682,7 @@ int main(void)
     test_causal();
     test_fused_loss();
     test_optimizers();
+    test_head_dim_varlen();
+    test_selective();
     return CHECK_DONE();
 }

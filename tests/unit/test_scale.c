@@ -138,10 +138,43 @@ static void zero3(void)
     cJSON_Delete(rows);
 }
 
+/* One configuration, one figure: where the projection itself timed the workload on N devices (llm.c's 8
+ * GPUs; the smallest count that holds a job, series projection_devices) the scale-out row of N devices
+ * takes its hours and band instead of recomputing them under its own overlap rule (issue 34: 0.65 h on
+ * page 1, 0.66 h in the scale-out table). */
+static void same_configuration(void)
+{
+    cJSON *rows = cJSON_Parse("[{\"id\":\"h100-sxm\",\"fabric_nvlink_domain\":8,\"fabric_scaleup\":\"NVLink\","
+                              "\"fabric_scaleup_gbs\":450}]");
+    cJSON *info = cJSON_Parse("{\"workloads\":[{\"id\":\"gpt2-124m\",\"params\":124e6,\"tokens\":1.8e6}]}");
+    cJSON *results = cJSON_CreateArray(), *p = projection("h100-sxm"), *d = projection("h100-sxm");
+    cJSON_AddNumberToObject(p, "gpus", 8);      /* 8 GPUs: 0.5 s per step, 10 h (8-12) */
+    cJSON_ReplaceItemInObject(d, "series", cJSON_CreateString("projection_devices"));
+    cJSON_AddNumberToObject(d, "gpus", 2);
+    cJSON_ReplaceItemInObject(d, "hours", cJSON_CreateNumber(33.3));
+    cJSON_ReplaceItemInObject(d, "hours_low", cJSON_CreateNumber(30));
+    cJSON_ReplaceItemInObject(d, "hours_high", cJSON_CreateNumber(40));
+    cJSON_ReplaceItemInObject(d, "tokens_per_s", cJSON_CreateNumber(1000 * 10 / 33.3));
+    cJSON_AddItemToArray(results, p);
+    cJSON_AddItemToArray(results, d);
+    struct predict_inputs in = { .catalog = rows };
+    predict_scale(&in, results, info);
+    const cJSON *r8 = find(results, "h100-sxm", 8), *r2 = find(results, "h100-sxm", 2), *r4 = find(results, "h100-sxm", 4);
+    EXPECT(r8 && json_num(r8, "hours", 0) == 10 && json_num(r8, "hours_low", 0) == 8 && json_num(r8, "hours_high", 0) == 12);
+    EXPECT(r8 && json_num(r8, "tokens_per_s", 0) == 1000 && strcmp(json_str(r8, "from", ""), "projection") == 0);
+    EXPECT(r2 && json_num(r2, "hours", 0) == 33.3 && json_num(r2, "hours_high", 0) == 40
+           && strcmp(json_str(r2, "from", ""), "projection_devices") == 0);
+    EXPECT(r4 && !cJSON_GetObjectItemCaseSensitive(r4, "from"));     /* no projection of 4: the scale-out's own */
+    cJSON_Delete(results);
+    cJSON_Delete(info);
+    cJSON_Delete(rows);
+}
+
 int main(void)
 {
     arithmetic();
     records();
     zero3();
+    same_configuration();
     return CHECK_DONE();
 }

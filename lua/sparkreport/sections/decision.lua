@@ -184,9 +184,29 @@ end
 
 -- ---- the per-workload table -----------------------------------------------------------------
 
+-- "(extrapolated, band x1.16)": a row whose GPU generation its profile has no runs of.
+local function extrapolated(r)
+  if not (r and r.extrapolated) then return "" end
+  local sp = num(r.extrapolation_spread)
+  return sp and sp > 1.005 and (" (extrapolated, band x%s)"):format(fmt.rate(sp)) or " (extrapolated)"
+end
+
+-- The fit, and for a marginal one what the job becomes if it does not fit after all.
+local function fit_cell(r)
+  local text = R.fit_short(r)
+  if r.fits and r.marginal then
+    local alt = type(r.if_not_fit) == "table" and r.if_not_fit or {}
+    text = text .. ", marginal; if not: " .. (num(alt.hours) and ("%s%s, %s h"):format(
+      num(alt.gpus) and alt.gpus > (num(r.gpus) or 1) and (fmt.int(alt.gpus) .. " devices + ") or "", R.fit_short(alt),
+      fmt.hours(alt.hours, "")) or "does not fit")
+  end
+  return { text = text, tone = r.fits and "good" or "bad" }
+end
+
 local function system_row(ctx, wf, id)
   local f, a = wf.by[id], wf.spark
   local label = name_of(ctx, id):gsub("^NVIDIA ", "") .. (f and f.own and " (measured here)" or "")
+                .. extrapolated(f and f.r)
   if not f then return { label, "", "not projected", "", "", "", "", "", "" } end
   local c = f.cost
   local per_job, per_dev = "", ""
@@ -196,7 +216,7 @@ local function system_row(ctx, wf, id)
   end
   local hrs = f.hours and p(("%s (%s)"):format(fmt.hours(f.hours, ""), band_text(f.r)))
               or (f.fits and "not projected" or "n/a")
-  return { label, devices(f.r), hrs, per_job, per_dev, { text = R.fit_short(f.r), tone = f.fits and "good" or "bad" },
+  return { label, devices(f.r), hrs, per_job, per_dev, fit_cell(f.r),
            c.buy_usd and p(cost.usd(c.buy_usd)) or "n/a", c.rent_usd and p(cost.usd(c.rent_usd)) or "n/a",
            c.energy_kwh and p(fmt.rate(c.energy_kwh)) or "n/a" }
 end
@@ -204,9 +224,10 @@ end
 -- The smallest count of devices that holds a job one device cannot: "2 x DGX Spark", fit "ZeRO-3 + ...".
 local function multi_row(ctx, wf, id)
   local f, c = wf.multi[id], wf.multi[id].cost
-  local label = ("%s x %s"):format(fmt.int(f.gpus), (name_of(ctx, id):gsub("^NVIDIA ", "")))
-  return { label, devices(f.r), p(("%s (%s)"):format(fmt.hours(f.hours, ""), band_text(f.r))), "", "",
-           { text = ("ZeRO-%d + %s"):format(num(f.r.zero) or 0, R.fit_short(f.r)), tone = f.fits and "good" or "bad" },
+  local label = ("%s x %s"):format(fmt.int(f.gpus), (name_of(ctx, id):gsub("^NVIDIA ", ""))) .. extrapolated(f.r)
+  local fc = fit_cell(f.r)
+  fc.text = ("ZeRO-%d + %s"):format(num(f.r.zero) or 0, fc.text)
+  return { label, devices(f.r), p(("%s (%s)"):format(fmt.hours(f.hours, ""), band_text(f.r))), "", "", fc,
            c.buy_usd and p(cost.usd(c.buy_usd)) or "n/a", c.rent_usd and p(cost.usd(c.rent_usd)) or "n/a",
            c.energy_kwh and p(fmt.rate(c.energy_kwh)) or "n/a" }
 end
@@ -218,13 +239,26 @@ local FIT_WORDS = "ckpt: activation checkpointing; accum N: gradient accumulatio
   .. "the weights), their traffic over the system's link (Sparks: ConnectX-7). LoRA rank 16: rank-16 adapters trained, base weights frozen; QLoRA, NF4: the same over "
   .. "4-bit NormalFloat base weights; 8-bit Adam: optimizer state in 8 bits."
 
+-- The software stack a workload's rows were projected with, as fitted: "Hugging Face + PEFT, fitted
+-- on 18 runs (2023)"; a profile that takes another's efficiencies says whose.
+local function profile_text(wf)
+  local r
+  for _, f in pairs(wf.by) do r = r or (f.r and f.r.stack_name and f.r) end
+  if not r then return nil end
+  local era = type(r.stack_era) == "string" and r.stack_era:match("^([^:]+):") or nil
+  local on = r.stack_fitted_on ~= r.stack_name and (" on %s's efficiencies"):format(r.stack_fitted_on) or ""
+  return ("%s%s, fitted on %s runs%s"):format(r.stack_name, on, fmt.int(num(r.stack_runs) or 0),
+                                              era and (" of " .. era) or "")
+end
+
 -- One table for every workload: a row naming the workload, then a row per compared system, kept
 -- on one page together.
 local function decision_table(doc, ctx)
   local rows, groups = {}, {}
   for i, wf in ipairs(ctx.answers) do
     local w = wf.w
-    rows[#rows + 1] = { { text = ("(%d) %s"):format(i, w.name), tone = "neutral" }, "",
+    local prof = profile_text(wf)
+    rows[#rows + 1] = { { text = ("(%d) %s%s"):format(i, w.name, prof and ("; %s"):format(prof) or ""), tone = "neutral" }, "",
                         s(("%s tokens"):format(fmt.count(w.tokens))), "", "", "", "", "", (w.precision or "?"):upper() }
     local n = 1
     for _, id in ipairs(ctx.compare) do
@@ -242,7 +276,11 @@ local function decision_table(doc, ctx)
                 { title = "kWh", align = "right" } },
     rows = rows, groups = groups,
     caption = "Hours: projected time of the whole job configuration (GPUs column) for the workload's tokens, band "
-      .. "low–high. Tokens: the workload's published size (spec, its source in the projection appendix). Faster per job: the Spark's hours / this row's hours, the configurations as they run; faster per "
+      .. "low–high. Each workload names the software stack it is projected on and the published runs that stack was "
+      .. "fitted on; extrapolated: that stack has no runs on this GPU generation, its efficiencies borrowed from another "
+      .. "stack's ratio between generations and the band widened by it. Marginal: less than a tenth of the usable memory "
+      .. "left; if not: what the job takes if it does not fit after all. "
+      .. "Tokens: the workload's published size (spec, its source in the projection appendix). Faster per job: the Spark's hours / this row's hours, the configurations as they run; faster per "
       .. "device: the same per GPU (device-hours against device-hours). Fit: " .. FIT_WORDS
       .. " Buy, Rent, kWh: on the one cost basis below.",
   }

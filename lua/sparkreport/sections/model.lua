@@ -342,8 +342,9 @@ local function projection_row(ctx, sys, r)
   local kwh = r.hours and cost.job(r.hours, r.gpus or 1, row, c, ctx.cost_params).energy_kwh
   local hrs = r.hours and p(hours(r.hours))
     or r.fits and { text = "not projected" } or { text = "does not fit", tone = "bad" }
-  return { config_name(ctx, r), BASIS[r.system_kind] or r.system_kind, hrs, r.hours and p(band(r)) or "",
-           { text = R.fit_short(r), tone = r.fits and "good" or "bad" }, memory_text(r),
+  local fit = R.fit_short(r) .. (r.fits and r.marginal and ", marginal" or "")
+  return { config_name(ctx, r) .. (r.extrapolated and " (extrapolated)" or ""), BASIS[r.system_kind] or r.system_kind,
+           hrs, r.hours and p(band(r)) or "", { text = fit, tone = r.fits and "good" or "bad" }, memory_text(r),
            kwh and p(fmt.rate(kwh) .. (chip and " (chip)" or "")) or "n/a", price and s(cost.usd(price)) or "n/a" }
 end
 
@@ -356,14 +357,19 @@ local function workload_table(doc, ctx, exp, w)
     if more[sys.id] and more[sys.id].hours then rows[#rows + 1] = projection_row(ctx, sys, more[sys.id]) end
   end
   doc:paragraph(w.name, "bold")
-  doc:paragraph(workload_text(w), "small")
+  local st
+  for _, r in pairs(recs) do st = st or (r.stack_name and r) end
+  doc:paragraph(workload_text(w) .. (st and (" Timed with the %s profile (%s), fitted on %d published runs."):format(
+    st.stack_name, st.stack_era or "", st.stack_runs or 0) or ""), "small")
   doc:table {
     columns = { { title = "System", width = 0.16 }, { title = "Basis", width = 0.12 },
                 { title = "Time", align = "right", width = 0.12 }, { title = "Band", align = "right", width = 0.14 },
                 { title = "Fit", width = 0.14 }, { title = "Memory,\nGB", align = "right", width = 0.12 },
                 { title = "kWh", align = "right", width = 0.09 }, { title = "Price", align = "right" } },
     rows = rows,
-    caption = "Fit: what fitting takes (ckpt: activation checkpointing; accum N: gradient accumulation; offload: "
+    caption = "Extrapolated: the profile has no runs of that GPU generation (its efficiencies borrowed by the rule in "
+      .. "the profiles' table, the band widened). Marginal: less than a tenth of the usable memory left. "
+      .. "Fit: what fitting takes (ckpt: activation checkpointing; accum N: gradient accumulation; offload: "
       .. "optimizer state in host memory; ZeRO-N over K GPUs: sharded, a row of its own where one device cannot hold "
       .. "the job: the smallest of 2, 4, 8 that can, with its traffic over the node's link). Memory: GB the job needs / "
       .. "GB the system has (a > b: it does not fit). kWh: the job's hours x GPUs x the whole system's power per GPU (the "
@@ -559,7 +565,7 @@ local function profile_summary(doc, exp)
                           { title = "Bias", align = "right" }, { title = "Band", align = "right" } },
               rows = rows }
   for _, pr in ipairs(exp.info.stack_profiles) do
-    doc:paragraph(("%s: %s."):format(pr.name, pr.basis), "note")
+    doc:paragraph(("%s%s: %s."):format(pr.name, pr.era and (" (era: %s)"):format(pr.era) or "", pr.basis), "note")
   end
 end
 
@@ -576,7 +582,8 @@ local function runs_table(doc, exp)
                 .. "Published - 1. Left out: predicted by the profile fitted without that run; check: a run of a "
                 .. "derived stack, never fitted on. Sources: data/gpu-runs.csv (MosaicML llm-foundry benchmark "
                 .. "tables; llm.c's GPT-2 runs, discussions #481 and #677; NVIDIA NeMo 24.07 and Megatron-Bridge 25.11 "
-                .. "performance summaries; the Qwen team's single-GPU LoRA profile).",
+                .. "performance summaries; the Qwen team's single-GPU LoRA profile; torchtitan's H100 tables; "
+                .. "N8python/spark-gpt's DGX Spark runs).",
               columns = { { title = "Model", width = 0.11 }, { title = "System", width = 0.14 },
                           { title = "Seq", align = "right" }, { title = "GPUs", align = "right" },
                           { title = "Micro x acc", align = "right" }, { title = "Ckpt" },

@@ -5,8 +5,10 @@
 -- device, buy, rent and kWh on the one cost basis); the verdict box's recommendation per workload
 -- following from those costs; the break-even utilisation reproduced from the table's own printed
 -- figures and from results.json; the kWh of a job the same on page 1 and in the projection
--- appendix; every memory-bound share equal to the sum of its parts; no scaling efficiency above
--- 100 %; hours printed as hours.
+-- appendix; results.json's energy_kwh on the same whole-system basis; one hours figure per
+-- configuration (the scale-out rows of a configuration the projection timed carry its hours, the
+-- scale-out appendix prints page 1's); every memory-bound share equal to the sum of its parts; no
+-- scaling efficiency above 100 %; hours printed as hours.
 local env = ...
 local json = require "json"
 local sh, q, fail, read, rate = env.sh, env.q, env.fail, env.read, env.rate
@@ -222,8 +224,56 @@ for _, ans in ipairs(answers) do
   end
 end
 
+-- one kWh basis: results.json's energy_kwh of every projection is the decision pages' (the whole system's
+-- power per device, host included, from the cost file), not the chip's
+local checked_kwh = 0
+for _, r in ipairs(model.results) do
+  local c = COSTS[r.system]
+  if (r.series == "projection" or r.series == "projection_devices") and r.hours and c and c.system_power_w then
+    local want = r.hours * (r.gpus or 1) * c.system_power_w / 1000
+    if not (r.energy_kwh and math.abs(r.energy_kwh - want) <= 1e-9 * want) or r.energy_basis ~= "system" then
+      fail("results.json's energy_kwh of %s on %s is %s, the decision pages' basis gives %s", r.workload, r.system,
+           tostring(r.energy_kwh), want)
+    end
+    checked_kwh = checked_kwh + 1
+  end
+end
+if checked_kwh == 0 then fail("no projection with a whole-system power to check energy_kwh against") end
+
+-- one hours figure per configuration: a scale-out row of a configuration the projection already timed
+-- (llm.c's 8 GPUs, the smallest count that holds a job) carries its hours, and the scale-out appendix
+-- prints page 1's figure for it
+local timed = {}
+for _, r in ipairs(model.results) do
+  if (r.series == "projection" or r.series == "projection_devices") and r.hours then
+    timed[("%s|%s|%d"):format(r.workload, r.system, r.gpus or 1)] = r
+  end
+end
+local scale = all:match("Appendix %u: Scale%-out(.*)$") or fail("no scale-out appendix")
+local same = 0
+for _, s in ipairs(model.results) do
+  local r = s.series == "scaleout" and s.devices > 1 and timed[("%s|%s|%d"):format(s.workload, s.system, s.devices)]
+  if r then
+    if s.hours ~= r.hours or s.hours_low ~= r.hours_low or s.hours_high ~= r.hours_high then
+      fail("%s on %d x %s: %s h in the scale-out, %s h projected", s.workload, s.devices, s.system, s.hours, r.hours)
+    end
+    if s.devices == 8 and s.workload == "gpt2-124m" and s.system == "h100-sxm" then
+      local block = scale:match("\n%s*gpt2%-124m%s*\n(.-)\n%s*gpt2%-355m%s*\n") or scale
+      if not block:find("8%-GPU node,[^\n]-%s" .. lit(rate(r.hours)) .. " h") then
+        fail("the scale-out appendix does not print page 1's %s h for 8 x H100, GPT-2 124M", rate(r.hours))
+      end
+      if not front:find(lit(("%s (%s–%s)"):format(rate(r.hours), rate(r.hours_low), rate(r.hours_high)))) then
+        fail("page 1 does not print %s h for 8 x H100, GPT-2 124M", rate(r.hours))
+      end
+    end
+    same = same + 1
+  end
+end
+if same == 0 then fail("no scale-out row of a configuration the projection timed") end
+
 -- every share that is a sum of parts adds up
-local plain = all:gsub("%s+", " ")
+-- the running footer and header a sentence may cross at a page break: "Page 36 of 69 <title>"
+local plain = all:gsub("%s+", " "):gsub(" Page %d+ of %d+ " .. lit(scn.title or "Memory bandwidth and training time"), "")
 local sums = 0
 for total, parts in plain:gmatch("There ([%d.]+) %% of the step is in memory%-bound ops %(([^)]*)%)") do
   local sum = 0

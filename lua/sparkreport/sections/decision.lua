@@ -184,11 +184,23 @@ end
 
 -- ---- the per-workload table -----------------------------------------------------------------
 
--- "(extrapolated, band x1.16)": a row whose GPU generation its profile has no runs of.
+-- "*": a row whose GPU generation its profile has no runs of (the caption says how much wider its band is).
 local function extrapolated(r)
-  if not (r and r.extrapolated) then return "" end
-  local sp = num(r.extrapolation_spread)
-  return sp and sp > 1.005 and (" (extrapolated, band x%s)"):format(fmt.rate(sp)) or " (extrapolated)"
+  return r and r.extrapolated and "*" or ""
+end
+
+-- "DGX Spark (GB10) x1.16, B200 (HGX) x1.08": the extrapolated systems and their bands' factors.
+local function extrapolations(ctx)
+  local out, seen = {}, {}
+  for _, wf in ipairs(ctx.answers) do
+    for _, id in ipairs(ctx.compare) do
+      local f = wf.by[id] or wf.multi[id]
+      local sp = f and f.r.extrapolated and num(f.r.extrapolation_spread)
+      local key = sp and ("%s x%s"):format(name_of(ctx, id):gsub("^NVIDIA ", ""), fmt.rate(sp))
+      if key and not seen[key] then seen[key], out[#out + 1] = true, key end
+    end
+  end
+  return table.concat(out, ", ")
 end
 
 -- The fit, and for a marginal one what the job becomes if it does not fit after all.
@@ -196,8 +208,8 @@ local function fit_cell(r)
   local text = R.fit_short(r)
   if r.fits and r.marginal then
     local alt = type(r.if_not_fit) == "table" and r.if_not_fit or {}
-    text = text .. ", marginal; if not: " .. (num(alt.hours) and ("%s%s, %s h"):format(
-      num(alt.gpus) and alt.gpus > (num(r.gpus) or 1) and (fmt.int(alt.gpus) .. " devices + ") or "", R.fit_short(alt),
+    local zero = num(alt.zero) and alt.zero > 0 and ("ZeRO-%d + "):format(alt.zero) or ""
+    text = text .. ", marginal; if not: " .. (num(alt.hours) and ("%s%s, %s h"):format(zero, R.fit_short(alt),
       fmt.hours(alt.hours, "")) or "does not fit")
   end
   return { text = text, tone = r.fits and "good" or "bad" }
@@ -246,19 +258,22 @@ local function profile_text(wf)
   for _, f in pairs(wf.by) do r = r or (f.r and f.r.stack_name and f.r) end
   if not r then return nil end
   local era = type(r.stack_era) == "string" and r.stack_era:match("^([^:]+):") or nil
-  local on = r.stack_fitted_on ~= r.stack_name and (" on %s's efficiencies"):format(r.stack_fitted_on) or ""
-  return ("%s%s, fitted on %s runs%s"):format(r.stack_name, on, fmt.int(num(r.stack_runs) or 0),
-                                              era and (" of " .. era) or "")
+  if r.stack_fitted_on ~= r.stack_name then
+    return ("%s on %s's efficiencies, fitted on %s runs"):format(r.stack_name, r.stack_fitted_on,
+                                                               fmt.int(num(r.stack_runs) or 0))
+  end
+  return ("%s, fitted on %s runs%s"):format(r.stack_name, fmt.int(num(r.stack_runs) or 0), era and (" of " .. era) or "")
 end
 
 -- One table for every workload: a row naming the workload, then a row per compared system, kept
 -- on one page together.
 local function decision_table(doc, ctx)
-  local rows, groups = {}, {}
+  local rows, groups, stacks = {}, {}, {}
   for i, wf in ipairs(ctx.answers) do
     local w = wf.w
     local prof = profile_text(wf)
-    rows[#rows + 1] = { { text = ("(%d) %s%s"):format(i, w.name, prof and ("; %s"):format(prof) or ""), tone = "neutral" }, "",
+    if prof then stacks[#stacks + 1] = ("(%d) %s"):format(i, prof) end
+    rows[#rows + 1] = { { text = ("(%d) %s"):format(i, w.name), tone = "neutral" }, "",
                         s(("%s tokens"):format(fmt.count(w.tokens))), "", "", "", "", "", (w.precision or "?"):upper() }
     local n = 1
     for _, id in ipairs(ctx.compare) do
@@ -276,10 +291,11 @@ local function decision_table(doc, ctx)
                 { title = "kWh", align = "right" } },
     rows = rows, groups = groups,
     caption = "Hours: projected time of the whole job configuration (GPUs column) for the workload's tokens, band "
-      .. "low–high. Each workload names the software stack it is projected on and the published runs that stack was "
-      .. "fitted on; extrapolated: that stack has no runs on this GPU generation, its efficiencies borrowed from another "
-      .. "stack's ratio between generations and the band widened by it. Marginal: less than a tenth of the usable memory "
-      .. "left; if not: what the job takes if it does not fit after all. "
+      .. "low–high. Software stack each workload is projected on, with the published runs it was fitted on: "
+      .. table.concat(stacks, "; ") .. ". *: extrapolated: that stack has no runs on this GPU generation, its "
+      .. "efficiencies borrowed from another stack's ratio between generations, the band widened by a factor ("
+      .. extrapolations(ctx) .. "). Marginal: less than a tenth "
+      .. "of the usable memory left; if not: what the job takes if it does not fit after all. "
       .. "Tokens: the workload's published size (spec, its source in the projection appendix). Faster per job: the Spark's hours / this row's hours, the configurations as they run; faster per "
       .. "device: the same per GPU (device-hours against device-hours). Fit: " .. FIT_WORDS
       .. " Buy, Rent, kWh: on the one cost basis below.",

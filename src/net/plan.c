@@ -165,7 +165,7 @@ const char *net_shape_problem(const struct net_shape *s)
         || s->accum < 1)
         return "layers, hidden, heads, seq, batch and accum must be at least 1, vocab at least 2";
     if (s->head_dim == 0 && s->hidden % s->heads != 0)
-        return "heads must divide hidden (the head size is hidden / heads unless head_dim gives it)";
+        return "heads must divide hidden (the head size is hidden / heads)";
     if (s->kv_heads < 0 || s->ffn < 0 || s->lora_rank < 0 || s->head_dim < 0 || s->doc_tokens < 0)
         return "kv_heads, ffn, lora_rank, head_dim and doc_tokens must not be negative";
     if (s->kv_heads > 0 && s->heads % s->kv_heads != 0)

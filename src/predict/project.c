@@ -102,7 +102,9 @@ static void custom_workload(const cJSON *params, struct predict_workload *w)
     w->shape.checkpoint = w->ckpt == PREDICT_CKPT_FULL;
     w->fill = param_bool(params, "workload_packing") ? 0 : param_num(params, "workload_fill");
     w->tp = (int)param_num(params, "workload_tp");
-    w->stack = stack;
+    /* auto: the stack such a job runs on, as the reference workloads (Hugging Face + PEFT for LoRA and
+       QLoRA, current PyTorch for the rest) */
+    w->stack = strcmp(stack, "auto") != 0 ? stack : lora > 0 ? "hf-peft" : "pytorch-compile";
 }
 
 static void custom_system(const cJSON *params, struct predict_system *s)

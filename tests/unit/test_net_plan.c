@@ -635,7 +635,7 @@ static void test_head_dim_varlen(void)
     EXPECT(find(n, NET_OP_FLASH_ATTENTION, 0, 0)->flops == 2 * T * 4097 * 2048);
     s.head_dim = 0;
     s.hidden = 1000;            /* 16 does not divide 1000, and no head_dim says the size */
-    EXPECT_STR(net_shape_problem(&s), "heads must divide hidden (the head size is hidden / heads unless head_dim gives it)");
+    EXPECT_STR(net_shape_problem(&s), "heads must divide hidden (the head size is hidden / heads)");
     s.head_dim = 64;
     EXPECT(net_shape_problem(&s) == NULL && net_q_width(&s) == 1024);
 }

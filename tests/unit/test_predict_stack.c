@@ -604,6 +604,14 @@ static void marginal_energy(void)
     EXPECT_NEAR(num(h, "energy_kwh"), num(h, "hours") * num(h, "gpus") * 1275 / 1000, 1e-12);
     cJSON_Delete(res);
     cJSON_Delete(info);
+    /* the scenario's own job on the stack such a job runs on unless it names one: a LoRA job on Hugging
+       Face + PEFT, anything else on current PyTorch */
+    res = project("{\"workloads\":\"none\",\"systems\":[\"dgx-spark\"],\"workload_name\":\"mine\",\"workload_lora_rank\":16}",
+                  &info);
+    EXPECT_STR(cJSON_GetStringValue(cJSON_GetObjectItem(record(res, "projection", "scenario", "dgx-spark"), "stack")),
+               "hf-peft");
+    cJSON_Delete(res);
+    cJSON_Delete(info);
 }
 
 /* What the scenario's own job cannot ask, refused naming the field. */

@@ -93,8 +93,9 @@ const struct param model_params[] = {
       "and gradients; zero3 or fsdp: and weights (each with the traffic it implies over the link)" },
     { "workload_optimizer", PARAM_ENUM, 0, NULL, "adamw|adamw-bf16|adam8bit", "adamw", 0, 0,
       "optimizer recipe: adamw (FP32 master and moments), adamw-bf16 (pure BF16), adam8bit (bitsandbytes)" },
-    { "workload_stack", PARAM_ENUM, 0, NULL, PREDICT_STACK_IDS, "pytorch-compile", 0, 0,
-      "software stack whose fitted profile times it: pytorch-compile (current PyTorch: torch.compile, FSDP2, "
+    { "workload_stack", PARAM_ENUM, 0, NULL, "auto|" PREDICT_STACK_IDS, "auto", 0, 0,
+      "software stack whose fitted profile times it: auto (hf-peft for a LoRA or QLoRA job, pytorch-compile "
+      "otherwise: the stacks people run them on), pytorch-compile (current PyTorch: torch.compile, FSDP2, "
       "torchao Float8; fitted on torchtitan's H100 runs and DGX Spark runs), pytorch (PyTorch with FSDP as "
       "llm-foundry ran it in 2023-24, as the reference full fine-tunes), fused-cuda (llm.c, GPT-2 layout only), "
       "megatron-te (NeMo / Megatron-Core with Transformer Engine), hf-peft (Hugging Face Trainer with PEFT, as the "

@@ -135,6 +135,25 @@ for i, wid in ipairs(scn.decide) do
   answers[i] = { wid = wid, a = a, aj = aj, best = best }
 end
 
+-- each workload's rows name the stack they were projected on and the runs it was fitted on; a marginal
+-- fit says so and what the job becomes if it does not fit; an extrapolated row is starred
+local any_marginal, any_extrap = false, false
+for i, wid in ipairs(scn.decide) do
+  local a = recs[wid .. "|" .. SPARK]
+  for _, id in ipairs(scn.systems or scn.compare) do
+    local r = recs[wid .. "|" .. id]
+    if r and r.stack_name then a = a or r end
+    any_marginal = any_marginal or (r and r.marginal)
+    any_extrap = any_extrap or (r and r.extrapolated)
+  end
+  local want = ("(%d) %s"):format(i, a.stack_name or "?")
+  if not flat:find(want, 1, true) or not flat:find(("%s[^;]- fitted on %d runs"):format(lit(want), a.stack_runs)) then
+    fail("pages 1-3 do not name workload (%d)'s stack as %q, fitted on %d runs", i, want, a.stack_runs or -1)
+  end
+end
+if any_marginal and not flat:find("marginal; if not: ", 1, true) then fail("no marginal fit is marked on pages 1-3") end
+if any_extrap and not flat:find("*: extrapolated", 1, true) then fail("no extrapolated row is explained on pages 1-3") end
+
 -- a job one device cannot hold: the smallest count of devices that can, its own row ("2 x DGX Spark
 -- (ZeRO-3)") with its hours, band and costs, and on the Spark a sentence in the verdict box
 local multi = 0

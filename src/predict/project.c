@@ -129,7 +129,10 @@ static void custom_system(const cJSON *params, struct predict_system *s)
 static const char *job_problem(const struct predict_workload *w, char *buf, size_t n)
 {
     int devices = w->gpus * w->nodes;
-    if (w->tp > 1 && w->gpus % w->tp != 0)
+    if (w->shape.doc_tokens > w->shape.seq)
+        snprintf(buf, n, "workload_doc_tokens %d is longer than workload_seq %d: a packed document lies within one "
+                 "sequence", w->shape.doc_tokens, w->shape.seq);
+    else if (w->tp > 1 && w->gpus % w->tp != 0)
         snprintf(buf, n, "workload_tp %d must divide workload_gpus %d: tensor parallelism runs within a node, over "
                  "its GPUs' link", w->tp, w->gpus);
     else if (w->tp > 1 && w->shape.heads % w->tp != 0)

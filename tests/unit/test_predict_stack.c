@@ -625,6 +625,9 @@ static void own_job_messages(void)
         { "{\"workload_name\":\"b\",\"workload_stack\":\"fused-cuda\"}",
           "model: workload 'b': workload_stack 'fused-cuda' (llm.c) trains the GPT-2 layout only (workload_arch gpt2, "
           "no LoRA, dense), not grouped-query attention (kv_heads)" },
+        { "{\"workload_name\":\"d\",\"workload_seq\":2048,\"workload_doc_tokens\":4096}",
+          "model: workload 'd': workload_doc_tokens 4096 is longer than workload_seq 2048: a packed document lies "
+          "within one sequence" },
         { "{\"workload_name\":\"t\",\"workload_gpus\":8,\"workload_tp\":3}",
           "model: workload 't': workload_tp 3 must divide workload_gpus 8: tensor parallelism runs within a node, over "
           "its GPUs' link" },
@@ -648,6 +651,14 @@ static void own_job_messages(void)
     EXPECT(param_check("model", model_params, given, perr, sizeof perr) == NULL);
     EXPECT(strstr(perr, "workload_sharding") != NULL);
     cJSON_Delete(given);
+    static const char *const out_of_range[] = { "{\"workload_tp\":0}", "{\"workload_tp\":65}",
+                                                "{\"workload_head_dim\":-1}", "{\"workload_doc_tokens\":-5}" };
+    for (size_t i = 0; i < sizeof out_of_range / sizeof out_of_range[0]; i++) {
+        given = cJSON_Parse(out_of_range[i]);
+        EXPECT(param_check("model", model_params, given, perr, sizeof perr) == NULL);
+        EXPECT(strstr(perr, given->child->string) != NULL);        /* the message names the field */
+        cJSON_Delete(given);
+    }
     /* FP4 where the part has it: B200 projected, H100 not */
     cJSON *info, *res = project("{\"workloads\":\"none\",\"systems\":[\"h100-sxm\",\"b200\"],\"workload_name\":\"f\","
                                 "\"workload_precision\":\"fp4\",\"workload_lora_rank\":16}", &info);

@@ -139,14 +139,15 @@ end
 -- fit says so and what the job becomes if it does not fit; an extrapolated row is starred
 local any_marginal, any_extrap = false, false
 for i, wid in ipairs(scn.decide) do
-  local a = recs[wid .. "|" .. SPARK]
+  local a
   for _, id in ipairs(scn.systems or scn.compare) do
     local r = recs[wid .. "|" .. id]
     if r and r.stack_name then a = a or r end
     any_marginal = any_marginal or (r and r.marginal)
     any_extrap = any_extrap or (r and r.extrapolated)
   end
-  local want = ("(%d) %s"):format(i, a.stack_name or "?")
+  if not a then fail("no projection of %s names its stack", wid) end
+  local want = ("(%d) %s"):format(i, a.stack_name)
   if not flat:find(want, 1, true) or not flat:find(("%s[^;]- fitted on %d runs"):format(lit(want), a.stack_runs)) then
     fail("pages 1-3 do not name workload (%d)'s stack as %q, fitted on %d runs", i, want, a.stack_runs or -1)
   end

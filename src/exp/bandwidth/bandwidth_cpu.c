@@ -15,18 +15,15 @@
 #include <sys/mman.h>
 
 #include "util/error.h"
+#include "util/isa.h"
 #include "util/timing.h"
 
 #define ALIGN ((size_t)2 << 20)
 
 /* The build targets the baseline ISA so the binary runs anywhere; on x86 the kernels are also
- * compiled for AVX2 and AVX-512 and the loader picks what the CPU has, so cache-resident
- * sizes are not limited by 16-byte vectors. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define KERNEL_ISA __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define KERNEL_ISA
-#endif
+ * compiled for AVX2 and AVX-512 (util/isa.h) and the loader picks what the CPU has, so
+ * cache-resident sizes are not limited by 16-byte vectors. */
+#define KERNEL_ISA ISA_CLONES
 
 /* Cached stores: one pass of each kernel, called by every thread of the team (orphaned worksharing). The
  * static schedule gives each thread the same chunk on every pass, and no kernel reads what
@@ -260,7 +257,7 @@ static const struct isa_kernels *isa_kernels(void)
     int i = (int)(sizeof isa_table / sizeof isa_table[0]) - 1;
 #if BW_STREAMING && defined(__x86_64__)
     __builtin_cpu_init();
-    i = __builtin_cpu_supports("avx512f") ? 0 : __builtin_cpu_supports("avx2") ? 1 : i;
+    i = isa_avx512() ? 0 : __builtin_cpu_supports("avx2") ? 1 : i;
 #endif
     return &isa_table[i];
 }

@@ -8,6 +8,8 @@
  * drivers of compress_cpu.c. */
 #include "exp/compress/compress_int.h"
 
+#include "util/isa.h"
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
@@ -16,7 +18,7 @@
 
 int compress_avx2_usable(void)
 {
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return isa_avx2();
 }
 
 /* ---- loaders: w0..w3 = weights c .. c + 31 of row r, in order, scaled except by the row's or

@@ -15,15 +15,12 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/isa.h"
 #include "util/timing.h"
 
-/* As in bandwidth_cpu.c: the baseline ISA everywhere, and AVX2 and AVX-512 clones on x86 that
- * the loader chooses between (not under AddressSanitizer, which does not mix with ifuncs). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define KERNEL_ISA __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define KERNEL_ISA
-#endif
+/* As in bandwidth_cpu.c: the baseline ISA everywhere, and AVX2 (with FMA) and AVX-512 clones on
+ * x86 that the loader chooses between (util/isa.h). */
+#define KERNEL_ISA ISA_CLONES
 
 #define TILE 512            /* weights decoded at a time: 2 KiB of FP32, a multiple of 128 */
 
@@ -47,7 +44,7 @@ static int isa_level(void)
 {
     int have = LEVEL_PORTABLE;
 #ifdef HAVE_AVX512_DECODERS
-    if (__builtin_cpu_supports("avx512f"))
+    if (isa_avx512())
         have = LEVEL_AVX512;
     else
 #endif

@@ -1,7 +1,10 @@
 /* test_model.c: the model experiment's rule for disturbed training steps (model_disturbed):
  * a steady series keeps every sample, one burst is one sample, and a configuration whose steps
  * jump tenfold for most of its rounds (another process on the machine) is flagged as not one
- * population; and the held-out list is checked before anything runs. */
+ * population; its rule for drift (model_drift): a gradual slowdown injected into a steady series
+ * (48 to 57 ms over the rounds, the run that raised a validation's max error from 3 to 15 %) is
+ * caught, and so is a speed-up, while noise, one burst and a trend under 5 % are not; and the
+ * held-out list is checked before anything runs. */
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +27,37 @@ static void test_disturbed(void)
     EXPECT(bad[2] && !bad[0] && limit < 0.1);
 }
 
+/* A steady series with a little noise (about 1 %, no trend of its own), slowed by `slope` of
+ * the first step per round. */
+static void injected(double *s, int n, double slope)
+{
+    static const double noise[11] = { 0.004, -0.006, 0.002, 0.008, -0.003, 0.0, -0.007, 0.005, -0.002, 0.006, -0.004 };
+    for (int r = 0; r < n; r++)
+        s[r] = 0.048 * (1 + noise[r] + slope * r);
+}
+
+static void test_drift(void)
+{
+    double s[11], drift;
+    injected(s, 11, 0);
+    EXPECT(model_drift(s, 11, &drift) == 0 && fabs(drift) < 0.02);
+    injected(s, 11, 0.01875);                   /* 48 ms to 57 ms over 11 rounds */
+    int bad[11];
+    double limit;
+    EXPECT(model_disturbed(s, 11, bad, &limit) == 0);      /* no round is an outlier ... */
+    EXPECT(model_drift(s, 11, &drift) == 1);               /* ... the trend is what is wrong */
+    EXPECT(drift > 0.15 && drift < 0.22);
+    injected(s, 11, -0.01);                     /* a machine getting quieter: 10 % faster */
+    EXPECT(model_drift(s, 11, &drift) == 1 && drift < -0.07);
+    injected(s, 11, 0.003);                     /* 3 % across the rounds: under MODEL_DRIFT_MIN */
+    EXPECT(model_drift(s, 11, &drift) == 0);
+    injected(s, 11, 0);
+    s[6] = 0.2;                                 /* one burst: model_disturbed's, not a trend */
+    EXPECT(model_drift(s, 11, &drift) == 0);
+    injected(s, 3, 0.05);
+    EXPECT(model_drift(s, 3, &drift) == 0 && drift == 0);  /* too few rounds to test */
+}
+
 static void test_held_out(void)
 {
     char err[256];
@@ -44,6 +78,7 @@ static void test_held_out(void)
 int main(void)
 {
     test_disturbed();
+    test_drift();
     test_held_out();
     return CHECK_DONE();
 }

@@ -413,6 +413,22 @@ static const cJSON *find_rec(const cJSON *results, const char *series, const cha
 
 static double median_of(const cJSON *rec) { return json_num(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), "median", NAN); }
 
+/* What limits a product: memory (it reaches BOUND_MEMORY of what its bytes allow), else its own
+ * decoding and arithmetic when from DRAM it runs at BOUND_COMPUTE of its speed from cache or
+ * better: then the rate that binds is that from-cache rate, recorded as bound_gweights_per_s
+ * and bound_gflops (2 x batch FLOPs a weight); else both share the time. */
+static void add_bound(cJSON *r, int memory)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "cache");
+    int compute = !memory && json_num(r, "dram_over_cache", 0) >= BOUND_COMPUTE;
+    cJSON_AddStringToObject(r, "bound", memory ? "memory" : compute ? "compute" : "mixed");
+    if (compute && json_num(c, "gweights_per_s", 0) > 0) {
+        double g = json_num(c, "gweights_per_s", 0);
+        cJSON_AddNumberToObject(r, "bound_gweights_per_s", g);
+        cJSON_AddNumberToObject(r, "bound_gflops", 2.0 * json_num(r, "batch", 1) * g);
+    }
+}
+
 static void add_speedups(cJSON *results)
 {
     const cJSON *rd = find_rec(results, "read", "fp32", 0);
@@ -429,9 +445,10 @@ static void add_speedups(cJSON *results)
              * byte ratio), or the decoding and multiplying (from DRAM it runs at BOUND_COMPUTE of
              * its speed from cache or better); else both share the time */
             if (r != f32)
-                cJSON_AddStringToObject(r, "bound", of_ideal >= BOUND_MEMORY ? "memory"
-                                        : json_num(r, "dram_over_cache", 0) >= BOUND_COMPUTE ? "compute" : "mixed");
+                add_bound(r, of_ideal >= BOUND_MEMORY);
         }
+        if (r == f32 && rd)     /* dense FP32 against the read of the same matrix */
+            add_bound(r, json_num(r, "gbps_median", NAN) / json_num(rd, "gbps_median", NAN) >= BOUND_MEMORY);
         if (b16)
             cJSON_AddNumberToObject(r, "speedup_vs_bf16", median_of(b16) / median_of(r));
         if (rd) {
@@ -512,20 +529,22 @@ static void stream_all(struct stream *st, double budget_s)
     free(st->y);
 }
 
-/* Each timed record's rate over the machine's one DRAM figure (read_fraction_dram), and the
- * figure itself in info.dram. */
+/* Each timed record's rate over the machine's DRAM read ceiling (read_fraction_dram: a product
+ * streams its weights, a read, and is judged against the ceiling of reads), and the ceilings
+ * themselves in info.dram. */
 static void add_dram(cJSON *results, cJSON *info, cJSON *skipped)
 {
     struct measure_dram d;
     char why[256];
     if (measure_dram("compress", &d, why, sizeof why) != 0) {
-        measure_skip(skipped, "fractions of the DRAM bandwidth", why);
+        measure_skip(skipped, "fractions of the DRAM read ceiling", why);
         return;
     }
+    double read = measure_dram_ceiling(&d, 1, 0);
     cJSON *r;
     cJSON_ArrayForEach(r, results)
         if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "gbps_best")))
-            cJSON_AddNumberToObject(r, "read_fraction_dram", json_num(r, "gbps_best", NAN) / d.gbps);
+            cJSON_AddNumberToObject(r, "read_fraction_dram", json_num(r, "gbps_best", NAN) / read);
     cJSON_AddItemToObject(info, "dram", measure_dram_json(&d));
 }
 

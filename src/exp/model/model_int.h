@@ -43,7 +43,20 @@ int model_combine_rule(cJSON *ci, const struct model_sweep *s);
  * shared_pool and catalog_id (the catalog system the GPU is, e.g. a GB10: dgx-spark). Without a
  * usable device why gets the driver's words ("no CUDA device: ...", "... built without CUDA
  * ..."), as backend_for gives them. */
-int model_cpu_ceilings(cJSON *ci, cJSON *info, char *why, size_t n);
-int model_gpu_ceilings(cJSON *ci, cJSON *info, char *why, size_t n);
+struct model_gemms;
+int model_cpu_ceilings(cJSON *ci, cJSON *info, const struct model_gemms *shapes, char *why, size_t n);
+int model_gpu_ceilings(cJSON *ci, cJSON *info, const struct model_gemms *shapes, char *why, size_t n);
+
+/* The GEMM shapes the validation's steps multiply that a matmul ceiling is measured at: the
+ * largest distinct m x n x k of their matmul ops by FLOPs (forward, dgrad and wgrad alike). */
+#define MODEL_GEMMS 6
+struct model_gemms {
+    int n;
+    double mnk[MODEL_GEMMS][3];
+};
+
+/* The CPU's cblas_sgemm, row-major as the trainer calls it (ta, tb: A, B transposed), m x n x k,
+ * all threads: its fastest repetition after a warm-up, FLOP/s. */
+double model_cpu_gemm(int ta, int tb, int m, int n, int k);
 
 #endif

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "exp/bandwidth/bandwidth.h"
 #include "exp/bandwidth/bandwidth_int.h"
+#include "measure/compute.h"
 #include "measure/measure.h"
 #include "util/json.h"
 #include "util/timing.h"
@@ -245,6 +246,26 @@ static void dram_rule(void)
     cJSON_Delete(j);
 }
 
+/* The run's GEMM rate: the fastest offered per device and precision, kept as offered. */
+static void gemm_rate(void)
+{
+    struct measure_gemm g, a = { 200, 1024, 1024, 1024, "cblas_sgemm", "precision" },
+                           b = { 180, 2048, 768, 768, "cblas_sgemm", "model" }, c = { 210, 64, 64, 64, "x", "model" };
+    measure_gemm_clear();
+    EXPECT(measure_gemm_best("cpu", "fp32", &g) == -1);
+    EXPECT(measure_gemm_offer("cpu", "fp32", &a) == 1);
+    EXPECT(measure_gemm_offer("cpu", "fp32", &b) == 0);            /* slower: the precision one stays */
+    EXPECT(measure_gemm_offer("cpu", "fp64", &b) == 1);            /* another precision */
+    EXPECT(measure_gemm_best("cpu", "fp32", &g) == 0 && g.gflops == 200 && g.m == 1024);
+    EXPECT_STR(g.family, "precision");
+    EXPECT(measure_gemm_offer("cpu", "fp32", &c) == 1 && measure_gemm_best("cpu", "fp32", &g) == 0 && g.gflops == 210);
+    EXPECT(measure_gemm_best("gpu", "fp32", &g) == -1);
+    cJSON *j = measure_gemm_json(&g);
+    EXPECT(json_num(j, "gflops", 0) == 210 && json_num(j, "k", 0) == 64);
+    cJSON_Delete(j);
+    measure_gemm_clear();
+}
+
 int main(void)
 {
     EXPECT_NEAR(measure_dram_bytes(0), 256 * MiB, 0);             /* no caches reported: the floor */
@@ -274,5 +295,6 @@ int main(void)
     calibrate();
     params();
     dram_rule();
+    gemm_rate();
     return CHECK_DONE();
 }

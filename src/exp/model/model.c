@@ -1104,12 +1104,8 @@ static int dtype_of(const cJSON *r)
     return -1;
 }
 
-/* A matmul op timed on its own faster than its ceiling is a GEMM measured in this run above the
- * run's GEMM rate: the ceiling is measured again at that op's shape (the device's gemm, where it
- * has one) and becomes the fastest of that, the op's rate and itself; the curves are rebuilt
- * against it and info.calibration.remeasured says what happened. One dtype's ceiling at a time:
- * an op whose dtype has no peak of its own is judged against FP32's. */
-static void recheck_peak(const struct vdevice *d, cJSON *ci, struct predict_calib *cal, const cJSON *results)
+int model_recheck_peak(cJSON *ci, struct predict_calib *cal, const cJSON *results,
+                       double (*gemm)(int ta, int tb, int m, int n, int k))
 {
     const cJSON *r, *top = NULL;
     double worst = 1;
@@ -1128,11 +1124,11 @@ static void recheck_peak(const struct vdevice *d, cJSON *ci, struct predict_cali
         }
     }
     if (!top)
-        return;
+        return 0;
     int ta, tb, m, n, k;
     double before = dt == NET_DT_F32 ? cal->peak : cal->peak_dtype[dt], rate = worst * before;
     op_gemm(top, &ta, &tb, &m, &n, &k);
-    double again = d->gemm && dt == NET_DT_F32 ? d->gemm(ta, tb, m, n, k) : NAN;
+    double again = gemm && dt == NET_DT_F32 ? gemm(ta, tb, m, n, k) : NAN;
     double now = fmax(rate, isfinite(again) ? again : 0);
     if (dt != NET_DT_F32)
         cal->peak_dtype[dt] = now;
@@ -1157,6 +1153,7 @@ static void recheck_peak(const struct vdevice *d, cJSON *ci, struct predict_cali
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(ci, "peak_flops"), net_dtype_names[dt],
                                            cJSON_CreateNumber(now));
     predict_calib_rebuild(cal);
+    return 1;
 }
 
 cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
@@ -1208,7 +1205,7 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
                             "cold)");
     calibrate_big(&vr, &cfg[0], &cal, n + 1, out);
     model_configs(d, &vr, cfg, &cal, out);
-    recheck_peak(d, ci, &cal, part(out, "results"));
+    model_recheck_peak(ci, &cal, part(out, "results"), d->gemm);
     if (field(ci, "device_name") && field(info, "validation"))
         cJSON_AddStringToObject(part(info, "validation"), "device_name", json_str(ci, "device_name", ""));
     predict_calib_finish(&cal);

@@ -1,10 +1,10 @@
 /* compress_avx2.c: the compression family's AVX2 kernels (with FMA and F16C, which every AVX2
  * CPU we target has): per scheme one loader that decodes 32 weights of a row into four
- * registers and a row's dot product with one vector on top of it (four accumulators, so the FMA
- * latency is covered): the weights never go through memory, so a product reads each byte of the
- * matrix once and little else. And the small-batch block kernel (compress_int.h): two rows of
- * FP32 weights, read in place or decoded into a tile by compress_cpu.c, against up to four
- * vectors at a time. The plain twin is quant_ref_dot; compress_cpu.c chooses these kernels and
+ * registers, and two drivers on top of it: a row's dot product with one vector (four
+ * accumulators, so the FMA latency is covered) and with up to four (each weight decoded once for
+ * all of them). The weights never go through memory, so a product reads each byte of the matrix
+ * once and little else. And the small-batch block kernel (compress_int.h) FP32 batches take: two
+ * rows read in place against up to four vectors at a time. The plain twin is quant_ref_dot; compress_cpu.c chooses these kernels and
  * compress.c checks them before timing. CSR and 2:4 gather, and stay with the tile drivers of
  * compress_cpu.c. */
 #include "exp/compress/compress_int.h"
@@ -148,12 +148,45 @@ AVX2 INLINE float hsum(__m256 a)
         a##2 = _mm256_fmadd_ps((w).w2, _mm256_loadu_ps((x) + 16), a##2);                       \
         a##3 = _mm256_fmadd_ps((w).w3, _mm256_loadu_ps((x) + 24), a##3);                       \
     } while (0)
+#define FMA2(a, w, x) do {                                                                      \
+        a##0 = _mm256_fmadd_ps((w).w0, _mm256_loadu_ps((x)), a##0);                            \
+        a##1 = _mm256_fmadd_ps((w).w1, _mm256_loadu_ps((x) + 8), a##1);                        \
+        a##0 = _mm256_fmadd_ps((w).w2, _mm256_loadu_ps((x) + 16), a##0);                       \
+        a##1 = _mm256_fmadd_ps((w).w3, _mm256_loadu_ps((x) + 24), a##1);                       \
+    } while (0)
 #define ZERO4(a) __m256 a##0 = _mm256_setzero_ps(), a##1 = a##0, a##2 = a##0, a##3 = a##0
 #define SUM4(a) hsum(_mm256_add_ps(_mm256_add_ps(a##0, a##1), _mm256_add_ps(a##2, a##3)))
 
-/* The 8-, 16- and 32-bit formats: one vector with four accumulators, 32 weights a step; the
- * row's scale (`post`) at the end. */
-#define DENSE(NAME, LOAD, POST)                                                                \
+/* `nb` vectors (a constant after inlining: the branches on it vanish), two accumulators each. */
+#define BATCH_STEP(w, x, stride, c, nb) do {                                                    \
+        FMA2(p, w, x + c);                                                                     \
+        if (nb > 1) FMA2(q, w, x + stride + c);                                                \
+        if (nb > 2) FMA2(u, w, x + 2 * stride + c);                                            \
+        if (nb > 3) FMA2(v, w, x + 3 * stride + c);                                            \
+    } while (0)
+#define BATCH_END(acc, post, nb) do {                                                           \
+        acc[0] += hsum(_mm256_add_ps(p0, p1)) * (post);                                        \
+        if (nb > 1) acc[1] += hsum(_mm256_add_ps(q0, q1)) * (post);                            \
+        if (nb > 2) acc[2] += hsum(_mm256_add_ps(u0, u1)) * (post);                            \
+        if (nb > 3) acc[3] += hsum(_mm256_add_ps(v0, v1)) * (post);                            \
+    } while (0)
+
+#define BATCH_SWITCH(NAME)                                                                     \
+    AVX2 static void NAME(const struct quant_matrix *m, size_t r, const float *x, size_t stride, int batch, \
+                          float *acc)                                                          \
+    {                                                                                          \
+        switch (batch) {                                                                       \
+        case 1: NAME##_n(m, r, x, stride, acc, 1); break;                                      \
+        case 2: NAME##_n(m, r, x, stride, acc, 2); break;                                      \
+        case 3: NAME##_n(m, r, x, stride, acc, 3); break;                                      \
+        default: NAME##_n(m, r, x, stride, acc, 4); break;                                     \
+        }                                                                                      \
+    }
+
+/* The 8-, 16- and 32-bit formats: one vector with four accumulators, 32 weights a step; up to
+ * four with two each (8- and 16-bit: FP32 batches take the block kernel below, which needs no
+ * decoding); the row's scale (`post`) at the end. */
+#define DOT(NAME, LOAD, POST)                                                                  \
     AVX2 static float dot_##NAME(const struct quant_matrix *m, size_t r, const float *x)        \
     {                                                                                          \
         ZERO4(a);                                                                              \
@@ -163,11 +196,25 @@ AVX2 INLINE float hsum(__m256 a)
         }                                                                                      \
         return SUM4(a) * (POST);                                                               \
     }
+#define DENSE(NAME, LOAD, POST)                                                                \
+    DOT(NAME, LOAD, POST)                                                                      \
+    AVX2 INLINE void bat_##NAME##_n(const struct quant_matrix *m, size_t r, const float *x, size_t stride, \
+                                    float *acc, const int nb)                                  \
+    {                                                                                          \
+        ZERO4(p); ZERO4(q); ZERO4(u); ZERO4(v);                                                \
+        for (size_t c = 0; c < m->cols; c += 32) {                                             \
+            w32 w = LOAD(m, r, c);                                                             \
+            BATCH_STEP(w, x, stride, c, nb);                                                   \
+        }                                                                                      \
+        BATCH_END(acc, POST, nb);                                                              \
+        (void)p2, (void)p3, (void)q2, (void)q3, (void)u2, (void)u3, (void)v2, (void)v3;        \
+    }                                                                                          \
+    BATCH_SWITCH(bat_##NAME)
 
 #define SCALE_ROW (((const float *)m->scales)[r])
 #define SCALE_FP8 (256.0f * m->tensor_scale)
 
-DENSE(fp32, ld_fp32, 1.0f)
+DOT(fp32, ld_fp32, 1.0f)
 DENSE(bf16, ld_bf16, 1.0f)
 DENSE(int8, ld_int8, SCALE_ROW)
 DENSE(fp8, ld_fp8, SCALE_FP8)
@@ -190,6 +237,28 @@ AVX2 static float dot_nib(const struct quant_matrix *m, size_t r, const float *x
     }
     return SUM4(a);
 }
+
+AVX2 INLINE void bat_nib_n(const struct quant_matrix *m, size_t r, const float *x, size_t stride, float *acc,
+                           const int nb)
+{
+    const __m128i t = nib_table(m);
+    const uint8_t *qv = (const uint8_t *)m->vals + r * m->cols / 2;
+    const unsigned lb = (unsigned)__builtin_ctz((unsigned)quant_schemes[m->id].block);
+    float sc[TILE / 16];
+    ZERO4(p); ZERO4(q); ZERO4(u); ZERO4(v);
+    for (size_t c0 = 0; c0 < m->cols; c0 += TILE) {
+        size_t n = m->cols - c0 < TILE ? m->cols - c0 : TILE;
+        nib_scales(m, r, c0, n, sc);
+        for (size_t i = 0; i < n; i += 32) {
+            w32 w = ld_nib(qv + (c0 + i) / 2, t, _mm256_broadcast_ss(sc + (i >> lb)), _mm256_broadcast_ss(sc + ((i + 16) >> lb)));
+            const size_t c = c0 + i;
+            BATCH_STEP(w, x, stride, c, nb);
+        }
+    }
+    BATCH_END(acc, 1.0f, nb);
+    (void)p2, (void)p3, (void)q2, (void)q3, (void)u2, (void)u3, (void)v2, (void)v3;
+}
+BATCH_SWITCH(bat_nib)
 
 /* Small batches: two rows at a time against up to four vectors (`nb`, a constant after
  * inlining), eight accumulators, eight columns a step: each weight is loaded once for four
@@ -238,12 +307,17 @@ const compress_row_dot_fn compress_avx2_dots[QUANT_N] = {
     [QUANT_FP32] = dot_fp32, [QUANT_BF16] = dot_bf16, [QUANT_INT8] = dot_int8, [QUANT_FP8] = dot_fp8,
     [QUANT_INT4_G32] = dot_nib, [QUANT_INT4_G128] = dot_nib, [QUANT_NVFP4] = dot_nib, [QUANT_MXFP4] = dot_nib,
 };
+const compress_row_batch_fn compress_avx2_batches[QUANT_N] = {
+    [QUANT_BF16] = bat_bf16, [QUANT_INT8] = bat_int8, [QUANT_FP8] = bat_fp8,
+    [QUANT_INT4_G32] = bat_nib, [QUANT_INT4_G128] = bat_nib, [QUANT_NVFP4] = bat_nib, [QUANT_MXFP4] = bat_nib,
+};
 const compress_block_fn compress_avx2_block = block_avx2;
 
 #else
 
 int compress_avx2_usable(void) { return 0; }
 const compress_row_dot_fn compress_avx2_dots[QUANT_N];
+const compress_row_batch_fn compress_avx2_batches[QUANT_N];
 const compress_block_fn compress_avx2_block;
 
 #endif

@@ -560,11 +560,12 @@ static row_dot_fn row_dot_for(const struct quant_matrix *m)
     return m->cols % 4 == 0 ? row_dots[m->id] : NULL;
 }
 
-/* The block kernel of the widest ISA for a batch of two or more on a dense format (FP32 in
- * place, the others through their tile decoder), or NULL: the tile drivers below. */
+/* The block kernel of the widest ISA for a batch of two or more of dense FP32 (its rows read in
+ * place; a decoded format's rows decoded into a tile first were slower than its batch driver,
+ * which decodes in registers), or NULL. */
 static compress_block_fn block_for(const struct quant_matrix *m)
 {
-    if ((m->id != QUANT_FP32 && !dense_decoders[m->id]) || m->cols % TILE != 0)
+    if (m->id != QUANT_FP32 || m->cols % 16 != 0)
         return NULL;
 #ifdef HAVE_AVX512_DECODERS
     if (use_avx512())
@@ -573,32 +574,26 @@ static compress_block_fn block_for(const struct quant_matrix *m)
     return isa_level() >= LEVEL_AVX2 ? compress_avx2_block : NULL;
 }
 
-/* One product over this thread's blocks of rows: FP32 rows read where they lie, the other dense
- * formats decoded a tile of each row at a time into L1 (each weight decoded once for the whole
- * batch); the rows past the last are the last row again, their sums dropped. */
+static compress_row_batch_fn row_batch_for(const struct quant_matrix *m)
+{
+    if (isa_level() >= LEVEL_AVX2 && m->cols % 32 == 0 && nan_safe(m))
+        return compress_avx2_batches[m->id];
+    return NULL;
+}
+
+/* One FP32 product over this thread's blocks of rows, read where they lie; the rows past the last
+ * are the last row again, their sums dropped. */
 static void block_pass(const struct quant_matrix *m, const float *x, float *y, int batch, compress_block_fn blk)
 {
     enum { R = COMPRESS_BLOCK_ROWS };
-    float tile[R][TILE] __attribute__((aligned(64)));
-    decode_fn dec = dense_decoders[m->id];
     const size_t blocks = (m->rows + R - 1) / R;
 #pragma omp for schedule(static) nowait
     for (size_t bi = 0; bi < blocks; bi++) {
         float acc[R * QUANT_MAX_BATCH] = { 0 };
         const float *w[R];
-        size_t row[R];
         for (int i = 0; i < R; i++)
-            row[i] = bi * R + (size_t)i < m->rows ? bi * R + (size_t)i : m->rows - 1;
-        for (size_t c0 = 0; c0 < m->cols; c0 += TILE) {
-            for (int i = 0; i < R; i++) {
-                w[i] = (const float *)m->vals + row[i] * m->cols + c0;     /* FP32: in place */
-                if (dec) {
-                    dec(m, row[i], c0, TILE, tile[i]);
-                    w[i] = tile[i];
-                }
-            }
-            blk(w, x + c0, m->cols, batch, TILE, acc);
-        }
+            w[i] = (const float *)m->vals + (bi * R + (size_t)i < m->rows ? bi * R + (size_t)i : m->rows - 1) * m->cols;
+        blk(w, x, m->cols, batch, m->cols, acc);
         for (int i = 0; i < R && bi * R + (size_t)i < m->rows; i++)
             for (int b = 0; b < batch; b++)
                 y[(size_t)b * m->rows + bi * R + (size_t)i] = acc[i * QUANT_MAX_BATCH + b];
@@ -610,6 +605,7 @@ static void product_pass(const struct quant_matrix *m, const float *x, float *y,
 {
     row_dot_fn dot = batch == 1 ? row_dot_for(m) : NULL;
     compress_block_fn blk = batch > 1 ? block_for(m) : NULL;
+    compress_row_batch_fn bat = batch > 1 && !blk ? row_batch_for(m) : NULL;
     if (dot) {
 #pragma omp for schedule(static) nowait
         for (size_t r = 0; r < m->rows; r++)
@@ -618,6 +614,17 @@ static void product_pass(const struct quant_matrix *m, const float *x, float *y,
     }
     if (blk) {
         block_pass(m, x, y, batch, blk);
+        return;
+    }
+    if (bat) {                  /* four vectors at a time; the row is in L1 for the next four */
+#pragma omp for schedule(static) nowait
+        for (size_t r = 0; r < m->rows; r++) {
+            float acc[QUANT_MAX_BATCH] = { 0 };
+            for (int b = 0; b < batch; b += 4)
+                bat(m, r, x + (size_t)b * m->cols, m->cols, batch - b < 4 ? batch - b : 4, acc + b);
+            for (int b = 0; b < batch; b++)
+                y[(size_t)b * m->rows + r] = acc[b];
+        }
         return;
     }
     float w[TILE] __attribute__((aligned(64)));

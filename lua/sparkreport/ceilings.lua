@@ -125,13 +125,32 @@ end
 -- else, for older files, the read kernel (else triad) in FP64 at the largest working set
 -- (legacy = true). Fields: gbps (= gbps_best), kernel, precision, stores, working_set_bytes,
 -- threads, source, rule. nil when this run measured none.
+-- A read ceiling an experiment after the first raised (info.dram.read_raised: a read of its own or
+-- a product's weight stream was faster): the highest such figure replaces the first one's read.
+local function raised(d, results, ours)
+  for _, e in ipairs(results.experiments or {}) do
+    local o = ours(e) and e.info and e.info.dram
+    if o and o.read_raised and o.read_gbps and o.read_gbps > (d.read_gbps or 0) then
+      d.read_gbps, d.read_raised = o.read_gbps, o.read_raised
+      local cs = {}
+      for _, c in ipairs(d.ceilings or {}) do if c.read_share ~= 1 then cs[#cs + 1] = c end end
+      for _, c in ipairs(o.ceilings or {}) do if c.read_share == 1 then table.insert(cs, 1, c) end end
+      d.ceilings = cs
+      if o.gbps > d.gbps then
+        d.gbps, d.gbps_best, d.kernel, d.precision, d.stores = o.gbps, o.gbps, o.kernel, o.precision, o.stores
+      end
+    end
+  end
+  return d
+end
+
 function M.dram(results, device)
   local function ours(e) return device == "gpu" and e.device == "gpu" or device ~= "gpu" and e.device ~= "gpu" end
   for _, e in ipairs(R.experiments(results, "bandwidth")) do
-    if ours(e) and e.info and e.info.dram and e.info.dram.gbps then return from_info(device, e.info.dram, e) end
+    if ours(e) and e.info and e.info.dram and e.info.dram.gbps then return raised(from_info(device, e.info.dram, e), results, ours) end
   end
   for _, e in ipairs(results.experiments or {}) do
-    if ours(e) and e.info and e.info.dram and e.info.dram.gbps then return from_info(device, e.info.dram, e) end
+    if ours(e) and e.info and e.info.dram and e.info.dram.gbps then return raised(from_info(device, e.info.dram, e), results, ours) end
   end
   local _, list = ladder(results)
   for _, d in ipairs(list) do

@@ -151,7 +151,7 @@ M.experiment = object {
 local dram = opt(object { gbps = "number", kernel = opt "string", precision = opt "string", stores = opt "string",
                           working_set_bytes = opt "number", threads = opt "number", source = opt "string",
                           rule = opt "string", read_gbps = opt "number", write_gbps = opt "number",
-                          mix_gbps = opt "number",
+                          mix_gbps = opt "number", read_raised = opt "string",
                           ceilings = opt(list(object { mix = "string", read_share = "number", gbps = "number",
                                                        kernel = opt "string", precision = opt "string",
                                                        stores = opt "string" })),

@@ -191,6 +191,26 @@ int measure_dram_pick(const cJSON *results, int threads, const struct measure_co
     return 0;
 }
 
+int measure_dram_offer_read(double gbps, const char *precision, const char *what)
+{
+    struct measure_dram *d = &kept.d;
+    if (!kept.set || !(gbps > d->mix[0].gbps))
+        return 0;
+    snprintf(d->raised, sizeof d->raised, "raised from %.3g to %.3g GB/s by %s", d->mix[0].gbps, gbps, what);
+    d->mix[0].read_share = 1;
+    d->mix[0].gbps = d->read_gbps = gbps;
+    snprintf(d->mix[0].kernel, sizeof d->mix[0].kernel, "read");
+    snprintf(d->mix[0].precision, sizeof d->mix[0].precision, "%s", precision);
+    snprintf(d->mix[0].stores, sizeof d->mix[0].stores, "none");
+    if (gbps > d->gbps) {
+        d->gbps = gbps;
+        snprintf(d->kernel, sizeof d->kernel, "read");
+        snprintf(d->precision, sizeof d->precision, "%s", precision);
+        snprintf(d->stores, sizeof d->stores, "none");
+    }
+    return 1;
+}
+
 double measure_dram_ceiling(const struct measure_dram *d, double bytes_read, double bytes_written)
 {
     double total = bytes_read + bytes_written, f = total > 0 ? bytes_read / total : 1;
@@ -239,6 +259,8 @@ cJSON *measure_dram_json(const struct measure_dram *d)
     cJSON_AddStringToObject(o, "rule", MEASURE_DRAM_RULE);
     if (d->read_gbps > 0)
         cJSON_AddNumberToObject(o, "read_gbps", d->read_gbps);
+    if (d->raised[0])
+        cJSON_AddStringToObject(o, "read_raised", d->raised);
     if (d->write_gbps > 0)
         cJSON_AddNumberToObject(o, "write_gbps", d->write_gbps);
     if (d->mix_gbps > 0)

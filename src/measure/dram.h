@@ -50,6 +50,7 @@ struct measure_dram {
     int write_allocate;         /* 1: shown (cached stores count their read), 0: not shown, -1: no evidence */
     char wa_evidence[512];      /* in words: the ratios it was decided on */
     char counters[224];         /* the hardware counters: what they showed, or why they were not read */
+    char raised[224];           /* "" or what raised the read ceiling after the bandwidth experiment */
 };
 
 /* What the hardware counters showed of a cached fill at the DRAM-sized point: last-level cache
@@ -79,6 +80,13 @@ struct measure_dram measure_dram_set(const struct measure_dram *d);
  * none were tried). 0, or -1 when no record is. */
 int measure_dram_pick(const cJSON *results, int threads, const struct measure_counters *hw,
                       struct measure_dram *out);
+/* A read of bytes known to move at a DRAM-sized working set, measured by a family (its own read,
+ * a product streaming its weights) in `precision` ("fp32"), 1e9 bytes/s: when faster than the kept read ceiling it
+ * becomes the read ceiling (and the one figure when faster than that), `what` recorded in
+ * `raised`. The machine read that fast, so nothing judged against the read ceiling later is above
+ * it. Returns 1 when it raised the ceiling; 0 without a kept figure. */
+int measure_dram_offer_read(double gbps, const char *precision, const char *what);
+
 /* The ceiling, 1e9 bytes/s, of an op that reads bytes_read and writes bytes_written: the mix
  * ceilings interpolated in its read share (linear between the two measured shares around it, the
  * nearest beyond the last); d->gbps where no mix was measured. */

@@ -243,6 +243,20 @@ static void dram_rule(void)
     EXPECT(cJSON_IsFalse(cJSON_GetObjectItem(wa, "shown")));
     EXPECT(strstr(json_str(wa, "counted", ""), "once, as STREAM does") != NULL);
     EXPECT(strstr(json_str(wa, "evidence", ""), "not shown") != NULL);
+    EXPECT(cJSON_GetObjectItem(j, "read_raised") == NULL);
+    cJSON_Delete(j);
+
+    /* a later family read faster (a weight stream of a DRAM-sized matrix): the read ceiling rises */
+    EXPECT(measure_dram_offer_read(41, "fp32", "a slower read") == 0);
+    EXPECT(measure_dram_offer_read(45, "fp32", "the compression experiment's gemv of its fp32 matrix") == 1);
+    EXPECT(measure_dram(NULL, &k, err, sizeof err) == 0);
+    EXPECT_NEAR(k.read_gbps, 45, 0);
+    EXPECT_NEAR(measure_dram_ceiling(&k, 1, 0), 45, 0);
+    EXPECT_NEAR(k.gbps, 45, 0);                     /* above the 42 of the one figure too */
+    EXPECT_STR(k.precision, "fp32");
+    EXPECT(strstr(k.raised, "raised from 42 to 45 GB/s by the compression experiment's gemv") != NULL);
+    j = measure_dram_json(&k);
+    EXPECT(strstr(json_str(j, "read_raised", ""), "raised from 42") != NULL);
     cJSON_Delete(j);
 }
 

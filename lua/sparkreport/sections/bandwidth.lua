@@ -92,8 +92,9 @@ local function dram_text(doc, d, device)
         (c.precision or "?"):upper(), c.stores == "none" and "no stores" or ((c.stores or "?") .. " stores"))
     end
     doc:paragraph(("Its ceilings by mix of reads and writes, what each op is judged against (a weight stream against "
-      .. "the read ceiling): %s. Bytes counted: %s."):format(table.concat(parts, "; "),
-      ceilings.counted_text(d) or "as STREAM counts them"))
+      .. "the read ceiling): %s. Bytes counted: %s.%s"):format(table.concat(parts, "; "),
+      ceilings.counted_text(d) or "as STREAM counts them",
+      d.read_raised and (" Re-measured: the read ceiling was " .. d.read_raised .. ".") or ""))
   end
 end
 

@@ -1049,10 +1049,12 @@ static void calibrate_big(const struct vrun *vr, const struct train_config *base
     cJSON_Delete(run);
 }
 
-/* The largest distinct matmul shapes of the configurations (by FLOPs), the big one included. */
+/* The distinct matmul shapes of the configurations (the big one included) that bound their rate
+ * best: the largest smallest dimension first (a skinny product, a vocabulary-wide LM head over a
+ * few tokens, streams its weights and never reaches the GEMM rate), then the most FLOPs. */
 static void gemm_shapes(const struct train_config *cfg, const int *order, int n, struct model_gemms *out)
 {
-    double flops[MODEL_GEMMS];
+    double flops[MODEL_GEMMS];          /* the sort key: min(m, n, k) x 1e15 + FLOPs */
     struct train_config big = big_config(&cfg[0]);
     out->n = 0;
     for (int i = 0; i <= n; i++) {
@@ -1064,10 +1066,11 @@ static void gemm_shapes(const struct train_config *cfg, const int *order, int n,
             int seen = 0, at = out->n;
             if (net_kinds[op->kind].cls != NET_MATMUL)
                 continue;
+            double key = fmin(op->m, fmin(op->n, op->k)) * 1e15 + op->flops;
             for (int s = 0; s < out->n; s++)
                 seen |= out->mnk[s][0] == op->m && out->mnk[s][1] == op->n && out->mnk[s][2] == op->k;
-            while (!seen && at > 0 && flops[at - 1] < op->flops)
-                at--;                   /* sorted by FLOPs, largest first */
+            while (!seen && at > 0 && flops[at - 1] < key)
+                at--;                   /* sorted by the key, largest first */
             if (seen || at == MODEL_GEMMS)
                 continue;
             int last = out->n < MODEL_GEMMS ? out->n++ : MODEL_GEMMS - 1;
@@ -1076,7 +1079,7 @@ static void gemm_shapes(const struct train_config *cfg, const int *order, int n,
                 flops[s] = flops[s - 1];
             }
             out->mnk[at][0] = op->m, out->mnk[at][1] = op->n, out->mnk[at][2] = op->k;
-            flops[at] = op->flops;
+            flops[at] = key;
         }
         free(plan);
     }

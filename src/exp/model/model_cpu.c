@@ -41,8 +41,10 @@ double model_cpu_gemm(int ta, int tb, int m, int n, int k)
 {
     struct gemm_ud g = { ta, tb, m, n, k, xmalloc((size_t)m * k * sizeof(float)), xmalloc((size_t)k * n * sizeof(float)),
                          xmalloc((size_t)m * n * sizeof(float)) };
+#pragma omp parallel for schedule(static)
     for (size_t i = 0; i < (size_t)m * k; i++)
         g.a[i] = (float)((i % 13) - 6) / 8;
+#pragma omp parallel for schedule(static)
     for (size_t i = 0; i < (size_t)k * n; i++)
         g.b[i] = (float)((i % 7) - 3) / 4;
     double best = 2.0 * m * n * (double)k / model_timed(gemm_once, &g, "min");

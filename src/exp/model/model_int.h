@@ -48,8 +48,9 @@ int model_cpu_ceilings(cJSON *ci, cJSON *info, const struct model_gemms *shapes,
 int model_gpu_ceilings(cJSON *ci, cJSON *info, const struct model_gemms *shapes, char *why, size_t n);
 
 /* The GEMM shapes the validation's steps multiply that a matmul ceiling is measured at: the
- * largest distinct m x n x k of their matmul ops by FLOPs (forward, dgrad and wgrad alike). */
-#define MODEL_GEMMS 6
+ * distinct m x n x k of their matmul ops (forward, dgrad and wgrad alike) with the largest
+ * smallest dimension, then the most FLOPs (model.c's gemm_shapes). */
+#define MODEL_GEMMS 4
 struct model_gemms {
     int n;
     double mnk[MODEL_GEMMS][3];

@@ -1,6 +1,7 @@
 -- sparkreport.marks: what a section must not print as a plain number. A fraction of a measured
--- ceiling above 1 is a defect: it is printed as an error naming both numbers and listed in the
--- section's text. Statistics that stopped on budget or the repetition limit with a CV above their
+-- ceiling above 1 is printed as the two numbers, never as a percentage, and listed in the
+-- section's text as values to measure again (a run's ceilings are re-measured before this can
+-- happen; an older or hand-edited file may still hold one). Statistics that stopped on budget or the repetition limit with a CV above their
 -- target did not settle: a dagger on the cell, a footnote in the caption, a hollow chart marker.
 -- Which figures a section checks, and against which ceiling, is the section's decision.
 local fmt = require "sparkreport.format"
@@ -15,9 +16,9 @@ local SLACK = 1e-9                          -- a fraction up to 1 + 1e-9 is roun
 -- mk:defects(doc).
 function M.new() return setmetatable({ errors = {}, unsettled = {}, unsettled_what = {} }, M) end
 
--- The words of a value above its ceiling: "error: 41.2 GB/s measured above the 35.5 GB/s ceiling".
+-- The words of a value above its ceiling: "41.2 GB/s measured above the 35.5 GB/s ceiling".
 function M.above(measured, ceiling, unit)
-  return ("error: %s %s measured above the %s %s ceiling"):format(fmt.rate(measured), unit, fmt.rate(ceiling), unit)
+  return ("%s %s measured above the %s %s ceiling"):format(fmt.rate(measured), unit, fmt.rate(ceiling), unit)
 end
 
 -- Whether measured exceeds ceiling beyond rounding.
@@ -40,7 +41,7 @@ end
 -- A fraction as a table cell: measured when it is one, in the "bad" tone when it is an error.
 function M:fraction_cell(measured, ceiling, unit, what)
   local text = self:fraction(measured, ceiling, unit, what)
-  if text:find("^error") then return { text = text, tone = "bad" } end
+  if text:find("measured above the", 1, true) then return { text = text, tone = "bad" } end
   return { text = text, kind = "measured" }
 end
 
@@ -106,11 +107,11 @@ function M.hollow_caption(series, text)
   return text
 end
 
--- The defects found since the last call, as a paragraph of the section.
+-- The values above their ceilings found since the last call, as a paragraph of the section.
 function M:defects(doc)
   if #self.errors == 0 then return end
-  doc:paragraph(("DEFECT: %d value%s above the measured ceiling %s taken of, which a ceiling cannot be: %s. Either "
-    .. "the ceiling or the value is wrong; neither is printed as a percentage."):format(#self.errors,
+  doc:paragraph(("To be measured again: %d value%s above the measured ceiling %s taken of, which a ceiling "
+    .. "cannot be: %s. One of the two was disturbed; neither is printed as a percentage."):format(#self.errors,
     #self.errors > 1 and "s" or "", #self.errors > 1 and "they are" or "it is", table.concat(self.errors, "; ")), "note")
   self.errors = {}
 end

@@ -21,7 +21,12 @@ M.versions = {
                          .. "stack_runs, stack_era, extrapolated with its spread), mark a marginal fit and what it "
                          .. "becomes if it does not fit (if_not_fit), carry tensor parallelism (tp, tp_comm_s) and the "
                          .. "energy's basis (energy_basis: the whole system's power per device); scale-out records "
-                         .. "of a configuration the projection already timed say so (from)" },
+                         .. "of a configuration the projection already timed say so (from); "
+                         .. "info.dram counts bytes known to move and holds the read, write and mix ceilings with the "
+                         .. "write-allocate evidence; the model's calibration takes the run's GEMM rate (peak_gemm, "
+                         .. "remeasured) and each memory-bound op's mix ceiling (bandwidth_mix, calibration records' "
+                         .. "bytes_read); compression's FP32 products their bound (bound_gflops); drifting validation "
+                         .. "rounds (drift); MFU and attention FLOPs count the causal half; context.build.isa" },
 }
 
 -- Size limits of a results file's sections (README, "Limits"): beyond them a file is refused
@@ -150,7 +155,13 @@ M.experiment = object {
 -- statistics that did not settle (sparkreport.marks): optional, older files lack them.
 local dram = opt(object { gbps = "number", kernel = opt "string", precision = opt "string", stores = opt "string",
                           working_set_bytes = opt "number", threads = opt "number", source = opt "string",
-                          rule = opt "string" })
+                          rule = opt "string", read_gbps = opt "number", write_gbps = opt "number",
+                          mix_gbps = opt "number", read_raised = opt "string",
+                          ceilings = opt(list(object { mix = "string", read_share = "number", gbps = "number",
+                                                       kernel = opt "string", precision = opt "string",
+                                                       stores = opt "string" })),
+                          write_allocate = opt(object { shown = opt "boolean", counted = opt "string",
+                                                        evidence = opt "string", counters = opt "string" }) })
 local settle = { settled = opt "boolean", cv_target = opt "number", stop = opt "string", stores = opt "string" }
 
 local stats = object { cv = opt "number", ci95_lo = opt "number", ci95_hi = opt "number",
@@ -329,6 +340,11 @@ M.info.model = object {
   dram = dram,
   calibration = opt(object {
     device = "string", threads = "integer", peak_flops = object {}, bandwidth_Bps = "number", vector_flops = "number",
+    bandwidth_mix = opt(list(object { read_share = "number", Bps = "number", kernel = opt "string" })),
+    peak_gemm = opt(object { gflops = "number", m = "number", n = "number", k = "number", routine = opt "string",
+                             family = opt "string" }),
+    remeasured = opt(object { dtype = "string", before_flops = "number", op_flops = "number", again_flops = opt "number",
+                              op = opt "string", config = opt "string", m = "number", n = "number", k = "number" }),
     op_overhead_s = "number", ops_measured = "integer", spread = "number",
     combine = object { rule = "string", q = opt "number", mean_abs_error = "number", points = "integer" },
     classes = list(object { class = "string", dtype = "string", basis = "string",

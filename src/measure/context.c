@@ -17,6 +17,7 @@
 #include "config.h"
 #include "cuda/cuda.h"
 #include "gitrev.h"
+#include "util/isa.h"
 #include "util/machine.h"
 
 static cJSON *blas_json(void)
@@ -89,6 +90,7 @@ static cJSON *build_json(void)
     const char *e;
     cJSON_AddStringToObject(o, "compiler", SR_CC " " __VERSION__);
     cJSON_AddStringToObject(o, "cflags", SR_CFLAGS);
+    cJSON_AddStringToObject(o, "isa", ISA_BUILD_WORDS);
     snprintf(omp, sizeof omp, "%d", _OPENMP);
     cJSON_AddStringToObject(o, "openmp_version", omp);
     cJSON_AddNumberToObject(o, "openmp_max_threads", omp_get_max_threads());

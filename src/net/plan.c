@@ -1071,7 +1071,8 @@ char *net_op_label(const struct net_op *op, char *buf, size_t n)
 double net_megatron_flops(const struct net_shape *s, int recompute)
 {
     double B = (double)s->batch * s->accum, sq = s->seq, L = s->layers, h = s->hidden, V = s->vocab;
+    double cz = s->causal ? (sq + 1) / (2 * sq) : 1;        /* the share of the s x s scores computed */
     if (recompute)
-        return 96 * B * sq * L * h * h * (1 + sq / (6 * h) + V / (16 * L * h));
-    return 72 * B * sq * L * h * h * (1 + sq / (6 * h) + V / (12 * L * h));
+        return 96 * B * sq * L * h * h * (1 + cz * sq / (6 * h) + V / (16 * L * h));
+    return 72 * B * sq * L * h * h * (1 + cz * sq / (6 * h) + V / (12 * L * h));
 }

@@ -270,7 +270,16 @@ void net_memory(const struct net_shape *s, enum net_prec p, enum net_impl impl,
 
 /* Narayanan et al. 2021 (Megatron-LM), FLOPs of the matmuls (attention products included) of
  * one step of B = batch x accum sequences: 72 B s L h^2 (1 + s/6h + V/12Lh) without
- * recomputation, 96 B s L h^2 (1 + s/6h + V/16Lh) with full recomputation. */
+ * recomputation, 96 B s L h^2 (1 + s/6h + V/16Lh) with full recomputation; with s->causal the
+ * attention term s/6h counts the causal half, (s + 1)/12h. */
 double net_megatron_flops(const struct net_shape *s, int recompute);
+
+/* The one FLOP convention of model FLOPs and MFU, for the CPU and GPU trainers and the
+ * projections alike (every shape they run or project is causal). */
+#define NET_FLOP_CONVENTION "model FLOPs (MFU's numerator) are the matmul and attention FLOPs of forward and " \
+    "backward without recomputation: matmuls 2mnk (biases not counted); attention the causal half, the s (s + 1) / 2 " \
+    "scores on and below the diagonal that a causal decoder computes (forward 2 B s (s + 1) h, backward twice that), " \
+    "for the trainers on this machine and the projections alike; equal to 72 B s L h^2 (1 + (s + 1)/12h + V/12Lh) " \
+    "(Narayanan et al. 2021, whose s/6h counts the full s x s products), tied head or not"
 
 #endif

@@ -60,11 +60,37 @@ double predict_op_size(const struct net_op *op, int *compute)
     return *compute ? op->flops : op->bytes_read + op->bytes_written;
 }
 
-/* An op's ceiling: its dtype's matmul peak (or the one peak) when compute-bound, else the bandwidth. */
-static double ceiling(const struct predict_calib *c, enum net_dtype dt, int compute)
+double predict_mix_bw(const struct predict_calib *c, double f)
+{
+    int hi = -1, lo = -1;               /* the measured shares around f */
+    for (int i = 0; i < c->nmix; i++) {
+        if (!(c->mix_bw[i] > 0))
+            continue;
+        if (c->mix_share[i] >= f && (hi < 0 || c->mix_share[i] < c->mix_share[hi]))
+            hi = i;
+        if (c->mix_share[i] <= f && (lo < 0 || c->mix_share[i] > c->mix_share[lo]))
+            lo = i;
+    }
+    if (hi < 0 && lo < 0)
+        return c->bw;
+    if (hi < 0 || lo < 0 || hi == lo)
+        return c->mix_bw[hi < 0 ? lo : hi];
+    double t = (f - c->mix_share[lo]) / (c->mix_share[hi] - c->mix_share[lo]);
+    return c->mix_bw[lo] + t * (c->mix_bw[hi] - c->mix_bw[lo]);
+}
+
+static double read_share(const struct net_op *op)
+{
+    double total = op->bytes_read + op->bytes_written;
+    return total > 0 ? op->bytes_read / total : 1;
+}
+
+/* An op's ceiling: its dtype's matmul peak (or the one peak) when compute-bound, else the DRAM
+ * ceiling of its mix of reads and writes. */
+static double ceiling(const struct predict_calib *c, enum net_dtype dt, int compute, double share)
 {
     if (!compute)
-        return c->bw;
+        return predict_mix_bw(c, share);
     return c->peak_dtype[dt] > 0 ? c->peak_dtype[dt] : c->peak;
 }
 
@@ -77,8 +103,8 @@ void predict_calib_add(struct predict_calib *c, const struct net_op *op, double 
     int compute;
     double x = predict_op_size(op, &compute);
     c->timed[c->ntimed++] = (struct predict_timed){ op->kind, op->which, op->dtype, op->dtype_out, op->m, op->n, op->k, op->flops,
-                                                  op->bytes_read + op->bytes_written, seconds, x };
-    predict_curve_add(&c->curve[net_kinds[op->kind].cls], x, x / seconds / ceiling(c, op->dtype, compute));
+                                                  op->bytes_read + op->bytes_written, op->bytes_read, seconds, x };
+    predict_curve_add(&c->curve[net_kinds[op->kind].cls], x, x / seconds / ceiling(c, op->dtype, compute, read_share(op)));
 }
 
 double predict_calib_lookup(const struct predict_calib *c, const struct net_op *op)
@@ -100,9 +126,23 @@ static double curve_seconds(const struct predict_calib *c, const struct net_op *
     if (!(x > 0))
         return c->overhead_s;
     if (!isfinite(eta))         /* a class the calibration never timed: its ceiling, and the other */
-        return predict_combine(op->flops / ceiling(c, op->dtype, 1), (op->bytes_read + op->bytes_written) / c->bw, c->q)
+        return predict_combine(op->flops / ceiling(c, op->dtype, 1, 1),
+                               (op->bytes_read + op->bytes_written) / predict_mix_bw(c, read_share(op)), c->q)
                + c->overhead_s;
-    return x / (eta * ceiling(c, op->dtype, compute));
+    return x / (eta * ceiling(c, op->dtype, compute, read_share(op)));
+}
+
+void predict_calib_rebuild(struct predict_calib *c)
+{
+    memset(c->curve, 0, sizeof c->curve);
+    predict_curve_add(&c->curve[NET_MATMUL], c->anchor_flops, 1.0);
+    for (int i = 0; i < c->ntimed; i++) {
+        const struct predict_timed *t = &c->timed[i];
+        enum net_class cls = net_kinds[t->kind].cls;
+        int compute = cls == NET_MATMUL || cls == NET_ATTENTION;
+        predict_curve_add(&c->curve[cls], t->x,
+                          t->x / t->seconds / ceiling(c, t->dtype, compute, t->bytes > 0 ? t->bytes_read / t->bytes : 1));
+    }
 }
 
 void predict_calib_finish(struct predict_calib *c)
@@ -116,7 +156,7 @@ void predict_calib_finish(struct predict_calib *c)
         double eta = predict_curve_eval(&c->curve[cls], t->x);
         if (!(t->x > 0) || !(eta > 0) || !(t->seconds > 0))
             continue;
-        double r = log(t->seconds / (t->x / (eta * ceiling(c, t->dtype, compute))));
+        double r = log(t->seconds / (t->x / (eta * ceiling(c, t->dtype, compute, t->bytes > 0 ? t->bytes_read / t->bytes : 1))));
         s += r;
         s2 += r * r;
         n++;
@@ -158,7 +198,7 @@ double predict_op_seconds(const struct predict_calib *c, const struct net_op *op
     if (!(t >= 0))
         t = curve_seconds(c, op);
     if (mem_bound)
-        *mem_bound = (op->bytes_read + op->bytes_written) / c->bw > op->flops / c->peak;
+        *mem_bound = (op->bytes_read + op->bytes_written) / predict_mix_bw(c, read_share(op)) > op->flops / c->peak;
     return t;
 }
 
@@ -181,10 +221,18 @@ int predict_calib_ceilings(const cJSON *ci, struct predict_calib *c, char *err, 
     for (int d = 0; d < NET_NDTYPES; d++)
         c->peak_dtype[d] = json_num(pk, net_dtype_names[d], 0);
     c->bw = field(ci, "bandwidth_Bps")->valuedouble;
+    c->nmix = 0;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, field(ci, "bandwidth_mix"))
+        if (c->nmix < PREDICT_MIXES && json_num(m, "Bps", 0) > 0) {
+            c->mix_share[c->nmix] = json_num(m, "read_share", 1);
+            c->mix_bw[c->nmix++] = json_num(m, "Bps", 0);
+        }
     c->overhead_s = field(ci, "op_overhead_s")->valuedouble;
     c->q = json_num(field(ci, "combine"), "q", 1);
     /* the matmul curve ends at the sustained peak: larger GEMMs reach it */
-    predict_curve_add(&c->curve[NET_MATMUL], json_num(ci, "peak_gemm_flops", 0), 1.0);
+    c->anchor_flops = json_num(ci, "peak_gemm_flops", 0);
+    predict_curve_add(&c->curve[NET_MATMUL], c->anchor_flops, 1.0);
     return 0;
 }
 
@@ -209,7 +257,8 @@ static int record_op(const cJSON *r, struct net_op *op)
     op->n = json_num(r, "n", 0);
     op->k = json_num(r, "k", 0);
     op->flops = json_num(r, "flops", 0);
-    op->bytes_read = json_num(r, "bytes", 0);
+    op->bytes_read = json_num(r, "bytes_read", json_num(r, "bytes", 0));    /* older files: all read */
+    op->bytes_written = json_num(r, "bytes", 0) - op->bytes_read;
     return op->kind == NET_NKINDS || op->dtype == NET_NDTYPES || op->dtype_out == NET_NDTYPES ? -1 : 0;
 }
 

@@ -34,16 +34,24 @@ struct predict_timed {
     int which;
     enum net_dtype dtype, dtype_out;
     double m, n, k, flops, bytes;
+    double bytes_read;          /* of bytes, those it reads */
     double seconds;
     double x;                   /* its size on its class's curve */
 };
+
+#define PREDICT_MIXES 4
 
 struct predict_calib {
     double peak;                        /* sustained matmul FLOP/s (large GEMM), FP32 operands */
     double peak_dtype[NET_NDTYPES];     /* sustained matmul FLOP/s per operand dtype (a GPU's
                                            cuBLASLt GEMM per dtype); 0: peak. The compute
                                            classes' curves are against the op's dtype's peak */
-    double bw;                          /* sustained read bandwidth at DRAM size, bytes/s */
+    double bw;                          /* the machine's DRAM bandwidth (its one figure), bytes/s */
+    double mix_share[PREDICT_MIXES], mix_bw[PREDICT_MIXES];     /* the DRAM ceiling per read share
+                                           (src/measure/dram.h), bytes/s, descending share; nmix 0:
+                                           bw for every mix */
+    int nmix;
+    double anchor_flops;                /* FLOPs of the GEMM that reached the peak: the matmul curve is 1 there */
     double q;                           /* combine rule: t = (tc^q + tm^q)^(1/q); q >= 64: max */
     double overhead_s;                  /* fixed cost of one op (fork/join or launch) */
     struct predict_curve curve[NET_NCLASSES];
@@ -57,11 +65,17 @@ void predict_calib_free(struct predict_calib *c);
 void predict_calib_add(struct predict_calib *c, const struct net_op *op, double seconds);
 /* The measured time of an op of the same kind, dtypes and shape, or a negative number. */
 double predict_calib_lookup(const struct predict_calib *c, const struct net_op *op);
+/* The curves built again from the timed ops, against the ceilings as they are now (after a
+ * ceiling was measured again). */
+void predict_calib_rebuild(struct predict_calib *c);
 /* Fits the spread of the curves against the timed ops (after every predict_calib_add). */
 void predict_calib_finish(struct predict_calib *c);
 
 /* x of an op on its class's curve (FLOPs or bytes) and whether the class is compute-bound. */
 double predict_op_size(const struct net_op *op, int *compute);
+/* The memory ceiling of an op that reads `read_share` of its bytes, bytes/s: the calibration's
+ * mix ceilings interpolated in the share as measure_dram_ceiling does, else bw. */
+double predict_mix_bw(const struct predict_calib *c, double read_share);
 
 /* The combine rule. */
 double predict_combine(double tc, double tm, double q);
@@ -97,7 +111,7 @@ double predict_system_peak(const struct predict_system *s, enum net_dtype d);
 double predict_op_seconds(const struct predict_calib *c, const struct net_op *op, int *mem_bound);
 
 /* The ceilings a device's calibration wrote into info.calibration (peak_flops per dtype, fp32
- * at least; peak_gemm_flops; bandwidth_Bps; op_overhead_s; combine.q) into c, the way the run
+ * at least; peak_gemm_flops; bandwidth_Bps; bandwidth_mix, optional; op_overhead_s; combine.q) into c, the way the run
  * fills them on every device; 0, or -1 naming the field that is missing. */
 int predict_calib_ceilings(const cJSON *calibration, struct predict_calib *c, char *err, size_t errlen);
 /* A model experiment of a results document (its info.calibration and its records of series

@@ -935,8 +935,8 @@ static void rules_json(cJSON *rules)
         "overlaps its compute (the larger binds); the step's collective hides behind two thirds of the last "
         "micro-batch (its backward)");
     cJSON_AddStringToObject(rules, "mfu",
-        "implied MFU: the model FLOPs a token needs (the plan's matmuls and attention, no recomputation) x the "
-        "projected tokens/s per GPU, over the dense peak of the workload's recipe (BF16, FP8, FP4, FP32)");
+        "implied MFU: the model FLOPs a token needs x the projected tokens/s per GPU, over the dense peak of the "
+        "workload's recipe (BF16, FP8, FP4, FP32); " NET_FLOP_CONVENTION);
 }
 
 void predict_project(const cJSON *params, const struct predict_calib *c, const char *device, const cJSON *measured,

@@ -150,11 +150,14 @@ static cJSON *record(const cJSON *p, const struct scale_one *s, double step1, in
     cJSON_AddNumberToObject(r, "hours", own ? json_num(same, "hours", 0) : s->tokens / (tok / mid) / 3600);
     cJSON_AddNumberToObject(r, "hours_low", own ? json_num(same, "hours_low", 0) : s->tokens / (tok / fast) / 3600);
     cJSON_AddNumberToObject(r, "hours_high", own ? json_num(same, "hours_high", 0) : s->tokens / (tok / slow) / 3600);
-    cJSON_AddNumberToObject(r, "scaling_efficiency", step1 / (n * mid));
+    /* like with like: one device's step in the configuration the N run (its compute, without the
+     * offload it may need alone, which sharding removes: that shows in the hours), so the
+     * efficiency is what the traffic costs and never above 1 */
+    cJSON_AddNumberToObject(r, "scaling_efficiency", n > 1 ? s->compute_s / (n * mid) : 1);
     cJSON_AddNumberToObject(r, "scaling_efficiency_low",
-                            n > 1 ? step1 / (n * predict_scale_step(c, traffic, link, SCALE_OVERLAP_LO)) : 1);
+                            n > 1 ? s->compute_s / (n * predict_scale_step(c, traffic, link, SCALE_OVERLAP_LO)) : 1);
     cJSON_AddNumberToObject(r, "scaling_efficiency_high",
-                            n > 1 ? step1 / (n * predict_scale_step(c, traffic, link, SCALE_OVERLAP_HI)) : 1);
+                            n > 1 ? s->compute_s / (n * predict_scale_step(c, traffic, link, SCALE_OVERLAP_HI)) : 1);
     return r;
 }
 
@@ -212,8 +215,10 @@ static void rules(cJSON *info)
         "machine); else the catalog's fabric (data/fabric.csv): the scale-up link (NVLink/NVSwitch, PCIe for cards) "
         "while N fits its domain, else the NIC per GPU (ConnectX-7 200 Gb/s for a Spark); bus bandwidth taken as the "
         "link's one-way rate (nccl-tests' busbw ceiling)");
-    cJSON_AddStringToObject(r, "efficiency", "scaling efficiency = tokens/s on N devices / (N x tokens/s on one) = "
-                            "step on one / (N x step on N)");
+    cJSON_AddStringToObject(r, "efficiency", "scaling efficiency = one device's step in the configuration the N "
+                            "devices run / (N x step on N): the step's compute without the offload one device may need "
+                            "alone (sharding removes it; that gain shows in the hours, never as an efficiency above "
+                            "100 %), so it is what the traffic costs, at most 1");
 }
 
 void predict_scale(const struct predict_inputs *in, cJSON *results, cJSON *info)

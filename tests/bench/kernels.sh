@@ -1,7 +1,10 @@
 #!/bin/sh
 # kernels.sh: what the compression kernels and the CPU training step reach on this machine, as
 # ratios within one run (tests/bench/kernels.lua): the dense FP32 product's rate as a fraction of
-# the run's DRAM figure; each compressed format's speed-up over FP32 against its byte ratio (the
+# the run's DRAM read ceiling at every batch, with the checks (batch 1 at 0.8 or more; batches 2-8
+# at 0.7 or more, or recorded compute-bound with the rate that binds; the experiment's read at or
+# above its FP32 product; no efficiency or fraction of the run above 1.05, tests/fractions.lua),
+# which make the script exit 1 when one is missed; each compressed format's speed-up over FP32 against its byte ratio (the
 # ideal) and what bounds it (memory, or decoding: its rate from cache); the training step's model
 # FLOP/s against the run's sustained SGEMM rate; then PyTorch's CPU step on the same shape and
 # thread count, run right after (tests/bench/torch-cpu-gpt2.py; skipped without torch). A
@@ -32,13 +35,31 @@ r = json.load(open(sys.argv[1]))
 ex = {e["name"]: e for e in r["experiments"]}
 c = ex["compress"]
 d = c["info"].get("dram", {})
-print("DRAM figure: %.1f GB/s (%s %s, %s stores, %s)" % (d.get("gbps", 0), d.get("kernel"), d.get("precision"), d.get("stores"), d.get("source")))
+print("DRAM figure: %.1f GB/s (%s %s, %s stores, %s); ceilings: read %.1f, write %.1f, mix %.1f GB/s; %s"
+      % (d.get("gbps", 0), d.get("kernel"), d.get("precision"), d.get("stores"), d.get("source"), d.get("read_gbps", 0),
+         d.get("write_gbps", 0), d.get("mix_gbps", 0), (d.get("write_allocate") or {}).get("counted", "?")))
 recs = [x for x in c["results"] if x.get("series") == "gemv" and x.get("valid")]
+missed = []
+def check(ok, what):
+    print("  %s %s" % ("PASS" if ok else "MISS", what))
+    if not ok:
+        missed.append(what)
+rd = next((x for x in c["results"] if x.get("series") == "read" and x.get("valid")), None)
 for b in sorted({x["batch"] for x in recs}):
     f32 = next((x for x in recs if x["scheme"] == "fp32" and x["batch"] == b), None)
     if f32:
-        print("batch %d: FP32 baseline %.1f GB/s best, %.1f median: %.2f of the DRAM figure (goal 0.8); isa %s"
-              % (b, f32["gbps_best"], f32["gbps_median"], f32.get("read_fraction_dram", 0), f32.get("isa")))
+        frac = f32.get("read_fraction_dram", 0)
+        print("batch %d: FP32 baseline %.1f GB/s best, %.1f median: %.2f of the read ceiling; bound %s; isa %s"
+              % (b, f32["gbps_best"], f32["gbps_median"], frac, f32.get("bound", "n/a"), f32.get("isa")))
+        if b == 1:
+            check(frac >= 0.8, "FP32 batch 1 at %.2f of the read ceiling (goal 0.8)" % frac)
+            if rd:
+                check(rd["gbps_best"] >= f32["gbps_best"] / 1.05, "the experiment's read %.1f GB/s at or above its FP32 GEMV %.1f "
+                      "(5 %% for noise)" % (rd["gbps_best"], f32["gbps_best"]))
+        else:
+            check(frac >= 0.7 or (f32.get("bound") == "compute" and f32.get("bound_gflops")),
+                  "FP32 batch %d at %.2f of the read ceiling (goal 0.7), or compute-bound with its rate (%s)"
+                  % (b, frac, "%.1f GFLOP/s" % f32["bound_gflops"] if f32.get("bound_gflops") else "none recorded"))
     print("  %-10s %8s %8s %8s %12s %12s %s" % ("scheme", "speed-up", "ideal", "of ideal", "Gw/s DRAM", "Gw/s cache", "bound"))
     for x in recs:
         if x["batch"] != b or x["scheme"] == "fp32":
@@ -60,7 +81,12 @@ print("time by op class: " + ", ".join("%s %.0f %%" % (k, 100 * v / t["time_s"][
       for k, v in sorted(t["time_by_class_s"].items(), key=lambda kv: -kv[1]) if v > 0))
 json.dump({"tokens_per_s": t["tokens_per_s"], "flops": t["achieved_flops"], "sgemm": sgemm},
           open(sys.argv[1] + ".ours", "w"))
+open(sys.argv[1] + ".missed", "w").write("\n".join(missed))
 PY
+echo "efficiencies and fractions of the run (tests/fractions.lua; none above 1.05):"
+if "${LUA:-lua5.4}" "$here/../fractions.lua" "$tmp/latest/results.json"; then :; else
+  echo "a fraction above 1.05" >> "$tmp/latest/results.json.missed"
+fi
 if "$TORCH" -c 'import torch' 2>/dev/null; then
   "$TORCH" "$here/torch-cpu-gpt2.py" "${threads}" 4 1 | tee "$tmp/torch.txt" | grep -v '^json:'
   echo "load after torch: $(cat /proc/loadavg)"
@@ -82,3 +108,8 @@ PY
 else
   echo "PyTorch: not measured: $TORCH has no torch (Debian: apt-get install python3-torch, then TORCH=/usr/bin/python3)"
 fi
+if [ -s "$tmp/latest/results.json.missed" ]; then
+  echo "kernels: missed: $(tr '\n' ';' < "$tmp/latest/results.json.missed")"
+  exit 1
+fi
+echo "kernels: every check met"

@@ -2,7 +2,8 @@
 -- printed as errors, and statistics that did not settle marked; drawn from
 -- tests/fixtures/dram/results.json (tests/fixtures/dram/README.md says what it holds): the summary,
 -- bandwidth, precision, compression and model sections all name the one figure, 150 GB/s; int8's
--- read_fraction_dram of 1.2 prints as the error naming 180 and 150 GB/s and is listed as a defect;
+-- read_fraction_dram of 1.2 prints as both rates, 180 and 150 GB/s, and is listed as a value to
+-- measure again (the word DEFECT appears nowhere);
 -- the fill, GEMM and nvfp4 records that stopped with a CV above their target carry the dagger and
 -- the footnote; an older file without info.dram still renders with the legacy rule stated.
 local env = ...
@@ -40,9 +41,9 @@ has(sections.summary, "This machine's DRAM bandwidth, the one figure the report 
 has(sections.summary, "Rule: this machine's DRAM bandwidth is the highest best-repetition rate", "the summary")
 has(sections.bandwidth, "DRAM bandwidth of this machine (CPU), the one figure every section uses: " .. figure, "the bandwidth section")
 has(sections.precision, "Bandwidth ceiling 150 GB/s: copy kernel in FP64 with non-temporal stores", "the roofline")
-has(sections.precision, "this machine's DRAM bandwidth, 150 GB/s for the CPU", "the knee table")
+has(sections.precision, "this machine's DRAM read ceiling, 150 GB/s for the CPU", "the knee table")
 has(sections.model, "DRAM bandwidth 150 GB/s, this machine's one figure: the copy kernel", "the model's calibration")
-has(sections.compress, "Of the DRAM figure: best GB/s over 150 GB/s, this machine's DRAM bandwidth", "the compression section")
+has(sections.compress, "Of the read ceiling: best GB/s over 150 GB/s, this machine's DRAM read ceiling", "the compression section")
 for name, s in pairs(sections) do
   for _, other in ipairs { "read bandwidth 6", "DRAM bandwidth 58", "the measured triad reaches" } do
     if s:find(other, 1, true) then fail("the %s section names another DRAM bandwidth: %q", name, other) end
@@ -50,15 +51,13 @@ for name, s in pairs(sections) do
 end
 
 -- a fraction above its measured ceiling: the error with both numbers, never the percentage
-local err = "error: 180 GB/s measured above the 150 GB/s ceiling"
+local err = "180 GB/s measured above the 150 GB/s ceiling"
 has(sections.compress, err, "the compression section")
-has(sections.compress, "DEFECT: 1 value above the measured ceiling it is taken of", "the compression section")
-has(sections.compress, "int8, batch 1: " .. err, "the compression defects")
+has(sections.compress, "To be measured again: 1 value above the measured ceiling it is taken of", "the compression section")
+has(sections.compress, "int8, batch 1: " .. err, "the values to measure again")
 if sections.compress:find("120.0 %", 1, true) then fail("the >100 %% fraction is printed as a percentage") end
-if t:find("DEFECT", 1, true) ~= t:find("DEFECT: 1 value above the measured ceiling it is taken of", 1, true)
-   or select(2, t:gsub("DEFECT", "")) ~= 1 then
-  fail("a defect outside the compression section")
-end
+if t:find("DEFECT", 1, true) then fail("a buyer's PDF prints DEFECT") end
+if select(2, t:gsub("To be measured again", "")) ~= 1 then fail("a value to measure again outside the compression section") end
 
 -- statistics that did not settle
 has(sections.bandwidth, "36.0 % †", "the bandwidth table's CV cell")

@@ -55,8 +55,8 @@ local text = sh(("%s -layout %s -"):format(q(env.pdftotext), q(env.out .. "/h200
 local section = text:match("Compute per precision(.*)$") or fail("no compute section")
 local C = "[^\n]-"                    -- the rest of a cell on the same line (kind markers m, s)
 local want = {
-  "GPU%s+bf16%s+best GEMM, square" .. C .. "700000" .. C .. "720000" .. C .. "989000" .. C .. "70%.8 %%",  -- of 989 TFLOPS
-  "GPU%s+fp8%s+best GEMM, square" .. C .. "1300000" .. C .. "1350000" .. C .. "1979000" .. C .. "65%.7 %%",
+  "GPU%s+bf16%s+sustained GEMM rate: square" .. C .. "700000" .. C .. "720000" .. C .. "989000" .. C .. "70%.8 %%",  -- of 989 TFLOPS
+  "GPU%s+fp8%s+sustained GEMM rate: square" .. C .. "1300000" .. C .. "1350000" .. C .. "1979000" .. C .. "65%.7 %%",
   "GPU%s+nvfp4%s+not measured … %[%d+%]",    -- the long reason is a footnote under the table
   "Roofline, GPU: measured ceilings, sweep points %(best repetition%), spec dashed",
   "Bandwidth ceiling 4300 GB/s: read kernel in FP64",

@@ -39,7 +39,8 @@ for _, rec in ipairs(cpu.results) do
   if not near(rec.time_s.median, median(rec.samples_s), 1e-12) then fail("%s: median %g is not the samples'", what, rec.time_s.median) end
   if not near(rec.tokens_per_s, rec.tokens_per_step / rec.time_s.median, 1e-12) then fail("%s: tokens/s", what) end
   local B, s, L, h, V = rec.batch * rec.accum, rec.seq, rec.layers, rec.hidden, rec.vocab
-  local megatron = 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h))
+  -- Megatron's closed form with the causal half of the scores (NET_FLOP_CONVENTION)
+  local megatron = 72 * B * s * L * h * h * (1 + (s + 1) / (12 * h) + V / (12 * L * h))
   local sum = 0
   for _, o in ipairs(rec.ops) do
     if (o.class == "matmul" or o.class == "attention") and o.phase ~= "recompute" then sum = sum + o.flops end

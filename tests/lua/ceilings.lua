@@ -54,3 +54,32 @@ assert(c.knees[1].knee_flops_per_byte == 4.5)
 assert(c.overheads.omp_parallel_region_s == 2e-6)
 assert(c.overheads.kernel_launch_not_measured == "no CUDA device: test" and c.overheads.kernel_launch_s == nil)
 assert(#c.not_measured == 1)
+
+-- one sustained GEMM rate per device and precision: the fastest GEMM of the run, best repetition,
+-- the model calibration's matmul ceiling among them (re-measured: said so)
+local g = ceilings.gemm_rate(doc, "cpu", "fp64")
+assert(g.gflops == 50 and g.m == 64 and g.source:find("precision experiment", 1, true))
+local cr = {}
+for _, r in ipairs(c.gemm_rates) do cr[r.device .. "/" .. r.precision] = r end
+assert(cr["cpu/fp64"].gflops == 50 and cr["gpu/bf16"].gflops == 7.1e5 and cr["cpu/fp32"] == nil)
+local withmodel = { experiments = { doc.experiments[1], doc.experiments[2],
+  { name = "model", device = "cpu", status = "complete", results = {},
+    info = { calibration = { device = "cpu", peak_flops = { fp64 = 60e9 }, peak_gemm = { m = 1, n = 2, k = 3, family = "model" },
+                             remeasured = { m = 4, n = 5, k = 6 } } } } } }
+g = ceilings.gemm_rate(withmodel, "cpu", "fp64")
+assert(g.gflops == 60 and g.m == 4 and g.remeasured and g.source == "the model's calibration, re-measured")
+
+-- the DRAM ceilings: the bandwidth experiment's info.dram, its read ceiling raised by a later
+-- experiment's faster read (compression's weight stream)
+local dd = { experiments = {
+  { name = "bandwidth", device = "cpu", results = {}, info = { dram = { gbps = 50, kernel = "copy", read_gbps = 40,
+    ceilings = { { mix = "read", read_share = 1, gbps = 40, kernel = "read" }, { mix = "write", read_share = 0, gbps = 30 } },
+    write_allocate = { shown = false, counted = "once", evidence = "e", counters = "c" } } } },
+  { name = "compress", device = "cpu", results = {}, info = { dram = { gbps = 50, kernel = "copy", read_gbps = 44,
+    read_raised = "raised from 40 to 44 GB/s by the compression experiment's gemv of its fp32 matrix",
+    ceilings = { { mix = "read", read_share = 1, gbps = 44, kernel = "read", precision = "fp32" },
+                 { mix = "write", read_share = 0, gbps = 30 } } } } } } }
+local d = ceilings.dram(dd, "cpu")
+assert(d.read_gbps == 44 and ceilings.read_ceiling(d) == 44 and d.gbps == 50 and d.read_raised:find("raised from 40"))
+assert(#d.ceilings == 2 and d.ceilings[1].gbps == 44 and d.ceilings[2].read_share == 0)
+assert(ceilings.counted_text(d):find("^once %(e; hardware counters: c%)"))

@@ -141,7 +141,7 @@ static void test_beyond_caches(void)
     bw_plan_common(pl, params);
     pl->tmax = 2;
     pl->cache_total = 64 * 1024;
-    struct bw_run_state rs = { &bw_cpu_ops, pl, cJSON_CreateArray(), 0, 3, 0.2 };
+    struct bw_run_state rs = { .ops = &bw_cpu_ops, .pl = pl, .results = cJSON_CreateArray(), .total = 3, .per_point = 0.2 };
     progress_quiet(1);
     progress_begin("test", rs.total, 2.0);
     bw_measure_config(&rs, BW_FP64, 96 * 1024, BW_PATH_HOST, 2, NULL, "size", NULL, INFINITY);

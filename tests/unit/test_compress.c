@@ -179,7 +179,8 @@ static void test_run(void)
     progress_quiet(1);
     /* the machine's DRAM figure as the bandwidth experiment would have left it (measuring it
      * here would stream gigabytes on a machine with large caches) */
-    struct measure_dram dram = { 20.0, "copy", "fp64", "cached", 3 * 268435456.0, 2, "bandwidth experiment" };
+    struct measure_dram dram = { .gbps = 20.0, .kernel = "copy", .precision = "fp64", .stores = "cached",
+                                 .working_set_bytes = 3 * 268435456.0, .threads = 2, .source = "bandwidth experiment" };
     measure_dram_set(&dram);
     /* a cap, not a duration: under an emulator (check-arm64) the same work takes ten times longer */
     cJSON *out = compress_run(params, machine_emulated() ? 120.0 : 20.0, err, sizeof err);

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "exp/bandwidth/bandwidth.h"
 #include "exp/bandwidth/bandwidth_int.h"
+#include "measure/compute.h"
 #include "measure/measure.h"
 #include "util/json.h"
 #include "util/timing.h"
@@ -134,39 +135,97 @@ static void params(void)
     cJSON_Delete(given);
 }
 
-/* The one DRAM figure from bandwidth records: the largest working set only, all threads, every
- * precision, valid; cached stores counted with the write-allocate read, non-temporal ones as
- * STREAM does. */
+/* One bandwidth record at the DRAM-sized point (2 threads, host memory, valid). */
+static cJSON *rec(const char *kernel, const char *prec, const char *stores, const char *series, double gbps, double wa)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "series", series);
+    cJSON_AddStringToObject(r, "alloc", "host");
+    cJSON_AddStringToObject(r, "precision", prec);
+    cJSON_AddStringToObject(r, "kernel", kernel);
+    if (stores)
+        cJSON_AddStringToObject(r, "stores", stores);
+    cJSON_AddNumberToObject(r, "threads", 2);
+    cJSON_AddBoolToObject(r, "valid", 1);
+    cJSON_AddNumberToObject(r, "array_bytes", 1e9);
+    cJSON_AddNumberToObject(r, "working_set_bytes", 2e9);
+    cJSON_AddNumberToObject(r, "gbps_best", gbps);
+    if (wa > 0)
+        cJSON_AddNumberToObject(r, "gbps_best_wa", wa);
+    return r;
+}
+
+/* The DRAM ceilings from bandwidth records: the largest working set only, all threads, every
+ * precision, valid; bytes known to move: cached stores in STREAM's count unless the machine shows
+ * a read for ownership (each cached kernel, against its non-temporal twin, takes 90 % of the
+ * extra time or more), and the counters can take that back; read, write and mix ceilings, and the
+ * ceiling of an op's mix interpolated between them. */
 static void dram_rule(void)
 {
-    cJSON *res = cJSON_Parse("["
-        "{\"series\": \"size\", \"alloc\": \"host\", \"precision\": \"fp64\", \"threads\": 2, \"valid\": true,"
-        " \"kernel\": \"copy\", \"array_bytes\": 1e9, \"working_set_bytes\": 2e9, \"gbps_best\": 30, \"gbps_best_wa\": 45},"
-        "{\"series\": \"size\", \"alloc\": \"host\", \"precision\": \"fp64\", \"threads\": 2, \"valid\": true,"
-        " \"kernel\": \"read\", \"array_bytes\": 1e9, \"working_set_bytes\": 1e9, \"gbps_best\": 40, \"gbps_best_wa\": 40},"
-        "{\"series\": \"size\", \"alloc\": \"host\", \"precision\": \"fp64\", \"threads\": 2, \"valid\": true,"
-        " \"kernel\": \"read\", \"array_bytes\": 1e6, \"working_set_bytes\": 1e6, \"gbps_best\": 90},"
-        "{\"series\": \"size\", \"alloc\": \"host\", \"precision\": \"fp32\", \"threads\": 2, \"valid\": true,"
-        " \"kernel\": \"read\", \"array_bytes\": 1e9, \"working_set_bytes\": 1e9, \"gbps_best\": 42},"
-        "{\"series\": \"threads\", \"alloc\": \"host\", \"precision\": \"fp64\", \"threads\": 1, \"valid\": true,"
-        " \"kernel\": \"read\", \"array_bytes\": 1e9, \"working_set_bytes\": 1e9, \"gbps_best\": 80},"
-        "{\"series\": \"size\", \"alloc\": \"host\", \"precision\": \"fp64\", \"threads\": 2, \"valid\": false,"
-        " \"kernel\": \"triad\", \"array_bytes\": 1e9, \"working_set_bytes\": 3e9, \"gbps_best\": 99}]");
+    cJSON *res = cJSON_CreateArray();
+    cJSON_AddItemToArray(res, rec("copy", "fp64", NULL, "size", 30, 45));     /* cached (no field), no twin */
+    cJSON_AddItemToArray(res, rec("read", "fp64", NULL, "size", 40, 0));
+    cJSON_AddItemToArray(res, rec("read", "fp32", NULL, "size", 42, 0));
+    cJSON *small = rec("read", "fp64", NULL, "size", 90, 0), *other = rec("read", "fp64", NULL, "threads", 80, 0);
+    cJSON_ReplaceItemInObject(small, "array_bytes", cJSON_CreateNumber(1e6));
+    cJSON_ReplaceItemInObject(other, "threads", cJSON_CreateNumber(1));
+    cJSON *bad = rec("triad", "fp64", "non-temporal", "size", 99, 0);
+    cJSON_ReplaceItemInObject(bad, "valid", cJSON_CreateFalse());
+    cJSON_AddItemToArray(res, small);
+    cJSON_AddItemToArray(res, other);
+    cJSON_AddItemToArray(res, bad);
     struct measure_dram d;
-    EXPECT(measure_dram_pick(res, 2, &d) == 0);
-    EXPECT_NEAR(d.gbps, 45, 0);                     /* copy's write-allocate view beats read's 40 */
-    EXPECT_STR(d.kernel, "copy");
-    EXPECT_STR(d.stores, "cached");                 /* no stores field: cached */
-    EXPECT_NEAR(d.working_set_bytes, 2e9, 0);
-    cJSON *nt = cJSON_GetArrayItem(res, 0);
-    cJSON_AddStringToObject(nt, "stores", "non-temporal");
-    EXPECT(measure_dram_pick(res, 2, &d) == 0);
-    EXPECT_NEAR(d.gbps, 42, 0);                     /* non-temporal copy counts 30: FP32 read wins */
+    EXPECT(measure_dram_pick(res, 2, NULL, &d) == 0);
+    EXPECT_NEAR(d.gbps, 42, 0);                     /* no twin: cached copy counts 30, not its 45 */
     EXPECT_STR(d.kernel, "read");
     EXPECT_STR(d.precision, "fp32");
-    EXPECT(measure_dram_pick(res, 4, &d) == -1);         /* no record at that thread count */
+    EXPECT_STR(d.stores, "none");
+    EXPECT(d.write_allocate == -1);
+    EXPECT_NEAR(d.read_gbps, 42, 0);
+    EXPECT_NEAR(d.mix_gbps, 30, 0);
+    EXPECT(d.write_gbps == 0);                      /* no fill measured */
+    EXPECT(measure_dram_pick(res, 4, NULL, &d) == -1);      /* no record at that thread count */
 
-    measure_dram_set(&d);                                /* kept, with its own copies of the strings */
+    /* a twin that shows the read for ownership: non-temporal copy 48, cached 30 (STREAM): 1.6 of 1.5 */
+    cJSON_AddItemToArray(res, rec("copy", "fp64", "non-temporal", "size", 48, 48));
+    cJSON_AddItemToArray(res, rec("fill", "fp64", "non-temporal", "size", 36, 36));
+    cJSON_AddItemToArray(res, rec("fill", "fp64", "cached", "stores", 19, 38));     /* 1.89 of 2: 89 % */
+    EXPECT(measure_dram_pick(res, 2, NULL, &d) == 0);
+    EXPECT(d.write_allocate == 1);                  /* median of 120 % and 89 %: shown */
+    EXPECT_NEAR(d.gbps, 48, 0);                     /* copy: non-temporal 48 beats cached 45 */
+    EXPECT_STR(d.kernel, "copy");
+    EXPECT_STR(d.stores, "non-temporal");
+    EXPECT_NEAR(d.write_gbps, 38, 0);               /* the cached fill in its write-allocate view */
+    EXPECT(strstr(d.wa_evidence, "copy fp64 1.60 of 1.50") && strstr(d.wa_evidence, "shown"));
+    /* the counters take it back: the fill missed on a tenth of the lines the read did */
+    struct measure_counters hw = { 1, 0.1, 1.0, "" };
+    EXPECT(measure_dram_pick(res, 2, &hw, &d) == 0);
+    EXPECT(d.write_allocate == 0);
+    EXPECT_NEAR(d.write_gbps, 36, 0);               /* the non-temporal fill; the cached one counts 19 */
+    EXPECT(strstr(d.counters, "did not read its lines") != NULL);
+    struct measure_counters none = { 0, 0, 0, "No such file or directory" };
+    EXPECT(measure_dram_pick(res, 2, &none, &d) == 0);
+    EXPECT(d.write_allocate == 1 && strstr(d.counters, "not readable: No such file") != NULL);
+
+    /* not shown: the cached fill as fast as the non-temporal one */
+    cJSON_ReplaceItemInObject(cJSON_GetArrayItem(res, cJSON_GetArraySize(res) - 1), "gbps_best", cJSON_CreateNumber(35));
+    cJSON_ReplaceItemInObject(cJSON_GetArrayItem(res, cJSON_GetArraySize(res) - 3), "gbps_best", cJSON_CreateNumber(33));
+    EXPECT(measure_dram_pick(res, 2, NULL, &d) == 0);
+    EXPECT(d.write_allocate == 0);                  /* 10 % and 3 % of the extra time */
+    EXPECT_NEAR(d.gbps, 42, 0);
+    EXPECT_NEAR(d.mix_gbps, 33, 0);                 /* cached copy 30 in STREAM's count, not 45 */
+    EXPECT_NEAR(d.write_gbps, 36, 0);
+
+    /* an op's ceiling: its read share between the measured mixes (read 1: 42, copy 1/2: 33, fill 0: 36) */
+    EXPECT_NEAR(measure_dram_ceiling(&d, 1, 0), 42, 1e-12);
+    EXPECT_NEAR(measure_dram_ceiling(&d, 0, 1), 36, 1e-12);
+    EXPECT_NEAR(measure_dram_ceiling(&d, 1, 1), 33, 1e-12);
+    EXPECT_NEAR(measure_dram_ceiling(&d, 3, 1), 33 + 0.5 * (42 - 33), 1e-12);      /* 3/4: halfway */
+    EXPECT_NEAR(measure_dram_ceiling(&d, 2, 1), 33 + (2.0 / 3 - 0.5) / 0.5 * (42 - 33), 1e-12);  /* no add/triad */
+    struct measure_dram bare = { .gbps = 20, .kernel = "copy", .precision = "fp64", .stores = "cached" };
+    EXPECT_NEAR(measure_dram_ceiling(&bare, 1, 0), 20, 0);     /* no mixes: the one figure */
+
+    measure_dram_set(&d);
     cJSON_Delete(res);
     struct measure_dram k;
     char err[64];
@@ -176,7 +235,49 @@ static void dram_rule(void)
     cJSON *j = measure_dram_json(&k);
     EXPECT_STR(json_str(j, "source", ""), "bandwidth experiment");
     EXPECT(json_num(j, "threads", 0) == 2 && cJSON_IsString(cJSON_GetObjectItem(j, "rule")));
+    EXPECT_NEAR(json_num(j, "read_gbps", 0), 42, 0);
+    EXPECT_NEAR(json_num(j, "write_gbps", 0), 36, 0);
+    EXPECT_NEAR(json_num(j, "mix_gbps", 0), 33, 0);
+    EXPECT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "ceilings")) == 3);
+    const cJSON *wa = cJSON_GetObjectItem(j, "write_allocate");
+    EXPECT(cJSON_IsFalse(cJSON_GetObjectItem(wa, "shown")));
+    EXPECT(strstr(json_str(wa, "counted", ""), "once, as STREAM does") != NULL);
+    EXPECT(strstr(json_str(wa, "evidence", ""), "not shown") != NULL);
+    EXPECT(cJSON_GetObjectItem(j, "read_raised") == NULL);
     cJSON_Delete(j);
+
+    /* a later family read faster (a weight stream of a DRAM-sized matrix): the read ceiling rises */
+    EXPECT(measure_dram_offer_read(41, "fp32", "a slower read") == 0);
+    EXPECT(measure_dram_offer_read(45, "fp32", "the compression experiment's gemv of its fp32 matrix") == 1);
+    EXPECT(measure_dram(NULL, &k, err, sizeof err) == 0);
+    EXPECT_NEAR(k.read_gbps, 45, 0);
+    EXPECT_NEAR(measure_dram_ceiling(&k, 1, 0), 45, 0);
+    EXPECT_NEAR(k.gbps, 45, 0);                     /* above the 42 of the one figure too */
+    EXPECT_STR(k.precision, "fp32");
+    EXPECT(strstr(k.raised, "raised from 42 to 45 GB/s by the compression experiment's gemv") != NULL);
+    j = measure_dram_json(&k);
+    EXPECT(strstr(json_str(j, "read_raised", ""), "raised from 42") != NULL);
+    cJSON_Delete(j);
+}
+
+/* The run's GEMM rate: the fastest offered per device and precision, kept as offered. */
+static void gemm_rate(void)
+{
+    struct measure_gemm g, a = { 200, 1024, 1024, 1024, "cblas_sgemm", "precision" },
+                           b = { 180, 2048, 768, 768, "cblas_sgemm", "model" }, c = { 210, 64, 64, 64, "x", "model" };
+    measure_gemm_clear();
+    EXPECT(measure_gemm_best("cpu", "fp32", &g) == -1);
+    EXPECT(measure_gemm_offer("cpu", "fp32", &a) == 1);
+    EXPECT(measure_gemm_offer("cpu", "fp32", &b) == 0);            /* slower: the precision one stays */
+    EXPECT(measure_gemm_offer("cpu", "fp64", &b) == 1);            /* another precision */
+    EXPECT(measure_gemm_best("cpu", "fp32", &g) == 0 && g.gflops == 200 && g.m == 1024);
+    EXPECT_STR(g.family, "precision");
+    EXPECT(measure_gemm_offer("cpu", "fp32", &c) == 1 && measure_gemm_best("cpu", "fp32", &g) == 0 && g.gflops == 210);
+    EXPECT(measure_gemm_best("gpu", "fp32", &g) == -1);
+    cJSON *j = measure_gemm_json(&g);
+    EXPECT(json_num(j, "gflops", 0) == 210 && json_num(j, "k", 0) == 64);
+    cJSON_Delete(j);
+    measure_gemm_clear();
 }
 
 int main(void)
@@ -208,5 +309,6 @@ int main(void)
     calibrate();
     params();
     dram_rule();
+    gemm_rate();
     return CHECK_DONE();
 }

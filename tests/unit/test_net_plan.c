@@ -517,7 +517,8 @@ static void test_amp_ops(void)
 }
 
 /* Causal: the s (s + 1) / 2 scores on and below the diagonal: forward 2 B s (s + 1) h, the
- * unfused backward twice that, the flash backward 2.5 times. */
+ * unfused backward twice that, the flash backward 2.5 times; Megatron's closed form with the
+ * causal half equals the plan's model FLOPs (NET_FLOP_CONVENTION). */
 static void test_causal(void)
 {
     struct net_shape s = { 2, 64, 4, 64, 256, 8, 1, 0, .tied = 0, .causal = 1 };
@@ -525,7 +526,10 @@ static void test_causal(void)
     int n = plan(&s, NET_BF16);
     EXPECT(find(n, NET_OP_ATTENTION, 0, 1)->flops == 2 * B * sq * (sq + 1) * h);
     EXPECT(find(n, NET_OP_ATTENTION_BWD, 0, 1)->flops == 4 * B * sq * (sq + 1) * h);
-    EXPECT_NEAR(matmul_flops(n, 0), net_megatron_flops(&s, 0) - 2 * 3 * 2 * B * sq * (sq - 1) * h, 1e-15);
+    EXPECT_NEAR(matmul_flops(n, 0), net_megatron_flops(&s, 0), 1e-15);     /* Megatron's, the causal half */
+    struct net_shape full = s;
+    full.causal = 0;                            /* the full s x s products: the masked half more */
+    EXPECT_NEAR(net_megatron_flops(&full, 0) - net_megatron_flops(&s, 0), 2 * 3 * 2 * B * sq * (sq - 1) * h, 1e-12);
     s.attention = NET_ATT_FLASH;
     n = plan(&s, NET_BF16);
     EXPECT(find(n, NET_OP_FLASH_ATTENTION, 0, 0)->flops == 2 * B * sq * (sq + 1) * h);

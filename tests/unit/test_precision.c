@@ -363,7 +363,8 @@ static void test_run(void)
         "\"numerics_shape\": [32, 32, 64], \"min_reps\": 2, \"max_reps\": 3, \"sample_s\": 0.002}");
     cJSON *params = param_check("precision", prec_params, given, err, sizeof err);
     EXPECT(params != NULL);
-    struct measure_dram dram = { 20.0, "copy", "fp64", "cached", 3 * 268435456.0, 2, "bandwidth experiment" };
+    struct measure_dram dram = { .gbps = 20.0, .kernel = "copy", .precision = "fp64", .stores = "cached",
+                                 .working_set_bytes = 3 * 268435456.0, .threads = 2, .source = "bandwidth experiment" };
     measure_dram_set(&dram);                             /* as the bandwidth experiment would leave it */
     cJSON *out = prec_run(params, 30, err, sizeof err);
     EXPECT(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(out, "info"), "dram"), "gbps")->valuedouble

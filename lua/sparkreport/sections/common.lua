@@ -125,6 +125,12 @@ function S.summary(doc, results)
   if dram then
     doc:paragraph(("This machine's DRAM bandwidth, the one figure the report divides by: %s GB/s, the %s. Rule: %s.")
       :format(fmt.rate(dram.gbps), ceilings.dram_text(dram), dram.rule))
+    if dram.read_gbps then
+      doc:paragraph(("Its ceilings by mix, in bytes known to move: read %s GB/s, write %s GB/s, read and write %s GB/s; "
+        .. "a weight stream is judged against the read ceiling, every op against its own mix.")
+        :format(fmt.rate(dram.read_gbps), dram.write_gbps and fmt.rate(dram.write_gbps) or "not measured",
+                dram.mix_gbps and fmt.rate(dram.mix_gbps) or "not measured"))
+    end
   end
   doc:paragraph(fraction_text(results, head, dram))
   local ghead, gexp = R.gpu_headline(results)

@@ -66,8 +66,8 @@ local function method(doc, exp)
     .. "of vectors, y = W x, decoding the weights on the fly (%s, %d threads). Bytes: %s. Every product is checked against "
     .. "a plain twin in FP64 on the same packed weights (tolerance 1e-5 of sum |w x|, FP32 accumulation) before it is "
     .. "timed; times are medians of at least %d repetitions, with the best beside them. Speed-ups are ratios of medians "
-    .. "within this run, against the dense FP32 and BF16 products of the same matrix; rates are compared with one figure, "
-    .. "this machine's DRAM bandwidth (%s).")
+    .. "within this run, against the dense FP32 and BF16 products of the same matrix; rates are compared with this "
+    .. "machine's DRAM read ceiling, the ceiling of a weight stream (%s).")
     :format(info.rows or 0, info.cols or 0, fmt.bytes(info.fp32_bytes or 0), (info.fp32_bytes or 0) / math.max(caches, 1),
             info.caches_what or "the caches", fmt.bytes(caches), first.isa or "?", info.threads or 0,
             info.byte_convention or "?", p.min_reps or 0, info.dram and info.dram.rule or "the bandwidth experiment's rule"))
@@ -109,15 +109,17 @@ local function summary_table(doc, exp, bs)
       .. "unquantized model. All measured on this run." }
 end
 
--- A product's best rate and the DRAM figure it is a fraction of: the record's read_fraction_dram
--- (the C side divided by the one figure) when present, else its best GB/s over d; no ceiling
--- when the matrix fits the caches (d.in_cache), where DRAM bounds nothing.
+-- A product's best rate and the DRAM read ceiling it is a fraction of: the record's
+-- read_fraction_dram (the C side divided by the read ceiling; older files: by the one figure) when
+-- present, else its best GB/s over d; no ceiling when the matrix fits the caches (d.in_cache),
+-- where DRAM bounds nothing.
 local function dram_pair(r, d)
+  local read = ceilings.read_ceiling(d)
   if r.read_fraction_dram and r.read_fraction_dram > 0 then
-    local ceiling = d and d.gbps or r.gbps_best / r.read_fraction_dram
+    local ceiling = read or r.gbps_best / r.read_fraction_dram
     return r.read_fraction_dram * ceiling, ceiling
   end
-  return r.gbps_best, d and not d.in_cache and d.gbps or nil
+  return r.gbps_best, d and not d.in_cache and read or nil
 end
 
 local function of_dram(mk, r, d, what)
@@ -143,13 +145,14 @@ local function speed_table(doc, exp, b, mk, d)
   doc:table {
     columns = { { title = "Scheme", width = 0.12 }, { title = "Median\ntime", align = "right", width = 0.11 },
                 { title = "Median\nGB/s", align = "right", width = 0.1 }, { title = "Best\nGB/s", align = "right", width = 0.1 },
-                { title = "Of the DRAM\nfigure", align = "right", width = 0.12 }, { title = "Speed-up\nvs FP32", align = "right", width = 0.11 },
+                { title = "Of the read\nceiling", align = "right", width = 0.12 }, { title = "Speed-up\nvs FP32", align = "right", width = 0.11 },
                 { title = "Ideal\n(bytes)", align = "right", width = 0.11 }, { title = "CV", align = "right", width = 0.11 },
                 { title = "Reps", align = "right" } },
     rows = rows,
-    caption = mk:caption(("Batch %d. GB/s in physical bytes (values, scales, indices). Of the DRAM figure: best GB/s over "
+    caption = mk:caption(("Batch %d. GB/s in physical bytes (values, scales, indices). Of the read ceiling: best GB/s over "
       .. "%s. Speed-up: median time of dense FP32 over the scheme's, same batch. Ideal: FP32 bytes / the scheme's bytes.")
-      :format(b, d and (fmt.rate(d.gbps) .. " GB/s, this machine's DRAM bandwidth") or "a DRAM figure this run lacks")),
+      :format(b, d and (fmt.rate(ceilings.read_ceiling(d)) .. " GB/s, this machine's DRAM read ceiling")
+                or "a DRAM figure this run lacks")),
   }
 end
 
@@ -188,15 +191,35 @@ local function chart(doc, exp, bs)
   }
 end
 
--- A product's share of the DRAM figure in words (an error naming both numbers above it), or,
--- without a figure, its ratio to a plain read of the same matrix.
+-- A product's share of the DRAM read ceiling in words (both numbers when above it), or, without
+-- a ceiling, its ratio to a plain read of the same matrix.
 local function share_text(mk, r, d, what)
   local v, c = dram_pair(r, d)
   if not c then return ("%s a plain read of the same matrix"):format(x(r.read_fraction_best)), r.read_fraction_median end
   local text = mk:fraction(v, c, "GB/s", what)
   if marks.exceeds(v, c) then return text, v / c end
-  return ("%s of %s GB/s, this machine's DRAM bandwidth%s"):format(text, fmt.rate(c),
-    d and d.kernel and (": the " .. ceilings.dram_text(d)) or ""), v / c
+  return ("%s of %s GB/s, this machine's DRAM read ceiling%s"):format(text, fmt.rate(c),
+    d and d.kernel and (": the " .. ceilings.read_text(d)) or ""), v / c
+end
+
+-- Dense FP32 at each batch after the first: its share of the read ceiling and what bounds it (its
+-- own arithmetic: the rate from cache that binds, in GFLOP/s).
+local function fp32_batches(doc, exp, bs, mk, d)
+  local parts = {}
+  for i = 2, #bs do
+    local r = rec(exp, "gemv", "fp32", bs[i])
+    if r and r.valid and r.gbps_best then
+      local share = share_text(mk, r, d, ("fp32, batch %d"):format(bs[i]))
+      local bound = r.bound == "memory" and "memory-bound"
+        or r.bound == "compute" and r.bound_gflops and ("bound by its own arithmetic, %s GFLOP/s from cache"):format(fmt.rate(r.bound_gflops))
+        or r.bound == "mixed" and "memory and arithmetic both" or "bound not recorded"
+      parts[#parts + 1] = ("batch %d %s GB/s, %s; %s"):format(bs[i], fmt.rate(r.gbps_best), (share:gsub(": the .*$", "")), bound)
+    end
+  end
+  if #parts > 0 then
+    doc:paragraph(("Dense FP32 with more vectors per weight (each weight read once for the whole batch): %s.")
+      :format(table.concat(parts, "; ")), "small")
+  end
 end
 
 -- What bounds a product: the record's word, else (older files) memory when its speed-up reaches
@@ -224,6 +247,7 @@ local function bounds(doc, exp, bs, mk, d)
       .. "bytes it saves (the ideal), and bound by decoding when it runs from DRAM at 0.7 or more of its rate from "
       .. "cache (the same product on the matrix's first rows, half the level-2 caches).")
       :format(b1, fmt.rate(f32.gbps_best), fmt.rate(f32.gbps_median), (share_text(mk, f32, d, ("fp32, batch %d"):format(b1)))))
+    fp32_batches(doc, exp, bs, mk, d)
   end
   local rows = {}
   for _, s in ipairs(schemes(exp)) do

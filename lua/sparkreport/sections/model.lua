@@ -5,6 +5,7 @@
 -- plain words. Draws from the model records alone; the time predictor lives in src/predict.
 local dram_of = require("sparkreport.ceilings").dram
 local dram_text = require("sparkreport.ceilings").dram_text
+local ceilings = require "sparkreport.ceilings"
 local cost = require "sparkreport.cost"
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
@@ -72,7 +73,7 @@ local function counted(r) return r.valid ~= false and r.measured_s and not r.exc
 local function validation_chart(doc, recs)
   local groups, lo, hi = {}, math.huge, 0
   local order = { { key = "timed", name = "ops timed in it" }, { key = "held", name = "held out (no op of its own timed)" },
-                  { key = "excluded", name = "excluded (disturbed; not in the summary)" } }
+                  { key = "excluded", name = "excluded (disturbed or drifting; not in the summary)" } }
   for _, g in ipairs(order) do groups[g.key] = { x = {}, y = {}, labels = {} } end
   for _, r in ipairs(recs) do
     if r.measured_s then
@@ -137,7 +138,9 @@ local function validation_table(doc, recs, info)
       .. "without timing any op of its own, from the ops the other configurations timed and the curves. Ops timed on "
       .. "their own: %s. Steps: the median of %s rounds; a round whose step is slower than the fastest third by more "
       .. "than 25 %% and 4 of their standard deviations was disturbed (another process had the cores) and is dropped; "
-      .. "more than a third disturbed: measured again, and if again, excluded with the reason. acc: micro-batches "
+      .. "more than a third disturbed, or the rounds drifting (a Mann-Kendall trend at 5 %% and a Theil-Sen drift of 5 %% "
+      .. "or more across them: the machine's load changed while it ran): measured again, and if again, excluded with "
+      .. "the reason. acc: micro-batches "
       .. "per optimizer step; ckpt: activations recomputed.")
       :format(info.caches_total_bytes and fmt.bytes(info.caches_total_bytes) or "n/a",
               info.op_state_rule or "after a scrub of the caches", "11"),
@@ -157,7 +160,7 @@ local function validation_text(doc, v)
     .. "log(predicted/measured)), Kendall tau %s (rank agreement of predicted and measured times). The best published "
     .. "analytical model, Calculon (SC23), reports %s mean and %s max error against measured runs (published figures): "
     .. "this model's mean is %s, its max %s."):format(v.n,
-    (v.excluded or 0) > 0 and (" (the table's others; %d excluded as disturbed)"):format(v.excluded) or "", pct2(v.mean_abs_error),
+    (v.excluded or 0) > 0 and (" (the table's others; %d excluded as disturbed or drifting)"):format(v.excluded) or "", pct2(v.mean_abs_error),
     pct2(v.max_abs_error), v.bias, fmt.pct(v.spread), v.kendall_tau and ("%.2f"):format(v.kendall_tau) or "n/a",
     pct2(c.mean), pct2(c.max), below(v.mean_abs_error, c.mean), below(v.max_abs_error, c.max)))
   local parts = {}
@@ -240,7 +243,10 @@ local function class_cells(mk, c, cal, d)
     elseif c.basis ~= "flops" and d and d.working_set_bytes and pt.x < d.working_set_bytes then
       -- below the DRAM-sized working set the op's bytes may sit in the caches: the DRAM figure is
       -- no ceiling there, so its rate is shown as a multiple of it, never as an efficiency
-      text = ("%sx DRAM, in cache"):format(fmt.rate(pt.eta * native / ceiling))
+      text = ("%sx DRAM, in cache"):format(fmt.rate(cal.bandwidth_mix and pt.eta or pt.eta * native / ceiling))
+    elseif c.basis ~= "flops" and cal.bandwidth_mix then
+      -- each op against the DRAM ceiling of its own mix of reads and writes: eta is that fraction
+      text = mk:fraction(100 * pt.eta, 100, "%", ("%s %s at %.0e B"):format(c.class, c.dtype, pt.x))
     else
       text = mk:fraction(pt.eta * native / 1e9, ceiling / 1e9, unit,
                          ("%s %s at %.0e %s"):format(c.class, c.dtype, pt.x, c.basis == "flops" and "FLOP" or "B"))
@@ -262,8 +268,9 @@ local function class_table(doc, cal, d)
                 { title = "Points", align = "right", width = 0.09 }, { title = "Efficiency, smallest", align = "right", width = 0.26 },
                 { title = "Efficiency, largest", align = "right" } },
     rows = rows,
-    caption = "Efficiency: achieved rate over the sustained peak (matmuls: the matmul peak of their dtype; attention: "
-      .. "the FP32 matmul peak; memory-bound classes: the bandwidth above), as a function of the op's FLOPs or bytes; "
+    caption = "Efficiency: achieved rate over its ceiling (matmuls: the run's sustained GEMM rate of their dtype; "
+      .. "attention: the FP32 one; memory-bound classes: the DRAM ceiling of each op's own mix of reads and writes), as a "
+      .. "function of the op's FLOPs or bytes; "
       .. "between points the model interpolates in log size. A memory-bound op smaller than the DRAM-sized working set "
       .. "may run from the caches: its rate is shown as a multiple of the DRAM figure (\"in cache\"), not as an "
       .. "efficiency.",
@@ -286,21 +293,44 @@ local function gpu_calibration(doc, cal, n)
   class_table(doc, cal, nil)
 end
 
+-- The matmul ceiling measured again (an op beat it), and a GEMM of the run faster than it (the
+-- precision experiment ran after the calibration): said as what happened, never as a defect.
+local function gemm_note(doc, results, cal)
+  local re = cal.remeasured
+  if re then
+    doc:paragraph(("Re-measured: the %s op of configuration %s (%d x %d x %d) ran at %s GFLOP/s, above the first matmul "
+      .. "ceiling of %s GFLOP/s; measured again%s, the ceiling is %s GFLOP/s and the curves were rebuilt against it.")
+      :format(re.op or "?", re.config or "?", re.m, re.n, re.k, fmt.rate(re.op_flops / 1e9), fmt.rate(re.before_flops / 1e9),
+              re.again_flops and (" at that shape " .. fmt.rate(re.again_flops / 1e9) .. " GFLOP/s") or "",
+              fmt.rate((cal.peak_flops[re.dtype] or re.op_flops) / 1e9)), "small")
+  end
+  local rate = ceilings.gemm_rate(results, cal.device or "cpu", "fp32")
+  local own = cal.peak_flops and cal.peak_flops.fp32
+  if rate and own and rate.gflops > own / 1e9 * (1 + 1e-9) then
+    doc:paragraph(("Re-measured after the calibration: %s reached %s GFLOP/s (%d x %d x %d), above the %s GFLOP/s the "
+      .. "calibration divided by; its efficiencies are of the lower figure.")
+      :format(rate.source, fmt.rate(rate.gflops), rate.m or 0, rate.n or 0, rate.k or 0, fmt.rate(own / 1e9)), "small")
+  end
+end
+
 local function calibration(doc, results, exp, cal)
   doc:section("Calibration", 2)
   local n = #R.records(exp, { series = "calibration" })
   local cb = cal.combine
   if cal.device == "gpu" then return gpu_calibration(doc, cal, n) end
   local d = dram_of(results, cal.device)
-  doc:paragraph(("Measured on this run (%s, %d threads): sustained matmul peaks %s; vector %s GFLOP/s; %s; fixed cost "
+  doc:paragraph(("Measured on this run (%s, %d threads): matmul ceiling %s, %s; vector %s GFLOP/s; %s; fixed cost "
     .. "per op %s. Compute and memory time combine as %s, chosen on %d intensity microbenchmarks "
     .. "(mean error %s there). %d ops were timed on their own (%d records with their samples in results.json); "
     .. "measured times spread %s around the efficiency curves.")
-    :format(DEVICE[cal.device] or cal.device, cal.threads, peaks_text(cal.peak_flops), fmt.rate(cal.vector_flops / 1e9),
+    :format(DEVICE[cal.device] or cal.device, cal.threads, peaks_text(cal.peak_flops),
+            cal.peak_gemm and "the run's sustained GEMM rate, the fastest GEMM of the run up to the calibration" or
+              (cal.peak_what or "a large GEMM"), fmt.rate(cal.vector_flops / 1e9),
             d and ("DRAM bandwidth %s GB/s, this machine's one figure: the %s"):format(fmt.rate(d.gbps), dram_text(d))
               or ("read bandwidth " .. fmt.rate(cal.bandwidth_Bps / 1e9) .. " GB/s"),
             fmt.seconds(cal.op_overhead_s), combine_text(cb), cb.points,
             fmt.pct(cb.mean_abs_error), cal.ops_measured, n, fmt.pct(cal.spread)))
+  gemm_note(doc, results, cal)
   local label = appendix.defer(doc, "Calibration: efficiency per op class", function(d2) class_table(d2, cal, d) end)
   doc:paragraph(("The efficiency of every op class at its smallest and largest size: %s."):format(label), "small")
 end

@@ -43,11 +43,12 @@ local function skipped_reason(exps, item)
   end
 end
 
--- The best GEMM of a device and precision (by median).
+-- The fastest GEMM of a device and precision in this experiment (by best repetition, as the run's
+-- sustained GEMM rate is taken).
 local function best_gemm(exps, device, prec)
   local best
   for _, r in ipairs(all_records(exps, { series = "gemm", device = device, precision = prec, valid = true })) do
-    if r.gflops_median and (not best or r.gflops_median > best.gflops_median) then best = r end
+    if r.gflops_best and (not best or r.gflops_best > best.gflops_best) then best = r end
   end
   return best
 end
@@ -115,11 +116,15 @@ local function peaks_table(doc, results, exps)
       for _, r in ipairs(all_records(exps, { series = "peak", device = device, precision = prec, valid = true })) do
         rows[#rows + 1] = peak_row(device, prec, ("FMA chains, %d thread%s"):format(r.threads, r.threads > 1 and "s" or ""), r, row)
       end
-      local g = best_gemm(exps, device, prec)
+      local g, rate = best_gemm(exps, device, prec), ceilings.gemm_rate(results, device, prec)
       local why = not g and skipped_reason(exps, DEVICE[device] .. " GEMM " .. prec)
       if g then
-        rows[#rows + 1] = peak_row(device, prec, ("best GEMM, %s %dx%dx%d"):format(g.shape, g.m, g.n, g.k), g, row)
-      elseif why then
+        rows[#rows + 1] = peak_row(device, prec, ("sustained GEMM rate: %s %dx%dx%d"):format(g.shape, g.m, g.n, g.k), g, row)
+      end
+      if rate and (not g or rate.gflops > g.gflops_best * (1 + 1e-9)) then   -- the model measured a faster one
+        rows[#rows + 1] = { DEVICE[device], prec, ("sustained GEMM rate: %dx%dx%d, %s"):format(rate.m or 0, rate.n or 0,
+                              rate.k or 0, rate.source), "", { text = fmt.rate(rate.gflops), kind = "measured" }, "", "" }
+      elseif not g and why then
         missing[#missing + 1] = { prec = prec, why = why }
       end
     end
@@ -131,7 +136,9 @@ local function peaks_table(doc, results, exps)
                 { title = "Median\nGFLOPS", align = "right", width = 0.13 }, { title = "Best\nGFLOPS", align = "right", width = 0.13 },
                 { title = "Catalog\ndense GFLOPS", align = "right", width = 0.15 }, { title = "Fraction", align = "right" } },
     rows = rows,
-    caption = "Sustained compute: the median repetition, the best beside it. Catalog: dense peaks only (vendor figures quoted with sparsity are halved "
+    caption = "Sustained compute: the median repetition, the best beside it; one FMA peak per precision (what MFU is "
+      .. "taken against) and one sustained GEMM rate (the fastest GEMM of the run, best repetition: the same figure the "
+      .. "training-time model's matmul ceiling divides by). Catalog: dense peaks only (vendor figures quoted with sparsity are halved "
       .. "in the catalog and never used as dense)" .. (row and (", " .. row.name .. ", sources: " .. (row.sources or "?")) or
       ("; this machine is no catalog system (" .. (results.catalog and results.catalog.match_reason or "") .. ")")) .. ".",
   }
@@ -150,11 +157,12 @@ local function consistency(doc, exps)
   end
 end
 
--- The bandwidth ceiling of a device: this machine's one DRAM figure, else the sweep's own.
+-- The bandwidth ceiling of a device: this machine's DRAM read ceiling (the sweep only reads), else
+-- the sweep's own.
 local function bandwidth_ceiling(results, exps, device)
   local d = ceilings.dram(results, device)
   if d then
-    return d.gbps, ceilings.dram_text(d) .. ", this machine's DRAM bandwidth", d
+    return ceilings.read_ceiling(d), ceilings.read_text(d) .. ", this machine's DRAM read ceiling (the sweep only reads)", d
   end
   local best
   for _, k in ipairs(all_records(exps, { series = "knee", device = device })) do
@@ -232,8 +240,8 @@ end
 local function knee_table(doc, results, exps)
   local row, rows = R.catalog_row(results), {}
   for _, k in ipairs(all_records(exps, { series = "knee" })) do
-    local dram = ceilings.dram(results, k.device)       -- this machine's one figure, or none
-    local bw = dram and dram.gbps
+    local dram = ceilings.dram(results, k.device)       -- this machine's read ceiling, or none
+    local bw = ceilings.read_ceiling(dram)
     local peak = compute_ceiling(exps, k.device, k.precision)
     local sp = spec_peak(row, k.device, k.precision)
     local spec_bw = k.device == "gpu" and row and row.mem_bw_gbs
@@ -249,12 +257,12 @@ local function knee_table(doc, results, exps)
   doc:table {
     columns = { { title = "Device", width = 0.1 }, { title = "Precision", width = 0.13 }, { title = "Sweep", width = 0.12 },
                 { title = "Sweep\nGB/s", align = "right" }, { title = "Sweep\nGFLOPS", align = "right" },
-                { title = "Knee, sweep\nFLOP/byte", align = "right" }, { title = "Knee, peak\n/ DRAM", align = "right" },
+                { title = "Knee, sweep\nFLOP/byte", align = "right" }, { title = "Knee, peak\n/ DRAM read", align = "right" },
                 { title = "Knee, spec\nFLOP/byte", align = "right", width = 0.13 } },
     rows = rows,
     caption = "Knee = compute ceiling / bandwidth ceiling: below it, memory bandwidth sets the pace. The sweep's "
       .. "ceilings are its best bytes/s and best GFLOPS (the sweep's own rates); the second knee divides the sustained "
-      .. "peak by this machine's DRAM bandwidth" .. (cpu_dram and (", " .. fmt.rate(cpu_dram.gbps) .. " GB/s for the CPU") or "")
+      .. "peak by this machine's DRAM read ceiling" .. (cpu_dram and (", " .. fmt.rate(ceilings.read_ceiling(cpu_dram)) .. " GB/s for the CPU") or "")
       .. "; the spec knee divides the catalog's dense peak by its memory bandwidth. "
       .. "\">=\": the sweep stopped before twice its knee (time share), so the compute ceiling may lie higher.",
   }

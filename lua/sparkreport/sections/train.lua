@@ -71,10 +71,11 @@ local function method_detail(doc, exps)
     .. "time is the sum over its ops, the figure given is the median over the steps after the warm-up steps, with "
     .. "its CV. FLOPs and bytes per op are closed forms from the same description the training-time model "
     .. "evaluates: " .. (info.flop_convention or "") .. "; " .. (info.byte_convention or "") .. ". MFU is the model "
-    .. "FLOPs per second divided by a peak, named per column: the sustained peak the precision experiment "
-    .. "measured in this run, and the catalog's dense peak when this machine is a catalog system (GPU rows "
+    .. "FLOPs per second divided by a peak, named per column: the one peak of the precision that this run measured "
+    .. "(on the CPU the FMA peak, chains of multiply-adds on all threads; on a GPU its fastest GEMM), the same figure "
+    .. "the compute section shows, and the catalog's dense peak when this machine is a catalog system (GPU rows "
     .. "only: the catalog gives no CPU figures). CPU BF16 rows are divided by the FP32 peak: their matmuls compute "
-    .. "in FP32.", "small")
+    .. "in FP32. The projections' implied MFU counts the same FLOPs (the causal half of attention).", "small")
   doc:paragraph("Validation before anything is timed: " .. (info.validation or "") .. ".", "small")
 end
 

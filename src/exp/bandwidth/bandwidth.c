@@ -110,13 +110,15 @@ static void skip_rest(struct bw_run_state *rs, enum bw_prec p, int from, double 
 
 /* The machine's one DRAM figure, when this run's largest point is DRAM-sized (the automatic
  * size, or one at least as large): kept for the families after this one, and in info.dram. */
-static void choose_dram(const struct bw_plan *pl, const cJSON *params, const cJSON *results, cJSON *info)
+static void choose_dram(const struct bw_run_state *rs, const cJSON *params, cJSON *info)
 {
     struct measure_dram d;
+    const struct bw_plan *pl = rs->pl;
     int automatic = cJSON_IsString(param_get(params, "max_size")) && !cJSON_IsArray(param_get(params, "sizes"));
-    if (!(automatic || pl->sizes[pl->ns - 1] >= 0.999 * pl->auto_max) || measure_dram_pick(results, pl->tmax, &d) != 0)
+    if (!(automatic || pl->sizes[pl->ns - 1] >= 0.999 * pl->auto_max)
+        || measure_dram_pick(rs->results, pl->tmax, rs->hw_tried ? &rs->hw : NULL, &d) != 0)
         return;
-    d = measure_dram_set(&d);           /* its strings pointed into results */
+    d = measure_dram_set(&d);
     cJSON_AddItemToObject(info, "dram", measure_dram_json(&d));
 }
 
@@ -136,7 +138,8 @@ cJSON *bw_run(const cJSON *params, double budget_s, char *err, size_t errlen)
         per_prec += bw_config_slots(pl, pl->sizes[s], "size");
     for (int s = 0; s < pl->nscale; s++)
         per_prec += pl->scale[s].ncounts * pl->nk;
-    struct bw_run_state rs = { backend_for("bandwidth", "cpu", NULL, 0), pl, cJSON_CreateArray(), 0, per_prec * pl->np, 0 };
+    struct bw_run_state rs = { .ops = backend_for("bandwidth", "cpu", NULL, 0), .pl = pl, .results = cJSON_CreateArray(),
+                               .total = per_prec * pl->np };
     rs.per_point = 0.7 * budget_s / (rs.total > 0 ? rs.total : 1);
     progress_begin("bandwidth cpu", rs.total, budget_s);
     double t0 = timing_now();
@@ -160,7 +163,7 @@ cJSON *bw_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     progress_end();
 
     cJSON *out = cJSON_CreateObject(), *info = info_json(pl, &cpu, pl->sizes[pl->ns - 1]);
-    choose_dram(pl, params, rs.results, info);
+    choose_dram(&rs, params, info);
     cJSON_AddItemToObject(out, "results", rs.results);
     cJSON_AddItemToObject(out, "skipped", pl->skipped);
     cJSON_AddItemToObject(out, "info", info);

@@ -101,6 +101,10 @@ struct bw_ops {
      * writes in full), so the arrays a kernel names are the bytes it moves and the records carry
      * no write-allocate view. */
     int store_allocates;
+    /* Last-level cache misses per 64-byte line of the arrays named, over one pass of kernel k with
+     * cached stores on every thread (CPU: perf_event_open's hardware counter); 0, or -1 with why
+     * they cannot be read (no PMU, as in most virtual machines; perf_event_paranoid). NULL: none. */
+    int (*count_misses)(struct bw_arrays *x, enum bw_kernel k, double *per_line, char *why, size_t whylen);
 };
 extern const struct bw_ops bw_cpu_ops;
 extern const struct bw_ops bw_cuda_ops;         /* only in builds with CUDA */

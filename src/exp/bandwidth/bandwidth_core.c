@@ -440,6 +440,24 @@ static void measure_one(struct bw_run_state *rs, struct bw_arrays *x, enum bw_ke
     rs->done++;
 }
 
+/* The hardware counters at the DRAM-sized point (once a run): a cached fill's last-level misses per
+ * line it writes against the read's per line it reads (dram.h's measure_counters). */
+static void count_misses(struct bw_run_state *rs, struct bw_arrays *x)
+{
+    struct measure_counters *hw = &rs->hw;
+    rs->hw_tried = 1;
+    hw->readable = 0;
+    if (!rs->ops->count_misses) {
+        snprintf(hw->why, sizeof hw->why, "this backend has no counters");
+        return;
+    }
+    if (rs->ops->count_misses(x, BW_FILL, &hw->fill_per_line, hw->why, sizeof hw->why) == 0
+        && rs->ops->count_misses(x, BW_READ, &hw->read_per_line, hw->why, sizeof hw->why) == 0)
+        hw->readable = hw->read_per_line > 0;
+    if (!hw->readable && !hw->why[0])
+        snprintf(hw->why, sizeof hw->why, "the read counted no misses");
+}
+
 void bw_measure_config(struct bw_run_state *rs, enum bw_prec p, double size, enum bw_path path,
                        int threads, const int *cpus, const char *series, const char *cpulist,
                        double mem_limit)
@@ -483,6 +501,8 @@ void bw_measure_config(struct bw_run_state *rs, enum bw_prec p, double size, enu
     }
     if (!progress_stopping())
         rs->done = end;             /* a backend without streaming stores measured no twins */
+    if (beyond && strcmp(series, "size") == 0 && threads == pl->tmax && !rs->hw_tried && !progress_stopping())
+        count_misses(rs, &x);
     rs->ops->release(&x);
 }
 

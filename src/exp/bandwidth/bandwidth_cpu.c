@@ -13,20 +13,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef __linux__
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "util/error.h"
+#include "util/isa.h"
 #include "util/timing.h"
 
 #define ALIGN ((size_t)2 << 20)
 
 /* The build targets the baseline ISA so the binary runs anywhere; on x86 the kernels are also
- * compiled for AVX2 and AVX-512 and the loader picks what the CPU has, so cache-resident
- * sizes are not limited by 16-byte vectors. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define KERNEL_ISA __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define KERNEL_ISA
-#endif
+ * compiled for AVX2 and AVX-512 (util/isa.h) and the loader picks what the CPU has, so
+ * cache-resident sizes are not limited by 16-byte vectors. */
+#define KERNEL_ISA ISA_CLONES
 
 /* Cached stores: one pass of each kernel, called by every thread of the team (orphaned worksharing). The
  * static schedule gives each thread the same chunk on every pass, and no kernel reads what
@@ -260,7 +263,7 @@ static const struct isa_kernels *isa_kernels(void)
     int i = (int)(sizeof isa_table / sizeof isa_table[0]) - 1;
 #if BW_STREAMING && defined(__x86_64__)
     __builtin_cpu_init();
-    i = __builtin_cpu_supports("avx512f") ? 0 : __builtin_cpu_supports("avx2") ? 1 : i;
+    i = isa_avx512() ? 0 : __builtin_cpu_supports("avx2") ? 1 : i;
 #endif
     return &isa_table[i];
 }
@@ -431,6 +434,72 @@ static double cpu_check(struct bw_arrays *x, enum bw_kernel k)
     return worst;
 }
 
+/* ---- hardware counters: does a cached store read its line first? ---- */
+
+#ifdef __linux__
+/* This thread's last-level cache-miss counter, user space only, stopped; -1 with errno. */
+static int miss_counter(void)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.type = PERF_TYPE_HARDWARE;
+    a.size = sizeof a;
+    a.config = PERF_COUNT_HW_CACHE_MISSES;
+    a.disabled = 1;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+
+static int cpu_count_misses(struct bw_arrays *x, enum bw_kernel k, double *per_line, char *why, size_t whylen)
+{
+    long long total = 0;
+    int failed = 0, err = 0;
+    enum bw_stores keep = x->stores;
+    x->stores = BW_STORES_CACHED;
+    pass_fn pass = pass_for(x, k);
+#pragma omp parallel num_threads(x->threads) reduction(+:total) reduction(|:failed)
+    {
+        int fd = miss_counter();            /* each thread counts itself */
+        long long v = 0;
+        if (fd < 0) {
+            failed = 1;
+#pragma omp atomic write
+            err = errno;
+        } else {
+            ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+            ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+        }
+#pragma omp barrier
+        pass(x);
+#pragma omp barrier
+        if (fd >= 0) {
+            ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+            if (read(fd, &v, sizeof v) == (ssize_t)sizeof v)
+                total += v;
+            else
+                failed = 1;
+            close(fd);
+        }
+    }
+    x->stores = keep;
+    if (failed) {
+        snprintf(why, whylen, "perf_event_open of the last-level cache-miss counter: %s",
+                 err ? strerror(err) : "the count could not be read");
+        return -1;
+    }
+    *per_line = (double)total / ((double)x->n * (double)bw_prec_size[x->prec] / 64.0);
+    return 0;
+}
+#else
+static int cpu_count_misses(struct bw_arrays *x, enum bw_kernel k, double *per_line, char *why, size_t whylen)
+{
+    (void)x, (void)k, (void)per_line;
+    snprintf(why, whylen, "hardware counters are read through Linux's perf_event_open only");
+    return -1;
+}
+#endif
+
 const struct bw_ops bw_cpu_ops = {
     .device = "cpu",
     .supports = cpu_supports,
@@ -438,5 +507,7 @@ const struct bw_ops bw_cpu_ops = {
     .run = cpu_run,
     .check = cpu_check,
     .release = cpu_release,
-    .store_allocates = 1,           /* cached stores read each missed line first */
+    .store_allocates = 1,           /* cached stores may read each missed line first: the records
+                                       carry the write-allocate view, used where the machine shows it */
+    .count_misses = cpu_count_misses,
 };

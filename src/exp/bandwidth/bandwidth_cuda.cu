@@ -433,7 +433,7 @@ fail:
 /* store_allocates 0: a warp's 16-byte stores fill whole 32-byte sectors, which the L2 writes
  * without reading them first; a write-allocate view (reads + 2 x writes) would claim more than
  * the memory can move (an H200 copy at 4.3 TB/s would read 6.4, over HBM3e's 4.8). */
-const struct bw_ops bw_cuda_ops = { "gpu", cuda_supports, cuda_alloc, cuda_run, gpu_check, cuda_release, 0 };
+const struct bw_ops bw_cuda_ops = { "gpu", cuda_supports, cuda_alloc, cuda_run, gpu_check, cuda_release, 0, NULL };
 
 } /* extern "C" */
 

@@ -29,17 +29,16 @@ static int measure_here(const char *family, struct measure_dram *out, char *err,
         return -1;
     struct bw_plan *pl = bw_plan_cpu(params, &cpu);
     double size = bw_plan_max_size(pl, params);
-    struct bw_run_state rs = { &bw_cpu_ops, pl, cJSON_CreateArray(), 0, pl->nk, MEASURE_S / pl->nk };
+    struct bw_run_state rs = { .ops = &bw_cpu_ops, .pl = pl, .results = cJSON_CreateArray(), .total = pl->nk,
+                               .per_point = MEASURE_S / pl->nk };
     progress_note("%s: measuring this machine's DRAM bandwidth (the bandwidth experiment did not, in this run)",
                   family);
     bw_measure_config(&rs, BW_FP64, size, BW_PATH_HOST, pl->tmax, NULL, "size", NULL,
                       BW_MEM_SHARE * machine_mem_available());
-    int rc = measure_dram_pick(rs.results, pl->tmax, out);
+    int rc = measure_dram_pick(rs.results, pl->tmax, rs.hw_tried ? &rs.hw : NULL, out);
     if (rc == 0) {
-        char source[64];
-        snprintf(source, sizeof source, "measured by %s", family);
-        out->source = source;
-        *out = measure_dram_set(out);   /* copies the strings, which point into what is freed below */
+        snprintf(out->source, sizeof out->source, "measured by %s", family);
+        *out = measure_dram_set(out);
     } else {
         const cJSON *why = cJSON_GetArrayItem(pl->skipped, 0);
         snprintf(err, errlen, "the DRAM bandwidth could not be measured: %s",

@@ -398,7 +398,7 @@ cJSON *bw_gpu_run(const cJSON *params, double budget_s, char *err, size_t errlen
             paths += path_wanted(params, p);
         int total = (pl->ns + paths) * pl->np * pl->nk + (param_bool(params, "transfers") ? 2 * BW_NENGINES * BW_NDIRS : 0)
                     + param_bool(params, "contention");
-        struct bw_run_state rs = { ops, pl, results, 0, total, 0 };
+        struct bw_run_state rs = { .ops = ops, .pl = pl, .results = results, .total = total };
         rs.per_point = 0.7 * budget_s / total;
         progress_begin("bandwidth gpu", total, budget_s);
         if (path_wanted(params, BW_PATH_DEVICE) || paths > 0)

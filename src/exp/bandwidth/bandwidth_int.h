@@ -46,6 +46,8 @@ struct bw_run_state {
     cJSON *results;
     int done, total;
     double per_point;               /* seconds of repetitions per measurement */
+    struct measure_counters hw;     /* what the hardware counters showed at the DRAM-sized point */
+    int hw_tried;
 };
 
 /* The parts of a plan every device shares: kernels, precisions, repetition rule, timer. */

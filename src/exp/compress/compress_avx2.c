@@ -1,12 +1,15 @@
 /* compress_avx2.c: the compression family's AVX2 kernels (with FMA and F16C, which every AVX2
  * CPU we target has): per scheme one loader that decodes 32 weights of a row into four
- * registers, and two drivers on top of it, a row's dot product with one vector (four
- * accumulators, so the FMA latency is covered) and with up to four (each weight decoded once
- * for all of them). The weights never go through memory, so a product reads each byte of the
- * matrix once and little else. The plain twin is quant_ref_dot; compress_cpu.c chooses these
- * kernels and compress.c checks them before timing. CSR and 2:4 gather, and stay with the tile
- * drivers of compress_cpu.c. */
+ * registers, and two drivers on top of it: a row's dot product with one vector (four
+ * accumulators, so the FMA latency is covered) and with up to four (each weight decoded once for
+ * all of them). The weights never go through memory, so a product reads each byte of the matrix
+ * once and little else. And the small-batch block kernel (compress_int.h) FP32 batches take: two
+ * rows read in place against up to four vectors at a time. The plain twin is quant_ref_dot; compress_cpu.c chooses these kernels and
+ * compress.c checks them before timing. CSR and 2:4 gather, and stay with the tile drivers of
+ * compress_cpu.c. */
 #include "exp/compress/compress_int.h"
+
+#include "util/isa.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -16,7 +19,7 @@
 
 int compress_avx2_usable(void)
 {
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return isa_avx2();
 }
 
 /* ---- loaders: w0..w3 = weights c .. c + 31 of row r, in order, scaled except by the row's or
@@ -181,8 +184,9 @@ AVX2 INLINE float hsum(__m256 a)
     }
 
 /* The 8-, 16- and 32-bit formats: one vector with four accumulators, 32 weights a step; up to
- * four with two each; the row's scale (`post`) at the end. */
-#define DENSE(NAME, LOAD, POST)                                                                \
+ * four with two each (8- and 16-bit: FP32 batches take the block kernel below, which needs no
+ * decoding); the row's scale (`post`) at the end. */
+#define DOT(NAME, LOAD, POST)                                                                  \
     AVX2 static float dot_##NAME(const struct quant_matrix *m, size_t r, const float *x)        \
     {                                                                                          \
         ZERO4(a);                                                                              \
@@ -191,7 +195,9 @@ AVX2 INLINE float hsum(__m256 a)
             FMA4(a, w, x + c);                                                                 \
         }                                                                                      \
         return SUM4(a) * (POST);                                                               \
-    }                                                                                          \
+    }
+#define DENSE(NAME, LOAD, POST)                                                                \
+    DOT(NAME, LOAD, POST)                                                                      \
     AVX2 INLINE void bat_##NAME##_n(const struct quant_matrix *m, size_t r, const float *x, size_t stride, \
                                     float *acc, const int nb)                                  \
     {                                                                                          \
@@ -208,7 +214,7 @@ AVX2 INLINE float hsum(__m256 a)
 #define SCALE_ROW (((const float *)m->scales)[r])
 #define SCALE_FP8 (256.0f * m->tensor_scale)
 
-DENSE(fp32, ld_fp32, 1.0f)
+DOT(fp32, ld_fp32, 1.0f)
 DENSE(bf16, ld_bf16, 1.0f)
 DENSE(int8, ld_int8, SCALE_ROW)
 DENSE(fp8, ld_fp8, SCALE_FP8)
@@ -254,19 +260,64 @@ AVX2 INLINE void bat_nib_n(const struct quant_matrix *m, size_t r, const float *
 }
 BATCH_SWITCH(bat_nib)
 
+/* Small batches: two rows at a time against up to four vectors (`nb`, a constant after
+ * inlining), eight accumulators, eight columns a step: each weight is loaded once for four
+ * FMAs and each element of x once for two rows. */
+AVX2 INLINE void block2_n(const float *w0, const float *w1, const float *x, size_t stride, size_t n, float *acc0,
+                          float *acc1, const int nb)
+{
+    ZERO4(p);
+    ZERO4(q);
+    for (size_t c = 0; c < n; c += 8) {
+        const __m256 u = _mm256_loadu_ps(w0 + c), v = _mm256_loadu_ps(w1 + c);
+        __m256 xb;
+#define COL(b) do {                                                                             \
+            xb = _mm256_loadu_ps(x + (b) * stride + c);                                        \
+            p##b = _mm256_fmadd_ps(u, xb, p##b);                                               \
+            q##b = _mm256_fmadd_ps(v, xb, q##b);                                               \
+        } while (0)
+        COL(0);
+        if (nb > 1) COL(1);
+        if (nb > 2) COL(2);
+        if (nb > 3) COL(3);
+#undef COL
+    }
+    acc0[0] += hsum(p0), acc1[0] += hsum(q0);
+    if (nb > 1) acc0[1] += hsum(p1), acc1[1] += hsum(q1);
+    if (nb > 2) acc0[2] += hsum(p2), acc1[2] += hsum(q2);
+    if (nb > 3) acc0[3] += hsum(p3), acc1[3] += hsum(q3);
+}
+
+AVX2 static void block_avx2(const float *const *w, const float *x, size_t stride, int batch, size_t n, float *acc)
+{
+    for (int b = 0; b < batch; b += 4)
+        for (int i = 0; i < COMPRESS_BLOCK_ROWS; i += 2) {
+            const float *xb = x + (size_t)b * stride;
+            float *a0 = acc + i * QUANT_MAX_BATCH + b, *a1 = a0 + QUANT_MAX_BATCH;
+            switch (batch - b) {
+            case 1: block2_n(w[i], w[i + 1], xb, stride, n, a0, a1, 1); break;
+            case 2: block2_n(w[i], w[i + 1], xb, stride, n, a0, a1, 2); break;
+            case 3: block2_n(w[i], w[i + 1], xb, stride, n, a0, a1, 3); break;
+            default: block2_n(w[i], w[i + 1], xb, stride, n, a0, a1, 4); break;
+            }
+        }
+}
+
 const compress_row_dot_fn compress_avx2_dots[QUANT_N] = {
     [QUANT_FP32] = dot_fp32, [QUANT_BF16] = dot_bf16, [QUANT_INT8] = dot_int8, [QUANT_FP8] = dot_fp8,
     [QUANT_INT4_G32] = dot_nib, [QUANT_INT4_G128] = dot_nib, [QUANT_NVFP4] = dot_nib, [QUANT_MXFP4] = dot_nib,
 };
 const compress_row_batch_fn compress_avx2_batches[QUANT_N] = {
-    [QUANT_FP32] = bat_fp32, [QUANT_BF16] = bat_bf16, [QUANT_INT8] = bat_int8, [QUANT_FP8] = bat_fp8,
+    [QUANT_BF16] = bat_bf16, [QUANT_INT8] = bat_int8, [QUANT_FP8] = bat_fp8,
     [QUANT_INT4_G32] = bat_nib, [QUANT_INT4_G128] = bat_nib, [QUANT_NVFP4] = bat_nib, [QUANT_MXFP4] = bat_nib,
 };
+const compress_block_fn compress_avx2_block = block_avx2;
 
 #else
 
 int compress_avx2_usable(void) { return 0; }
 const compress_row_dot_fn compress_avx2_dots[QUANT_N];
 const compress_row_batch_fn compress_avx2_batches[QUANT_N];
+const compress_block_fn compress_avx2_block;
 
 #endif

@@ -14,16 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exp/bandwidth/bandwidth.h"
+#include "measure/backend.h"
 #include "util/error.h"
+#include "util/isa.h"
 #include "util/timing.h"
 
-/* As in bandwidth_cpu.c: the baseline ISA everywhere, and AVX2 and AVX-512 clones on x86 that
- * the loader chooses between (not under AddressSanitizer, which does not mix with ifuncs). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define KERNEL_ISA __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define KERNEL_ISA
-#endif
+/* As in bandwidth_cpu.c: the baseline ISA everywhere, and AVX2 (with FMA) and AVX-512 clones on
+ * x86 that the loader chooses between (util/isa.h). */
+#define KERNEL_ISA ISA_CLONES
 
 #define TILE 512            /* weights decoded at a time: 2 KiB of FP32, a multiple of 128 */
 
@@ -47,7 +46,7 @@ static int isa_level(void)
 {
     int have = LEVEL_PORTABLE;
 #ifdef HAVE_AVX512_DECODERS
-    if (__builtin_cpu_supports("avx512f"))
+    if (isa_avx512())
         have = LEVEL_AVX512;
     else
 #endif
@@ -482,6 +481,60 @@ ISA_AVX512 static float dot1_nibbles_avx512(const struct quant_matrix *m, size_t
     }
     return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
 }
+
+
+/* Small batches: four rows against up to four vectors at a time (`nb`, a constant after
+ * inlining), sixteen accumulators of 16 lanes, 16 columns a step: each weight loaded once for
+ * four FMAs, each element of x once for four rows (compress_int.h's block kernel). */
+#define ACC4(r) __m512 a##r##0 = _mm512_setzero_ps(), a##r##1 = a##r##0, a##r##2 = a##r##0, a##r##3 = a##r##0
+ISA_AVX512 static inline __attribute__((always_inline)) void block4_n(const float *const *w, const float *x,
+                                                                    size_t stride, size_t n, float *acc, const int nb)
+{
+    const float *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
+    ACC4(0); ACC4(1); ACC4(2); ACC4(3);
+    for (size_t c = 0; c < n; c += 16) {
+        const __m512 v0 = _mm512_loadu_ps(w0 + c), v1 = _mm512_loadu_ps(w1 + c), v2 = _mm512_loadu_ps(w2 + c),
+                     v3 = _mm512_loadu_ps(w3 + c);
+        __m512 xb;
+#define COL(b) do {                                                                                  \
+            xb = _mm512_loadu_ps(x + (b) * stride + c);                                             \
+            a0##b = _mm512_fmadd_ps(v0, xb, a0##b);                                                 \
+            a1##b = _mm512_fmadd_ps(v1, xb, a1##b);                                                 \
+            a2##b = _mm512_fmadd_ps(v2, xb, a2##b);                                                 \
+            a3##b = _mm512_fmadd_ps(v3, xb, a3##b);                                                 \
+        } while (0)
+        COL(0);
+        if (nb > 1) COL(1);
+        if (nb > 2) COL(2);
+        if (nb > 3) COL(3);
+#undef COL
+    }
+#define OUT(b) do {                                                                                  \
+        acc[b] += _mm512_reduce_add_ps(a0##b);                                                      \
+        acc[QUANT_MAX_BATCH + (b)] += _mm512_reduce_add_ps(a1##b);                                  \
+        acc[2 * QUANT_MAX_BATCH + (b)] += _mm512_reduce_add_ps(a2##b);                              \
+        acc[3 * QUANT_MAX_BATCH + (b)] += _mm512_reduce_add_ps(a3##b);                              \
+    } while (0)
+    OUT(0);
+    if (nb > 1) OUT(1);
+    if (nb > 2) OUT(2);
+    if (nb > 3) OUT(3);
+#undef OUT
+}
+
+ISA_AVX512 static void block_avx512(const float *const *w, const float *x, size_t stride, int batch, size_t n,
+                                    float *acc)
+{
+    for (int b = 0; b < batch; b += 4) {
+        const float *xb = x + (size_t)b * stride;
+        switch (batch - b) {
+        case 1: block4_n(w, xb, stride, n, acc + b, 1); break;
+        case 2: block4_n(w, xb, stride, n, acc + b, 2); break;
+        case 3: block4_n(w, xb, stride, n, acc + b, 3); break;
+        default: block4_n(w, xb, stride, n, acc + b, 4); break;
+        }
+    }
+}
 #endif
 
 static const row_dot_fn row_dots[QUANT_N] = { [QUANT_BF16] = dot1_bf16, [QUANT_INT8] = dot1_int8 };
@@ -507,6 +560,20 @@ static row_dot_fn row_dot_for(const struct quant_matrix *m)
     return m->cols % 4 == 0 ? row_dots[m->id] : NULL;
 }
 
+/* The block kernel of the widest ISA for a batch of two or more of dense FP32 (its rows read in
+ * place; a decoded format's rows decoded into a tile first were slower than its batch driver,
+ * which decodes in registers), or NULL. */
+static compress_block_fn block_for(const struct quant_matrix *m)
+{
+    if (m->id != QUANT_FP32 || m->cols % 16 != 0)
+        return NULL;
+#ifdef HAVE_AVX512_DECODERS
+    if (use_avx512())
+        return block_avx512;
+#endif
+    return isa_level() >= LEVEL_AVX2 ? compress_avx2_block : NULL;
+}
+
 static compress_row_batch_fn row_batch_for(const struct quant_matrix *m)
 {
     if (isa_level() >= LEVEL_AVX2 && m->cols % 32 == 0 && nan_safe(m))
@@ -514,15 +581,39 @@ static compress_row_batch_fn row_batch_for(const struct quant_matrix *m)
     return NULL;
 }
 
+/* One FP32 product over this thread's blocks of rows, read where they lie; the rows past the last
+ * are the last row again, their sums dropped. */
+static void block_pass(const struct quant_matrix *m, const float *x, float *y, int batch, compress_block_fn blk)
+{
+    enum { R = COMPRESS_BLOCK_ROWS };
+    const size_t blocks = (m->rows + R - 1) / R;
+#pragma omp for schedule(static) nowait
+    for (size_t bi = 0; bi < blocks; bi++) {
+        float acc[R * QUANT_MAX_BATCH] = { 0 };
+        const float *w[R];
+        for (int i = 0; i < R; i++)
+            w[i] = (const float *)m->vals + (bi * R + (size_t)i < m->rows ? bi * R + (size_t)i : m->rows - 1) * m->cols;
+        blk(w, x, m->cols, batch, m->cols, acc);
+        for (int i = 0; i < R && bi * R + (size_t)i < m->rows; i++)
+            for (int b = 0; b < batch; b++)
+                y[(size_t)b * m->rows + bi * R + (size_t)i] = acc[i * QUANT_MAX_BATCH + b];
+    }
+}
+
 /* One product over this thread's rows (called by every thread of the team). */
 static void product_pass(const struct quant_matrix *m, const float *x, float *y, int batch)
 {
     row_dot_fn dot = batch == 1 ? row_dot_for(m) : NULL;
-    compress_row_batch_fn bat = batch > 1 ? row_batch_for(m) : NULL;
+    compress_block_fn blk = batch > 1 ? block_for(m) : NULL;
+    compress_row_batch_fn bat = batch > 1 && !blk ? row_batch_for(m) : NULL;
     if (dot) {
 #pragma omp for schedule(static) nowait
         for (size_t r = 0; r < m->rows; r++)
             y[r] = dot(m, r, x);
+        return;
+    }
+    if (blk) {
+        block_pass(m, x, y, batch, blk);
         return;
     }
     if (bat) {                  /* four vectors at a time; the row is in L1 for the next four */
@@ -566,26 +657,6 @@ static void product_pass(const struct quant_matrix *m, const float *x, float *y,
     }
 }
 
-/* The sum of this thread's share of n FP32 values: eight contiguous streams per block of 1024,
- * as the bandwidth experiment's read kernel. */
-KERNEL_ISA static double read_pass(const float *restrict a, size_t n)
-{
-    const size_t blk = 1024, q = blk / 8;
-    double total = 0;
-#pragma omp for schedule(static) nowait
-    for (size_t b = 0; b < n / blk; b++) {
-        const float *restrict p = a + b * blk;
-        float s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
-#pragma omp simd reduction(+:s0, s1, s2, s3, s4, s5, s6, s7)
-        for (size_t k = 0; k < q; k++) {
-            s0 += p[k]; s1 += p[q + k]; s2 += p[2 * q + k]; s3 += p[3 * q + k];
-            s4 += p[4 * q + k]; s5 += p[5 * q + k]; s6 += p[6 * q + k]; s7 += p[7 * q + k];
-        }
-        total += (double)(((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)));
-    }
-    return total;
-}
-
 /* ---- the ops ---- */
 
 struct cpu_h {
@@ -623,23 +694,20 @@ static double cpu_gemv(void *hp, const float *x, float *y, int batch, long iters
     return timing_now() - t0;
 }
 
+/* The read: the bandwidth experiment's read kernel (backend_for("bandwidth", "cpu")) over the
+ * FP32 matrix, so that the series a product is a fraction of reads as fast as the machine's
+ * read ceiling was measured, with the same vectors and accumulators. */
 static double cpu_read(void *hp, long iters, double *sum)
 {
     struct cpu_h *h = hp;
     const struct quant_matrix *m = h->m;
-    size_t n = m->rows * m->cols / 1024 * 1024;
-    if (m->id != QUANT_FP32)
+    const struct bw_ops *bw = backend_for("bandwidth", "cpu", NULL, 0);
+    if (m->id != QUANT_FP32 || !bw)
         return -1;
-    double t0 = timing_now();
-#pragma omp parallel num_threads(h->threads)
-    for (long it = 0; it < iters; it++)
-        h->partial[omp_get_thread_num()] = read_pass(m->vals, n);
-    double t = timing_now() - t0;
-    *sum = 0;
-    for (int i = 0; i < h->threads; i++)
-        *sum += h->partial[i];
-    for (size_t i = n; i < m->rows * m->cols; i++)  /* the tail the blocks leave, untimed */
-        *sum += ((const float *)m->vals)[i];
+    struct bw_arrays x = { .a = (void *)m->vals, .n = m->rows * m->cols, .prec = BW_FP32, .path = BW_PATH_HOST,
+                           .threads = h->threads, .stores = BW_STORES_CACHED, .partial = h->partial };
+    double t = bw->run(&x, BW_READ, iters);
+    *sum = x.sum;
     return t;
 }
 

@@ -16,11 +16,20 @@ typedef float (*compress_row_dot_fn)(const struct quant_matrix *m, size_t r, con
 typedef void (*compress_row_batch_fn)(const struct quant_matrix *m, size_t r, const float *x, size_t stride,
                                       int batch, float *acc);
 
+/* Small batches: COMPRESS_BLOCK_ROWS rows of FP32 weights w[i] (n each, a multiple of 16) times
+ * `batch` (1..QUANT_MAX_BATCH) vectors x + b stride: acc[i * QUANT_MAX_BATCH + b] += w[i] . x_b.
+ * Each weight is loaded once per four vectors and each element of x once per block of rows, so
+ * the rows stream from memory while x stays in the caches. */
+#define COMPRESS_BLOCK_ROWS 4
+typedef void (*compress_block_fn)(const float *const *w, const float *x, size_t stride, int batch, size_t n,
+                                  float *acc);
+
 /* The AVX2 + FMA + F16C kernels, per scheme (NULL: none; FP8 only for matrices without NaN
- * codes); cols a multiple of 32. Both tables are all NULL where the compiler cannot build them
- * (not x86-64 with GCC or Clang). compress_avx2_usable() says whether this CPU runs them. */
+ * codes); cols a multiple of 32; and the block kernel. All NULL where the compiler cannot build
+ * them (not x86-64 with GCC or Clang). compress_avx2_usable() says whether this CPU runs them. */
 extern const compress_row_dot_fn compress_avx2_dots[QUANT_N];
 extern const compress_row_batch_fn compress_avx2_batches[QUANT_N];
+extern const compress_block_fn compress_avx2_block;
 int compress_avx2_usable(void);
 
 #endif

@@ -18,16 +18,13 @@
 #include <sys/mman.h>
 
 #include "util/error.h"
+#include "util/isa.h"
 
 #define ALIGN ((size_t)2 << 20)
 
 /* Packing gigabytes is part of a run's time: the row packers and the generator are compiled
- * for AVX2 and AVX-512 too, as the kernels are (compress_cpu.c). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define PACK_ISA __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define PACK_ISA
-#endif
+ * for AVX2 and AVX-512 too, as the kernels are (compress_cpu.c, util/isa.h). */
+#define PACK_ISA ISA_CLONES
 
 /* Error bounds on a layer's outputs (N(0, sigma) weights, independent inputs: the outputs' error
  * follows the weights'). A uniform quantizer of step q adds noise of RMS q / sqrt(12): int8 with

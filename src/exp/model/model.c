@@ -178,7 +178,7 @@ static void configs(const cJSON *params, double caches, struct train_config *out
     int h = (int)param_num(params, "base_hidden"), s = (int)param_num(params, "base_seq");
     int a = h % 4 == 0 ? 4 : 1;
     struct net_shape base = { .layers = 2, .hidden = h, .heads = a, .seq = s, .vocab = 512, .batch = 8,
-                                .accum = 1 };
+                                .accum = 1, .causal = 1 };
     for (int i = 0; i < NCONFIGS; i++) {
         struct train_config *c = &out[i];
         *c = (struct train_config){ .shape_name = "custom", .shape = base, .prec = NET_FP32,
@@ -199,7 +199,7 @@ static void configs(const cJSON *params, double caches, struct train_config *out
         case 9: sh->vocab = 2048; break;
         case NCACHE:                    /* c1: halve batch, then sequence, until it fits */
             *sh = (struct net_shape){ .layers = 2, .hidden = 64, .heads = 4, .seq = 32, .vocab = 512, .batch = 4,
-                                      .accum = 1 };
+                                      .accum = 1, .causal = 1 };
             while (footprint(c) > 0.5 * caches && (sh->batch > 1 || sh->seq > 8))
                 *(sh->batch > 1 ? &sh->batch : &sh->seq) /= 2;
             break;
@@ -207,7 +207,7 @@ static void configs(const cJSON *params, double caches, struct train_config *out
         case NCACHE + 2:
             *sh = (struct net_shape){ .layers = i == NCACHE + 1 ? 2 : 3, .hidden = 256, .heads = 4,
                                       .seq = i == NCACHE + 1 ? 32 : 64, .vocab = 512, .batch = i == NCACHE + 1 ? 2 : 1,
-                                      .accum = 1 };
+                                      .accum = 1, .causal = 1 };
             sh->vocab = vocab_for(*sh, DRAM_FACTOR * caches);
             break;
         default: break;
@@ -488,6 +488,7 @@ static cJSON *timed_json(const struct net_op *op, const char *config, const doub
     cJSON_AddNumberToObject(r, "k", op->k);
     cJSON_AddNumberToObject(r, "flops", op->flops);
     cJSON_AddNumberToObject(r, "bytes", op->bytes_read + op->bytes_written);
+    cJSON_AddNumberToObject(r, "bytes_read", op->bytes_read);
     cJSON_AddItemToObject(r, "samples_s", cJSON_CreateDoubleArray(samples, n));
     cJSON_AddNumberToObject(r, "median_s", med);
     double x = predict_op_size(op, &compute);
@@ -546,6 +547,28 @@ int model_disturbed(const double *step_s, int n, int *bad, double *limit)
     for (int r = 0; r < n; r++)
         count += (bad[r] = step_s[r] > *limit);
     return count;
+}
+
+int model_drift(const double *step_s, int n, double *drift)
+{
+    double slopes[OP_ROUNDS * (OP_ROUNDS - 1) / 2], v[OP_ROUNDS];
+    int m = 0, s = 0;
+    *drift = 0;
+    if (n < 4 || n > OP_ROUNDS)
+        return 0;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            s += (step_s[j] > step_s[i]) - (step_s[j] < step_s[i]);
+            slopes[m++] = (step_s[j] - step_s[i]) / (j - i);
+        }
+    memcpy(v, step_s, (size_t)n * sizeof *v);
+    qsort(slopes, (size_t)m, sizeof *slopes, cmp_double);
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    double slope = m % 2 ? slopes[m / 2] : (slopes[m / 2 - 1] + slopes[m / 2]) / 2;
+    double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    double z = (s - (s > 0) + (s < 0)) / sqrt(n * (n - 1) * (2.0 * n + 5) / 18);
+    *drift = median > 0 ? slope * (n - 1) / median : 0;
+    return fabs(z) >= MODEL_DRIFT_Z && fabs(*drift) >= MODEL_DRIFT_MIN;
 }
 
 /* Drops round r's samples from each of the `rows` series of OP_ROUNDS (or width) values. */
@@ -627,6 +650,15 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
         }
     if (rounds > 0 && n > 0 && opr == 0) {   /* every round that timed ops was disturbed */
         snprintf(err, errlen, "every round that timed its ops was disturbed (another process had the cores)");
+        rounds = -2;
+    }
+    double drift;
+    if (rounds > 0 && steps && model_drift(step_s, rounds, &drift)) {
+        *run = steps_json(&b, step_s, op_s, rounds);
+        snprintf(err, errlen, "its step times drift: %+.1f %% across %d rounds (Theil-Sen slope, Mann-Kendall trend at 5 "
+                 "%%), from %.3g s to %.3g s: the machine's load changed while it ran", 100 * drift, rounds, step_s[0],
+                 step_s[rounds - 1]);
+        cJSON_AddNumberToObject(*run, "drift", drift);
         rounds = -2;
     }
     for (int j = 0; j < n && rounds > 0; j++) {
@@ -836,12 +868,15 @@ struct vdevice {
     const char *device;
     const char *family;             /* the trainer's backend_for family */
     int scrub_host;
-    int (*ceilings)(cJSON *ci, cJSON *info, char *why, size_t n);
+    int (*ceilings)(cJSON *ci, cJSON *info, const struct model_gemms *shapes, char *why, size_t n);
     int refusal_skips;
+    /* The fastest repetition of the device's GEMM at an op's shape (row-major m x n x k, A and B
+     * transposed or not), FLOP/s: the matmul ceiling measured again. NULL: none. */
+    double (*gemm)(int ta, int tb, int m, int n, int k);
 };
 static const struct vdevice vdevices[] = {
-    { "cpu", "train", 1, model_cpu_ceilings, 0 },
-    { "gpu", "train", 0, model_gpu_ceilings, 1 },
+    { "cpu", "train", 1, model_cpu_ceilings, 0, model_cpu_gemm },
+    { "gpu", "train", 0, model_gpu_ceilings, 1, NULL },
 };
 
 /* What a device's run would have measured, each as not measured with one reason (without a
@@ -914,7 +949,8 @@ static int measure_config(const struct vrun *vr, const struct train_config *cfg,
         for (int j = 0; j < fresh.ntimed; j++) {    /* the calibration keeps the first time of each op */
             const struct predict_timed *t = &fresh.timed[j];
             struct net_op op = { .kind = t->kind, .which = t->which, .dtype = t->dtype, .dtype_out = t->dtype_out,
-                                   .m = t->m, .n = t->n, .k = t->k, .flops = t->flops, .bytes_read = t->bytes };
+                                   .m = t->m, .n = t->n, .k = t->k, .flops = t->flops,
+                                   .bytes_read = t->bytes_read, .bytes_written = t->bytes - t->bytes_read };
             if (predict_calib_lookup(cal, &op) < 0)
                 predict_calib_add(cal, &op, t->seconds);
         }
@@ -996,18 +1032,24 @@ static void model_configs(const struct vdevice *d, const struct vrun *vr, const 
 
 /* One larger shape, timed op by op (OP_TIMED rounds, down to two past its share of the time: one
  * of `shares`) but never trained: the curves reach beyond the caches. */
-static void calibrate_big(const struct vrun *vr, const struct train_config *base, struct predict_calib *cal,
-                          int shares, cJSON *out)
+static struct train_config big_config(const struct train_config *base)
 {
     struct train_config big = *base;
-    char name[96], why[300];
-    const char *state;
-    double replay;
-    cJSON *run;
     big.shape.hidden *= 4;
     big.shape.heads *= 4;
     big.shape.seq *= 4;
     big.shape.layers = 1;
+    return big;
+}
+
+static void calibrate_big(const struct vrun *vr, const struct train_config *base, struct predict_calib *cal,
+                          int shares, cJSON *out)
+{
+    struct train_config big = big_config(base);
+    char name[96], why[300];
+    const char *state;
+    double replay;
+    cJSON *run;
     config_name(&big, name, sizeof name);
     progress_step(0, name);
     size_t scrub = scrub_for(&big, vr->scrub, vr->caches, &replay, &state);
@@ -1016,6 +1058,116 @@ static void calibrate_big(const struct vrun *vr, const struct train_config *base
                          sizeof why) < 0)
         measure_skip(part(out, "skipped"), name, why);
     cJSON_Delete(run);
+}
+
+/* The distinct matmul shapes of the configurations (the big one included) that bound their rate
+ * best: the largest smallest dimension first (a skinny product, a vocabulary-wide LM head over a
+ * few tokens, streams its weights and never reaches the GEMM rate), then the most FLOPs. */
+static void gemm_shapes(const struct train_config *cfg, const int *order, int n, struct model_gemms *out)
+{
+    double flops[MODEL_GEMMS];          /* the sort key: min(m, n, k) x 1e15 + FLOPs */
+    struct train_config big = big_config(&cfg[0]);
+    out->n = 0;
+    for (int i = 0; i <= n; i++) {
+        const struct train_config *c = i < n ? &cfg[order[i]] : &big;
+        int nops;
+        struct net_op *plan = net_plan_new(&c->shape, c->prec, &nops);
+        for (int j = 0; j < nops; j++) {
+            const struct net_op *op = &plan[j];
+            int seen = 0, at = out->n;
+            if (net_kinds[op->kind].cls != NET_MATMUL)
+                continue;
+            double key = fmin(op->m, fmin(op->n, op->k)) * 1e15 + op->flops;
+            for (int s = 0; s < out->n; s++)
+                seen |= out->mnk[s][0] == op->m && out->mnk[s][1] == op->n && out->mnk[s][2] == op->k;
+            while (!seen && at > 0 && flops[at - 1] < key)
+                at--;                   /* sorted by the key, largest first */
+            if (seen || at == MODEL_GEMMS)
+                continue;
+            int last = out->n < MODEL_GEMMS ? out->n++ : MODEL_GEMMS - 1;
+            for (int s = last; s > at; s--) {
+                memcpy(out->mnk[s], out->mnk[s - 1], sizeof out->mnk[s]);
+                flops[s] = flops[s - 1];
+            }
+            out->mnk[at][0] = op->m, out->mnk[at][1] = op->n, out->mnk[at][2] = op->k;
+            flops[at] = key;
+        }
+        free(plan);
+    }
+}
+
+/* The trainer's layout of a matmul op's cblas_sgemm (train_cpu.c): forward B transposed, wgrad A
+ * transposed and m x n x k as (out, in, T); dgrad (T, in, out). */
+static void op_gemm(const cJSON *r, int *ta, int *tb, int *m, int *n, int *k)
+{
+    const char *kind = json_str(r, "kind", "");
+    int T = (int)json_num(r, "m", 0), out = (int)json_num(r, "n", 0), in = (int)json_num(r, "k", 0);
+    *ta = strcmp(kind, "matmul_wgrad") == 0;
+    *tb = strcmp(kind, "matmul") == 0;
+    *m = *ta ? out : T;
+    *n = *ta || *tb == 0 ? in : out;
+    *k = *ta ? T : *tb ? in : out;
+}
+
+/* The dtype index of a record's dtype name, or -1. */
+static int dtype_of(const cJSON *r)
+{
+    for (int d = 0; d < NET_NDTYPES; d++)
+        if (strcmp(json_str(r, "dtype", ""), net_dtype_names[d]) == 0)
+            return d;
+    return -1;
+}
+
+int model_recheck_peak(cJSON *ci, struct predict_calib *cal, const cJSON *results,
+                       double (*gemm)(int ta, int tb, int m, int n, int k))
+{
+    const cJSON *r, *top = NULL;
+    double worst = 1;
+    int dt = -1;
+    cJSON_ArrayForEach(r, results) {
+        int t = dtype_of(r);
+        if (strcmp(json_str(r, "series", ""), "calibration") != 0 || strcmp(json_str(r, "class", ""), "matmul") != 0
+            || t < 0)
+            continue;
+        int own = t != NET_DT_F32 && cal->peak_dtype[t] > 0;     /* else judged against FP32's */
+        double over = json_num(r, "flops", 0) / json_num(r, "median_s", INFINITY) / (own ? cal->peak_dtype[t] : cal->peak);
+        if (over > worst) {
+            worst = over;
+            top = r;
+            dt = own ? t : NET_DT_F32;
+        }
+    }
+    if (!top)
+        return 0;
+    int ta, tb, m, n, k;
+    double before = dt == NET_DT_F32 ? cal->peak : cal->peak_dtype[dt], rate = worst * before;
+    op_gemm(top, &ta, &tb, &m, &n, &k);
+    double again = gemm && dt == NET_DT_F32 ? gemm(ta, tb, m, n, k) : NAN;
+    double now = fmax(rate, isfinite(again) ? again : 0);
+    if (dt != NET_DT_F32)
+        cal->peak_dtype[dt] = now;
+    else {
+        cal->peak = now;
+        if (cal->peak_dtype[NET_DT_F32] > 0)
+            cal->peak_dtype[NET_DT_F32] = now;
+    }
+    cJSON *o = cJSON_AddObjectToObject(ci, "remeasured");
+    cJSON_AddStringToObject(o, "dtype", net_dtype_names[dt]);
+    cJSON_AddNumberToObject(o, "before_flops", before);
+    cJSON_AddNumberToObject(o, "op_flops", rate);
+    cJSON_AddStringToObject(o, "op", json_str(top, "kind", "?"));
+    cJSON_AddStringToObject(o, "config", json_str(top, "config", "?"));
+    cJSON_AddNumberToObject(o, "m", m);
+    cJSON_AddNumberToObject(o, "n", n);
+    cJSON_AddNumberToObject(o, "k", k);
+    if (isfinite(again))
+        cJSON_AddNumberToObject(o, "again_flops", again);
+    cJSON_AddStringToObject(o, "rule", "a matmul op timed on its own ran faster than the matmul ceiling: the ceiling "
+                            "was measured again at its shape and is the fastest of that, the op and the first ceiling");
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(ci, "peak_flops"), net_dtype_names[dt],
+                                           cJSON_CreateNumber(now));
+    predict_calib_rebuild(cal);
+    return 1;
 }
 
 cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
@@ -1043,7 +1195,9 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     progress_begin(phase, 2 * n + 1, budget_s);
     progress_step(0, "calibration: matmul peak, bandwidth, intensity sweep, fixed cost per op");
     cJSON *ci = cJSON_AddObjectToObject(info, "calibration");
-    if (d->ceilings(ci, info, why, sizeof why) != 0 || predict_calib_ceilings(ci, &cal, why, sizeof why) != 0) {
+    struct model_gemms shapes;
+    gemm_shapes(cfg, order, n, &shapes);
+    if (d->ceilings(ci, info, &shapes, why, sizeof why) != 0 || predict_calib_ceilings(ci, &cal, why, sizeof why) != 0) {
         progress_end();
         if (d->refusal_skips) {         /* a device that went away, or refused: not measured */
             cJSON_DeleteItemFromObject(info, "calibration");
@@ -1065,6 +1219,7 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
                             "cold)");
     calibrate_big(&vr, &cfg[0], &cal, n + 1, out);
     model_configs(d, &vr, cfg, &cal, out);
+    model_recheck_peak(ci, &cal, part(out, "results"), d->gemm);
     if (field(ci, "device_name") && field(info, "validation"))
         cJSON_AddStringToObject(part(info, "validation"), "device_name", json_str(ci, "device_name", ""));
     predict_calib_finish(&cal);

@@ -25,4 +25,15 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
  * seconds; returns how many. More than a third: the samples are not one population. */
 int model_disturbed(const double *step_s, int n, int *bad, double *limit);
 
+/* A gradual drift of training-step samples in the order they were taken (n <= 11, the rounds
+ * model_disturbed kept): Mann-Kendall's trend test at 5 % two-sided (S over every pair of
+ * rounds, its variance n (n - 1)(2n + 5)/18, no ties assumed) and a drift across the rounds,
+ * Theil-Sen's slope (the median of the pairwise slopes) x (n - 1) over the median, of at least
+ * MODEL_DRIFT_MIN either way: the machine's load changed while the configuration ran, and its
+ * samples are no one population, as a disturbed one's. *drift gets that relative drift (0 under
+ * four samples, too few to test); returns 1 when it drifted. */
+#define MODEL_DRIFT_MIN 0.05
+#define MODEL_DRIFT_Z 1.96
+int model_drift(const double *step_s, int n, double *drift);
+
 #endif

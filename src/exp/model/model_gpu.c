@@ -157,12 +157,13 @@ static void device_json(cJSON *ci, const struct cuda_device *d)
         cJSON_AddStringToObject(ci, "catalog_id", "dgx-spark");
 }
 
-int model_gpu_ceilings(cJSON *ci, cJSON *info, char *why, size_t n)
+int model_gpu_ceilings(cJSON *ci, cJSON *info, const struct model_gemms *shapes, char *why, size_t n)
 {
     struct cuda_info cu;
     const char *kernel = "?";
     char what[256];
     (void)info;
+    (void)shapes;               /* cuBLASLt's 8192^3 per dtype: larger than any step's matmul */
     const struct prec_ops *po = backend_for("precision", "gpu", why, n);
     const struct bw_ops *bo = po ? backend_for("bandwidth", "gpu", why, n) : NULL;
     if (!bo || (po->select && po->select(CUDA_DEVICE, why, n) != 0))

@@ -43,7 +43,30 @@ int model_combine_rule(cJSON *ci, const struct model_sweep *s);
  * shared_pool and catalog_id (the catalog system the GPU is, e.g. a GB10: dgx-spark). Without a
  * usable device why gets the driver's words ("no CUDA device: ...", "... built without CUDA
  * ..."), as backend_for gives them. */
-int model_cpu_ceilings(cJSON *ci, cJSON *info, char *why, size_t n);
-int model_gpu_ceilings(cJSON *ci, cJSON *info, char *why, size_t n);
+struct model_gemms;
+int model_cpu_ceilings(cJSON *ci, cJSON *info, const struct model_gemms *shapes, char *why, size_t n);
+int model_gpu_ceilings(cJSON *ci, cJSON *info, const struct model_gemms *shapes, char *why, size_t n);
+
+/* The GEMM shapes the validation's steps multiply that a matmul ceiling is measured at: the
+ * distinct m x n x k of their matmul ops (forward, dgrad and wgrad alike) with the largest
+ * smallest dimension, then the most FLOPs (model.c's gemm_shapes). */
+#define MODEL_GEMMS 4
+struct model_gemms {
+    int n;
+    double mnk[MODEL_GEMMS][3];
+};
+
+/* A matmul op timed on its own (results: series calibration, class matmul) faster than its
+ * ceiling is a GEMM measured in this run above the run's GEMM rate: the ceiling is measured again
+ * at that op's shape (gemm, NULL: not) and becomes the fastest of that, the op's rate and itself;
+ * ci's peak_flops and cal's ceilings change, cal's curves are rebuilt against them, and
+ * ci.remeasured says what happened. One dtype's ceiling at a time: an op whose dtype has no peak of
+ * its own is judged against FP32's. Returns 1 when a ceiling was raised. */
+int model_recheck_peak(cJSON *ci, struct predict_calib *cal, const cJSON *results,
+                       double (*gemm)(int ta, int tb, int m, int n, int k));
+
+/* The CPU's cblas_sgemm, row-major as the trainer calls it (ta, tb: A, B transposed), m x n x k,
+ * all threads: its fastest repetition after a warm-up, FLOP/s. */
+double model_cpu_gemm(int ta, int tb, int m, int n, int k);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "util/error.h"
+#include "util/isa.h"
 #include "util/progress.h"
 #include "util/timing.h"
 #include "util/vmlimit.h"
@@ -32,8 +33,8 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #define ISA_AVX512 __attribute__((target("avx512f")))
 #define ISA_AVX2 __attribute__((target("avx2,fma")))
-static int has_avx512(void) { return __builtin_cpu_supports("avx512f"); }
-static int has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+static int has_avx512(void) { return isa_avx512(); }
+static int has_avx2(void) { return isa_avx2(); }
 #define GENERIC_ISA "sse2"
 #define GENERIC_CHAINS 12           /* of 16 xmm registers */
 #elif defined(__aarch64__)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "exp/precision/precision_int.h"
+#include "measure/compute.h"
 #include "util/error.h"
 #include "util/param.h"
 #include "util/progress.h"
@@ -237,6 +238,16 @@ static void gemm_init(struct prec_gemm *g, const struct prec_run *r, enum prec_f
     g->seed_b = prec_mix(r->seed * 2 + 2);
 }
 
+/* A GEMM measured here is one of the run's: offered to the run's GEMM rate (measure/compute.h),
+ * which the families after this one quote (the model's matmul ceiling). */
+static void offer_gemm(const struct prec_ops *ops, const struct prec_gemm *g, const cJSON *rec)
+{
+    struct measure_gemm o = { num(rec, "gflops_best"), g->m, g->n, g->k, "", "precision" };
+    snprintf(o.routine, sizeof o.routine, "%s", g->algo);
+    if (!g->emulate && o.gflops > 0)
+        measure_gemm_offer(ops->device, prec_fmts[g->fmt].name, &o);
+}
+
 /* Validates, then times one GEMM into rec (added to the results). PREC_OK, or the setup's
  * refusal with why and nothing recorded. */
 static int gemm_measure(struct prec_run *r, const struct prec_ops *ops, struct prec_gemm *g, cJSON *rec,
@@ -259,10 +270,11 @@ static int gemm_measure(struct prec_run *r, const struct prec_ops *ops, struct p
         struct gemm_ud u = { ops, g };
         struct prec_op op = { gemm_op, &u, 0, first };
         prec_time(r, &op, budget, rec);
-        if (cJSON_HasObjectItem(rec, "time_s"))
+        if (cJSON_HasObjectItem(rec, "time_s")) {
             prec_add_rates(rec, prec_gemm_flops(g->m, g->n, g->k),
                            prec_gemm_bytes(g->m, g->n, g->k, fi->in_bytes, fi->out_bytes));
-        else
+            offer_gemm(ops, g, rec);
+        } else
             err = NAN;                          /* no time taken: the only sample was abandoned */
     }
     if (isnan(err) && progress_cut()) {         /* abandoned half-way: nothing to record */

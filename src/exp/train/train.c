@@ -117,6 +117,7 @@ static void shape_of(const cJSON *params, const struct preset *pr, struct train_
     s.accum = (int)param_num(params, "accum");
     s.checkpoint = param_bool(params, "checkpoint");
     s.tied = param_bool(params, "tied");
+    s.causal = 1;                   /* NET_FLOP_CONVENTION: the causal half, as the kernels compute */
     c->shape = s;
     c->shape_name = custom ? "custom" : pr->name;
 }
@@ -269,11 +270,7 @@ static cJSON *info_json(const char *device, const struct train_config *first)
             "this CPU build has no BF16 GEMM (OpenBLAS exports no sbgemm), so BF16 operands are stored as BF16 and "
             "widened to FP32 inside each matmul op before cblas_sgemm: BF16 numerics and BF16 memory, not BF16 "
             "arithmetic speed");
-    cJSON_AddStringToObject(info, "flop_convention",
-        "matmul FLOPs are 2mnk (biases not counted); attention FLOPs are Megatron's: forward 4 B s^2 h, backward "
-        "twice that, the full s x s products although the CPU kernels skip the masked half; model FLOPs (MFU's "
-        "numerator) are the matmul and attention FLOPs of forward and backward without recomputation, equal to "
-        "72 B s L h^2 (1 + s/6h + V/12Lh) (Narayanan et al. 2021), tied head or not");
+    cJSON_AddStringToObject(info, "flop_convention", NET_FLOP_CONVENTION);
     cJSON_AddStringToObject(info, "byte_convention",
         "bytes per op: each tensor the op names, read or written once, at its dtype (no cache reuse counted)");
     cJSON_AddStringToObject(info, "optimizer", "AdamW: beta1 0.9, beta2 0.95, eps 1e-8, bias correction, "

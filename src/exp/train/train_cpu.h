@@ -9,18 +9,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/isa.h"
+
 /* Work below this many elements runs on the calling thread: a parallel region costs a few
  * microseconds on a quiet machine and milliseconds on a busy one (spinning barriers). The
  * arithmetic of each element is the same either way. */
 #define TRAIN_PAR_MIN 65536
 
-/* The loops are also compiled for AVX-512 and AVX2 (the loader picks what the CPU has; the
- * build itself targets the baseline ISA so the binary runs anywhere). This file's kernels are
+/* The loops are also compiled for AVX-512 and AVX2 with FMA (util/isa.h: the loader picks what
+ * the CPU has; the build itself targets the baseline ISA so the binary runs anywhere). This file's kernels are
  * built with -fno-math-errno and -fno-trapping-math (Makefile.am), without which sqrtf and the
  * conditional float expressions (AdamW's decay, train_expf's range) keep loops scalar; IEEE
  * results are unchanged. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define TRAIN_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
+#if !defined(__clang__)
+#define TRAIN_HOT ISA_CLONES
 #else
 #define TRAIN_HOT
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/compute.h"
 #include "measure/measure.h"
 #include "measure/trained.h"
 #include "exp/train/train_data.h"
@@ -293,6 +294,28 @@ static void times_json(cJSON *rec, const struct runner *r, double *op_s, int n)
     free(col);
 }
 
+/* Each matmul op of the step is a GEMM measured in this run: its median rate is offered to the
+ * run's GEMM rate (measure/compute.h), which no later ceiling may be below. A CPU's matmuls all
+ * compute in FP32 (BF16 operands are widened); a GPU's in their operands' dtype. */
+static void offer_gemms(const struct runner *r, const double *op_s, int n)
+{
+    static const char *const prec[NET_NDTYPES] = { [NET_DT_F32] = "fp32", [NET_DT_BF16] = "bf16", [NET_DT_E4M3] = "fp8" };
+    double *col = xmalloc((size_t)(n > 0 ? n : 1) * sizeof *col);
+    int cpu = strcmp(r->ops->device, "cpu") == 0;
+    for (int i = 0; i < r->nops && n > 0; i++) {
+        const struct net_op *op = &r->plan[i];
+        const char *p = cpu ? "fp32" : prec[op->dtype];
+        if (net_kinds[op->kind].cls != NET_MATMUL || !p || !(op->flops > 0))
+            continue;
+        for (int k = 0; k < n; k++)
+            col[k] = op_s[(size_t)k * r->nops + i];
+        struct measure_gemm g = { op->flops / measure_median(col, n) / 1e9, (int)op->m, (int)op->n, (int)op->k, "", "train" };
+        snprintf(g.routine, sizeof g.routine, "%s op of the training step", net_kinds[op->kind].name);
+        measure_gemm_offer(r->ops->device, p, &g);
+    }
+    free(col);
+}
+
 /* The final loss: the mean of the last FINAL_SHARE of n steps (one at least). */
 static double final_loss(const double *loss, int n)
 {
@@ -406,6 +429,8 @@ static void outcome_json(cJSON *rec, struct runner *r, struct outcome *o)
         cJSON_AddStringToObject(rec, "not_timed", "no step after the warm-up steps ran");
     }
     times_json(rec, r, o->op_s, o->timed);
+    if (!backend_error(r))
+        offer_gemms(r, o->op_s, o->timed);
 }
 
 /* Offers the trained weights to the run's service (measure/trained.h), for the families that

@@ -62,7 +62,8 @@ function M.load(source, chunkname)
   local chunk, err = load(NO_TAIL_CALL .. source, "@" .. chunkname, "t")
   if not chunk then error(err, 0) end
   local scn = chunk()
-  if type(scn) ~= "table" or not scn.scenario then
+  -- raw: a metatable of the scenario's (an __index that raises or loops) runs none of its code here
+  if type(scn) ~= "table" or not rawget(scn, "scenario") then
     error(("%s:%d: the scenario must end with `return sr.scenario { ... }` (it returned %s)")
           :format(chunkname, last_line(source), type(scn) == "table" and "another table" or tostring(scn)), 0)
   end
@@ -217,6 +218,7 @@ function M.execute(scn, ctx, meta)
       doc.experiments[#doc.experiments + 1] = rec
     end
   end
+  bench.measured()      -- a signal from now on cuts nothing measured (src/util/signals.h)
   project(doc)
   -- the machine's measured ceilings, from the measurements above (sparkreport.ceilings)
   doc.ceilings = require("sparkreport.ceilings").build(doc)

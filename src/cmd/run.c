@@ -77,7 +77,8 @@ static cJSON *load_scenario(const struct run_opts *o, const char *source)
     double limit = scenario_time_limit();
     sr_lua_scenario_mode(S, limit);
     snprintf(err, sizeof err, "%s: the scenario ran for more than %g s of processor time inside one library "
-             "call (a string pattern that backtracks without end?); stopped", o->scenario, limit + SCENARIO_GRACE_S);
+             "call or a __gc finalizer, which no hook reaches (a string pattern that backtracks without end, a finalizer "
+             "that never returns?); stopped", o->scenario, limit + SCENARIO_GRACE_S);
     sr_lua_watchdog(limit + SCENARIO_GRACE_S, err, SR_EXIT_SCENARIO);
     sr_lua_deadline(S, limit * SCENARIO_WALL_FACTOR + SCENARIO_WALL_SLACK_S, o->scenario, SR_EXIT_SCENARIO);
     if (sr_lua_require(S, "sparkreport.runner", err, sizeof err) != 0) {
@@ -93,8 +94,8 @@ static cJSON *load_scenario(const struct run_opts *o, const char *source)
             fprintf(stderr, "%s\n", err);
     } else if (!(scn = lua_to_json_protected(S, -1, "scenario", err, sizeof err)))
         fprintf(stderr, "%s: the value it returned cannot be used: %s\n", o->scenario, err);
+    sr_lua_close(S);                    /* its finalizers run without hooks: still watched */
     sr_lua_watchdog(0, NULL, 0);
-    sr_lua_close(S);
     return scn;
 }
 
@@ -396,8 +397,17 @@ static int check_stack_limit(char *err, size_t errlen)
 
 /* Text the user gave, before any state sees it: --set values and the scenario file are UTF-8
  * (results.json records both); "FILE:LINE: ..." or "--set ...". Exit code or 0. */
-static int check_inputs(const struct run_opts *o, const char *source)
+static int check_inputs(const struct run_opts *o, const char *source, size_t n)
 {
+    const char *nul = memchr(source, '\0', n);
+    if (nul) {                          /* Lua would read the text only up to it */
+        int line = 1;
+        for (const char *c = source; c < nul; c++)
+            line += *c == '\n';
+        fprintf(stderr, "%s:%d: a NUL byte (byte %ld); a scenario is UTF-8 text, and it would end there\n",
+                o->scenario, line, (long)(nul - source) + 1);
+        return SR_EXIT_SCENARIO;
+    }
     for (int i = 0; i < o->nsets; i++) {
         long bad = json_utf8_invalid(o->sets[i], strlen(o->sets[i]));
         if (bad >= 0) {
@@ -532,7 +542,7 @@ static int preflight(const struct run_opts *o, char **source)
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_SCENARIO;
     }
-    int bad = check_inputs(o, *source);
+    int bad = check_inputs(o, *source, n);
     if (bad != 0) {
         free(*source);
         *source = NULL;
@@ -586,16 +596,20 @@ int run_command(const struct run_opts *o)
     if (!(final = publish(tmpdir, o, name, err, sizeof err)))
         goto fail;
     register_run_folder(tmpdir, 0);
+    signals_finished(final);            /* a signal from now on cuts nothing: it says so and ends */
     printf("%s/report.pdf\n", final);
     if (compared)
         printf("%s/comparison.pdf\n", final);
     fflush(stdout);
     if (progress_stopping()) {          /* said even with -q: it is the outcome, not progress */
         int sig = progress_stopping();
-        snprintf(err, sizeof err, partial ? "the run was %s; results.json and report.pdf say it is partial"
-                 : "%s after the measurements: results.json and report.pdf are complete%s", partial ? signals_stopped_by(sig)
-                 : sig == SIGINT ? "SIGINT came" : "SIGTERM came",
-                 !partial && wanted && !compared ? "; the comparison with the baseline was not made" : "");
+        if (partial)
+            snprintf(err, sizeof err, "the run was %s; results.json and report.pdf say it is partial",
+                     signals_stopped_by(sig));
+        else                            /* what was kept, what was cut */
+            snprintf(err, sizeof err, "%s came after the measurements: kept %s (results.json and report.pdf "
+                     "complete); %s", sig == SIGINT ? "SIGINT" : "SIGTERM", final, wanted && !compared
+                     ? "cut: the comparison with the baseline (not made)" : "nothing was cut");
         progress_note("%s", err);
         if (o->quiet)
             fprintf(stderr, "sparkreport: %s\n", err);

@@ -58,13 +58,13 @@ static void scenario_name(const char *path, char *out, size_t n)
 }
 
 /* Seconds a scenario's code may run before it returns: SR_LUA_SCENARIO_TIME_S, or
- * SPARKREPORT_SCENARIO_TIME_S when set (0.1 .. 3600). */
+ * SPARKREPORT_SCENARIO_TIME_S when set (0.1 .. 3600; preflight refused any other value). */
 static double scenario_time_limit(void)
 {
-    const char *v = getenv("SPARKREPORT_SCENARIO_TIME_S");
-    char *end;
-    double t = v && *v ? strtod(v, &end) : 0;
-    return v && *v && *end == '\0' && t >= 0.1 && t <= 3600 ? t : SR_LUA_SCENARIO_TIME_S;
+    char err[256];
+    double t;
+    return env_seconds("SPARKREPORT_SCENARIO_TIME_S", SR_LUA_SCENARIO_TIME_S, &t, err, sizeof err) == 0
+           ? t : SR_LUA_SCENARIO_TIME_S;
 }
 
 /* Runs the scenario file in a state of its own and returns what it declared, as data: its
@@ -529,7 +529,8 @@ static int preflight(const struct run_opts *o, char **source)
 {
     char err[SR_ERR_MAX];
     size_t n;
-    if (draw_check_env(err, sizeof err) != 0 || env_check_threads(err, sizeof err) != 0) {
+    if (draw_check_env(err, sizeof err) != 0 || env_check_threads(err, sizeof err) != 0
+        || env_check_seconds(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_USAGE;
     }

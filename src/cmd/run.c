@@ -460,6 +460,12 @@ static int check_strings(const cJSON *params, const char *where, char *err, size
             }
             if (drawn_field(p->string) && draw_check_text(what, v->valuestring, DRAW_TITLE_MAX, err, errlen) != 0)
                 return -1;
+            if (drawn_field(p->string) && strspn(v->valuestring, " \t") == strlen(v->valuestring)) {
+                snprintf(err, errlen, "%s is empty: %s", what, strcmp(p->string, "title") == 0
+                         ? "the report's first page shows it (give a title)"
+                         : "the report's sentences name it (give it a name, or none)");
+                return -1;
+            }
         }
     }
     return 0;

@@ -2,6 +2,7 @@
  * person who typed the value: they name the parameter, show the value and say what is valid. */
 #include "util/param.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,11 @@ static cJSON *check_one(const char *what, const struct param *p, const cJSON *v,
     if (!isfinite(x) || (p->type == PARAM_INT && x != floor(x)) || (p->type == PARAM_SIZE && x < 0)) {
         snprintf(err, errlen, "%s: parameter '%s' must be %s, got %s", what, p->name,
                  type_phrase(p, t, sizeof t), describe(v, d, sizeof d));
+        return NULL;
+    }
+    if (x != 0 && fabs(x) < DBL_MIN) {      /* passes "above 0", then overflows what divides by it */
+        snprintf(err, errlen, "%s: parameter '%s' = %.6g is too small to compute with (a subnormal number, below "
+                 "%.3g); give 0 or a figure in the parameter's unit", what, p->name, x, DBL_MIN);
         return NULL;
     }
     if (x < p->min || x > p->max) {
@@ -230,6 +236,32 @@ cJSON *param_check(const char *what, const struct param *ps, const cJSON *given,
         cJSON_AddItemToObject(out, p->name, v);
     }
     return out;
+}
+
+int param_check_named(const char *what, const struct param *ps, const cJSON *params, const char *prefix,
+                      char *err, size_t errlen)
+{
+    char name[64], d[96];
+    size_t n = strlen(prefix);
+    snprintf(name, sizeof name, "%s_name", prefix);
+    const char *on = param_str(params, name);
+    if (on && strcmp(on, "none") != 0)
+        return 0;
+    for (const struct param *p = ps; p->name; p++) {
+        if (strncmp(p->name, prefix, n) != 0 || p->name[n] != '_' || strcmp(p->name, name) == 0)
+            continue;
+        cJSON *def = param_parse_text(what, p, p->def, err, errlen);
+        const cJSON *v = param_get(params, p->name);
+        int same = def && cJSON_Compare(def, v, 1);
+        cJSON_Delete(def);
+        if (!same) {
+            snprintf(err, errlen, "%s: parameter '%s' = %s is given, but %s is none: the %s_* fields describe the "
+                     "scenario's own %s, which only a name makes (%s = \"...\"); name it, or leave %s out", what,
+                     p->name, describe(v, d, sizeof d), name, prefix, prefix, name, p->name);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 void param_print_help(FILE *f, const struct param *ps)

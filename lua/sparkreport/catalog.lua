@@ -146,10 +146,13 @@ function M.ids()
   return ids
 end
 
-function M.check_ids(ids)
-  for _, id in ipairs(ids or {}) do
+-- Every id of a list of catalog systems is a row's: true, or nil and a message naming the id and
+-- the field (`field`, default "systems"; a keyword such as "all" is not a list and passes).
+function M.check_ids(ids, field)
+  for _, id in ipairs(type(ids) == "table" and ids or {}) do
     if not M.find(id) then
-      return nil, ("unknown catalog system '%s' in 'compare' (valid: %s)"):format(id, table.concat(M.ids(), ", "))
+      return nil, ("unknown catalog system '%s' in '%s' (valid: %s)"):format(id, field or "systems",
+                                                                            table.concat(M.ids(), ", "))
     end
   end
   return true

@@ -143,8 +143,22 @@ static cJSON *check_value(const char *what, const struct param *p, const cJSON *
         return NULL;
     }
     cJSON *list = cJSON_CreateArray();
-    for (const cJSON *e = v->child; e; e = e->next) {
+    int i = 1;
+    for (const cJSON *e = v->child; e; e = e->next, i++) {
         cJSON *one = check_one(what, p, e, err, errlen);
+        const cJSON *seen = one ? list->child : NULL;
+        int j = 1;
+        while (seen && !cJSON_Compare(seen, one, 1)) {
+            seen = seen->next;
+            j++;
+        }
+        if (seen) {                     /* the same item twice: two answers, or two records of one measurement */
+            char d[96];
+            snprintf(err, errlen, "%s: parameter '%s' lists %s twice (entries %d and %d); give each once", what,
+                     p->name, describe(e, d, sizeof d), j, i);
+            cJSON_Delete(one);
+            one = NULL;
+        }
         if (!one) {
             cJSON_Delete(list);
             return NULL;

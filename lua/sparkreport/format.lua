@@ -39,8 +39,8 @@ function M.cv(x)
   return ("%.1f %%"):format(100 * x)
 end
 
-function M.seconds(x)
-  local bad = not_a_figure(x, true) or huge(x, "%.3g s")
+function M.seconds(x)          -- signed: a confidence interval's lower end may be below zero
+  local bad = not_a_figure(x) or huge(x, "%.3g s")
   if bad then return bad end
   if x < 1e-6 then return ("%.0f ns"):format(x * 1e9) end
   if x < 1e-3 then return ("%.1f µs"):format(x * 1e6) end

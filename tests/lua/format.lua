@@ -19,7 +19,7 @@ assert(fmt.duration(245) == "4m05s")
 local cost = require "sparkreport.cost"
 local function digits(s) local n = 0; for _ in s:gmatch("%d") do n = n + 1 end; return n end
 local entries = { "rate", "pct", "cv", "seconds", "bytes", "duration", "int", "thousands", "big", "hours", "count" }
-local unsigned = { cv = true, seconds = true, bytes = true, duration = true, hours = true, count = true }
+local unsigned = { cv = true, bytes = true, duration = true, hours = true, count = true }
 for _, name in ipairs(entries) do
   for _, x in ipairs { 1 / 0, -1 / 0, 0 / 0, 1e300, -1e300, 1e15, 123456789012345678, -3999, 2.5 } do
     local ok, s = pcall(fmt[name], x)

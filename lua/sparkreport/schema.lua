@@ -43,6 +43,10 @@ M.limits.count = 16777216      -- GPUs of one job: 4096 per node x 4096 nodes
 local positive, share = range("number", 0, math.huge, true), range("number", 0, 1)
 local nonneg = range("number", 0, math.huge)
 M.positive, M.share, M.nonneg = positive, share, nonneg
+-- A catalog figure: at least what a machine one trains on has, at most what the scenario's own
+-- system may claim (src/predict/project.c's system_floors, src/exp/model/model.c's system_* limits).
+local gbs, gb, tflops = range("number", 1, 1e6), range("number", 1, 1e6), range("number", 0.01, 1e6)
+local watts, usd = range("number", 1, 1e6), range("number", 1, M.limits.usd)
 
 -- "experiments[2].results[3].hours" -> "/experiments/1/results/2/hours"
 function M.pointer(path)
@@ -144,7 +148,7 @@ M.document = object {
   context = object {
     host = opt "string",
     cpu = opt(object { model = opt "string", logical_cpus = opt "integer" }),
-    memory = object { total_bytes = "number" },
+    memory = object { total_bytes = range("number", 0, 1e18, true) },
     cuda = opt(object { reason = opt "string",
                         devices = opt(list(object { name = "string", compute_capability = "string" })) }),
     tool = opt(object { version = opt "string", git = opt "string" }),
@@ -167,16 +171,16 @@ M.document = object {
   catalog = object {
     source = opt "string", sha256 = opt "string", match = opt "string", match_reason = opt "string",
     rows = opt(list(object {
-      id = "string", name = "string", mem_bw_gbs = opt(positive), memory_gb = opt(positive),
+      id = "string", name = "string", mem_bw_gbs = opt(gbs), memory_gb = opt(gb),
       memory = opt "string", sources = opt "string", confidence = opt "string", notes = opt "string",
-      host_bw_gbs = opt(positive), price_usd = opt(range("number", 0, M.limits.usd, true)), power_w = opt(positive),
-      bf16_tflops = opt(positive), fp32_tflops = opt(positive), tf32_tflops = opt(positive), fp16_tflops = opt(positive),
-      fp8_tflops = opt(positive), fp4_tflops = opt(positive), fp64_tflops = opt(positive),
-      host_memory_gb = opt(positive), cpu_gpu_link_gbs = opt(positive),
+      host_bw_gbs = opt(gbs), price_usd = opt(usd), power_w = opt(watts),
+      bf16_tflops = opt(tflops), fp32_tflops = opt(tflops), tf32_tflops = opt(tflops), fp16_tflops = opt(tflops),
+      fp8_tflops = opt(tflops), fp4_tflops = opt(tflops), fp64_tflops = opt(tflops),
+      host_memory_gb = opt(gb), cpu_gpu_link_gbs = opt(gbs),
     }, M.limits.catalog_rows)),
     costs = opt(object { source = opt "string", rows = opt(list(object {
-      id = "string", purchase_usd = opt(range("number", 0, M.limits.usd, true)),
-      rent_usd_per_gpu_hour = opt(range("number", 0, M.limits.usd, true)), system_power_w = opt(positive),
+      id = "string", purchase_usd = opt(usd), rent_usd_per_gpu_hour = opt(range("number", 0, M.limits.usd, true)),
+      system_power_w = opt(watts),
     }, M.limits.catalog_rows)) }),
   },
 }
@@ -376,8 +380,9 @@ M.info.model = object {
                             points = list(object { x = "number", eta = "number" }) }),
   }),
   caches_total_bytes = opt "number", op_state_rule = opt "string",
-  validation = opt(object { n = "integer", mean_abs_error = "number", max_abs_error = "number", bias = "number",
-                            spread = "number", kendall_tau = opt "number", excluded = opt "integer",
+  validation = opt(object { n = range("integer", 0, math.huge), mean_abs_error = range("number", 0, 1e6),
+                            max_abs_error = range("number", 0, 1e6), bias = range("number", -1e6, 1e6),
+                            spread = range("number", 0, 1e6), kendall_tau = opt "number", excluded = opt "integer",
                             groups = opt(object {}),
                             calculon = opt(object { mean = "number", max = "number" }) }),
   workloads = opt(list(object { id = "string", name = "string", kind = "string", params = positive,

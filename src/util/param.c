@@ -146,7 +146,7 @@ static cJSON *check_value(const char *what, const struct param *p, const cJSON *
     int i = 1;
     for (const cJSON *e = v->child; e; e = e->next, i++) {
         cJSON *one = check_one(what, p, e, err, errlen);
-        const cJSON *seen = one ? list->child : NULL;
+        const cJSON *seen = one && !(p->flags & PARAM_TUPLE) ? list->child : NULL;
         int j = 1;
         while (seen && !cJSON_Compare(seen, one, 1)) {
             seen = seen->next;

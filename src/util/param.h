@@ -15,6 +15,8 @@ enum param_type { PARAM_INT, PARAM_NUM, PARAM_BOOL, PARAM_SIZE, PARAM_ENUM, PARA
 #define PARAM_NOT_KEY 2u        /* chooses which records a run has, or how long and how often it
                                  * repeats, not how each record is measured: two runs that differ
                                  * in it still compare record by record (sparkreport compare) */
+#define PARAM_TUPLE 4u            /* a list whose positions mean something (m, n, k), not a set: an item may
+                                 * repeat; in every other list an item given twice is refused */
 #define PARAM_MAX_LIST 256
 
 struct param {

@@ -158,6 +158,17 @@ function M.check_ids(ids, field)
   return true
 end
 
+-- An experiment's parameters checked against its C table (bench.check), and a list of catalog
+-- systems it names (the model's `systems`) against the catalog: normalised params, or nil and a
+-- message "NAME: ..." naming the field and the value (the constructors and the runner use it).
+function M.check_params(name, given)
+  local params, err = bench.check(name, given)
+  if not params then return nil, err end
+  local ok, cerr = M.check_ids(params.systems, "systems")
+  if not ok then return nil, name .. ": " .. cerr end
+  return params
+end
+
 -- How a machine is recognised: GPU names, board names, CPU core mix. A row without a rule
 -- is never matched; a machine that fits no rule is "this machine".
 local rules = {

@@ -19,24 +19,13 @@ local function names(t)
   return table.concat(out, ", ")
 end
 
--- An experiment's parameters checked against its C table (bench.check), and a list of catalog
--- systems it names (the model's `systems`) against the catalog: normalised params, or nil and a
--- message "NAME: ..." naming the field and the value.
-function sr.check(name, given)
-  local params, err = bench.check(name, given)
-  if not params then return nil, err end
-  local ok, cerr = require("sparkreport.catalog").check_ids(params.systems, "systems")
-  if not ok then return nil, name .. ": " .. cerr end
-  return params
-end
-
 -- Experiment constructors: sr.bandwidth { kernels = "all", ... }
 for name in pairs(experiments) do
   sr[name] = function(given)
     if type(given) ~= "table" then
       error(("sr.%s expects a table of parameters, got %s"):format(name, type(given)), 2)
     end
-    local params, err = sr.check(name, given)
+    local params, err = require("sparkreport.catalog").check_params(name, given)
     if not params then error(err, 2) end
     return setmetatable({ experiment = name, params = params }, Experiment)
   end

@@ -90,7 +90,7 @@ function M.prepare(data, chunkname, sets)
     if type(e) ~= "table" or type(e.experiment) ~= "string" or type(e.params) ~= "table" then
       bad("has an entry %d that is not an experiment", i)
     end
-    local okc, p, perr = pcall(sr.check, e.experiment, e.params)
+    local okc, p, perr = pcall(catalog.check_params, e.experiment, e.params)
     if not okc then bad("has an entry %d: %s", i, p) end
     if not p then bad("has an entry %d with invalid parameters: %s", i, perr) end
     exps[#exps + 1] = { experiment = e.experiment, params = p }
@@ -104,7 +104,7 @@ function M.prepare(data, chunkname, sets)
   for _, s in ipairs(sets or {}) do apply_set(scn, s, touched) end
   for _, e in ipairs(scn.experiments) do
     if touched[e] then
-      local params, cerr = sr.check(e.experiment, e.params)
+      local params, cerr = catalog.check_params(e.experiment, e.params)
       if not params then error(("--set %s: %s"):format(table.concat(touched[e], " "), cerr), 0) end
       e.params = params
     end

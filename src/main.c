@@ -288,7 +288,8 @@ static int dispatch(int argc, char **argv)
     }
     if (!strcmp(cmd, "run")) {         /* under mpirun: rank 0 runs and writes, the others serve it */
         int rank = job_join(&argc, &argv);
-        int rc = rank < 0 ? SR_EXIT_FAILURE : rank > 0 ? coll_serve() : cmd_run(argc, argv);
+        int rc = rank == JOB_REFUSED ? SR_EXIT_USAGE : rank < 0 ? SR_EXIT_FAILURE : rank > 0 ? coll_serve()
+               : cmd_run(argc, argv);
         if (rank >= 0) {
             coll_stop_serving();
             job_leave();

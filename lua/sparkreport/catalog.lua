@@ -146,13 +146,27 @@ function M.ids()
   return ids
 end
 
-function M.check_ids(ids)
-  for _, id in ipairs(ids or {}) do
+-- Every id of a list of catalog systems is a row's: true, or nil and a message naming the id and
+-- the field (`field`, default "systems"; a keyword such as "all" is not a list and passes).
+function M.check_ids(ids, field)
+  for _, id in ipairs(type(ids) == "table" and ids or {}) do
     if not M.find(id) then
-      return nil, ("unknown catalog system '%s' in 'compare' (valid: %s)"):format(id, table.concat(M.ids(), ", "))
+      return nil, ("unknown catalog system '%s' in '%s' (valid: %s)"):format(id, field or "systems",
+                                                                            table.concat(M.ids(), ", "))
     end
   end
   return true
+end
+
+-- An experiment's parameters checked against its C table (bench.check), and a list of catalog
+-- systems it names (the model's `systems`) against the catalog: normalised params, or nil and a
+-- message "NAME: ..." naming the field and the value (the constructors and the runner use it).
+function M.check_params(name, given)
+  local params, err = bench.check(name, given)
+  if not params then return nil, err end
+  local ok, cerr = M.check_ids(params.systems, "systems")
+  if not ok then return nil, name .. ": " .. cerr end
+  return params
 end
 
 -- How a machine is recognised: GPU names, board names, CPU core mix. A row without a rule

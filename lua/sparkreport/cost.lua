@@ -5,6 +5,7 @@
 -- decision section's.
 local bench = require "bench"
 local catalog = require "sparkreport.catalog"
+local fmt = require "sparkreport.format"
 
 local M = {}
 
@@ -108,7 +109,8 @@ end
 
 -- "$1,234", "$12.3", "$0.42": dollars at a precision a buyer reads.
 function M.usd(x)
-  if x == nil or x ~= x then return "n/a" end
+  local bad = fmt.not_a_figure(x, true) or fmt.huge(x, "$%.3g")      -- never "$inf", "$-3999.00"
+  if bad then return bad end
   if x >= 1000 then
     local s = ("%.0f"):format(x):reverse():gsub("(%d%d%d)", "%1,"):reverse()
     return "$" .. s:gsub("^,", "")

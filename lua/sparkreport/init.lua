@@ -25,7 +25,7 @@ for name in pairs(experiments) do
     if type(given) ~= "table" then
       error(("sr.%s expects a table of parameters, got %s"):format(name, type(given)), 2)
     end
-    local params, err = bench.check(name, given)
+    local params, err = require("sparkreport.catalog").check_params(name, given)
     if not params then error(err, 2) end
     return setmetatable({ experiment = name, params = params }, Experiment)
   end

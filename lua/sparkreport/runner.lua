@@ -18,8 +18,10 @@ local function last_line(source)
 end
 
 -- --set key=value: "budget_s=60" sets a scenario field, "bandwidth.min_reps=3" a parameter
--- of every bandwidth experiment. Values are parsed and checked like scenario fields.
-local function apply_set(scn, set)
+-- of every bandwidth experiment. Values are parsed and checked like scenario fields; an
+-- experiment's parameters are checked together once every --set is applied (touched[e] lists the
+-- sets that changed experiment e), since some go together (a name and the fields it turns on).
+local function apply_set(scn, set, touched)
   local key, text = set:match("^([^=]+)=(.*)$")
   if not key then error(("--set %s: expected key=value"):format(set), 0) end
   local exp, pname = key:match("^([%w_]+)%.([%w_]+)$")
@@ -38,10 +40,9 @@ local function apply_set(scn, set)
     if e.experiment == exp then
       local v, err = bench.parse(exp, pname, text)
       if v == nil then error(("--set %s: %s"):format(set, err), 0) end
-      e.params[pname] = v
-      local params, cerr = bench.check(exp, e.params)
-      if not params then error(("--set %s: %s"):format(set, cerr), 0) end
-      e.params, hit = params, true
+      e.params[pname], hit = v, true
+      touched[e] = touched[e] or {}
+      table.insert(touched[e], set)
     end
   end
   if not hit then
@@ -62,7 +63,8 @@ function M.load(source, chunkname)
   local chunk, err = load(NO_TAIL_CALL .. source, "@" .. chunkname, "t")
   if not chunk then error(err, 0) end
   local scn = chunk()
-  if type(scn) ~= "table" or not scn.scenario then
+  -- raw: a metatable of the scenario's (an __index that raises or loops) runs none of its code here
+  if type(scn) ~= "table" or not rawget(scn, "scenario") then
     error(("%s:%d: the scenario must end with `return sr.scenario { ... }` (it returned %s)")
           :format(chunkname, last_line(source), type(scn) == "table" and "another table" or tostring(scn)), 0)
   end
@@ -88,7 +90,7 @@ function M.prepare(data, chunkname, sets)
     if type(e) ~= "table" or type(e.experiment) ~= "string" or type(e.params) ~= "table" then
       bad("has an entry %d that is not an experiment", i)
     end
-    local okc, p, perr = pcall(bench.check, e.experiment, e.params)
+    local okc, p, perr = pcall(catalog.check_params, e.experiment, e.params)
     if not okc then bad("has an entry %d: %s", i, p) end
     if not p then bad("has an entry %d with invalid parameters: %s", i, perr) end
     exps[#exps + 1] = { experiment = e.experiment, params = p }
@@ -98,7 +100,15 @@ function M.prepare(data, chunkname, sets)
     bad("lists %d experiments; at most %d fit in one run (each takes a second at least)", #exps, M.max_experiments)
   end
   local scn = { scenario = true, params = params, experiments = exps }
-  for _, s in ipairs(sets or {}) do apply_set(scn, s) end
+  local touched = {}
+  for _, s in ipairs(sets or {}) do apply_set(scn, s, touched) end
+  for _, e in ipairs(scn.experiments) do
+    if touched[e] then
+      local params, cerr = catalog.check_params(e.experiment, e.params)
+      if not params then error(("--set %s: %s"):format(table.concat(touched[e], " "), cerr), 0) end
+      e.params = params
+    end
+  end
   return scn
 end
 
@@ -226,6 +236,7 @@ function M.execute(scn, ctx, meta)
       doc.experiments[#doc.experiments + 1] = rec
     end
   end
+  bench.measured()      -- a signal from now on cuts nothing measured (src/util/signals.h)
   project(doc)
   -- the machine's measured ceilings, from the measurements above (sparkreport.ceilings)
   doc.ceilings = require("sparkreport.ceilings").build(doc)

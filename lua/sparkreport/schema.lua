@@ -42,6 +42,32 @@ local function list(spec, max) return { list = spec, max = max } end
 local function object(fields) return { fields = fields } end
 M.opt, M.list, M.object = opt, list, object
 
+-- A number (or "integer") within what a run writes: above lo (at lo too unless `open`) and at most
+-- hi. A value outside is refused with its place as a JSON pointer (RFC 6901): a hand-edited or
+-- foreign file never reaches a section with a negative price, a GPU count of 2.5 or 1e300 hours.
+local function range(spec, lo, hi, open) return { range = true, spec = spec, lo = lo, hi = hi, open = open } end
+M.range = range
+M.limits.hours = 1e25          -- beyond what any run projects (tokens at most 1e15, a system at least 0.01 TFLOPS)
+M.limits.usd = 1e12            -- a price or a rent of one system or GPU-hour
+M.limits.count = 16777216      -- GPUs of one job: 4096 per node x 4096 nodes
+local positive, share = range("number", 0, math.huge, true), range("number", 0, 1)
+local nonneg = range("number", 0, math.huge)
+M.positive, M.share, M.nonneg = positive, share, nonneg
+-- A catalog figure: at least what a machine one trains on has, at most what the scenario's own
+-- system may claim (src/predict/project.c's system_floors, src/exp/model/model.c's system_* limits).
+local gbs, gb, tflops = range("number", 1, 1e6), range("number", 1, 1e6), range("number", 0.01, 1e6)
+local watts, usd = range("number", 1, 1e6), range("number", 1, M.limits.usd)
+
+-- "experiments[2].results[3].hours" -> "/experiments/1/results/2/hours"
+function M.pointer(path)
+  local out = {}
+  for key, index in path:gmatch("([^.%[]*)([%[%d%]]*)") do
+    if key ~= "" then out[#out + 1] = "/" .. key:gsub("~", "~0"):gsub("/", "~1") end
+    for i in index:gmatch("%[(%d+)%]") do out[#out + 1] = "/" .. (tonumber(i) - 1) end
+  end
+  return table.concat(out)
+end
+
 local function describe(v)
   local t = type(v)
   if t == "string" then
@@ -51,6 +77,20 @@ local function describe(v)
   elseif t == "table" then return next(v) == nil and "an empty list or object"
                             or (#v > 0 and "a list" or "an object") end
   return "a " .. t
+end
+
+local function num_text(x)
+  if math.type(x) == "integer" or (x == math.floor(x) and math.abs(x) < 1e15) then return ("%d"):format(x) end
+  return ("%.15g"):format(x)
+end
+
+-- A value of a range spec that is not one: its place as a JSON pointer, what a run writes there.
+local function out_of_range(path, v, spec)
+  local lo = spec.open and ("above %s"):format(num_text(spec.lo)) or ("from %s"):format(num_text(spec.lo))
+  local hi = spec.hi < math.huge and (" to %s"):format(num_text(spec.hi)) or ""
+  local got = type(v) == "number" and num_text(v) or describe(v)
+  error({ schema = ("%s = %s is outside what a run writes (%s%s%s)"):format(M.pointer(path), got,
+    spec.spec == "integer" and "a whole number " or "", lo, hi) }, 0)
 end
 
 local WHAT = { string = "a string", number = "a number", integer = "a whole number", boolean = "true or false",
@@ -82,6 +122,14 @@ function check(v, spec, path)
   end
   if v == nil then error({ schema = path .. " is missing" }, 0) end
   if spec == "any" then return end
+  if type(spec) == "table" and spec.range then
+    if type(v) ~= "number" then bad(path, spec.spec, v) end     -- not a number at all: the type's message
+    if (spec.spec == "integer" and math.type(v) ~= "integer") or v ~= v or v < spec.lo or (spec.open and v == spec.lo)
+       or v > spec.hi then
+      out_of_range(path, v, spec)
+    end
+    return
+  end
   if spec == "integer" then                     -- what a section prints with %d
     if math.type(v) ~= "integer" then bad(path, spec, v) end
     return
@@ -110,7 +158,7 @@ M.document = object {
   context = object {
     host = opt "string",
     cpu = opt(object { model = opt "string", logical_cpus = opt "integer" }),
-    memory = object { total_bytes = "number" },
+    memory = object { total_bytes = range("number", 0, 1e18, true) },
     cuda = opt(object { reason = opt "string",
                         devices = opt(list(object { name = "string", compute_capability = "string" })) }),
     tool = opt(object { version = opt "string", git = opt "string" }),
@@ -133,12 +181,16 @@ M.document = object {
   catalog = object {
     source = opt "string", sha256 = opt "string", match = opt "string", match_reason = opt "string",
     rows = opt(list(object {
-      id = "string", name = "string", mem_bw_gbs = opt "number", memory_gb = opt "number",
+      id = "string", name = "string", mem_bw_gbs = opt(gbs), memory_gb = opt(gb),
       memory = opt "string", sources = opt "string", confidence = opt "string", notes = opt "string",
-      host_bw_gbs = opt "number", price_usd = opt "number", power_w = opt "number", bf16_tflops = opt "number",
+      host_bw_gbs = opt(gbs), price_usd = opt(usd), power_w = opt(watts),
+      bf16_tflops = opt(tflops), fp32_tflops = opt(tflops), tf32_tflops = opt(tflops), fp16_tflops = opt(tflops),
+      fp8_tflops = opt(tflops), fp4_tflops = opt(tflops), fp64_tflops = opt(tflops),
+      host_memory_gb = opt(gb), cpu_gpu_link_gbs = opt(gbs),
     }, M.limits.catalog_rows)),
     costs = opt(object { source = opt "string", rows = opt(list(object {
-      id = "string", purchase_usd = opt "number", rent_usd_per_gpu_hour = opt "number", system_power_w = opt "number",
+      id = "string", purchase_usd = opt(usd), rent_usd_per_gpu_hour = opt(range("number", 0, M.limits.usd, true)),
+      system_power_w = opt(watts),
     }, M.limits.catalog_rows)) }),
   },
 }
@@ -306,13 +358,16 @@ M.records.model = object {
   regime = opt "string", footprint_bytes = opt "number", held_out = opt "boolean", excluded = opt "string",
   rerun = opt "string", rounds_dropped = opt "integer", disturbed_above_s = opt "number",
   workload = opt "string", system = opt "string", system_kind = opt "string", fits = opt "boolean", fit = opt "string",
-  hours = opt "number", hours_low = opt "number", hours_high = opt "number", memory_bound_share = opt "number",
-  by_class = opt(list(object { class = "string", share = "number", bound = "string" })),
-  energy_kwh = opt "number", price_usd = opt "number",
-  mfu = opt "number", traffic_bytes_per_micro = opt "number", traffic_bytes_per_step = opt "number",
-  comm_s = opt "number", share_of_peak = opt "number", peak_flops = opt "number",
-  projected_tokens_per_s = opt "number", projected_tokens_per_s_low = opt "number",
-  projected_tokens_per_s_high = opt "number",
+  hours = opt(range("number", 0, M.limits.hours, true)), hours_low = opt(range("number", 0, M.limits.hours, true)),
+  hours_high = opt(range("number", 0, M.limits.hours, true)), memory_bound_share = opt(share),
+  by_class = opt(list(object { class = "string", share = share, bound = "string" })),
+  energy_kwh = opt(nonneg), price_usd = opt(range("number", 0, M.limits.usd)),
+  gpus = opt(range("integer", 1, M.limits.count)), zero = opt(range("integer", 0, 3)),
+  mfu = opt(nonneg), traffic_bytes_per_micro = opt(nonneg), traffic_bytes_per_step = opt(nonneg),
+  comm_s = opt(nonneg), share_of_peak = opt(nonneg), peak_flops = opt(positive),
+  step_s = opt(positive), steps = opt(nonneg), tokens_per_s = opt(positive), tokens_per_s_per_gpu = opt(positive),
+  projected_tokens_per_s = opt(positive), projected_tokens_per_s_low = opt(positive),
+  projected_tokens_per_s_high = opt(positive),
   stack = opt "string", stack_name = opt "string", stack_fitted_on = opt "string", stack_era = opt "string",
   stack_runs = opt "number", extrapolated = opt "boolean", extrapolation = opt "string",
   extrapolation_spread = opt "number", marginal = opt "boolean", tp = opt "number", tp_comm_s = opt "number",
@@ -351,13 +406,15 @@ M.info.model = object {
                             points = list(object { x = "number", eta = "number" }) }),
   }),
   caches_total_bytes = opt "number", op_state_rule = opt "string",
-  validation = opt(object { n = "integer", mean_abs_error = "number", max_abs_error = "number", bias = "number",
-                            spread = "number", kendall_tau = opt "number", excluded = opt "integer",
+  validation = opt(object { n = range("integer", 0, math.huge), mean_abs_error = range("number", 0, 1e6),
+                            max_abs_error = range("number", 0, 1e6), bias = range("number", -1e6, 1e6),
+                            spread = range("number", 0, 1e6), kendall_tau = opt "number", excluded = opt "integer",
                             groups = opt(object {}),
                             calculon = opt(object { mean = "number", max = "number" }) }),
-  workloads = opt(list(object { id = "string", name = "string", kind = "string", params = "number", tokens = "number",
-                                seq = "integer", global_batch = "integer", precision = "string", note = opt "string",
-                                source = opt "string" })),
+  workloads = opt(list(object { id = "string", name = "string", kind = "string", params = positive,
+                                tokens = positive, seq = range("integer", 1, math.huge),
+                                global_batch = range("integer", 1, math.huge), precision = "string", note = opt "string",
+                                source = opt "string", gpus = opt(range("integer", 1, M.limits.count)) })),
   systems = opt(list(object { id = "string", name = "string", kind = "string" })),
 }
 function M.experiment_rules.model(e, need)       -- peak_flops: { dtype = FLOP/s, ... }
@@ -397,6 +454,22 @@ local function check_catalog(cat)
   error({ schema = ("catalog.match names '%s', which is not among catalog.rows"):format(cat.match) }, 0)
 end
 
+-- The scenario's fields that come from the run's own parameters (the scenario's table in
+-- src/exp/experiment.c), checked against that table again: the same ranges, lists without an item
+-- twice, workloads by id. A field a file predates is absent and passes.
+local RUN_FIELDS = { "life_years", "utilisation", "kwh_usd", "decide", "systems", "compare", "budget_s" }
+local function check_scenario(scn)
+  for _, k in ipairs(RUN_FIELDS) do
+    if scn[k] ~= nil then
+      local ok, err = bench.check("scenario", { [k == "compare" and "systems" or k] = scn[k] })
+      if not ok then
+        error({ schema = ("%s: %s (a run refuses it)"):format(M.pointer("scenario." .. k),
+                                                              (tostring(err):gsub("^scenario: ", ""))) }, 0)
+      end
+    end
+  end
+end
+
 -- M.check(results[, "records"]) -> true | false, "PATH must be ...". With "records", what
 -- only drawing needs (an experiment's info and params blocks) may be absent: enough to
 -- compare two runs. Documents of other schemas (a comparison) are their own sections'
@@ -411,6 +484,7 @@ function M.check(results, what)
                                                                                    M.limits.experiments) }, 0)
     end
     check_catalog(results.catalog)
+    check_scenario(results.scenario)
     for i, e in ipairs(results.experiments) do
       check_experiment(e, ("experiments[%d]"):format(i), what == "records")
     end
@@ -446,11 +520,11 @@ M.info.collective = object {
 for k, v in pairs(settle) do M.records.collective.fields[k] = v end
 
 -- The scale-out projection's records in the model experiment (series scaleout, predict/scale.c).
-for k, v in pairs { devices = opt "integer", link_source = opt "string", step_s = opt "number",
-                    tokens_per_s = opt "number", tokens_per_s_low = opt "number", tokens_per_s_high = opt "number",
-                    scaling_efficiency = opt "number", scaling_efficiency_low = opt "number",
-                    scaling_efficiency_high = opt "number", sharding = opt "string", link_Bps = opt "number",
-                    link_sources = opt "string" } do
+for k, v in pairs { devices = opt(range("integer", 1, M.limits.count)), link_source = opt "string",
+                    step_s = opt(positive), tokens_per_s = opt(positive), tokens_per_s_low = opt(positive),
+                    tokens_per_s_high = opt(positive), scaling_efficiency = opt(nonneg),
+                    scaling_efficiency_low = opt(nonneg), scaling_efficiency_high = opt(nonneg),
+                    sharding = opt "string", link_Bps = opt(nonneg), link_sources = opt "string" } do
   M.records.model.fields[k] = v
 end
 local model_rule = M.rules.model

@@ -58,13 +58,13 @@ static void scenario_name(const char *path, char *out, size_t n)
 }
 
 /* Seconds a scenario's code may run before it returns: SR_LUA_SCENARIO_TIME_S, or
- * SPARKREPORT_SCENARIO_TIME_S when set (0.1 .. 3600). */
+ * SPARKREPORT_SCENARIO_TIME_S when set (0.1 .. 3600; preflight refused any other value). */
 static double scenario_time_limit(void)
 {
-    const char *v = getenv("SPARKREPORT_SCENARIO_TIME_S");
-    char *end;
-    double t = v && *v ? strtod(v, &end) : 0;
-    return v && *v && *end == '\0' && t >= 0.1 && t <= 3600 ? t : SR_LUA_SCENARIO_TIME_S;
+    char err[256];
+    double t;
+    return env_seconds("SPARKREPORT_SCENARIO_TIME_S", SR_LUA_SCENARIO_TIME_S, &t, err, sizeof err) == 0
+           ? t : SR_LUA_SCENARIO_TIME_S;
 }
 
 /* Runs the scenario file in a state of its own and returns what it declared, as data: its
@@ -77,7 +77,8 @@ static cJSON *load_scenario(const struct run_opts *o, const char *source)
     double limit = scenario_time_limit();
     sr_lua_scenario_mode(S, limit);
     snprintf(err, sizeof err, "%s: the scenario ran for more than %g s of processor time inside one library "
-             "call (a string pattern that backtracks without end?); stopped", o->scenario, limit + SCENARIO_GRACE_S);
+             "call or a __gc finalizer, which no hook reaches (a string pattern that backtracks without end, a finalizer "
+             "that never returns?); stopped", o->scenario, limit + SCENARIO_GRACE_S);
     sr_lua_watchdog(limit + SCENARIO_GRACE_S, err, SR_EXIT_SCENARIO);
     sr_lua_deadline(S, limit * SCENARIO_WALL_FACTOR + SCENARIO_WALL_SLACK_S, o->scenario, SR_EXIT_SCENARIO);
     if (sr_lua_require(S, "sparkreport.runner", err, sizeof err) != 0) {
@@ -93,8 +94,8 @@ static cJSON *load_scenario(const struct run_opts *o, const char *source)
             fprintf(stderr, "%s\n", err);
     } else if (!(scn = lua_to_json_protected(S, -1, "scenario", err, sizeof err)))
         fprintf(stderr, "%s: the value it returned cannot be used: %s\n", o->scenario, err);
+    sr_lua_close(S);                    /* its finalizers run without hooks: still watched */
     sr_lua_watchdog(0, NULL, 0);
-    sr_lua_close(S);
     return scn;
 }
 
@@ -396,8 +397,17 @@ static int check_stack_limit(char *err, size_t errlen)
 
 /* Text the user gave, before any state sees it: --set values and the scenario file are UTF-8
  * (results.json records both); "FILE:LINE: ..." or "--set ...". Exit code or 0. */
-static int check_inputs(const struct run_opts *o, const char *source)
+static int check_inputs(const struct run_opts *o, const char *source, size_t n)
 {
+    const char *nul = memchr(source, '\0', n);
+    if (nul) {                          /* Lua would read the text only up to it */
+        int line = 1;
+        for (const char *c = source; c < nul; c++)
+            line += *c == '\n';
+        fprintf(stderr, "%s:%d: a NUL byte (byte %ld); a scenario is UTF-8 text, and it would end there\n",
+                o->scenario, line, (long)(nul - source) + 1);
+        return SR_EXIT_SCENARIO;
+    }
     for (int i = 0; i < o->nsets; i++) {
         long bad = json_utf8_invalid(o->sets[i], strlen(o->sets[i]));
         if (bad >= 0) {
@@ -450,6 +460,12 @@ static int check_strings(const cJSON *params, const char *where, char *err, size
             }
             if (drawn_field(p->string) && draw_check_text(what, v->valuestring, DRAW_TITLE_MAX, err, errlen) != 0)
                 return -1;
+            if (drawn_field(p->string) && strspn(v->valuestring, " \t") == strlen(v->valuestring)) {
+                snprintf(err, errlen, "%s is empty: %s", what, strcmp(p->string, "title") == 0
+                         ? "the report's first page shows it (give a title)"
+                         : "the report's sentences name it (give it a name, or none)");
+                return -1;
+            }
         }
     }
     return 0;
@@ -519,7 +535,8 @@ static int preflight(const struct run_opts *o, char **source)
 {
     char err[SR_ERR_MAX];
     size_t n;
-    if (draw_check_env(err, sizeof err) != 0 || env_check_threads(err, sizeof err) != 0) {
+    if (draw_check_env(err, sizeof err) != 0 || env_check_threads(err, sizeof err) != 0
+        || env_check_seconds(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_USAGE;
     }
@@ -532,7 +549,7 @@ static int preflight(const struct run_opts *o, char **source)
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_SCENARIO;
     }
-    int bad = check_inputs(o, *source);
+    int bad = check_inputs(o, *source, n);
     if (bad != 0) {
         free(*source);
         *source = NULL;
@@ -586,16 +603,20 @@ int run_command(const struct run_opts *o)
     if (!(final = publish(tmpdir, o, name, err, sizeof err)))
         goto fail;
     register_run_folder(tmpdir, 0);
+    signals_finished(final);            /* a signal from now on cuts nothing: it says so and ends */
     printf("%s/report.pdf\n", final);
     if (compared)
         printf("%s/comparison.pdf\n", final);
     fflush(stdout);
     if (progress_stopping()) {          /* said even with -q: it is the outcome, not progress */
         int sig = progress_stopping();
-        snprintf(err, sizeof err, partial ? "the run was %s; results.json and report.pdf say it is partial"
-                 : "%s after the measurements: results.json and report.pdf are complete%s", partial ? signals_stopped_by(sig)
-                 : sig == SIGINT ? "SIGINT came" : "SIGTERM came",
-                 !partial && wanted && !compared ? "; the comparison with the baseline was not made" : "");
+        if (partial)
+            snprintf(err, sizeof err, "the run was %s; results.json and report.pdf say it is partial",
+                     signals_stopped_by(sig));
+        else                            /* what was kept, what was cut */
+            snprintf(err, sizeof err, "%s came after the measurements: kept %s (results.json and report.pdf "
+                     "complete); %s", sig == SIGINT ? "SIGINT" : "SIGTERM", final, wanted && !compared
+                     ? "cut: the comparison with the baseline (not made)" : "nothing was cut");
         progress_note("%s", err);
         if (o->quiet)
             fprintf(stderr, "sparkreport: %s\n", err);

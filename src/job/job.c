@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "util/env.h"
 #include "util/error.h"
 #include "util/watch.h"
 
@@ -74,23 +75,19 @@ static int gather_descs(void)
     return MPI_Gather(mine, DESC_BYTES, MPI_CHAR, descs, DESC_BYTES, MPI_CHAR, 0, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
 }
 
-/* The joining deadline: SPARKREPORT_MPI_JOIN_S (1 .. 86400), default JOIN_S. */
-static double job_join_seconds(void)
-{
-    const char *v = getenv("SPARKREPORT_MPI_JOIN_S");
-    char *end;
-    double t = v && *v ? strtod(v, &end) : 0;
-    return v && *v && *end == '\0' && t >= 1 && t <= 86400 ? t : JOIN_S;
-}
-
 int job_join(int *argc, char ***argv)
 {
     if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") && !getenv("PMI_RANK"))
         return 0;                   /* not started by a launcher: one rank, no MPI */
     int provided;
-    double join_s = job_join_seconds();
+    double join_s;
     char msg[512];
     const char *me = getenv("OMPI_COMM_WORLD_RANK") ? getenv("OMPI_COMM_WORLD_RANK") : getenv("PMIX_RANK");
+    if (env_seconds("SPARKREPORT_MPI_JOIN_S", JOIN_S, &join_s, msg, sizeof msg) != 0) {   /* every rank, before joining */
+        if (!me || strcmp(me, "0") == 0)
+            fprintf(stderr, "sparkreport: %s\n", msg);
+        return JOB_REFUSED;
+    }
     snprintf(msg, sizeof msg, "sparkreport: rank %.20s: the MPI job did not start within %g s (a rank never joined: it "
              "exited, was stopped or never started before MPI_Init; SPARKREPORT_MPI_JOIN_S sets this deadline); "
              "stopped, nothing was written", me ? me : "?", join_s);

@@ -10,7 +10,9 @@
  * PMI_RANK in the environment): MPI_Init_thread, errors returned, not fatal, within
  * SPARKREPORT_MPI_JOIN_S seconds (1 .. 86400, default 60: a watch ends a process whose ranks
  * never all joined). Returns this
- * process's rank (0 when alone or without MPI), or -1 with a message on stderr. */
+ * process's rank (0 when alone or without MPI), or -1 with a message on stderr; JOB_REFUSED (rank 0
+ * says why) when SPARKREPORT_MPI_JOIN_S is set but is not such a number (util/env.h), before joining. */
+#define JOB_REFUSED (-2)
 int job_join(int *argc, char ***argv);
 
 /* 1 when this process is one of several ranks of a job. */

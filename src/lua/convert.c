@@ -210,6 +210,16 @@ static char **object_keys(struct copy *c, int idx, size_t *nkeys)
             fail(c, what);
             return NULL;
         }
+        size_t klen = 0;
+        if (lua_type(L, -1) == LUA_TSTRING && strlen(lua_tolstring(L, -1, &klen)) != klen) {
+            char what[192];
+            snprintf(what, sizeof what, "the key '%.60s...': byte %zu is a NUL (\\0), which would cut the key there",
+                     lua_tostring(L, -1), strlen(lua_tostring(L, -1)) + 1);
+            lua_pop(L, 1);
+            free_keys(keys, *nkeys);
+            fail(c, what);
+            return NULL;
+        }
         if (*nkeys == cap)
             keys = xrealloc(keys, (cap *= 2) * sizeof *keys);
         lua_pushvalue(L, -1);
@@ -282,7 +292,7 @@ static cJSON *convert_table(struct copy *c, int idx)
 
 static cJSON *convert(struct copy *c, int idx)
 {
-    char what[64];
+    char what[128];
     size_t len = 0;
     if (lua_type(c->L, idx) == LUA_TSTRING)
         lua_tolstring(c->L, idx, &len);
@@ -292,7 +302,14 @@ static cJSON *convert(struct copy *c, int idx)
     case LUA_TNIL: return cJSON_CreateNull();
     case LUA_TBOOLEAN: return cJSON_CreateBool(lua_toboolean(c->L, idx));
     case LUA_TNUMBER: return cJSON_CreateNumber(lua_tonumber(c->L, idx));
-    case LUA_TSTRING: return cJSON_CreateString(lua_tostring(c->L, idx));
+    case LUA_TSTRING:
+        if (strlen(lua_tostring(c->L, idx)) != len) {       /* C would cut it at the NUL, silently */
+            snprintf(what, sizeof what, "byte %zu is a NUL (\\0), which would cut the text there; remove it",
+                     strlen(lua_tostring(c->L, idx)) + 1);
+            fail(c, what);
+            return NULL;
+        }
+        return cJSON_CreateString(lua_tostring(c->L, idx));
     case LUA_TTABLE: return convert_table(c, idx);
     default:
         snprintf(what, sizeof what, "a %s cannot be stored as data", luaL_typename(c->L, idx));

@@ -77,9 +77,16 @@ static int l_parse(lua_State *L)
     const struct experiment *exp;
     const char *what = luaL_checkstring(L, 1);
     const struct param *ps = params_of(L, what, &exp);
-    const char *pname = luaL_checkstring(L, 2), *text = luaL_checkstring(L, 3);
+    size_t tlen;
+    const char *pname = luaL_checkstring(L, 2), *text = luaL_checklstring(L, 3, &tlen);
     const struct param *p = param_find(ps, pname);
     char err[1024], names[1024];
+    if (strlen(text) != tlen) {                 /* as in a scenario (lua/convert.c): never cut short */
+        luaL_pushfail(L);
+        lua_pushfstring(L, "%s: parameter '%s': byte %d is a NUL (\\0), which would cut the text there; remove it",
+                        what, pname, (int)strlen(text) + 1);
+        return 2;
+    }
     if (!p) {
         luaL_pushfail(L);
         lua_pushfstring(L, "%s: unknown parameter '%s' (valid: %s)", what, pname,
@@ -360,6 +367,16 @@ static int l_stopping(lua_State *L)
     return 2;
 }
 
+/* bench.measured(): the run's measurements are done (the runner, after its last experiment): a
+ * first SIGINT or SIGTERM from now on says that the results are complete (signals_measured) */
+static int l_measured(lua_State *L)
+{
+    if (sr_lua_is_scenario(L))
+        return luaL_error(L, "bench.measured is not available in a scenario");
+    signals_measured();
+    return 0;
+}
+
 static int l_note(lua_State *L)
 {
     progress_note("%s", luaL_checkstring(L, 1));
@@ -373,6 +390,7 @@ static const luaL_Reg bench_funcs[] = {
     { "format_bytes", l_format_bytes },
     { "format_duration", l_format_duration },
     { "mann_whitney", l_mann_whitney },
+    { "measured", l_measured },
     { "note", l_note },
     { "now", l_now },
     { "parse", l_parse },

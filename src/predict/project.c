@@ -158,30 +158,109 @@ static const char *job_problem(const struct predict_workload *w, char *buf, size
     return buf;
 }
 
+/* "8.03 B" */
+static char *count_text(double n, char *buf, size_t len)
+{
+    snprintf(buf, len, n >= 1e9 ? "%.3g B" : n >= 1e6 ? "%.3g M" : "%.0f", n >= 1e9 ? n / 1e9 : n >= 1e6 ? n / 1e6 : n);
+    return buf;
+}
+
+/* What the scenario's own job asks that makes no physical sense: fields given that its other
+ * fields make meaningless, a LoRA rank that is not low, fewer tokens than one optimizer step. A
+ * message naming the field and the value, or NULL. */
+static const char *job_nonsense(const cJSON *params, const struct predict_workload *w, char *buf, size_t n)
+{
+    const struct net_shape *s = &w->shape;
+    double adapted = 0, step = (double)s->batch * s->seq;
+    char a[32], b[32];
+    for (int l = 0; l < NET_LIN_LMHEAD; l++) {
+        enum net_param pw, pb;
+        size_t in, out;
+        net_linear_params(s, (enum net_linear)l, &pw, &pb, &in, &out);
+        adapted += (double)in * (double)out * s->layers;
+    }
+    int side = s->hidden, kv = net_kv_heads(s) * (s->hidden / s->heads), f = net_ffn(s);
+    side = kv < side ? kv : side;
+    side = f < side ? f : side;
+    if (s->lora_rank == 0 && strcmp(param_str(params, "workload_base"), "bf16") != 0)
+        snprintf(buf, n, "workload_base '%s' is the frozen base of a LoRA job, and workload_lora_rank is 0 (full "
+                 "training): give workload_lora_rank, or leave workload_base out", param_str(params, "workload_base"));
+    else if (s->lora_rank > side)
+        snprintf(buf, n, "workload_lora_rank = %d is not a low rank: an adapter's rank is at most the smaller side of "
+                 "the matrix it adapts, here %d (the smallest of workload_hidden, the key/value width and "
+                 "workload_ffn), and a LoRA's is far below it", s->lora_rank, side);
+    else if (s->lora_rank > 0 && (double)net_lora_count(s) >= adapted)
+        snprintf(buf, n, "workload_lora_rank = %d is not a low rank: its adapters would hold %s values, as many as "
+                 "the %s weights they adapt or more (a LoRA's rank is far below workload_hidden = %d)", s->lora_rank,
+                 count_text((double)net_lora_count(s), a, sizeof a), count_text(adapted, b, sizeof b), s->hidden);
+    else if (param_bool(params, "workload_packing") && param_num(params, "workload_fill") != 1)
+        snprintf(buf, n, "workload_fill = %g applies to sequences that are not packed, and workload_packing is true: "
+                 "set workload_packing = false, or leave workload_fill out", param_num(params, "workload_fill"));
+    else if (w->tokens < step)
+        snprintf(buf, n, "workload_tokens = %.15g is less than one optimizer step (workload_batch x workload_seq = "
+                 "%.15g tokens)", w->tokens, step);
+    else
+        return NULL;
+    return buf;
+}
+
+/* The smallest figure of the scenario's own system that describes a machine one trains on; below
+ * it (a subnormal number, a typo of units) the projection's hours and costs mean nothing. A figure
+ * with none (0: none or unknown) may be 0. */
+static const struct {
+    const char *field;
+    double min;
+    int zero_ok;
+    const char *unit;
+} system_floors[] = {
+    { "system_bw_gbs", 1, 0, "GB/s" },
+    { "system_memory_gb", 1, 0, "GB" },
+    { "system_fp32_tflops", 0.01, 1, "TFLOPS" },
+    { "system_bf16_tflops", 0.01, 1, "TFLOPS" },
+    { "system_fp8_tflops", 0.01, 1, "TFLOPS" },
+    { "system_power_w", 1, 1, "W" },
+    { "system_price_usd", 1, 1, "USD" },
+};
+
+static int check_system(const cJSON *params, char *err, size_t errlen)
+{
+    const char *name = param_str(params, "system_name");
+    if (!(param_num(params, "system_bw_gbs") > 0 && param_num(params, "system_memory_gb") > 0
+          && param_num(params, "system_fp32_tflops") + param_num(params, "system_bf16_tflops") > 0)) {
+        snprintf(err, errlen, "model: system '%.60s' needs system_bw_gbs, system_memory_gb and system_bf16_tflops "
+                 "or system_fp32_tflops above 0", name);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof system_floors / sizeof system_floors[0]; i++) {
+        double v = param_num(params, system_floors[i].field);
+        if (v >= system_floors[i].min || (v == 0 && system_floors[i].zero_ok))
+            continue;
+        snprintf(err, errlen, "model: system '%.60s': %s = %.6g is below %g %s, less than any machine one trains on%s",
+                 name, system_floors[i].field, v, system_floors[i].min, system_floors[i].unit,
+                 system_floors[i].zero_ok ? " (0: none or unknown)" : "");
+        return -1;
+    }
+    return 0;
+}
+
 int predict_check(const cJSON *params, char *err, size_t errlen)
 {
     if (named(params, "workload_name")) {
         struct predict_workload w;
-        char buf[320];
+        char buf[480];
         custom_workload(params, &w);
         const char *why = net_shape_problem(&w.shape);
+        if (!why)
+            why = job_problem(&w, buf, sizeof buf);
+        if (!why)
+            why = job_nonsense(params, &w, buf, sizeof buf);
         if (why) {
             snprintf(err, errlen, "model: workload '%.60s': %s", w.name, why);
             return -1;
         }
-        if ((why = job_problem(&w, buf, sizeof buf))) {
-            snprintf(err, errlen, "model: workload '%.60s': %s", w.name, why);
-            return -1;
-        }
     }
-    if (named(params, "system_name") && !(param_num(params, "system_bw_gbs") > 0
-                                          && param_num(params, "system_memory_gb") > 0
-                                          && param_num(params, "system_fp32_tflops")
-                                             + param_num(params, "system_bf16_tflops") > 0)) {
-        snprintf(err, errlen, "model: system '%.60s' needs system_bw_gbs, system_memory_gb and system_bf16_tflops "
-                 "or system_fp32_tflops above 0", param_str(params, "system_name"));
+    if (named(params, "system_name") && check_system(params, err, errlen) != 0)
         return -1;
-    }
     const cJSON *e, *w = param_get(params, "workloads");
     if (is_none(w))
         return 0;

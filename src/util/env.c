@@ -1,4 +1,5 @@
-/* env.c: the check of the variables that reach the OpenMP and BLAS libraries (env.h). */
+/* env.c: the check of the variables that reach the OpenMP and BLAS libraries, and the reading of
+ * our own variables that set a time (env.h). */
 #include "util/env.h"
 
 #include <ctype.h>
@@ -79,5 +80,48 @@ int env_check_threads(char *err, size_t errlen)
             return -1;
         }
     }
+    return 0;
+}
+
+/* ---- our own variables that set a time ---- */
+
+static const struct {
+    const char *name;
+    double lo, hi;                  /* seconds */
+} times[] = {
+    { "SPARKREPORT_MPI_JOIN_S", 1, 86400 },
+    { "SPARKREPORT_SCENARIO_TIME_S", 0.1, 3600 },
+};
+
+int env_seconds(const char *name, double def, double *seconds, char *err, size_t errlen)
+{
+    const char *v = getenv(name);
+    *seconds = def;
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+        if (strcmp(times[i].name, name) != 0)
+            continue;
+        if (!v || !*v)
+            return 0;
+        char *end;
+        errno = 0;
+        double t = strtod(v, &end);
+        if (*end == '\0' && errno == 0 && t >= times[i].lo && t <= times[i].hi) {  /* nan fails both */
+            *seconds = t;
+            return 0;
+        }
+        snprintf(err, errlen, "%s=%.64s%s: must be a number of seconds from %g to %g (unset it, or set it within that)",
+                 name, v, strlen(v) > 64 ? "..." : "", times[i].lo, times[i].hi);
+        return -1;
+    }
+    snprintf(err, errlen, "%s: not a variable sparkreport reads (a bug)", name);
+    return -1;
+}
+
+int env_check_seconds(char *err, size_t errlen)
+{
+    double t;
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++)
+        if (env_seconds(times[i].name, 0, &t, err, errlen) != 0)
+            return -1;
     return 0;
 }

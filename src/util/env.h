@@ -17,4 +17,14 @@
  * measurement. -1 with "OMP_NUM_THREADS=65536: at most 4096 threads ...", naming the variable. */
 int env_check_threads(char *err, size_t errlen);
 
+/* Our own variables that set a time (SPARKREPORT_MPI_JOIN_S: joining an MPI job, 1 .. 86400 s;
+ * SPARKREPORT_SCENARIO_TIME_S: a scenario's code until it returns, 0.1 .. 3600 s), read here and
+ * only here: *seconds is the variable's value, or def when it is unset or empty; -1 with
+ * "NAME=VALUE: must be a number of seconds from LO to HI ..." when it is anything else (a word, a
+ * unit, 0, a negative, nan, beyond the limit), never replaced by the default in silence. */
+int env_seconds(const char *name, double def, double *seconds, char *err, size_t errlen);
+
+/* Every variable env_seconds reads, checked before a run starts: 0, or -1 naming the first bad one. */
+int env_check_seconds(char *err, size_t errlen);
+
 #endif

@@ -184,6 +184,25 @@ static int open_depth(const char *text, size_t off)
     return depth;
 }
 
+/* The offset of the first \u0000 escape inside a string of text[0..n), or -1: cJSON would keep
+ * the string only up to it, silently. */
+static long escaped_nul(const char *text, size_t n)
+{
+    int in_string = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!in_string) {
+            in_string = text[i] == '"';
+        } else if (text[i] == '"') {
+            in_string = 0;
+        } else if (text[i] == '\\') {
+            if (i + 5 < n && text[i + 1] == 'u' && strncmp(text + i + 2, "0000", 4) == 0)
+                return (long)i;
+            i++;
+        }
+    }
+    return -1;
+}
+
 /* Whether text[0..n) is only JSON whitespace; text need not be NUL-terminated. */
 static int all_space(const char *text, size_t n)
 {
@@ -201,6 +220,16 @@ cJSON *json_parse(const char *name, const char *text, size_t n, char *err, size_
     }
     if (memchr(text, '\0', n)) {
         snprintf(err, errlen, "%s: not JSON (contains a NUL byte)", name);
+        return NULL;
+    }
+    long nul = escaped_nul(text, n);
+    if (nul >= 0) {
+        int line = 1;
+        for (long i = 0; i < nul; i++)
+            line += text[i] == '\n';
+        snprintf(err, errlen, "%s:%d: a string holds \\u0000 (a NUL), which would cut it there (byte %ld)", name, line,
+                 nul);
+        errno = EINVAL;
         return NULL;
     }
     const char *end = NULL;

@@ -2,6 +2,7 @@
  * person who typed the value: they name the parameter, show the value and say what is valid. */
 #include "util/param.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,11 @@ static cJSON *check_one(const char *what, const struct param *p, const cJSON *v,
                  type_phrase(p, t, sizeof t), describe(v, d, sizeof d));
         return NULL;
     }
+    if (x != 0 && fabs(x) < DBL_MIN) {      /* passes "above 0", then overflows what divides by it */
+        snprintf(err, errlen, "%s: parameter '%s' = %.6g is too small to compute with (a subnormal number, below "
+                 "%.3g); give 0 or a figure in the parameter's unit", what, p->name, x, DBL_MIN);
+        return NULL;
+    }
     if (x < p->min || x > p->max) {
         snprintf(err, errlen, "%s: parameter '%s' = %s is out of range (%s .. %s)", what, p->name,
                  cJSON_IsString(v) ? v->valuestring : limit_text(p, x, shown, sizeof shown),
@@ -137,8 +143,22 @@ static cJSON *check_value(const char *what, const struct param *p, const cJSON *
         return NULL;
     }
     cJSON *list = cJSON_CreateArray();
-    for (const cJSON *e = v->child; e; e = e->next) {
+    int i = 1;
+    for (const cJSON *e = v->child; e; e = e->next, i++) {
         cJSON *one = check_one(what, p, e, err, errlen);
+        const cJSON *seen = one && !(p->flags & PARAM_TUPLE) ? list->child : NULL;
+        int j = 1;
+        while (seen && !cJSON_Compare(seen, one, 1)) {
+            seen = seen->next;
+            j++;
+        }
+        if (seen) {                     /* the same item twice: two answers, or two records of one measurement */
+            char d[96];
+            snprintf(err, errlen, "%s: parameter '%s' lists %s twice (entries %d and %d); give each once", what,
+                     p->name, describe(e, d, sizeof d), j, i);
+            cJSON_Delete(one);
+            one = NULL;
+        }
         if (!one) {
             cJSON_Delete(list);
             return NULL;
@@ -230,6 +250,32 @@ cJSON *param_check(const char *what, const struct param *ps, const cJSON *given,
         cJSON_AddItemToObject(out, p->name, v);
     }
     return out;
+}
+
+int param_check_named(const char *what, const struct param *ps, const cJSON *params, const char *prefix,
+                      char *err, size_t errlen)
+{
+    char name[64], d[96];
+    size_t n = strlen(prefix);
+    snprintf(name, sizeof name, "%s_name", prefix);
+    const char *on = param_str(params, name);
+    if (on && strcmp(on, "none") != 0)
+        return 0;
+    for (const struct param *p = ps; p->name; p++) {
+        if (strncmp(p->name, prefix, n) != 0 || p->name[n] != '_' || strcmp(p->name, name) == 0)
+            continue;
+        cJSON *def = param_parse_text(what, p, p->def, err, errlen);
+        const cJSON *v = param_get(params, p->name);
+        int same = def && cJSON_Compare(def, v, 1);
+        cJSON_Delete(def);
+        if (!same) {
+            snprintf(err, errlen, "%s: parameter '%s' = %s is given, but %s is none: the %s_* fields describe the "
+                     "scenario's own %s, which only a name makes (%s = \"...\"); name it, or leave %s out", what,
+                     p->name, describe(v, d, sizeof d), name, prefix, prefix, name, p->name);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 void param_print_help(FILE *f, const struct param *ps)

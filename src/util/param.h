@@ -15,6 +15,8 @@ enum param_type { PARAM_INT, PARAM_NUM, PARAM_BOOL, PARAM_SIZE, PARAM_ENUM, PARA
 #define PARAM_NOT_KEY 2u        /* chooses which records a run has, or how long and how often it
                                  * repeats, not how each record is measured: two runs that differ
                                  * in it still compare record by record (sparkreport compare) */
+#define PARAM_TUPLE 4u            /* a list whose positions mean something (m, n, k), not a set: an item may
+                                 * repeat; in every other list an item given twice is refused */
 #define PARAM_MAX_LIST 256
 
 struct param {
@@ -39,6 +41,14 @@ cJSON *param_parse_text(const char *what, const struct param *p, const char *tex
                         char *err, size_t errlen);
 
 const struct param *param_find(const struct param *ps, const char *name);
+
+/* A group of parameters PREFIX_* that describe one thing of the scenario's own, turned on by
+ * PREFIX_name (keyword none: off): while it is none, every other PREFIX_* of the normalised params
+ * must keep its default, or -1 with err naming the one given, its value and PREFIX_name (a field
+ * given for nothing is never ignored without a word). A field given at its default value cannot be
+ * told from one left out. */
+int param_check_named(const char *what, const struct param *ps, const cJSON *params, const char *prefix,
+                      char *err, size_t errlen);
 
 /* "budget_s, cv, device, ..." (sorted), for messages. */
 char *param_names(const struct param *ps, char *buf, size_t n);

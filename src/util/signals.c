@@ -8,6 +8,7 @@
 #include "util/signals.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -26,6 +27,8 @@
 
 static volatile sig_atomic_t gentle;        /* a first signal may stop the run gently */
 static volatile sig_atomic_t measured;      /* signals_measured: the measurements are done */
+static volatile sig_atomic_t finished;      /* signals_finished: the run's folder is complete and published */
+static char finished_dir[1024];             /* where, for the message */
 static volatile sig_atomic_t signals_quiet;
 
 /* The signals that end the process at once (after SIGINT/SIGTERM), and what each means. */
@@ -93,6 +96,14 @@ static void on_signal(int sig)
                            "(a second signal stops at once)\n");
         }
         return;
+    }
+    if (finished) {                     /* nothing is left to cut, nothing to remove */
+        say("sparkreport: ");
+        say(name_of(sig));
+        say(": the run had finished: kept ");
+        say(finished_dir);
+        say(progress_stopping() ? " (its files complete)\n" : " (its files complete); nothing was cut\n");
+        _exit(128 + sig);
     }
     fs_cleanup_now();
     say("sparkreport: ");
@@ -167,7 +178,7 @@ void signals_catch(int first_is_gentle, int quiet)
     for (size_t i = 0; i < sizeof enders / sizeof enders[0]; i++)
         sigaddset(&sa.sa_mask, enders[i].sig);
     gentle = first_is_gentle;
-    measured = 0;
+    measured = finished = 0;
     signals_quiet = quiet;
     for (size_t i = 0; i < sizeof enders / sizeof enders[0]; i++)
         sigaction(enders[i].sig, &sa, NULL);
@@ -181,6 +192,13 @@ void signals_catch(int first_is_gentle, int quiet)
 void signals_measured(void)
 {
     measured = 1;
+}
+
+void signals_finished(const char *dir)
+{
+    snprintf(finished_dir, sizeof finished_dir, "%s", dir);
+    gentle = 0;                         /* a signal from now on ends the process at once, saying so */
+    finished = 1;
 }
 
 const char *signals_stopped_by(int sig)

@@ -24,4 +24,8 @@ const char *signals_stopped_by(int sig);
  * only what follows them (the comparison with a baseline) is cut short. */
 void signals_measured(void);
 
+/* The run's folder dir is complete and published: a signal from now on ends the process at once
+ * (128 + its number), saying that dir was kept whole and nothing was cut; nothing is removed. */
+void signals_finished(const char *dir);
+
 #endif

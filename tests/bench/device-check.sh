@@ -13,14 +13,28 @@
 #   --check DEVDIR        runs the plan from a bundle already unpacked in DEVDIR
 #   (no argument)         on the GPU machine, in the source tree with .devpack.tar.xz carried:
 #                         unpacks it and runs the parts, each under its own timeout
-# Writes under $OUT (default /tmp/device-check): summary.txt (read it first), results.json and
-# report.pdf (all parts as one report), logs.tar.xz (each part's log and run folder).
-set -u
+# Writes under $OUT (default /tmp/device-check): summary.txt (read it first: a line per part, then
+# the tally), results.json and report.pdf (all parts as one report), logs.tar.xz (each part's log
+# and run folder). Exit 0 when every part passed or skipped (exit 77), 1 when one failed, was cut
+# or did not run, 2 when the check could not start (no bundle, a bundle that is not ours, an OUT
+# it cannot write); its temporary folders are removed on every way out.
+set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 LIMIT=67108864                              # bytes the device tool carries, all paths together
 TESTS="test_bandwidth_gpu test_precision_gpu test_compress_gpu test_train_cuda test_backend test_gpu_select test_collective_nccl"
+SCENARIOS="gpu-check gpu-check-precision gpu-check-train gpu-check-compress gpu-check-model"
 
 die() { echo "device-check.sh: $*" >&2; exit 2; }
+
+# The temporary folders this process made (--pack's staging folder, the unpacked bundle, the
+# parts' logs and runs), removed however it ends: finished, failed, refused or stopped by a signal.
+# Their own names: a step (--step, a child) inherits $work and must not remove it.
+made_stage=; made_tmp=; made_work=
+cleanup() { for d in "$made_stage" "$made_tmp" "$made_work"; do [ -z "$d" ] || rm -rf "$d"; done; }
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 # The bundle: bundle.sh run in a staging folder that holds every file at its bundled path.
 pack() {
@@ -30,25 +44,29 @@ pack() {
     bundle=${BUNDLE:-$src/../shared/tools/bundle.sh}
     [ -f "$bundle" ] || bundle=/work/shared/tools/bundle.sh
     [ -f "$bundle" ] || die "bundle.sh not found (set BUNDLE=/path/to/bundle.sh)"
-    progs=$(for t in $TESTS; do printf 'tests/unit/%s ' "$t"; done)
+    set --                          # the test programs, as paths relative to the build folder
+    for t in $TESTS; do set -- "$@" "tests/unit/$t"; done
     # nvcc's objects track no headers: one older than any header is rebuilt, never bundled stale
     newest=$(ls -t "$src"/src/*/*.h "$src"/src/*/*/*.h | head -n 1)
     (cd "$src" && find src -name '*.cu') | while read -r cu; do
         o=$b/${cu%.cu}.o
         if [ -f "$o" ] && [ "$o" -ot "$newest" ]; then rm -f "$o"; fi
     done
-    make -s -C "$b" src/sparkreport $progs >&2 || die "make failed in $b"
+    make -s -C "$b" src/sparkreport "$@" >&2 || die "make failed in $b"
     fonts=$(sed -n 's/^#define SR_FONT_DIR "\(.*\)"/\1/p' "$b/config.h")
-    stage=$(mktemp -d) && mkdir -p "$stage/src" "$stage/tests/unit" "$stage/tests/bench" "$stage/scenarios" "$stage/fonts"
+    stage=$(mktemp -d) || die "cannot make a temporary folder"
+    made_stage=$stage
+    mkdir -p "$stage/src" "$stage/tests/unit" "$stage/tests/bench" "$stage/scenarios" "$stage/fonts"
     ln -s "$b/src/sparkreport" "$stage/src/sparkreport"
-    for p in $progs; do ln -s "$b/$p" "$stage/$p"; done
+    for p in "$@"; do ln -s "$b/$p" "$stage/$p"; done
     cp "$src"/scenarios/gpu-check*.lua "$stage/scenarios/"
     cp "$src/tests/bench/device-check.sh" "$src/tests/bench/torch-compare.py" "$src/tests/bench/device-results.py" "$stage/tests/bench/"
     cp "$fonts/DejaVuSans.ttf" "$fonts/DejaVuSans-Bold.ttf" "$fonts/DejaVuSansMono.ttf" "$stage/fonts/"
     rm -rf "$src/.devpack" "$src/.devpack.tar.xz"
-    (cd "$stage" && bash "$bundle" src/sparkreport "$src/.devpack" $progs scenarios/*.lua tests/bench/* fonts/*) >&2 ||
+    (cd "$stage" && bash "$bundle" src/sparkreport "$src/.devpack" "$@" scenarios/*.lua tests/bench/* fonts/*) >&2 ||
         die "bundle.sh failed"
     rm -rf "$stage" "$src/.devpack"
+    made_stage=
     size=$(wc -c < "$src/.devpack.tar.xz")
     echo "bundle: $src/.devpack.tar.xz, $size bytes ($((size / 1048576)) MiB; the limit is 64 MiB)"
     [ "$size" -lt "$LIMIT" ] || die "the bundle is over 64 MiB"
@@ -93,40 +111,56 @@ plan() {
 }
 
 # part NAME BUDGET COMMAND...: COMMAND cut at BUDGET s (never past the deadline, less the budgets
-# of the parts still to come), its output in logs/NAME.log, one line in the summary.
+# of the parts still to come), its output in logs/NAME.log, one line in the summary; a part that
+# failed, was cut or did not run is named in $work/failed.
 part() {
     name=$1; want=$2; shift 2
     left=$((deadline - $(date +%s)))
     t=$((want < left ? want : left))
     if [ "$t" -lt 2 ]; then
-        printf '%-22s not run: the deadline has passed\n' "$name" >> "$sum"; return
+        printf '%-22s not run: the deadline has passed\n' "$name" >> "$sum"
+        echo "$name" >> "$work/failed"; return 0
     fi
     t0=$(date +%s)
-    timeout -k 5 "$t" "$@" > "$logs/$name.log" 2>&1
-    rc=$?
+    rc=0
+    timeout -k 5 "$t" "$@" > "$logs/$name.log" 2>&1 || rc=$?
     case $rc in
         0) st=ok ;; 77) st="skipped (exit 77)" ;; 124|137) st="CUT at $t s" ;; *) st="exit $rc" ;;
     esac
     printf '%-22s %-20s %4d s of %d\n' "$name" "$st" $(($(date +%s) - t0)) "$want" >> "$sum"
-    [ "$rc" = 0 ] || [ "$rc" = 77 ] || tail -n 5 "$logs/$name.log" | sed 's/^/    /' >> "$sum"
+    if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+        tail -n 5 "$logs/$name.log" | sed 's/^/    /' >> "$sum"
+        echo "$name" >> "$work/failed"
+    fi
 }
 
 # The plan's own steps, each run as `sh device-check.sh --step NAME ...` so that part's timeout
 # can cut it (timeout runs programs, not shell functions); check() exports what they read.
 scenario() { "$dev/run" sparkreport run "$dev/scenarios/$1.lua" -q -o "$runs/$1"; }
-found() { ls "$runs"/*/latest/results.json 2>/dev/null; }
-merge() { python3 "$dev/tests/bench/device-results.py" merge "$OUT/results.json" $(found); }
+# device-results.py ACTION [OUTFILE] with every run's results.json (paths kept whole: no word splitting)
+results() {
+    action=$1; shift
+    for f in "$runs"/*/latest/results.json; do
+        [ -e "$f" ] || { echo "no part wrote a results.json"; return 1; }
+        set -- "$@" "$f"
+    done
+    python3 "$dev/tests/bench/device-results.py" "$action" "$@"
+}
+merge() { results merge "$OUT/results.json"; }
 summary() {
-    { echo; sed -n '/^torch\|^not measured\|TFLOPS\|GB\/s/p' "$logs/torch.log"; echo
-      python3 "$dev/tests/bench/device-results.py" summary $(found); } > "$work/summary.more" 2>&1
+    { echo; if [ -f "$logs/torch.log" ]; then sed -n '/^torch\|^not measured\|TFLOPS\|GB\/s/p' "$logs/torch.log"; fi
+      echo; results summary; } > "$work/summary.more" 2>&1
 }
 archive() { tar -C "$work" -cJf "$OUT/logs.tar.xz" logs runs; }
 
 # What the machine is: the driver's view, our program's, the libraries it loads ($dev: the bundle).
 versions() {
     dev=$1
-    nvidia-smi || echo "no nvidia-smi: no NVIDIA driver on this machine"
-    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit --format=csv
+    if nvidia-smi; then
+        nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit --format=csv
+    else
+        echo "no nvidia-smi: no NVIDIA driver on this machine"
+    fi
     "$dev/run" sparkreport info
     "$dev/run" sparkreport info --json
     "$dev/run" tests/bench/device-check.sh --libs
@@ -138,7 +172,32 @@ libs() {
     here=$(cd "$(dirname "$0")/../.." && pwd)
     echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
     ldd "$here/sparkreport"
-    for l in $(ldd "$here/sparkreport" | awk '/libcublasLt|libcudart/ {print $3}'); do readlink -f "$l"; done
+    ldd "$here/sparkreport" | awk '/libcublasLt|libcudart/ {print $3}' | while read -r l; do readlink -f "$l"; done
+}
+
+# The unpacked bundle in $dev has what the plan runs: the wrapper and the program always; with the
+# default plan, every test program, scenario, script and font it names. Refused (exit 2) otherwise:
+# an archive that is not ours would run every part only to fail each.
+check_bundle() {
+    [ -x "$dev/run" ] && [ -f "$dev/sparkreport" ] ||
+        die "$bundle_from does not hold the bundle (no .devpack/run and .devpack/sparkreport): run --pack in a CUDA build and carry .devpack.tar.xz"
+    [ -z "${DC_PLAN:-}" ] || return 0
+    set --
+    for t in $TESTS; do set -- "$@" "tests/unit/$t"; done
+    for c in $SCENARIOS; do set -- "$@" "scenarios/$c.lua"; done
+    for f in "$@" tests/bench/device-check.sh tests/bench/torch-compare.py tests/bench/device-results.py \
+             fonts/DejaVuSans.ttf fonts/DejaVuSans-Bold.ttf fonts/DejaVuSansMono.ttf; do
+        [ -f "$dev/$f" ] || die "$bundle_from lacks $f: pack it again (--pack)"
+    done
+}
+
+# OUT can be written, before any part starts the GPU: a read-only or missing place is refused now,
+# not found out by every part in turn.
+check_out() {
+    mkdir -p "$OUT" 2>/dev/null || die "OUT=$OUT: cannot make that folder; set OUT to a folder this user can write"
+    probe="$OUT/.device-check-probe.$$"
+    if ! (: > "$probe") 2>/dev/null; then die "OUT=$OUT: cannot write there (read-only, or not this user's); set OUT to a folder this user can write"; fi
+    rm -f "$probe"
 }
 
 # Every part of the plan, from the unpacked bundle $dev; the summary first in $OUT. Each part's
@@ -147,11 +206,14 @@ libs() {
 # ...: "run run" would name the wrapper itself).
 check() {
     : "${OUT:=/tmp/device-check}"
-    mkdir -p "$OUT" || die "cannot write $OUT"
     plan > /dev/null || { plan; die "refusing to run"; }
+    check_bundle
+    check_out
     echo "time plan (part, budget):"; plan
     work=$(mktemp -d) || die "cannot make a temporary folder"
+    made_work=$work
     logs=$work/logs; runs=$work/runs; sum=$OUT/summary.txt; mkdir -p "$logs" "$runs"
+    : > "$work/failed"
     export dev work logs runs OUT
     end=$(($(date +%s) + ${DEADLINE_S:-550}))
     echo "device check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname): part, status, seconds of its budget" > "$sum"
@@ -163,27 +225,38 @@ check() {
         deadline=$((end - after))
         eval "part $name $budget $cmd" < /dev/null
     done; }
-    [ -f "$work/summary.more" ] && cat "$work/summary.more" >> "$sum"
-    rm -rf "$work"
+    if [ -f "$work/summary.more" ]; then cat "$work/summary.more" >> "$sum"; fi
+    parts=$(printf '%s\n' "$PLAN" | awk 'NF { n++ } END { print n + 0 }')
+    failed=$(wc -l < "$work/failed" | tr -d ' ')
+    if [ "$failed" -eq 0 ]; then
+        echo "device check: all $parts parts passed or skipped" >> "$sum"
+    else
+        echo "device check: $failed of $parts parts failed, were cut or did not run: $(tr '\n' ' ' < "$work/failed" | sed 's/ $//')" >> "$sum"
+    fi
     cat "$sum"; ls -l "$OUT"
+    [ "$failed" -eq 0 ]
 }
 
-# The bundle, unpacked into a new temporary folder $tmp; the parts run from $dev.
+# The bundle, unpacked into a new temporary folder $tmp (removed on the way out); the parts run
+# from $dev. A truncated or foreign archive is refused here.
 unpack() {
     [ -f "$src/.devpack.tar.xz" ] || die "no $src/.devpack.tar.xz: run --pack in a CUDA build and carry it"
     tmp=$(mktemp -d) || die "cannot make a temporary folder"
-    tar -C "$tmp" -xJf "$src/.devpack.tar.xz" || die "cannot unpack $src/.devpack.tar.xz"
+    made_tmp=$tmp
+    tar -C "$tmp" -xJf "$src/.devpack.tar.xz" 2>/dev/null ||
+        die "cannot unpack $src/.devpack.tar.xz (truncated, or not an xz tar archive): run --pack again and carry it whole"
     dev=$tmp/.devpack
+    bundle_from=$src/.devpack.tar.xz
 }
 
 case "${1:-}" in
     --libs) libs ;;
     --plan) plan ;;
     --step) shift; "$@" ;;
-    --check) dev=$(cd "${2:?--check needs the unpacked bundle's folder}" && pwd) && check ;;
+    --check) dev=$(cd "${2:?--check needs the unpacked bundle's folder}" && pwd); bundle_from=$dev; check ;;
     --versions) versions "$2" ;;
     --pack) pack "${2:-.}" ;;
-    --dry-run) pack "${2:-.}" && unpack && OUT=${OUT:-$tmp/out} && check; rm -rf "$tmp" ;;
-    "") unpack && check; rm -rf "$tmp" ;;
-    *) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    --dry-run) pack "${2:-.}"; unpack; OUT=${OUT:-$tmp/out}; check ;;
+    "") unpack; check ;;
+    *) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 2 ;;
 esac

@@ -11,7 +11,7 @@ $ export SPARKREPORT_SCENARIO_TIME_S=0.5; sparkreport run tests/scenarios/endles
 tests/scenarios/endless-pcall.lua:{num}: the scenario ran for more than 0.5 s of processor time (its limit until it returns the experiments): an endless loop?
 [3]
 $ export SPARKREPORT_SCENARIO_TIME_S=0.5; sparkreport run tests/scenarios/backtracking.lua -o $OUT/reports
-tests/scenarios/backtracking.lua: the scenario ran for more than 2.5 s of processor time inside one library call (a string pattern that backtracks without end?); stopped
+tests/scenarios/backtracking.lua: the scenario ran for more than 2.5 s of processor time inside one library call or a __gc finalizer, which no hook reaches (a string pattern that backtracks without end, a finalizer that never returns?); stopped
 [3]
 $ sparkreport run tests/scenarios/memory-hog.lua -o $OUT/reports
 tests/scenarios/memory-hog.lua:4: not enough memory: Lua code may hold at most 128 MiB

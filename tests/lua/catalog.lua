@@ -39,4 +39,4 @@ assert(catalog.cpu_bandwidth(catalog.find("gh200-144g")) == 512, "Grace side")
 assert(catalog.cpu_bandwidth(catalog.find("h100-sxm")) == nil, "host memory unknown")
 
 local ok, err = catalog.check_ids({ "dgx-spark", "h300" })
-assert(not ok and err:find("^unknown catalog system 'h300' in 'compare' %(valid: dgx%-spark, "), err)
+assert(not ok and err:find("^unknown catalog system 'h300' in 'systems' %(valid: dgx%-spark, "), err)

@@ -50,3 +50,11 @@ fails(function() load_set(src, { "train.steps=3" }) end,
 fails(function() load_set(src, { "budget_s" }) end, "--set budget_s: expected key=value")
 fails(function() runner.load("return 1", "t.lua") end,
       "t.lua:1: the scenario must end with `return sr.scenario { ... }` (it returned 1)")
+-- a NUL in a --set value is refused like one in a scenario, never cut (issue 38, class 3): the
+-- command line cannot carry one, bench.parse can
+local bench = require "bench"
+local v, perr = bench.parse("scenario", "title", "visible\0hidden")
+assert(v == nil and perr == "scenario: parameter 'title': byte 8 is a NUL (\\0), which would cut the text there; remove it",
+       tostring(perr))
+fails(function() load_set(src, { "title=visible\0hidden" }) end,
+      "--set title=visible")

@@ -348,7 +348,10 @@ local function flips_text(ctx, wf)
   t[#t + 1] = wf.u and wf.u <= 1 and ("utilisation %s %s"):format(up and "above" or "below", pct0(wf.u))
               or "no utilisation (break-even above 100 %)"
   if wf.rate_flip then t[#t + 1] = ("rent %s %s/GPU-h"):format(up and "above" or "below", cost.usd(wf.rate_flip)) end
-  if wf.kwh_flip then t[#t + 1] = ("electricity %s $%.2f/kWh"):format(up and "below" or "above", wf.kwh_flip) end
+  if wf.kwh_flip then
+    t[#t + 1] = ("electricity %s %s/kWh"):format(up and "below" or "above", fmt.huge(wf.kwh_flip, "$%.3g")
+                                                  or ("$%.2f"):format(wf.kwh_flip))
+  end
   if wf.bf16_flip and num(spark_row.bf16_tflops) then
     t[#t + 1] = ("Spark BF16 %s %s TFLOPS (%sx spec)"):format(up and "at" or "below",
       fmt.rate(spark_row.bf16_tflops * wf.bf16_flip), fmt.rate(wf.bf16_flip))
@@ -398,7 +401,7 @@ local function sensitivity_table(doc, ctx)
       rows[#rows + 1] = { ("(%d) %s"):format(i, wname(wf)), at(0.25), at(u0), at(1.0),
         p(("%s, %s %s"):format(cost.usd(wf.alt_usd), name_of(ctx, wf.alt.id), wf.alt_how)),
         p(wf.u and (wf.u <= 1 and pct0(wf.u) or ("none (%s)"):format(pct0(wf.u))) or "none"),
-        wf.rate_flip and p(cost.usd(wf.rate_flip)) or "n/a", wf.kwh_flip and p(("$%.2f"):format(wf.kwh_flip)) or "none",
+        wf.rate_flip and p(cost.usd(wf.rate_flip)) or "n/a", wf.kwh_flip and p(fmt.huge(wf.kwh_flip, "$%.3g") or ("$%.2f"):format(wf.kwh_flip)) or "none",
         wf.price_flip and p(cost.usd(wf.price_flip)) or "none" }
     end
   end

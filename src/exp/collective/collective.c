@@ -396,6 +396,7 @@ cJSON *coll_run(const cJSON *params, double budget_s, char *err, size_t errlen)
         dev->version(nccl_transport, sizeof nccl_transport);
     coll_job_budget(budget_s);     /* a rank that stops cannot hold the run past this */
     run_items(params, budget_s, n, use, results, skipped);
+    coll_job_idle();                /* the other ranks wait without a deadline until the next command */
     publish_link(results, info);
     return out;
 }

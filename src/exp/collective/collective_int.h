@@ -29,6 +29,9 @@ struct coll_cmd {
     int32_t device;             /* 1: device buffers through NCCL (coll_nccl_ops); 0: host buffers through MPI */
     int64_t bytes;              /* nccl-tests' size: the full buffer (all-gather: received, reduce-scatter: sent) */
     int64_t iters;              /* operations in one timed sample */
+    double wait_s;              /* seconds within which the serving ranks must hear from rank 0 again (this
+                                 * step done, the next command sent): what the experiment's deadline leaves,
+                                 * + COLL_SERVE_SLACK_S; 0: none (rank 0 goes on to other experiments) */
 };
 enum coll_what { COLL_STOP, COLL_PREPARE, COLL_TIME, COLL_CHECK, COLL_RELEASE };
 
@@ -45,6 +48,13 @@ void coll_rank0_release(void);
 #define COLL_DEADLINE_FACTOR 1.5
 #define COLL_DEADLINE_SLACK_S 10.0
 void coll_job_budget(double budget_s);
+
+/* The serving ranks keep the same deadline from each command rank 0 sends (coll_cmd.wait_s), later
+ * by this much, so that a rank 0 still alive is the one that ends the job and says why; a rank 0
+ * that is stopped or gone cannot, and the serving ranks end it then. coll_job_idle (rank 0, at the
+ * experiment's end) lifts it: rank 0 goes on to other experiments, whose length they cannot know. */
+#define COLL_SERVE_SLACK_S 5.0
+void coll_job_idle(void);
 
 /* The value element i of rank r's send buffer holds, and what element i of a reduction over n
  * ranks must then be: exact in float32 (small whole numbers). */

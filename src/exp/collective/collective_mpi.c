@@ -338,7 +338,23 @@ static int send_cmd(struct coll_cmd *c, char *err, size_t errlen)
         snprintf(err, errlen, "the job lost a rank earlier");
         return -1;
     }
+    double left = job_end - timing_now();
+    c->wait_s = job_end > 0 ? (left > 0 ? left : 0) + COLL_SERVE_SLACK_S : 0;
     return bcast_cmd(c, 0, err, errlen);
+}
+
+void coll_job_idle(void)
+{
+    char err[256];
+    struct coll_cmd c = { .what = COLL_RELEASE };
+    attach();
+    if (nranks < 2 || job_end <= 0)
+        return;
+    step_watch("releasing buffers");
+    job_end = 0;                        /* c.wait_s 0: no deadline until the next command */
+    if (send_cmd(&c, err, sizeof err) == 0)
+        release();
+    watch_disarm();
 }
 
 /* -1 on an MPI failure; 1 when a rank could not allocate (*bad_rank says which); 0: the values
@@ -385,6 +401,21 @@ void coll_rank0_release(void)
 
 /* ---- the other ranks serve ---- */
 
+/* A serving rank, on each command: until when it waits for rank 0 (coll_cmd.wait_s). */
+static void serve_watch(const struct coll_cmd *c)
+{
+    char msg[512];
+    if (c->wait_s <= 0) {
+        watch_disarm();
+        return;
+    }
+    snprintf(msg, sizeof msg, "sparkreport: rank %d: rank 0 did not answer within %.0f s, what the collective "
+             "experiment's deadline left it (%g x its budget + %g s, + %g s): it is stopped, or gone without "
+             "ending the job; ending this rank, which wrote nothing", rank, c->wait_s, COLL_DEADLINE_FACTOR,
+             COLL_DEADLINE_SLACK_S, COLL_SERVE_SLACK_S);
+    watch_arm(c->wait_s, msg, SR_EXIT_FAILURE);
+}
+
 int coll_serve(void)
 {
     attach();
@@ -395,6 +426,7 @@ int coll_serve(void)
         int bad = 0;
         if (bcast_cmd(&c, 1, err, errlen) != 0)
             break;
+        serve_watch(&c);                /* covers this step and the wait for the next command */
         if (c.what == COLL_STOP)
             return 0;
         int rc = c.what == COLL_PREPARE ? prepare_here(&c, &bad, err, errlen)
@@ -453,5 +485,6 @@ int coll_rank0_check(int *bad_rank, char *err, size_t errlen)
 }
 void coll_rank0_release(void) { }
 void coll_job_budget(double budget_s) { (void)budget_s; }
+void coll_job_idle(void) { }
 
 #endif

@@ -273,7 +273,9 @@ int model_precheck(const cJSON *params, char *err, size_t errlen)
 {
     struct train_config cfg[NCONFIGS];
     configs(params, 0, cfg);
-    if (check_held_out(params, err, errlen) != 0)
+    if (check_held_out(params, err, errlen) != 0
+        || param_check_named("model", model_params, params, "workload", err, errlen) != 0
+        || param_check_named("model", model_params, params, "system", err, errlen) != 0)
         return -1;
     for (int i = 0; i < (int)param_num(params, "configs"); i++) {
         const char *why = net_shape_problem(&cfg[i].shape);

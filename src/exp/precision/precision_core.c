@@ -76,7 +76,7 @@ const struct param prec_params[] = {
       "longest FMA chain per element of the GPU sweep (GPU knees lie at higher intensity)" },
     { "sweep_gemm_mn", PARAM_INT, 0, NULL, NULL, "8192", 256, 65536,
       "GPU tensor-core sweep: m = n of the GEMMs whose k (16 .. m) sets the intensity" },
-    { "numerics_shape", PARAM_INT, PARAM_LIST, NULL, NULL, "256,256,1024", 16, 8192,
+    { "numerics_shape", PARAM_INT, PARAM_LIST | PARAM_TUPLE, NULL, NULL, "256,256,1024", 16, 8192,
       "m, n, k of the GEMM whose error against FP64 is measured (k a multiple of 32)" },
     { "seed", PARAM_INT, 0, NULL, NULL, "1", 0, 2147483647, "seed of the random inputs" },
     MEASURE_PARAMS("0.02", "3", "20", "1", "0.05"),

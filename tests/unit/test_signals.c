@@ -1,0 +1,103 @@
+/* test_signals.c: what a SIGTERM says and does once a run's measurements are done (issue 38,
+ * class 8): after the last measurement the first one says the results are complete and only
+ * what follows them is cut; once the run folder is published one ends the process at once
+ * (143), saying the folder was kept whole and nothing was cut, and removes nothing. Each case
+ * runs in a child process, its stderr read back. */
+#include "check.h"
+#include "util/fsutil.h"
+#include "util/progress.h"
+#include "util/signals.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Runs body in a child with stderr into a pipe; its exit status and what it wrote. */
+static int child(void (*body)(const char *), const char *arg, char *out, size_t n)
+{
+    int p[2], status = -1;
+    if (pipe(p) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(p[1], STDERR_FILENO);
+        close(p[0]);
+        body(arg);
+        _exit(0);
+    }
+    close(p[1]);
+    ssize_t got = read(p[0], out, n - 1), r;
+    while (got >= 0 && (r = read(p[0], out + got, n - 1 - (size_t)got)) > 0)
+        got += r;
+    out[got > 0 ? got : 0] = '\0';
+    close(p[0]);
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* measured, not yet written: the first SIGTERM asks for a stop and says only the comparison goes */
+static void after_measuring(const char *arg)
+{
+    (void)arg;
+    signals_catch(1, 0);
+    signals_measured();
+    raise(SIGTERM);
+    _exit(progress_stopping() == SIGTERM ? 42 : 1);
+}
+
+/* published: a SIGTERM ends the process at once, says what was kept, removes nothing */
+static void after_publishing(const char *dir)
+{
+    char file[256];
+    snprintf(file, sizeof file, "%s/report.pdf", dir);
+    signals_catch(1, 1);
+    fs_cleanup_add(file, 0);            /* a file it still knows of: kept, not removed */
+    signals_finished(dir);
+    raise(SIGTERM);
+    _exit(0);                           /* not reached: the handler exits */
+}
+
+/* published after a first signal had already cut the comparison: the second says the files are
+ * complete, without claiming that nothing was cut */
+static void after_a_first(const char *dir)
+{
+    signals_catch(1, 1);
+    signals_measured();
+    raise(SIGTERM);
+    signals_finished(dir);
+    raise(SIGTERM);
+    _exit(0);
+}
+
+int main(void)
+{
+    char out[4096], dir[] = "/tmp/test_signals.XXXXXX", file[256];
+    EXPECT(mkdtemp(dir) != NULL);
+    snprintf(file, sizeof file, "%s/report.pdf", dir);
+    int fd = open(file, O_CREAT | O_WRONLY, 0644);
+    EXPECT(fd >= 0);
+    close(fd);
+
+    EXPECT(child(after_measuring, NULL, out, sizeof out) == 42);
+    EXPECT_STR(out, "\nsparkreport: SIGTERM: the measurements are done; stopping once results.json and report.pdf are "
+                    "written (complete), without the comparison with a baseline (a second signal stops at once)\n");
+
+    char want[1024];
+    EXPECT(child(after_publishing, dir, out, sizeof out) == 128 + SIGTERM);
+    snprintf(want, sizeof want, "sparkreport: SIGTERM: the run had finished: kept %s (its files complete); nothing was "
+             "cut\n", dir);
+    EXPECT_STR(out, want);
+    EXPECT(access(file, F_OK) == 0);
+
+    EXPECT(child(after_a_first, dir, out, sizeof out) == 128 + SIGTERM);
+    snprintf(want, sizeof want, "sparkreport: SIGTERM: the run had finished: kept %s (its files complete)\n", dir);
+    EXPECT_STR(out, want);
+    EXPECT(access(file, F_OK) == 0);
+
+    unlink(file);
+    rmdir(dir);
+    return CHECK_DONE();
+}

@@ -40,6 +40,7 @@
 #define TIME_SHARE 0.5          /* of the stream's budget its passes may take by the DRAM figure's
                                    arithmetic; the rest starts processes and absorbs noise */
 #define REPEAT_SHARE 0.5        /* of a group's share of the budget its repetitions may take */
+#define OVERRUN 1.5             /* past this many times its share of the budget a job starts no round */
 #define HANG_S 60.0             /* the longest a group may take beyond its budget before it is
                                    given up (set-up, and the records): a guard, not a budget */
 
@@ -385,10 +386,9 @@ static void run_job(struct plan *pl, const cJSON *params, int job, const char *e
         int n = pl->counts[c];
         double share = fmax(left, 0) * n / pl->sum;
         snprintf(item, sizeof item, "%s, %d tenant%s at once", job_names[job], n, n > 1 ? "s" : "");
-        if (progress_stopping() || timing_now() - t0 > 2 * budget_s) {
+        if (progress_stopping() || timing_now() - t0 > OVERRUN * budget_s) {
             snprintf(why, sizeof why, progress_stopping() ? "not measured: the run was stopped"
-                     : "not measured: the time budget was spent (%.0f s of this job's %.0f s)", timing_now() - t0,
-                     budget_s);
+                     : "not measured: this job's time was spent (%.0f s of its %.0f s)", timing_now() - t0, budget_s);
             measure_skip(pl->skipped, item, why);
             continue;
         }
@@ -430,7 +430,6 @@ cJSON *tenants_run(const cJSON *params, double budget_s, char *err, size_t errle
     for (int j = 0; j < pl.nj; j++)
         if (pl.jobs[j] == JOB_TRAIN && train_reference(params, ref, ref_why, sizeof ref_why) != 0)
             ref_err = ref_why;
-    double t0 = timing_now();
     cJSON *info = cJSON_AddObjectToObject(out, "info"), *rounds = cJSON_AddArrayToObject(info, "rounds");
     progress_begin(strcmp(pl.device, "cpu") == 0 ? "tenants cpu" : "tenants gpu", pl.nj * pl.nc, budget_s);
     for (int j = 0, done = 0; j < pl.nj; j++) {
@@ -439,7 +438,7 @@ cJSON *tenants_run(const cJSON *params, double budget_s, char *err, size_t errle
             done += pl.nc;
             continue;
         }
-        run_job(&pl, params, pl.jobs[j], exe, ref, (budget_s - (timing_now() - t0)) / (pl.nj - j), results, rounds, &done);
+        run_job(&pl, params, pl.jobs[j], exe, ref, budget_s / pl.nj, results, rounds, &done);
     }
     progress_step(pl.nj * pl.nc, "done");
     progress_end();
@@ -449,9 +448,9 @@ cJSON *tenants_run(const cJSON *params, double budget_s, char *err, size_t errle
     cJSON_AddNumberToObject(info, "cpus", pl.cpus);
     cJSON_AddNumberToObject(info, "threads_max", pl.threads_max);
     cJSON_AddStringToObject(info, "threads_rule", pl.share
-        ? "each tenant gets the run's threads divided by N (one at least): the cores are split among the jobs, so "
+        ? "Each tenant gets the run's threads divided by N (one at least): the cores are split among the jobs, so "
           "a tenant's slowdown is the cores it lost plus what the others take of the memory system"
-        : "each tenant runs with the run's threads, as alone: N tenants oversubscribe the cores N-fold and the "
+        : "Each tenant runs with the run's threads, as alone: N tenants oversubscribe the cores N-fold and the "
           "operating system time-slices their threads");
     cJSON_AddNumberToObject(info, "caches_total_bytes", pl.caches);
     if (pl.size > 0)

@@ -275,9 +275,11 @@ static void measure(const struct job *j, struct tenant *t, double repeat_s)
     if (j->size)
         j->size(t, rule.sample_s);
     measure_repeat(t->rec, &rule, j->sample, t);
-    double wall = timing_now() - w0, cpu = cpu_now() - c0;
+    double w1 = timing_now(), cpu = cpu_now() - c0;
+    cJSON_AddNumberToObject(t->rec, "started_s", w0);      /* CLOCK_MONOTONIC: one clock for all tenants */
+    cJSON_AddNumberToObject(t->rec, "ended_s", w1);
     if (strcmp(param_str(t->spec, "device"), "cpu") == 0) {
-        cJSON_AddNumberToObject(t->rec, "window_s", wall);
+        cJSON_AddNumberToObject(t->rec, "window_s", w1 - w0);
         cJSON_AddNumberToObject(t->rec, "cpu_s", cpu);
     }
     j->finish(t);
@@ -309,8 +311,17 @@ static int command(char *buf, size_t n)
     return 0;
 }
 
-/* Each round the run asks for: a record (the set-up's fields, then this round's measurement),
- * then the job again and again until the run says anything more. */
+/* The job untimed until the run writes anything (0), or until it failed (-1). */
+static int load(const struct job *j, struct tenant *t)
+{
+    while (!told_to_stop())
+        if (isnan(j->sample(t)))
+            return -1;
+    return 0;
+}
+
+/* Each round the run asks for: its job untimed until every tenant of the round runs, then a record
+ * (the set-up's fields and this round's measurement), then the job untimed until the run says more. */
 static void rounds(const struct job *j, struct tenant *t)
 {
     char cmd[64];
@@ -323,17 +334,30 @@ static void rounds(const struct job *j, struct tenant *t)
             continue;
         if (strcmp(param_str(t->spec, "device"), "cpu") == 0)
             omp_set_num_threads(threads);
+        cJSON *loading = cJSON_CreateObject();
+        cJSON_AddBoolToObject(loading, TENANTS_LOADING, 1);
+        cJSON_AddNumberToObject(loading, "round", round);
+        say(loading);
+        cJSON_Delete(loading);
         t->rec = cJSON_Duplicate(setup, 1);
         cJSON_AddNumberToObject(t->rec, "round", round++);
+        if (load(j, t) != 0) {              /* its record says so at once */
+            fail(t, "the job failed while it ran untimed before the round's measurement");
+            say(t->rec);
+        }
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t->rec, "valid")) || !command(cmd, sizeof cmd)
+            || cmd[0] != TENANTS_TIME) {
+            cJSON_Delete(t->rec);
+            continue;                       /* failed, or the run gave the round up */
+        }
         if (strcmp(param_str(t->spec, "device"), "cpu") == 0)
             cJSON_AddNumberToObject(t->rec, "threads", threads);
         measure(j, t, repeat_s);
         say(t->rec);
         int ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t->rec, "valid"));
         cJSON_Delete(t->rec);
-        while (ok && !told_to_stop())        /* load while the other tenants measure */
-            if (isnan(j->sample(t)))
-                break;
+        if (ok)
+            load(j, t);                     /* while the other tenants measure */
     }
     t->rec = setup;
 }

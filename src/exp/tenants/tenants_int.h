@@ -17,10 +17,14 @@ extern const struct param tenants_spec_params[];
  * it writes first is its record, a failed one, and it exits. */
 #define TENANTS_READY "ready"
 
-/* What the run tells a ready tenant, one line each: "m THREADS SECONDS" measure now with that many
- * OpenMP threads and that many seconds of repetitions at most (then write the record, then keep
- * running the job untimed until the next line), "w" stop running it and wait. End of file: exit. */
+/* A round, line by line: the run tells tenants 1 .. k "m THREADS SECONDS" (take that many OpenMP
+ * threads and at most that many seconds of repetitions); each answers {"loading": true} and runs its
+ * job untimed; once all k are loading, the run tells each "t": it measures (so every sample of every
+ * tenant is taken while all k run), writes its record and runs its job untimed again; "w": stop
+ * and wait for the next round. End of file: exit. */
 #define TENANTS_MEASURE 'm'
+#define TENANTS_LOADING "loading"
+#define TENANTS_TIME 't'
 #define TENANTS_WAIT 'w'
 
 /* Seconds the tenants get to stop after being told to (a repetition in flight finishes first),

@@ -33,6 +33,7 @@ struct tenant {
     char *buf;                  /* what it wrote that is not yet a whole line */
     size_t len, cap;
     int ready, eof;
+    int loading;                /* it said it runs its job for this round */
     int asked;                  /* rounds it was told to measure */
     cJSON *record;              /* the record of round `asked` (or its failed set-up) */
     char why[256];              /* what went wrong with it for good, "" while nothing did */
@@ -103,6 +104,11 @@ static void line(struct tenant *t, const char *text, size_t n)
         cJSON_Delete(j);
         return;
     }
+    if (t->ready && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, TENANTS_LOADING))) {
+        t->loading = json_num(j, "round", 0) == t->asked;
+        cJSON_Delete(j);
+        return;
+    }
     if (t->ready && json_num(j, "round", 0) != t->asked) {     /* a late record of a round given up on */
         cJSON_Delete(j);
         return;
@@ -148,10 +154,10 @@ static int gone(const struct tenant *t)
     return t->fd < 0 || t->eof || t->why[0] || (!t->ready && t->record);
 }
 
-/* Whether t has what a wait is for: want 0 its ready mark, 1 a record. */
+/* Whether t has what a wait is for: want 0 its ready mark, 1 a record, 2 its word that it is loading. */
 static int has(const struct tenant *t, int want)
 {
-    return gone(t) || (want == 0 ? t->ready : t->record != NULL);
+    return gone(t) || (want == 0 ? t->ready : want == 1 ? t->record != NULL : t->loading);
 }
 
 /* Reads from tenants [0, n) until each has what `want` waits for, the deadline passes or a stop
@@ -224,19 +230,24 @@ static void no_record(const struct tenants_pool *p, int i, int k, double run_s, 
 cJSON *tenants_pool_round(struct tenants_pool *p, int k, int threads, double repeat_s, double run_s)
 {
     cJSON *out = cJSON_CreateArray();
-    char why[300], theirs[340], go[64], stop[4] = { TENANTS_WAIT, '\n', 0 };
+    char why[300], theirs[340], go[64], stop[3] = { TENANTS_WAIT, '\n', 0 }, time[3] = { TENANTS_TIME, '\n', 0 };
     snprintf(go, sizeof go, "%c %d %.6g\n", TENANTS_MEASURE, threads, repeat_s);
     int first_gone = -1;
     for (int i = k - 1; i >= 0; i--)
         first_gone = gone(&p->t[i]) ? i : first_gone;
     if (first_gone < 0) {           /* a group with a tenant missing is not a group of k: not run */
+        double until = timing_now() + run_s;
         for (int i = 0; i < k; i++) {
             cJSON_Delete(p->t[i].record);
             p->t[i].record = NULL;
+            p->t[i].loading = 0;
             p->t[i].asked++;
             tell(&p->t[i], i, go);
         }
-        wait_all(p->t, k, 1, timing_now() + run_s);
+        if (wait_all(p->t, k, 2, until))        /* every one busy before any is timed */
+            for (int i = 0; i < k; i++)
+                tell(&p->t[i], i, time);
+        wait_all(p->t, k, 1, until);
         for (int i = 0; i < k; i++)
             tell(&p->t[i], i, stop);
     }

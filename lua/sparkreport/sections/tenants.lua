@@ -17,6 +17,7 @@ local JOBS = { stream = "bandwidth stream", train = "training step" }
 local function m(text) return { text = text, kind = "measured" } end
 local function p(text) return { text = text, kind = "projected" } end
 local function factor(x) return fmt.rate(x) .. "x" end
+local function cap(s) return (s:gsub("^%l", string.upper)) end
 
 -- The valid, timed records of one job and count, in tenant order.
 local function round(e, series, n)
@@ -56,6 +57,19 @@ local function load_of(e, series, n)
     if x.series == series and x.tenants == n and x.load_avg then return fmt.rate(x.load_avg) end
   end
   return "n/a"
+end
+
+-- When tenants sharing the machine ran faster than the one alone (a share above 110 %), the words
+-- that say why the figure is not about sharing: the machine's other processes held the alone round
+-- up (its load average, the CPUs); nil when none did.
+local function disturbed(e, series)
+  for _, r in ipairs(R.records(e, { series = series })) do
+    if r.valid and r.tenants > 1 and r.share and r.share > 1.1 then
+      return ("above 100 %%: the tenant alone was held up more by the machine's other processes (load average %s "
+        .. "on %d CPUs before its round) than the tenants sharing it, so these figures say more about that load "
+        .. "than about sharing"):format(load_of(e, series, 1), e.info and e.info.cpus or 0)
+    end
+  end
 end
 
 -- One row per job and count: each tenant's median time, slowdown and share, the shares together.
@@ -160,6 +174,10 @@ local function measured(doc, results)
     doc:paragraph(("On %s: %s. %s. Stream working set: %s."):format(where, info.isolation or "separate processes",
       info.threads_rule or "", info.size_rule or "n/a"), "small")
     if measured_table(doc, e, mk) then slowdown_chart(doc, e) end
+    for _, series in ipairs { "stream", "train" } do
+      local why = disturbed(e, series)
+      if why then doc:paragraph(("%s: some tenants kept a share %s."):format(cap(JOBS[series]), why), "small") end
+    end
     failures(doc, e)
   end
 end
@@ -230,10 +248,13 @@ local function summary(e)
           range(recs, "share", fmt.pct), series == "stream" and "bandwidth" or "step rate", fmt.pct(t.share_sum))
       end
     end
-    if #said > 0 then parts[#parts + 1] = ("%s: %s"):format(JOBS[series], table.concat(said, "; ")) end
+    local why = disturbed(e, series)
+    if #said > 0 then
+      parts[#parts + 1] = ("%s: %s%s"):format(cap(JOBS[series]), table.concat(said, "; "), why and (" (" .. why .. ")") or "")
+    end
   end
   if #parts == 0 then return nil end
-  return ("Measured on this machine's %s: %s."):format(e.device == "gpu" and "GPU" or "CPU", table.concat(parts, ". "))
+  return ("Measured on this machine's %s. %s."):format(e.device == "gpu" and "GPU" or "CPU", table.concat(parts, ". "))
 end
 
 function S.tenants(doc, results)

@@ -35,10 +35,8 @@
 #define MAX_COUNTS 16
 #define MEM_SHARE 0.6           /* of the free memory all tenants' arrays together may take, as the
                                    bandwidth family's arrays may */
-#define TOUCH_PROBE (256u << 20) /* bytes first-touched to time it: a virtual machine's host may give
-                                    the first megabytes faster than the rest */
-#define TOUCH_ALIGN (2u << 20)  /* as the bandwidth family's arrays */
 #define TIME_FLOOR (48.0 * 1024 * 1024)     /* the least working set the time budget may leave a tenant */
+#define SETUP_SHARE 0.4         /* of the stream's budget its tenants may take to first-touch their arrays */
 #define TIME_SHARE 0.5          /* of the stream's budget its passes may take by the DRAM figure's
                                    arithmetic; the rest starts processes and absorbs noise */
 #define REPEAT_SHARE 0.5        /* of a group's share of the budget its repetitions may take */
@@ -84,8 +82,9 @@ struct plan {
     int share;                          /* threads = share: threads_max / N per tenant */
     double caches;                      /* bytes: all caches (CPU), L2 (GPU) */
     double size;                        /* one tenant's three stream arrays, bytes */
-    double touch_gbps;                  /* first-touch rate the time limit used; 0: none */
-    char size_rule[400];                /* how size was chosen, in words */
+    double touch_gbps;                  /* the first-touch rate that made the stream smaller; 0: none */
+    int size_auto;                      /* size is the rule's, not the scenario's */
+    char size_rule[600];                /* how size was chosen, in words */
     cJSON *dram;                        /* the DRAM figure the time limit used, or NULL */
     cJSON *skipped;
 };
@@ -148,65 +147,42 @@ static double stream_fraction(const cJSON *params)
     return (k->reads + k->writes) / 3.0;
 }
 
-/* Bytes per second of first-touching fresh memory (a page fault each page; a virtual machine may
- * fetch the page from its host): a TOUCH_PROBE array allocated as the tenants allocate theirs. */
-static double touch_rate(void)
-{
-    void *p = NULL;
-    if (posix_memalign(&p, TOUCH_ALIGN, TOUCH_PROBE) != 0)
-        return NAN;
-#ifdef MADV_HUGEPAGE
-    madvise(p, TOUCH_PROBE, MADV_HUGEPAGE);
-#endif
-    double t0 = timing_now();
-    memset(p, 1, TOUCH_PROBE);
-    double t = timing_now() - t0;
-    free(p);
-    return t > 0 ? TOUCH_PROBE / t : NAN;
-}
-
 /* One tenant's working set when size is auto: the DRAM rule, within the memory the tenants share and
- * (on the CPU) the stream's time budget: every tenant of the pool first-touches its arrays once and
- * validates with one pass, then each round's tenants warm up and repeat, at the DRAM figure and the
- * first-touch rate measured here. The rule text says whether the result is beyond all caches the
- * machine reports; it is measured either way. */
+ * (on the CPU) the time the stream's passes may take at the DRAM figure: every tenant of the pool
+ * validates with one pass, then each round's tenants warm up and repeat. What first-touching it
+ * costs is watched while the tenants set up (run_job). The rule text says whether the result is
+ * beyond all caches the machine reports; it is measured either way. */
 static void plan_size(struct plan *pl, const cJSON *params, double stream_budget)
 {
-    char a[32], b[32], c[32];
+    char a[32], b[32];
     int top = pl->counts[pl->nc - 1];
     if (cJSON_IsNumber(param_get(params, "size"))) {
         pl->size = param_num(params, "size");
-        snprintf(pl->size_rule, sizeof pl->size_rule, "as the scenario set it: %s per tenant (%s all caches the machine "
-                 "reports, %s)", units_format_bytes(pl->size, a, sizeof a), pl->size > pl->caches ? "beyond" : "within",
-                 units_format_bytes(pl->caches, b, sizeof b));
+        snprintf(pl->size_rule, sizeof pl->size_rule, "as the scenario set it: %s per tenant",
+                 units_format_bytes(pl->size, a, sizeof a));
         return;
     }
     double want = bw_dram_working_set(pl->caches), room = MEM_SHARE * free_bytes(pl->device) / top, size = want;
     const char *by = "the DRAM rule (each array 4x all caches, 256 MiB at least)";
+    pl->size_auto = 1;
     if (isfinite(room) && room < size) {
         size = room;
         by = "the free memory all tenants share";
     }
     struct measure_dram d;
     char err[300];
-    double touch = strcmp(pl->device, "cpu") == 0 ? touch_rate() : NAN;
-    if (isfinite(touch) && measure_dram("tenants", &d, err, sizeof err) == 0) {
+    if (strcmp(pl->device, "cpu") == 0 && measure_dram("tenants", &d, err, sizeof err) == 0) {
         double f = stream_fraction(params), rounds = param_num(params, "warmup") + param_num(params, "min_reps");
-        double per_byte = top / touch + (top + pl->sum * rounds) * f / (d.gbps * 1e9);
-        double timed = TIME_SHARE * stream_budget / per_byte;
+        double timed = TIME_SHARE * stream_budget * d.gbps * 1e9 / ((top + pl->sum * rounds) * f);
         pl->dram = measure_dram_json(&d);
-        pl->touch_gbps = touch / 1e9;
         if (timed < size) {
             size = fmax(timed, TIME_FLOOR);
-            by = timed < TIME_FLOOR ? "the least the experiment takes (48 MiB; the time budget allowed less)"
-                                    : "the time budget (first touch and passes at the rates measured here)";
+            by = "the time its passes may take at the DRAM figure";
         }
     }
     pl->size = size;
-    snprintf(pl->size_rule, sizeof pl->size_rule, "%s per tenant (its three arrays), set by %s; the DRAM rule asks %s; "
-             "%s all caches the machine reports (%s)", units_format_bytes(size, a, sizeof a), by,
-             units_format_bytes(want, b, sizeof b), size > pl->caches ? "beyond" : "within",
-             units_format_bytes(pl->caches, c, sizeof c));
+    snprintf(pl->size_rule, sizeof pl->size_rule, "%s per tenant (its three arrays), set by %s; the DRAM rule asks %s",
+             units_format_bytes(size, a, sizeof a), by, units_format_bytes(want, b, sizeof b));
 }
 
 static void plan_make(struct plan *pl, const cJSON *params, double budget_s)
@@ -241,6 +217,13 @@ static int threads_for(const struct plan *pl, int n)
     return !pl->share ? pl->threads_max : pl->threads_max / n > 1 ? pl->threads_max / n : 1;
 }
 
+/* Elements of each of a tenant's three arrays for its working set pl->size. */
+static double stream_n(const struct plan *pl, const cJSON *spec)
+{
+    double es = strcmp(json_str(spec, "precision", "fp64"), "fp32") == 0 ? 4 : 8;
+    return fmax(16, floor(pl->size / (3 * es) / 16) * 16);
+}
+
 static cJSON *spec_new(const struct plan *pl, const cJSON *params, int job)
 {
     static const char *const timing[] = { "cv", "min_reps", "max_reps", "warmup", "sample_s" };
@@ -252,11 +235,9 @@ static cJSON *spec_new(const struct plan *pl, const cJSON *params, int job)
     for (size_t i = 0; i < sizeof timing / sizeof timing[0]; i++)
         cJSON_AddNumberToObject(s, timing[i], param_num(params, timing[i]));
     if (job == JOB_STREAM) {
-        const char *prec = param_str(params, "precision");
-        double es = strcmp(prec, "fp32") == 0 ? 4 : 8;
-        cJSON_AddNumberToObject(s, "n", fmax(16, floor(pl->size / (3 * es) / 16) * 16));
         cJSON_AddStringToObject(s, "kernel", param_str(params, "kernel"));
-        cJSON_AddStringToObject(s, "precision", prec);
+        cJSON_AddStringToObject(s, "precision", param_str(params, "precision"));
+        cJSON_AddNumberToObject(s, "n", stream_n(pl, s));
         cJSON_AddStringToObject(s, "stores", pl->size > pl->caches ? "non-temporal" : "cached");
     } else {
         cJSON_AddStringToObject(s, "shape", param_str(params, "shape"));
@@ -367,6 +348,33 @@ static void round_json(cJSON *rounds, int job, int n, double load, double second
     cJSON_AddItemToArray(rounds, o);
 }
 
+/* The job's pool, set up: the stream's first touch watched, and when it would take more than its
+ * share of the stream's budget the pool is started again with the working set that rate allows
+ * (said in the size rule), never below TIME_FLOOR. */
+static struct tenants_pool *start_pool(struct plan *pl, const char *exe, cJSON *spec, int job, int top, double budget_s)
+{
+    char a[32], more[160];
+    if (job != JOB_STREAM || strcmp(pl->device, "cpu") != 0 || !pl->size_auto)
+        return tenants_pool_start(exe, spec, top, HANG_S + budget_s, 0);
+    double setup = SETUP_SHARE * budget_s, t0 = timing_now();
+    struct tenants_pool *pool = tenants_pool_start(exe, spec, top, setup, pl->size);
+    double rate = tenants_pool_touch_Bps(pool);
+    if (rate <= 0 || progress_cut())
+        return pool;
+    tenants_pool_stop(pool);
+    double left = fmax(setup - (timing_now() - t0), 0.5 * setup), size = fmax(rate * left / top, TIME_FLOOR);
+    snprintf(more, sizeof more, "; then %s, as its tenants first-touched their arrays at %.2g GB/s together",
+             units_format_bytes(size, a, sizeof a), rate / 1e9);
+    size_t len = strlen(pl->size_rule);
+    snprintf(pl->size_rule + len, sizeof pl->size_rule - len, "%s", more);
+    pl->size = size;
+    pl->touch_gbps = rate / 1e9;
+    cJSON_ReplaceItemInObjectCaseSensitive(spec, "n", cJSON_CreateNumber(stream_n(pl, spec)));
+    cJSON_ReplaceItemInObjectCaseSensitive(spec, "stores", cJSON_CreateString(pl->size > pl->caches ? "non-temporal"
+                                                                                                    : "cached"));
+    return tenants_pool_start(exe, spec, top, HANG_S + budget_s, 0);
+}
+
 /* One job: its pool of tenants set up once, then a round per count, each round's records (with the
  * count) into results, the round's load average and length into rounds; what the time budget left
  * out into skipped. */
@@ -381,7 +389,7 @@ static void run_job(struct plan *pl, const cJSON *params, int job, const char *e
         cJSON_AddItemToObject(spec, "ref_loss", cJSON_CreateDoubleArray(ref, TRAIN_REF_STEPS));
     snprintf(item, sizeof item, "%s: %d tenants set up", job_names[job], top);
     progress_step(*done, item);
-    struct tenants_pool *pool = tenants_pool_start(exe, spec, top, HANG_S + budget_s);
+    struct tenants_pool *pool = start_pool(pl, exe, spec, job, top, budget_s);
     double left = budget_s - (timing_now() - t0);
     for (int c = 0; c < pl->nc; c++, (*done)++) {
         int n = pl->counts[c];
@@ -452,6 +460,12 @@ cJSON *tenants_run(const cJSON *params, double budget_s, char *err, size_t errle
     cJSON_AddNumberToObject(info, "caches_total_bytes", pl.caches);
     if (pl.size > 0)
         cJSON_AddNumberToObject(info, "working_set_bytes", pl.size);
+    if (pl.size > 0) {
+        char a[32];
+        size_t len = strlen(pl.size_rule);
+        snprintf(pl.size_rule + len, sizeof pl.size_rule - len, "; %s all caches the machine reports (%s)",
+                 pl.size > pl.caches ? "beyond" : "within", units_format_bytes(pl.caches, a, sizeof a));
+    }
     cJSON_AddStringToObject(info, "size_rule", pl.size_rule);
     if (pl.dram)
         cJSON_AddItemToObject(info, "dram", pl.dram);

@@ -39,8 +39,13 @@ struct tenants_pool;
 
 /* Starts n tenants and waits until each is set up and validated (setup_s seconds at most; a stop
  * asked or the run's deadline, progress_cut(), ends the wait). Never NULL: a tenant that failed
- * has its failed record kept, and every round then reports it. */
-struct tenants_pool *tenants_pool_start(const char *exe, const cJSON *spec, int n, double setup_s);
+ * has its failed record kept, and every round then reports it.
+ * touch_bytes > 0: each tenant first-touches that many bytes while it sets up; from TENANTS_TOUCH_S
+ * on the wait reads their resident memory (/proc/PID/statm) and gives up as soon as the rate they
+ * touch at would not finish within setup_s: then tenants_pool_touch_Bps is that rate, else 0. */
+#define TENANTS_TOUCH_S 1.0
+struct tenants_pool *tenants_pool_start(const char *exe, const cJSON *spec, int n, double setup_s, double touch_bytes);
+double tenants_pool_touch_Bps(const struct tenants_pool *p);
 
 /* One round: tenants 1 .. k measure at once with `threads` OpenMP threads and repeat_s seconds of
  * repetitions each (each writes its record, then keeps running its job until all have); waits run_s

@@ -7,6 +7,7 @@
 #include "exp/tenants/tenants_int.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -42,7 +43,34 @@ struct tenant {
 struct tenants_pool {
     struct tenant *t;
     int n;
+    double touch_Bps;           /* the first-touch rate that was too slow; 0: none */
 };
+
+/* Bytes resident in the tenants' processes (/proc/PID/statm, pages of this machine's size). */
+static double resident(const struct tenant *ts, int n)
+{
+    double sum = 0, page = (double)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < n; i++) {
+        char path[64];
+        long size, rss;
+        snprintf(path, sizeof path, "/proc/%d/statm", (int)ts[i].pid);
+        FILE *f = ts[i].pid > 0 ? fopen(path, "r") : NULL;
+        if (f && fscanf(f, "%ld %ld", &size, &rss) == 2)
+            sum += (double)rss * page;
+        if (f)
+            fclose(f);
+    }
+    return sum;
+}
+
+/* Whether first-touching `total` bytes over the tenants, at the rate they touched since (t0, r0),
+ * would end after `deadline`; *rate: that rate. */
+static int too_slow(const struct tenant *ts, int n, double total, double t0, double r0, double deadline, double *rate)
+{
+    double now = timing_now(), r = resident(ts, n);
+    *rate = now > t0 ? (r - r0) / (now - t0) : 0;
+    return r < total && (*rate <= 0 || now + (total - r) / *rate > deadline);
+}
 
 static cJSON *failed(const char *why)
 {
@@ -194,7 +222,7 @@ static void tell(struct tenant *t, int i, const char *what)
         snprintf(t->why, sizeof t->why, "tenant %d could not be told to go on: %s", i + 1, strerror(errno));
 }
 
-struct tenants_pool *tenants_pool_start(const char *exe, const cJSON *spec, int n, double setup_s)
+struct tenants_pool *tenants_pool_start(const char *exe, const cJSON *spec, int n, double setup_s, double touch_bytes)
 {
     struct tenants_pool *p = xcalloc(1, sizeof *p);
     p->t = xcalloc((size_t)n, sizeof *p->t);
@@ -203,13 +231,36 @@ struct tenants_pool *tenants_pool_start(const char *exe, const cJSON *spec, int 
         p->t[i].fd = -1;
         start(&p->t[i], exe, spec, i);
     }
-    if (!wait_all(p->t, n, 0, timing_now() + setup_s))
-        for (int i = 0; i < n; i++)
-            if (!has(&p->t[i], 0))
-                snprintf(p->t[i].why, sizeof p->t[i].why, progress_cut() ? "the run was stopped while tenant %d was "
-                         "set up" : "not timed: tenant %d was not set up and validated within %.0f s", i + 1, setup_s);
+    double begin = timing_now(), deadline = begin + setup_s, t0 = 0, r0 = 0, rate = 0;
+    int ready = 0;
+    while (!ready && !progress_cut() && timing_now() < deadline) {
+        double step = touch_bytes > 0 ? fmin(deadline, timing_now() + TENANTS_TOUCH_S) : deadline;
+        ready = wait_all(p->t, n, 0, step);
+        if (ready || touch_bytes <= 0)
+            continue;
+        if (t0 == 0) {                      /* past the processes' start: the touching from here on */
+            t0 = timing_now();
+            r0 = resident(p->t, n);
+        } else if (too_slow(p->t, n, n * touch_bytes, t0, r0, deadline, &rate)) {
+            p->touch_Bps = rate > 0 ? rate : 1;
+            break;
+        }
+    }
+    for (int i = 0; i < n && !ready; i++) {
+        struct tenant *t = &p->t[i];
+        if (has(t, 0))
+            continue;
+        if (progress_cut())
+            snprintf(t->why, sizeof t->why, "the run was stopped while tenant %d was set up", i + 1);
+        else
+            snprintf(t->why, sizeof t->why, p->touch_Bps > 0 ? "not timed: tenant %d was given up: its arrays would not "
+                     "be first-touched within %.0f s" : "not timed: tenant %d was not set up and validated within %.0f s",
+                     i + 1, setup_s);
+    }
     return p;
 }
+
+double tenants_pool_touch_Bps(const struct tenants_pool *p) { return p->touch_Bps; }
 
 /* Why tenant i has no record in a round of k, when it has none. */
 static void no_record(const struct tenants_pool *p, int i, int k, double run_s, char *why, size_t n)

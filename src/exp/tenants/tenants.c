@@ -66,7 +66,8 @@ const struct param tenants_params[] = {
       "the training step's model (the train experiment's presets)" },
     { "train_precision", PARAM_ENUM, PARAM_NOT_KEY, NULL, "fp32|bf16|fp8", "fp32", 0, 0,
       "the training step's precision (fp8: GPU only)" },
-    MEASURE_PARAMS("0.05", "3", "20", "1", "0.002"),
+    /* no warm-up by default: every tenant runs its job untimed until all of its round do, which warms it */
+    MEASURE_PARAMS("0.05", "3", "20", "0", "0.002"),
     MEASURE_BUDGET_PARAM("seconds for this experiment; auto: its share of the scenario budget"),
     { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
 };

@@ -105,7 +105,7 @@ local section = text:match(squeeze("Shared use: several jobs on one machine") ..
 local function range(list)
   local lo, hi = math.huge, -math.huge
   for _, x in ipairs(list) do lo, hi = math.min(lo, x.share), math.max(hi, x.share) end
-  return pct(lo) == pct(hi) and pct(lo) or (pct(lo) .. "–" .. pct(hi))
+  return pct(lo) == pct(hi) and pct(lo) or ("%.1f–%.1f %%"):format(100 * lo, 100 * hi)
 end
 for _, n in ipairs { 2, 4 } do
   local list, t = rounds["stream " .. n], nil

@@ -44,12 +44,17 @@ local function counts(e, series)
   return out
 end
 
--- "1.02x–1.10x": the range over a round's tenants (one figure when they agree to three digits).
+-- "1.02–1.10x", "10.4–13.4 ms": the range over a round's tenants, the unit once when both ends have
+-- it (one figure when they agree to the digits shown).
 local function range(recs, field, fn)
   local lo, hi = math.huge, -math.huge
   for _, r in ipairs(recs) do lo, hi = math.min(lo, r[field]), math.max(hi, r[field]) end
-  if fn(lo) == fn(hi) then return fn(lo) end
-  return fn(lo) .. "–" .. fn(hi)
+  local a, b = fn(lo), fn(hi)
+  if a == b then return a end
+  local na, ua = a:match("^([%d.,]+)%s*(%D*)$")
+  local nb, ub = b:match("^([%d.,]+)%s*(%D*)$")
+  if na and nb and ua == ub then return ("%s–%s%s%s"):format(na, nb, ua ~= "" and ua ~= "x" and " " or "", ua) end
+  return a .. "–" .. b
 end
 
 local function load_of(e, series, n)
@@ -155,7 +160,7 @@ local function failures(doc, e)
       end
     end
   end
-  for _, x in ipairs(R.not_measured({ e }, function() return "shared use" end)) do
+  for _, x in ipairs(R.not_measured({ e }, function() return "every job" end)) do
     rows[#rows + 1] = { x.items, { text = x.reason, tone = "bad" } }
   end
   if #rows > 0 then doc:table { columns = { { title = "Not measured", width = 0.35 }, { title = "Why" } }, rows = rows } end
@@ -171,8 +176,12 @@ local function measured(doc, results)
   for _, e in ipairs(exps) do
     local info, mk = e.info or {}, marks.new()
     local where = e.device == "gpu" and "the GPU" or "the CPU"
-    doc:paragraph(("On %s: %s. %s. Stream working set: %s."):format(where, info.isolation or "separate processes",
-      info.threads_rule or "", info.size_rule or "n/a"), "small")
+    if #(e.results or {}) > 0 then
+      doc:paragraph(("On %s: %s. %s.%s"):format(where, info.isolation or "separate processes", info.threads_rule or "",
+        info.size_rule and info.size_rule ~= "" and (" Stream working set: " .. info.size_rule .. ".") or ""), "small")
+    else
+      doc:paragraph(("On %s:"):format(where), "small")
+    end
     if measured_table(doc, e, mk) then slowdown_chart(doc, e) end
     for _, series in ipairs { "stream", "train" } do
       local why = disturbed(e, series)

@@ -207,7 +207,8 @@ static void plan_make(struct plan *pl, const cJSON *params, double budget_s)
         cuda_probe(&ci);
         pl->caches = ci.ndev > 0 ? ci.dev[CUDA_DEVICE].l2_bytes : 0;
     }
-    if (job_wanted(params, JOB_STREAM))
+    char why[300];
+    if (job_wanted(params, JOB_STREAM) && backend_for("bandwidth", pl->device, why, sizeof why))
         plan_size(pl, params, budget_s / pl->nj);
 }
 

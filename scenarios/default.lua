@@ -1,7 +1,8 @@
 -- scenarios/default.lua: what `make report` runs. Thorough but bounded: every bandwidth
 -- kernel in FP64 and FP32 over a working-set sweep from inside L1 to beyond 4x all caches,
 -- and thread scaling at the largest size; compute per precision; a training run; compression
--- schemes; the training-time model, validated here and projected onto the catalog. At most the
+-- schemes; shared use (1, 2, 4 jobs at once); the training-time model, validated here and
+-- projected onto the catalog. At most the
 -- 6-minute budget; sized so that a fresh clone's `./configure && make report` takes about five
 -- minutes on a quiet 2-core machine without a GPU, the build included.
 local sr = require "sparkreport"
@@ -28,6 +29,12 @@ return sr.scenario {
   -- cores); on a GPU the same products
   sr.compress { schemes = "all", batches = { 1, 4 }, budget_s = 40 },
   sr.compress { device = "gpu", schemes = "all" },
+  -- shared use: 1, 2 and 4 tenants at once, each a separate process, running a bandwidth stream and
+  -- a training step (the small shape): each one's slowdown against running alone and its share of
+  -- the alone bandwidth, which the Spark's tenant projection below uses (25 s on 2 cores); on a GPU
+  -- the same as processes time-slicing the one device
+  sr.tenants { budget_s = 25 },
+  sr.tenants { device = "gpu", budget_s = 25 },
   -- the training-time model: calibrated on microbenchmarks, validated by predicting then
   -- measuring ten small training configurations, then every reference workload projected onto
   -- every catalog system (about 30 s)

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "gitrev.h"
 #include "exp/collective/collective.h"
+#include "exp/tenants/tenants.h"
 #include "job/job.h"
 #include "util/error.h"
 #include "util/signals.h"
@@ -46,6 +47,8 @@ static const char usage[] =
     "  info [--json]\n"
     "        describe this machine: CPU, caches, memory, OpenMP, BLAS, CUDA devices\n"
     "  list  experiments with their parameters, templates, catalog systems\n"
+    "  tenant SPEC\n"
+    "        internal: one tenant process of the tenants experiment (it starts them)\n"
     "\n"
     "Options:\n"
     "  -o, --output PATH   where run and render write\n"
@@ -302,6 +305,8 @@ static int dispatch(int argc, char **argv)
         return cmd_compare(argc, argv);
     if (!strcmp(cmd, "info"))
         return cmd_info(argc, argv);
+    if (!strcmp(cmd, "tenant"))
+        return tenants_serve(argc, argv);
     if (!strcmp(cmd, "list")) {
         if (argc > 2)
             return usage_error("list takes no arguments; got '%s'", argv[2]);

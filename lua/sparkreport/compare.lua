@@ -35,6 +35,7 @@ M.measured = {
 M.identity = {
   projection = { "series", "workload", "system" },
   scaleout = { "series", "workload", "system", "devices", "sharding" },
+  tenants = { "series", "workload", "system", "tenants" },
 }
 
 -- What the raw samples are, by the end of the field's name: the unit and which way is better.

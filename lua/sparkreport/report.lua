@@ -9,7 +9,8 @@ for _, mod in ipairs { "sparkreport.sections.common", "sparkreport.sections.band
                        "sparkreport.sections.compress",
                        "sparkreport.sections.model",
                        "sparkreport.sections.decision",
-                       "sparkreport.sections.collective" } do
+                       "sparkreport.sections.collective",
+                       "sparkreport.sections.tenants" } do
   for name, fn in pairs(require(mod)) do sections[name] = fn end
 end
 

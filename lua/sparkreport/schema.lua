@@ -26,7 +26,11 @@ M.versions = {
                          .. "write-allocate evidence; the model's calibration takes the run's GEMM rate (peak_gemm, "
                          .. "remeasured) and each memory-bound op's mix ceiling (bandwidth_mix, calibration records' "
                          .. "bytes_read); compression's FP32 products their bound (bound_gflops); drifting validation "
-                         .. "rounds (drift); MFU and attention FLOPs count the causal half; context.build.isa" },
+                         .. "rounds (drift); MFU and attention FLOPs count the causal half; context.build.isa; "
+                         .. "the tenants experiment (shared use of this machine: series stream and train, each "
+                         .. "tenant's time, slowdown and share; info.totals per count) and the model's tenants records "
+                         .. "(N people sharing one DGX Spark, projected: fit, step time and hours per tenant; "
+                         .. "info.tenants_basis)" },
 }
 
 -- Size limits of a results file's sections (README, "Limits"): beyond them a file is refused
@@ -538,5 +542,51 @@ function M.rules.model(r, e, need)
 end
 M.info.model.fields.scaleout_rules = opt(object {})
 M.info.model.fields.scaleout_not_projected = opt(list(object { system = "string", reason = "string" }))
+
+-- N people sharing one DGX Spark, projected (series tenants, predict/tenants.c): the team stage and
+-- sections/tenants.lua read them. hours, step_s and slowdown only when the tenant's job fits and was timed.
+for k, v in pairs { tenants = opt "integer", device_bytes = opt "number", usable_bytes = opt "number",
+                    slowdown = opt "number" } do
+  M.records.model.fields[k] = v
+end
+local scale_rule = M.rules.model
+function M.rules.model(r, e, need)
+  scale_rule(r, e, need)
+  if r.series ~= "tenants" then return end
+  for _, f in ipairs { "workload", "system" } do need(f, "string") end
+  need("tenants", "integer"); need("fits", "boolean")
+  need("device_bytes", "number"); need("usable_bytes", "number")
+  if r.hours then
+    for _, f in ipairs { "step_s", "hours_low", "hours_high", "slowdown" } do need(f, "number") end
+  end
+end
+M.info.model.fields.tenants_basis = opt "string"
+
+-- A tenants record (sections/tenants.lua): series stream or train, one tenant of a round of `tenants`
+-- at once; a record that failed (set-up, validation, its process) has valid = false and its error.
+M.records.tenants = object {
+  series = "string", device = "string", tenants = "integer", tenant = "integer", valid = "boolean",
+  error = opt "string", threads = opt "integer", kernel = opt "string", precision = opt "string",
+  shape = opt "string", working_set_bytes = opt "number", gbps_median = opt "number", gbps_best = opt "number",
+  time_s = opt(stats), samples_s = opt(list "number"), slowdown = opt "number", share = opt "number",
+  cores = opt "number", tokens_per_s = opt "number", max_rel_error = opt "number", tolerance = opt "number",
+}
+for k, v in pairs(settle) do M.records.tenants.fields[k] = v end
+function M.rules.tenants(r, _, need)
+  if r.valid and r.time_s then
+    need("time_s", stats); need("samples_s", list "number")
+    if r.series == "stream" then need("gbps_median", "number") end
+  end
+end
+M.info.tenants = object {
+  device = opt "string", cpus = opt "integer", threads_max = opt "integer", threads_rule = opt "string",
+  caches_total_bytes = opt "number", working_set_bytes = opt "number", size_rule = opt "string", dram = dram,
+  first_touch_gbps = opt "number", isolation = opt "string", jobs = opt "string", derived = opt "string",
+  totals = opt(list(object { series = "string", device = "string", tenants = "integer", timed = "integer",
+                             share_sum = "number", slowdown_mean = "number", slowdown_max = "number",
+                             gbps_sum = opt "number", cores_sum = opt "number" })),
+  rounds = opt(list(object { series = "string", tenants = "integer", load_avg = opt "number",
+                             elapsed_s = "number" })),
+}
 
 return M

@@ -9,6 +9,7 @@
 #include "exp/compress/compress.h"
 #include "exp/model/model.h"
 #include "exp/precision/precision.h"
+#include "exp/tenants/tenants.h"
 #include "exp/train/train.h"
 
 const struct experiment experiments[] = {
@@ -27,6 +28,9 @@ const struct experiment experiments[] = {
     { "collective", "point-to-point latency and bandwidth, all-reduce, all-gather and reduce-scatter across the ranks "
       "mpirun started (nccl-tests' algorithm and bus bandwidth); one rank: not measured", coll_params, 0.25,
       coll_precheck, coll_run },
+    { "tenants", "shared use: 1, 2, 4 jobs at once, each a separate process (a bandwidth stream, a training step): each "
+      "tenant's time, its slowdown against running alone, its share of the alone bandwidth", tenants_params, 0.15,
+      tenants_precheck, tenants_run },
     { NULL, NULL, NULL, 0, NULL, NULL },
 };
 

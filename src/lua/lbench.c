@@ -130,6 +130,7 @@ static int l_project(lua_State *L)
         goto fail;
     struct predict_inputs in = { .catalog = lists[0], .runs = lists[1], .claims = lists[2] };
     predict_inputs_link(exps, &in);
+    predict_contention_load(exps, &in.contention);
     const struct experiment *model = experiment_find("model");
     const cJSON *e;
     int i = 0;

@@ -95,6 +95,8 @@ struct predict_system {
     double scaleup_Bps, nic_Bps;        /* data/fabric.csv: the scale-up link per GPU within a node and
                                            the NIC per GPU beyond it, bytes/s each way; 0: none */
     double peak_fp4;                    /* dense FP4 (NVFP4) matmul FLOP/s; 0: none */
+    double tenant_usable;               /* > 0: the bytes one of several tenants' jobs may use (predict/tenants.c),
+                                           instead of the memory less the reserve */
     struct {                            /* a dense peak the sources disagree on (0: none): the
                                            range, and whether peak[] is a measured sustained rate */
         double low, high;

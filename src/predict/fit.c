@@ -27,6 +27,8 @@ double predict_fit_reserve(double capacity, int shared)
     return (shared ? RESERVE_SHARED * capacity : RESERVE_RUNTIME) + RESERVE_ALLOCATOR * capacity;
 }
 
+double predict_fit_runtime_reserve(void) { return RESERVE_RUNTIME; }
+
 double predict_capacity_bytes(double amount, const char *unit)
 {
     return amount * (unit && strcmp(unit, "GiB") == 0 ? 1073741824.0 : 1e9);

@@ -37,6 +37,9 @@ double predict_capacity_bytes(double amount, const char *unit);
 /* The reserve for the CUDA runtime and the allocator, and on a shared pool for the OS too:
  * 2 GB (discrete) or 16 % (shared pool), + 5 % of the capacity; fit.c states the basis. */
 double predict_fit_reserve(double capacity, int shared);
+/* The part of that reserve one more process on the device needs: its CUDA context, library handles
+ * and workspaces (the runtime's 2 GB; the tenants projection adds one per tenant beyond the first). */
+double predict_fit_runtime_reserve(void);
 /* A target with that reserve and ZeRO "auto". */
 void predict_fit_target_for(double capacity, double host_capacity, int shared, int gpus,
                             struct predict_fit_target *t);

@@ -746,6 +746,8 @@ static cJSON *projection_json(const struct predict_calib *c, const struct predic
     cJSON_AddStringToObject(r, "system", sys->id);
     cJSON_AddStringToObject(r, "system_kind", sys->kind);
     predict_fit_target_for(sys->memory, sys->host_memory, sys->shared_pool, system_gpus(sys, w), &tg);
+    if (sys->tenant_usable > 0)         /* one of several tenants: its share (predict/tenants.c) */
+        tg.reserve = sys->memory - sys->tenant_usable;
     tg.zero = w->zero > 0 ? w->zero - 1 : PREDICT_ZERO_AUTO;
     tg.no_checkpoint = w->ckpt == PREDICT_CKPT_NONE;
     tg.tp = w->tp > 1 ? w->tp : 1;
@@ -1018,6 +1020,22 @@ static void rules_json(cJSON *rules)
         "workload's recipe (BF16, FP8, FP4, FP32); " NET_FLOP_CONVENTION);
 }
 
+/* One tenant's projection within its share of the pool (predict_tenants's `within`). */
+struct tenant_ud {
+    const struct predict_calib *c;
+    const struct predict_system *sys;
+    const struct predict_workload *w;
+    double band;
+};
+
+static cJSON *tenant_within(void *ud, double usable)
+{
+    const struct tenant_ud *t = ud;
+    struct predict_system share = *t->sys;
+    share.tenant_usable = usable;
+    return projection_json(t->c, &share, t->w, t->band, "projection", NULL, 0);
+}
+
 void predict_project(const cJSON *params, const struct predict_calib *c, const char *device, const cJSON *measured,
                      const struct predict_inputs *in, cJSON *results, cJSON *info)
 {
@@ -1035,7 +1053,7 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
                                                       "max_abs_error");
     double band = fmax(0.05, cJSON_IsNumber(v) ? v->valuedouble : 0.5) + 0.10;
     int nsys = 2 + cJSON_GetArraySize(in->catalog);
-    struct predict_system *sys = xmalloc((size_t)nsys * sizeof *sys);
+    struct predict_system *sys = xmalloc((size_t)nsys * sizeof *sys), *spark = NULL;
     const cJSON *cal = cJSON_GetObjectItemCaseSensitive(measured, "calibration");
     int gpu = device && strcmp(device, "gpu") == 0;
     const char *mine = gpu ? system_measured_gpu(c, cal, in->catalog, &sys[0]) : "";
@@ -1062,9 +1080,16 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
             cJSON_AddItemToArray(results, one);
             if (more)
                 cJSON_AddItemToArray(results, more);
+            if (strcmp(sys[j].id, "dgx-spark") == 0) {     /* N people sharing it (predict/tenants.c) */
+                struct tenant_ud t = { c, &sys[j], w, band };
+                predict_tenants(&sys[j], w->id, &in->contention, tenant_within, &t, results);
+                spark = &sys[j];
+            }
         }
     }
     vendor_claims_json(c, sys, nsys, in, results);
+    if (spark)
+        predict_tenants_basis(spark, &in->contention, info);
     cJSON *rules = cJSON_AddObjectToObject(info, "projection_rules");
     rules_json(rules);
     if (gpu)

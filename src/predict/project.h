@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "predict/calib.h"
+#include "predict/tenants.h"
 
 /* What a projection reads besides a device's calibration, all from the results document and
  * the catalog the runner loaded: the catalog rows (as results.json carries them, with their
@@ -20,6 +21,7 @@ struct predict_inputs {
     const cJSON *catalog, *runs, *claims;
     double link_Bps, link_ranks;
     int link_hosts;
+    struct predict_contention contention;   /* the tenants experiment's (predict_contention_load) */
 };
 
 /* The measured link of a results document's experiments (the last collective experiment's

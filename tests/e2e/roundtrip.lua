@@ -21,6 +21,7 @@ local REDUCE = {
                "sample_s=0.002", "budget_s=2" },
   model = { "configs=2", "extra_configs=1", "base_hidden=32", "base_seq=32", "steps=3" },
   collective = { "max_bytes=1MiB", "budget_s=3" },
+  tenants = { "size=24MiB", "shape=tiny", "min_reps=3", "max_reps=5", "budget_s=4" },
 }
 
 local function experiments_of(path)

@@ -113,6 +113,23 @@ cJSON *train_config_run(const struct train_ops *ops, const struct train_config *
 void train_config_add(const struct train_ops *ops, const struct train_config *cfg, struct train_reference *ref,
                       const char *item, cJSON *results, cJSON *skipped);
 
+/* The loss tolerance of step t (< TRAIN_REF_STEPS) of precision p against the CPU FP32 reference,
+ * relative: what the validation of a run of another precision or device allows. */
+double train_ref_tolerance(enum net_prec p, int t);
+
+/* A configuration opened for stepping by another experiment (the tenants experiment times one
+ * training step as a tenant's job): train_stepper_step runs optimizer step t (its batch, AdamW's
+ * settings for step t, every op of the plan) and returns its seconds, the ops' times summed as
+ * the train experiment sums them (the device waited for), or NAN once the backend failed, its
+ * words then from train_stepper_error; train_stepper_loss is that step's loss. */
+struct train_stepper;
+struct train_stepper *train_stepper_open(const struct train_ops *ops, const struct train_config *cfg, char *err,
+                                         size_t errlen);
+double train_stepper_step(struct train_stepper *s, int t);
+double train_stepper_loss(struct train_stepper *s);
+const char *train_stepper_error(struct train_stepper *s);
+void train_stepper_close(struct train_stepper *s);
+
 extern const struct param train_params[];
 int train_precheck(const cJSON *params, char *err, size_t errlen);
 cJSON *train_run(const cJSON *params, double budget_s, char *err, size_t errlen);

@@ -561,3 +561,52 @@ void train_config_add(const struct train_ops *ops, const struct train_config *cf
     else
         measure_skip(skipped, item, why);
 }
+
+double train_ref_tolerance(enum net_prec p, int t)
+{
+    return REF_TOL[p][t < TRAIN_REF_STEPS ? t : TRAIN_REF_STEPS - 1];
+}
+
+/* ---- stepping for another experiment (train.h) ---- */
+
+struct train_stepper {
+    struct runner r;
+    double *op_s;               /* [nops]: the last step's ops */
+};
+
+struct train_stepper *train_stepper_open(const struct train_ops *ops, const struct train_config *cfg, char *err,
+                                         size_t errlen)
+{
+    struct train_stepper *s = xcalloc(1, sizeof *s);
+    if (runner_open(&s->r, ops, cfg, err, errlen) != 0) {
+        runner_close(&s->r);
+        free(s);
+        return NULL;
+    }
+    s->op_s = xcalloc((size_t)s->r.nops, sizeof *s->op_s);
+    return s;
+}
+
+double train_stepper_step(struct train_stepper *s, int t)
+{
+    double sum = 0;
+    prepare(&s->r, t);
+    step(&s->r);
+    s->r.ops->elapsed(s->r.c, s->r.nops, s->op_s);
+    for (int i = 0; i < s->r.nops; i++)
+        sum += s->op_s[i];
+    return backend_error(&s->r) ? NAN : sum;
+}
+
+double train_stepper_loss(struct train_stepper *s) { return s->r.ops->loss(s->r.c); }
+
+const char *train_stepper_error(struct train_stepper *s) { return backend_error(&s->r); }
+
+void train_stepper_close(struct train_stepper *s)
+{
+    if (!s)
+        return;
+    runner_close(&s->r);
+    free(s->op_s);
+    free(s);
+}

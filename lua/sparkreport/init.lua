@@ -85,13 +85,14 @@ end
 -- The scenario's team against its experiments: the model must project every job's workload. Its
 -- life and electricity price are the scenario's unless the team gives its own.
 local function scenario_team(value, fields, list, level)
-  local raw = getmetatable(value) == Team and value.raw or team_raw(value, level + 1)
+  local inner = level > 0 and level + 1 or 0       -- 0: no position (the runner's --set and prepare)
+  local raw = getmetatable(value) == Team and value.raw or team_raw(value, inner)
   local plain = {}
   for k, v in pairs(raw) do plain[k] = v end
   for _, k in ipairs { "life_years", "kwh_usd" } do
     if plain[k] == nil and fields[k] ~= nil then plain[k] = fields[k] end
   end
-  local team = team_check(plain, level + 1)
+  local team = team_check(plain, inner)
   local model
   for _, e in ipairs(list) do if e.experiment == "model" then model = model or e end end
   if not model then error("scenario: the team's jobs are projected by the model: add sr.model { } to the scenario", level) end
@@ -109,7 +110,7 @@ local function scenario_team(value, fields, list, level)
   end
   return team
 end
-sr.scenario_team = scenario_team
+sr.internal = { scenario_team = scenario_team }   -- the runner checks a prepared scenario's team with it
 
 -- sr.scenario { title = ..., budget_s = ..., sr.bandwidth { ... }, ... }
 function sr.scenario(given)

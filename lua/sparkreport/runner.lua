@@ -32,7 +32,7 @@ local function apply_set(scn, set)
     local t = {}
     for k, v in pairs(scn.team) do t[k] = v end
     t[pname] = tonumber(text) or text
-    local ok, team = pcall(sr.scenario_team, t, scn.params, scn.experiments, 0)
+    local ok, team = pcall(sr.internal.scenario_team, t, scn.params, scn.experiments, 0)
     if not ok then error(("--set %s: %s"):format(set, team), 0) end
     scn.team = team
     return
@@ -112,7 +112,7 @@ function M.prepare(data, chunkname, sets)
   end
   local scn = { scenario = true, params = params, experiments = exps }
   if data.team ~= nil then
-    local okt, team = pcall(sr.scenario_team, data.team, params, exps, 0)
+    local okt, team = pcall(sr.internal.scenario_team, data.team, params, exps, 0)
     if not okt then bad("has an invalid team: %s", team) end
     scn.team = team
   end

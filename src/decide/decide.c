@@ -117,6 +117,8 @@ static void option_json(const struct dc_ctx *c, const struct dc_option *o, int a
         cJSON_AddStringToObject(j, "on", WHERE[f->where]);
         cJSON_AddNumberToObject(j, "units", f->units);
         num(j, "run_h", f->run_h);
+        if (f->where == DC_SPARK_ON)
+            num(j, "run_fast_h", f->fast_h);
         if (f->where == DC_RENT)
             bill_json(c, j, &f->bill);
         if (o->keeps_up) {

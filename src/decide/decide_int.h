@@ -86,6 +86,7 @@ struct dc_classfig {
     enum dc_where where;
     int units;                  /* machines (Sparks, GPUs) one job holds; 0 rented */
     double run_h;               /* on the option's machines, or setup + run rented */
+    double fast_h;              /* on a Spark: the fast end of its projected band */
     struct dc_bill bill;        /* when rented */
     struct queue_stats q;
 };

@@ -142,7 +142,8 @@ int dc_spark_option(const struct dc_ctx *c, int count, const struct dc_knobs *k,
                 return -1;
             continue;
         }
-        o->cf[i] = (struct dc_classfig){ .where = DC_SPARK_ON, .units = r->devices, .run_h = k->spark_fast ? r->lo : r->h };
+        o->cf[i] = (struct dc_classfig){ .where = DC_SPARK_ON, .units = r->devices,
+                                         .run_h = k->spark_fast ? r->lo : r->h, .fast_h = r->lo };
         own++;
     }
     if (own == 0 || queue_and_total(c, k, count, o) != 0)     /* Sparks that run none of the jobs: no option */

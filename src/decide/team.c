@@ -12,7 +12,7 @@
 #include "predict/workloads.h"
 #include "util/param.h"
 
-static const struct param team_params[] = {
+const struct param team_params[] = {
     { "people", PARAM_INT, 0, NULL, NULL, "1", 1, 100000, "people who share the machines" },
     { "deadline_h", PARAM_NUM, 0, NULL, NULL, "24", 0.1, 8766,
       "hours a result may take, from asking to result (queue wait included)" },

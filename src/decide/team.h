@@ -10,6 +10,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/param.h"
+
 #define TEAM_MAX_JOBS 32
 #define TEAM_MAX_OFFERS 64
 #define TEAM_MAX_SIZES 8
@@ -51,6 +53,10 @@ struct team {
     int months;                 /* months of arrivals simulated */
     int max_sparks;             /* the most Sparks an option may have */
 };
+
+/* The team's scalar fields (limits, defaults, help), for sparkreport list; jobs and offers are
+ * lists checked entry by entry. */
+extern const struct param team_params[];
 
 /* Parses `given` (a table: people, jobs = { { workload = ID, per_month = N }, ... }, deadline_h,
  * the terms, offers) into t, defaults filled. 0, or -1 with err = "team.FIELD: why (value)". The

@@ -162,10 +162,10 @@ local function options_table(doc, t)
       p(result_text(o)), { text = o.meets_deadline and "yes" or "no", tone = o.meets_deadline and "good" or "bad" } }
   end
   doc:table {
-    columns = { { title = "Option", width = 0.25 }, { title = "Cash\noutlay", align = "right", width = 0.1 },
-                { title = "Cost a\nyear", align = "right", width = 0.1 }, { title = "Per job", align = "right", width = 0.08 },
-                { title = "Use", align = "right", width = 0.14 },
-                { title = "Time to result,\nmedian / 95 %", align = "right", width = 0.22 },
+    columns = { { title = "Option", width = 0.27 }, { title = "Cash\noutlay", align = "right", width = 0.11 },
+                { title = "Cost a\nyear", align = "right", width = 0.11 }, { title = "Per job", align = "right", width = 0.08 },
+                { title = "Use", align = "right", width = 0.12 },
+                { title = "Time to result,\nmedian / 95 %", align = "right", width = 0.2 },
                 { title = ("Within\n%s"):format(fmt.hours(t.team.deadline_h)), align = "center" } },
     rows = rows,
     caption = ("Cost a year: the purchase spread over %s years, electricity, and for a server its room, power at the "

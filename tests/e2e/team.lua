@@ -309,4 +309,47 @@ for _, word in ipairs { "life_years", "kwh_usd", "per_month", "deadline_h", "usd
                         "team.", ".csv", ".lua", "DEFECT", "workload_" } do
   if flat:find(word, 1, true) then fail("pages 1-3 print the internal name %q", word) end
 end
+
+-- ---- people per Spark, from shared-use records ------------------------------------------------------
+-- The run records no shared use yet (the projection of N tenants on one Spark comes from another
+-- stage); until it does, a copy of the run gets tenants records written like it (synthetic: N of the
+-- Spark's LoRA jobs at once, each N x 0.9 times as long, fitting up to 4), the stage runs again on it
+-- (tests/unit/test_decide FILE prints the stage's output) with a deadline of 150 h, and the people
+-- per Spark it finds are recomputed by the simulation above and read back from page 1.
+local lora = "llama-3.1-8b-lora"
+local model
+for _, e in ipairs(doc.experiments) do if e.name == "model" and e.info and e.info.calibration then model = model or e end end
+local h1
+for _, r in ipairs(model.results) do
+  if r.series == "projection" and r.workload == lora and r.system == "dgx-spark" then h1 = r.hours end
+end
+for n = 1, 6 do
+  model.results[#model.results + 1] = { series = "tenants", workload = lora, system = "dgx-spark", tenants = n,
+    fits = n <= 4, hours = h1 * (n == 1 and 1 or 0.9 * n), slowdown = n == 1 and 1 or 0.9 * n }
+end
+team.deadline_h = 150
+local copy = env.out .. "/tenants.json"
+local f = assert(io.open(copy, "w")); f:write(json.encode(doc)); f:close()
+local stage, src = sh(("%s/tests/unit/test_decide %s 2>/dev/null"):format(q(env.builddir), q(copy)))
+if src ~= 0 then fail("the stage on the copy with tenants records: %s", stage) end
+doc.team_decision = json.decode(stage)
+local pp
+for _, r in ipairs(doc.team_decision.results) do
+  if r.series == "people_per_spark" and r.workload == lora then pp = r end
+end
+if not (pp and pp.projected) then fail("no people per Spark for %s from the tenants records", lora) end
+local want = 0
+for n = 1, 4 do
+  local hn = h1 * (n == 1 and 1 or 0.9 * n)
+  local _, _, p95 = simulate({ { per_month[lora] / team.people * n / HM, hn, 1 } }, n, per_month[lora] / team.people * n)
+  if p95 <= team.deadline_h then want = n end
+end
+if pp.people ~= want then fail("people per Spark for %s: %d, recomputed %d", lora, pp.people, want) end
+f = assert(io.open(copy, "w")); f:write(json.encode(doc)); f:close()
+out, rc = sh(("%s render %s -o %s"):format(q(env.bin), q(copy), q(pdf)))
+if rc ~= 0 then fail("render with tenants: %s", out) end
+local shared = text(1, 3):gsub("%s+", " ")
+local phrase = want > 0 and ("Llama-3.1 8B LoRA fine-tune (rank 16): %d, 95 %% of results within"):format(want)
+               or "Llama-3.1 8B LoRA fine-tune (rank 16): none"
+if not shared:find(phrase, 1, true) then fail("page 1 lacks the people per Spark: %q", phrase) end
 return "pass"

@@ -21,7 +21,8 @@ local doc = json.decode(read(path))
 doc.team_decision, doc.scenario.team = nil, nil
 
 -- data/costs.csv, parsed here (quoted fields with commas), into the catalog block
-local NUM = { purchase_usd = true, rent_usd_per_gpu_hour = true, system_power_w = true }
+local NUM = { purchase_usd = true, rent_usd_per_gpu_hour = true, system_power_w = true, launch_usd = true,
+              server_gpus = true }
 local function csv_rows(text)
   local rows = {}
   for line in text:gmatch("[^\n]+") do

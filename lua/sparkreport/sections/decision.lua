@@ -575,11 +575,13 @@ local function costs_appendix(doc, ctx)
     rows[#rows + 1] = { name_of(ctx, id), "Buy, per device", price and s(cost.usd(price)) or "n/a",
       price and ("%s; %s, %s"):format(pcovers or "", psrc or "", c.purchase_date or "undated")
         or "no whole-system price we can cite (not priced bought)" }
-    rows[#rows + 1] = { "", "Rent, per GPU-hour", c.rent_usd_per_gpu_hour and s(cost.usd(c.rent_usd_per_gpu_hour)) or "n/a",
-      c.rent_source and (c.rent_source .. ", " .. (c.rent_date or "undated")) or "none published" }
+    if not ctx.team then          -- with a team, rents are its offers' (their own appendix)
+      rows[#rows + 1] = { "", "Rent, per GPU-hour", c.rent_usd_per_gpu_hour and s(cost.usd(c.rent_usd_per_gpu_hour)) or "n/a",
+        c.rent_source and (c.rent_source .. ", " .. (c.rent_date or "undated")) or "none published" }
+    end
     rows[#rows + 1] = { "", "Power, per device", w and s(fmt.int(w) .. " W") or "n/a",
       w and ((covers or "") .. (c.system_power_source and ("; " .. c.system_power_source) or "")) or "none" }
-    groups[#groups + 1] = 3
+    groups[#groups + 1] = ctx.team and 2 or 3
   end
   doc:table {
     columns = { { title = "System", width = 0.18 }, { title = "Figure", width = 0.15 },

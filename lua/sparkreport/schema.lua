@@ -440,7 +440,12 @@ function M.check(results, what)
                                                                                    M.limits.experiments) }, 0)
     end
     check_catalog(results.catalog)
-    if results.team_decision then check_team_decision(results.team_decision, "team_decision") end
+    if results.team_decision then
+      if results.team_decision.results and not results.scenario.team then
+        error({ schema = "team_decision has records but scenario.team (the team they answer for) is missing" }, 0)
+      end
+      check_team_decision(results.team_decision, "team_decision")
+    end
     for i, e in ipairs(results.experiments) do
       check_experiment(e, ("experiments[%d]"):format(i), what == "records")
     end

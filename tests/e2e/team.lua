@@ -295,7 +295,7 @@ end
 for _, want in ipairs {
   "What flips it.", "No Spark speed a GB10 can reach flips it", "People per Spark", "a DGX Spark $4,699 (NVIDIA's list price since 2026-02; $3,999 at launch",
   "Thinkmate", "2024-08-22", "Rents: each offer's list price, read from", "Risks. Software on a GB10", "bitsandbytes", "FlashAttention",
-  "DeepSpeed", "quotas", "Prices drift", "$0.09 per GB", "Next step, before signing: run this tool's quick check",
+  "DeepSpeed", "quotas", "Prices drift", "$0.09 per GB", "Next step, before signing: run this tool's default scenario",
   "The machine that ran this report", "PUE) 1.56", "Each job on each system",
 } do
   if not flat:find(want, 1, true) then fail("pages 1-3 lack %q", want) end
@@ -308,6 +308,40 @@ end
 for _, word in ipairs { "life_years", "kwh_usd", "per_month", "deadline_h", "usd_per", "setup_h", "support_share",
                         "team.", ".csv", ".lua", "DEFECT", "workload_" } do
   if flat:find(word, 1, true) then fail("pages 1-3 print the internal name %q", word) end
+end
+
+-- a damaged team decision is refused before anything is drawn, with the path of the value
+do
+  local bad = json.decode(read(path))
+  local k
+  for i, r in ipairs(bad.team_decision.results) do if r.series == "option" and not k then k = i end end
+  bad.team_decision.results[k].usd_per_year = "lots"
+  local bpath = env.out .. "/bad.json"
+  local bf = assert(io.open(bpath, "w")); bf:write(json.encode(bad)); bf:close()
+  local msg, brc = sh(("%s render %s -o %s 2>&1"):format(q(env.bin), q(bpath), q(env.out .. "/bad.pdf")))
+  if brc ~= 4 or not msg:find(("team_decision.results[%d].usd_per_year must be a number"):format(k), 1, true) then
+    fail("a damaged team decision: exit %d, %s", brc, msg)
+  end
+  bad.team_decision.results[k].usd_per_year, bad.scenario.team = 1, nil
+  bf = assert(io.open(bpath, "w")); bf:write(json.encode(bad)); bf:close()
+  msg, brc = sh(("%s render %s -o %s 2>&1"):format(q(env.bin), q(bpath), q(env.out .. "/bad.pdf")))
+  if brc ~= 4 or not msg:find("scenario.team (the team they answer for) is missing", 1, true) then
+    fail("a team decision without its team: exit %d, %s", brc, msg)
+  end
+end
+
+-- the appendix: every term with its source, every offer with its price, billing and date
+local all = sh(("%s -layout %s -"):format(q(env.pdftotext), q(pdf))):gsub("%s+", " ")
+local appx = all:match("The team decision: terms, offers, method and risk sources(.*)$") or fail("no team appendix")
+for _, want in ipairs { "Uptime Institute Global Data Center Survey 2024", "Encor Advisors", "supercluster.blog",
+                        "EIA's Electric Power Monthly", "an assumption of this report", "first come, first served",
+                        "Dao-AILab/flash-attention issue 1969", "bitsandbytes-foundation/bitsandbytes pull request 1829" } do
+  if not appx:find(want, 1, true) then fail("the team appendix lacks %q", want) end
+end
+for _, o in pairs(offers) do
+  if not appx:find(o.date, 1, true) or not appx:find(usd(o.usd_per_gpu_hour), 1, true) then
+    fail("the team appendix lacks the offer %s (%s, %s)", o.id, usd(o.usd_per_gpu_hour), o.date)
+  end
 end
 
 -- ---- people per Spark, from shared-use records ------------------------------------------------------

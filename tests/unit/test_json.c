@@ -95,7 +95,7 @@ static void test_results(void)
     EXPECT_STR(load_error(dir, "{\"schema\": \"other\"}"),
                "r.json: not a sparkreport results file (no \"schema\": \"sparkreport/results\")");
     EXPECT_STR(load_error(dir, "{\"schema\": \"sparkreport/results\", \"schema_version\": 99}"),
-               "r.json: schema version 99 is newer than this sparkreport reads (2); update sparkreport");
+               "r.json: schema version 99 is newer than this sparkreport reads (3); update sparkreport");
     EXPECT_STR(load_error(dir, "{\"schema\": \"sparkreport/results\", \"schema_version\": 1.5}"),
                "r.json: 'schema_version' must be a whole number from 1");
     EXPECT_STR(load_error(dir, "{\"schema\": \"sparkreport/results\", \"schema_version\": 1, \"context\": {}, "

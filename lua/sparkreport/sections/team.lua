@@ -401,9 +401,28 @@ local RISKS = "Risks. Software on a GB10: its GPU (sm_121) and Arm host were mis
   .. "prices rose in 2026 and rents fall as supply grows; every price here is dated. Data leaving a cloud is "
   .. "billed (about $0.09 per GB at AWS), which adds to rented jobs with large datasets or checkpoints."
 
-local NEXT = "Next step, before signing: run this tool's quick check (about ten minutes) on one rented GPU of the "
-  .. "type the answer names and on a borrowed Spark, and rerun this report with both measured: the projected hours "
-  .. "become measured ones and the answer is re-derived from them."
+-- The cheap step before signing: ten minutes of this tool on one rented GPU and a borrowed Spark.
+local function next_text(t)
+  local r = t.jobs["rent|" .. t.team.jobs[1].workload]
+  local gpu, hour = "the HBM type above", ""
+  if r and r.system then
+    gpu = "an " .. sys_name(t, r.system)
+    local best
+    for _, o in ipairs(t.results.catalog.offers and t.results.catalog.offers.rows or t.team.offers or {}) do
+      local n = o.instance_gpus and o.instance_gpus[1]
+      if o.system == r.system and n and (not best or n * o.usd_per_gpu_hour < best.usd) then
+        best = { usd = n * o.usd_per_gpu_hour, o = o, n = n }
+      end
+    end
+    if best then
+      hour = (": %s for an hour of the smallest %s instance, %s GPU%s, as listed %s"):format(fmt.usd(best.usd),
+        best.o.provider, fmt.int(best.n), best.n == 1 and "" or "s", best.o.date)
+    end
+  end
+  return ("Next step, before signing: run this tool's default scenario (about ten minutes) on one rented GPU (%s%s) "
+    .. "and on a borrowed DGX Spark, and render this report from both runs: the projected hours of those two "
+    .. "systems become measured ones and the answer is derived again from them."):format(gpu, hour)
+end
 
 -- One line on the machine that ran the report: what it is and what of it the pages use.
 local function machine_line(results)
@@ -483,7 +502,7 @@ function S.team(doc, results)
   if pt then doc:paragraph(pt) end
   doc:paragraph(prices_text(t) .. " " .. terms_text(t), "small")
   doc:paragraph(RISKS, "small")
-  doc:paragraph(NEXT)
+  doc:paragraph(next_text(t))
   doc:paragraph(machine_line(results), "small")
   local label = appendix.defer(doc, "The team decision: terms, offers, method and risk sources",
                                function(d) appendix_body(d, t) end)

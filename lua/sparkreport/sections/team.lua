@@ -341,7 +341,8 @@ local function people_text(t)
     end
   end
   if #out == 0 then return nil end
-  return ("People per Spark before the time to result passes %s, each sending the team's jobs per person: %s.")
+  return ("People per Spark before the time to result passes %s, each person sending their share of the team's "
+    .. "jobs: %s.")
     :format(within(t.team.deadline_h), table.concat(out, "; "))
 end
 
@@ -489,9 +490,9 @@ function S.team(doc, results)
   if not t then return end
   doc:paragraph(answer_sentence(t), "bold")
   local jobs = {}
-  for _, j in ipairs(t.team.jobs) do jobs[#jobs + 1] = ("%s %s"):format(count(j.per_month), job_name(t, j.workload)) end
-  doc:paragraph(("The team: %s people; a month, %s; 95 %% of results wanted within %s."):format(fmt.int(t.team.people),
-    table.concat(jobs, ", "), within(t.team.deadline_h)))
+  for _, j in ipairs(t.team.jobs) do jobs[#jobs + 1] = ("%s x %s"):format(count(j.per_month), job_name(t, j.workload)) end
+  doc:paragraph(("The team: %s people running, each month, %s; 95 %% of results wanted within %s."):format(
+    fmt.int(t.team.people), table.concat(jobs, " and "), within(t.team.deadline_h)))
   options_table(doc, t)
   local jt = jobs_text(t)
   if jt ~= "" then doc:paragraph(jt, "small") end

@@ -12,6 +12,11 @@ return sr.scenario {
   budget_s = 360,                      -- the whole run, measurements included
   template = "procurement",            -- templates/procurement.lua
   systems  = { "dgx-spark", "h100-sxm", "h200-sxm", "b200" },   -- the systems the decision pages compare
+  -- the team the first page answers for: six people, forty LoRA fine-tunes and two full fine-tunes
+  -- of Llama-3.1 8B a month, results wanted within a day; owning and renting on the cited defaults
+  -- (sparkreport list shows them; team.offers = { ... } replaces the catalog's rental offers)
+  team     = sr.team { people = 6, deadline_h = 24,
+                       jobs = { { "llama-3.1-8b-lora", per_month = 40 }, { "llama-3.1-8b", per_month = 2 } } },
 
   sr.bandwidth { device = "cpu", kernels = "all", precisions = "all", sizes = "sweep", threads = "sweep" },
   sr.bandwidth { device = "gpu", alloc = "all", transfers = true, contention = true },

@@ -7,6 +7,7 @@ return sr.scenario {
   title    = "Quick check",
   budget_s = 15,
   decide   = { "gpt2-124m", "llama-3.1-8b-lora" },   -- the two workloads its model projects
+  team     = sr.team { people = 3, deadline_h = 48, jobs = { { "llama-3.1-8b-lora", per_month = 10 } } },
 
   sr.bandwidth {
     kernels = { "copy", "scale", "add", "triad", "read", "fill" },

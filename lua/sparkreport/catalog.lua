@@ -109,7 +109,8 @@ function M.find(id) return M.load().by_id[id] end
 -- covers, its source and its date. Returns { rows = {...}, by_id = {...}, sha256 = ... }; a bad
 -- cell raises "data/costs.csv:LINE: ...", naming the value.
 M.costs_source = "data/costs.csv"
-local COST_NUMERIC = { purchase_usd = true, rent_usd_per_gpu_hour = true, system_power_w = true }
+local COST_NUMERIC = { purchase_usd = true, rent_usd_per_gpu_hour = true, system_power_w = true, launch_usd = true,
+                       server_gpus = true }
 
 function M.parse_costs(text, source)
   local rows = parse_csv(text)
@@ -138,6 +139,47 @@ local costs_cache
 function M.costs()
   costs_cache = costs_cache or M.parse_costs(assert(bench.resource(M.costs_source)), M.costs_source)
   return costs_cache
+end
+
+-- The rental offers (data/offers.csv, embedded): per offer a catalog system, a provider's instance,
+-- its price per GPU-hour, the GPU counts an instance can have ("1|2|4|8", "8"), its billing step and
+-- least billed time in seconds, with source and date. Numbers become numbers and the sizes a list; a
+-- bad cell raises "data/offers.csv:LINE: ...". Which offer a job takes is the team decision's.
+M.offers_source = "data/offers.csv"
+local OFFER_NUMERIC = { usd_per_gpu_hour = true, billing_step_s = true, min_billed_s = true }
+
+function M.parse_offers(text, source)
+  local rows = parse_csv(text)
+  local header = table.remove(rows, 1) or {}
+  local list = {}
+  for i, r in ipairs(rows) do
+    local row, line = {}, i + 1
+    for j, key in ipairs(header) do
+      local v = r[j] or ""
+      if OFFER_NUMERIC[key] then
+        row[key] = tonumber(v)
+        if not row[key] then error(("%s:%d: %s '%s' is not a number"):format(source, line, key, v), 0) end
+      elseif key == "instance_gpus" then
+        row[key] = {}
+        for n in v:gmatch("[^|]+") do
+          local x = math.tointeger(tonumber(n))
+          if not x then error(("%s:%d: instance_gpus '%s' is not a list of GPU counts like 1|2|4|8"):format(source, line, v), 0) end
+          row[key][#row[key] + 1] = x
+        end
+      elseif v ~= "" then row[key] = v end
+    end
+    if not row.system or not M.find(row.system) then
+      error(("%s:%d: '%s' is not a system of %s"):format(source, line, tostring(row.system), M.source), 0)
+    end
+    list[#list + 1] = row
+  end
+  return { rows = list, sha256 = bench.sha256(text) }
+end
+
+local offers_cache
+function M.offers()
+  offers_cache = offers_cache or M.parse_offers(assert(bench.resource(M.offers_source)), M.offers_source)
+  return offers_cache
 end
 
 function M.ids()

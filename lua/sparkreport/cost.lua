@@ -107,17 +107,7 @@ function M.break_even_price(a, price, other_usd)
   return x >= 0 and x or nil
 end
 
--- "$1,234", "$12.3", "$0.42": dollars at a precision a buyer reads.
-function M.usd(x)
-  local bad = fmt.not_a_figure(x, true) or fmt.huge(x, "$%.3g")      -- never "$inf", "$-3999.00"
-  if bad then return bad end
-  if x >= 1000 then
-    local s = ("%.0f"):format(x):reverse():gsub("(%d%d%d)", "%1,"):reverse()
-    return "$" .. s:gsub("^,", "")
-  end
-  if x >= 100 then return ("$%.0f"):format(x) end
-  if x >= 10 then return ("$%.1f"):format(x) end
-  return ("$%.2f"):format(x)
-end
+-- Dollars as the one formatter writes them (sparkreport.format).
+M.usd = require("sparkreport.format").usd
 
 return M

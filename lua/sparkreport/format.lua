@@ -85,6 +85,24 @@ function M.hours(h, unit)
   return t
 end
 
+-- Dollars at a precision a buyer reads: "$1,234", "$12.3", "$0.42".
+function M.usd(x)
+  local bad = not_a_figure(x, true) or huge(x, "$%.3g")       -- never "$inf", "$-3999.00"
+  if bad then return bad end
+  if x >= 1000 then return "$" .. M.thousands(x) end
+  if x >= 100 then return ("$%.0f"):format(x) end
+  if x >= 10 then return ("$%.1f"):format(x) end
+  return ("$%.2f"):format(x)
+end
+
+-- Hours, and days beside them from two days up: "41.9 h", "508 h (21.2 days)".
+function M.hours_days(h)
+  if h == nil or h ~= h then return "n/a" end
+  local t = M.hours(h)
+  if h >= 48 and h / 8766 < 1 then t = ("%s (%s days)"):format(t, M.rate(h / 24)) end
+  return t
+end
+
 -- 1.24e8 -> "124 M", 9.89e9 -> "9.89 B": counts of parameters and tokens.
 function M.count(x)
   local bad = not_a_figure(x, true)

@@ -33,33 +33,120 @@ end
 
 function sr.is_experiment(v) return getmetatable(v) == Experiment end
 
+-- sr.team { people = 6, jobs = { { "llama-3.1-8b-lora", per_month = 40 }, ... }, deadline_h = 24, ... }:
+-- the team the decision is made for, checked in C where it enters (src/decide/team.c: every field,
+-- its limits, duplicates) and here against the catalog (an offer's system). A job may name its
+-- workload first in its table or as workload = ID.
+local Team = {}
+Team.__index = Team
+
+local function team_raw(given, level)
+  if type(given) ~= "table" then
+    error(("sr.team expects a table (people = N, jobs = { ... }, deadline_h = H), got %s"):format(type(given)), level)
+  end
+  local t = {}
+  for k, v in pairs(given) do t[k] = v end
+  if type(given.jobs) == "table" then
+    local jobs = {}
+    for k, j in pairs(given.jobs) do
+      if type(j) == "table" and j[1] ~= nil then
+        if j.workload ~= nil or j[2] ~= nil then
+          error(("team.jobs[%s]: name one workload, first in the table or as workload = ID, and the rest by name "
+                 .. "(per_month = N)"):format(tostring(k)), level)
+        end
+        local c = { workload = j[1] }
+        for f, v in pairs(j) do if f ~= 1 then c[f] = v end end
+        jobs[k] = c
+      else jobs[k] = j end
+    end
+    t.jobs = jobs
+  end
+  return t
+end
+
+local function team_check(raw, level)
+  local norm, err = bench.team(raw)
+  if not norm then error(err, level) end
+  local catalog = require "sparkreport.catalog"
+  for i, o in ipairs(norm.offers or {}) do
+    if not catalog.find(o.system) then
+      error(("team.offers[%d].system '%s' is not a catalog system (valid: %s)")
+            :format(i, tostring(o.system):sub(1, 60), table.concat(catalog.ids(), ", ")), level)
+    end
+  end
+  return norm
+end
+
+function sr.team(given)
+  local raw = team_raw(given, 3)
+  return setmetatable({ raw = raw, team = team_check(raw, 3) }, Team)
+end
+
+-- The scenario's team against its experiments: the model must project every job's workload. Its
+-- life and electricity price are the scenario's unless the team gives its own.
+local function scenario_team(value, fields, list, level)
+  local inner = level > 0 and level + 1 or 0       -- 0: no position (the runner's --set and prepare)
+  local raw = getmetatable(value) == Team and value.raw or team_raw(value, inner)
+  local plain = {}
+  for k, v in pairs(raw) do plain[k] = v end
+  for _, k in ipairs { "life_years", "kwh_usd" } do
+    if plain[k] == nil and fields[k] ~= nil then plain[k] = fields[k] end
+  end
+  local team = team_check(plain, inner)
+  local model
+  for _, e in ipairs(list) do if e.experiment == "model" then model = model or e end end
+  if not model then error("scenario: the team's jobs are projected by the model: add sr.model { } to the scenario", level) end
+  local wl = model.params.workloads
+  if wl == "none" then error("scenario: the team has jobs but sr.model projects no workloads (workloads = \"none\")", level) end
+  if type(wl) == "table" then
+    local has = {}
+    for _, id in ipairs(wl) do has[id] = true end
+    for i, j in ipairs(team.jobs) do
+      if not (has[j.workload] or has.all) then
+        error(("scenario: team.jobs[%d]: workload '%s' is not among sr.model's workloads (%s): add it there")
+              :format(i, j.workload, table.concat(wl, ", ")), level)
+      end
+    end
+  end
+  return team
+end
+sr.internal = { scenario_team = scenario_team }   -- the runner checks a prepared scenario's team with it
+
 -- sr.scenario { title = ..., budget_s = ..., sr.bandwidth { ... }, ... }
 function sr.scenario(given)
   if type(given) ~= "table" then
     error("sr.scenario expects a table, got " .. type(given), 2)
   end
-  local fields, list = {}, {}
+  local fields, list, n = {}, {}, 0
   for k, v in pairs(given) do
-    if math.type(k) == "integer" then list[k] = v else fields[k] = v end
+    if math.type(k) == "integer" then n = n + 1 else fields[k] = v end
   end
+  if n ~= #given then error("scenario: the list of experiments has holes", 2) end
   for i = 1, #given do
-    if not sr.is_experiment(given[i]) then
+    if getmetatable(given[i]) == Team then     -- sr.team { } among the experiments: the scenario's team
+      if fields.team ~= nil then error("scenario: one team per scenario (sr.team { } is given twice)", 2) end
+      fields.team = given[i]
+    elseif not sr.is_experiment(given[i]) then
       error(("scenario: entry %d is not an experiment (write sr.<experiment> { ... }; experiments: %s)")
             :format(i, names(experiments)), 2)
+    else
+      list[#list + 1] = given[i]
     end
   end
-  if #list ~= #given then error("scenario: the list of experiments has holes", 2) end
   if fields.compare ~= nil then              -- the field's old name
     if fields.systems ~= nil then error("scenario: systems and compare are one field (compare is its old name): give systems only", 2) end
     fields.systems, fields.compare = fields.compare, nil
   end
+  local team = fields.team
+  fields.team = nil
   local params, err = bench.check("scenario", fields)
   if not params then error(err, 2) end
   local catalog = require "sparkreport.catalog"
   local ok, cerr = catalog.check_ids(params.systems)
   if not ok then error("scenario: " .. cerr, 2) end
-  if #given == 0 then error("scenario: no experiments (add e.g. sr.bandwidth { })", 2) end
-  return { scenario = true, params = params, experiments = list }
+  if #list == 0 then error("scenario: no experiments (add e.g. sr.bandwidth { })", 2) end
+  return { scenario = true, params = params, experiments = list,
+           team = team ~= nil and scenario_team(team, fields, list, 3) or nil }
 end
 
 -- Unknown names are errors that list what exists.

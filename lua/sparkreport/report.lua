@@ -9,6 +9,7 @@ for _, mod in ipairs { "sparkreport.sections.common", "sparkreport.sections.band
                        "sparkreport.sections.compress",
                        "sparkreport.sections.model",
                        "sparkreport.sections.decision",
+                       "sparkreport.sections.team",
                        "sparkreport.sections.collective",
                        "sparkreport.sections.tenants" } do
   for name, fn in pairs(require(mod)) do sections[name] = fn end

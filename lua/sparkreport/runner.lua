@@ -26,6 +26,19 @@ local function apply_set(scn, set, touched)
   if not key then error(("--set %s: expected key=value"):format(set), 0) end
   local exp, pname = key:match("^([%w_]+)%.([%w_]+)$")
   if key == "compare" then key = "systems" end    -- the field's old name
+  if exp == "team" then                           -- team.deadline_h=48: a field of the scenario's team
+    if not scn.team then error(("--set %s: the scenario has no team (add sr.team { ... })"):format(set), 0) end
+    if pname == "jobs" or pname == "offers" then
+      error(("--set %s: team.%s is a list; change it in the scenario"):format(set, pname), 0)
+    end
+    local t = {}
+    for k, v in pairs(scn.team) do t[k] = v end
+    t[pname] = tonumber(text) or text
+    local ok, team = pcall(sr.internal.scenario_team, t, scn.params, scn.experiments, 0)
+    if not ok then error(("--set %s: %s"):format(set, team), 0) end
+    scn.team = team
+    return
+  end
   if not exp then
     local v, err = bench.parse("scenario", key, text)
     if v == nil then error(("--set %s: %s"):format(set, err), 0) end
@@ -100,6 +113,11 @@ function M.prepare(data, chunkname, sets)
     bad("lists %d experiments; at most %d fit in one run (each takes a second at least)", #exps, M.max_experiments)
   end
   local scn = { scenario = true, params = params, experiments = exps }
+  if data.team ~= nil then
+    local okt, team = pcall(sr.internal.scenario_team, data.team, params, exps, 0)
+    if not okt then bad("has an invalid team: %s", team) end
+    scn.team = team
+  end
   local touched = {}
   for _, s in ipairs(sets or {}) do apply_set(scn, s, touched) end
   for _, e in ipairs(scn.experiments) do
@@ -141,9 +159,12 @@ local function catalog_block(ctx, systems)
   for _, id in ipairs(systems) do use(id) end
   local costs, crows = catalog.costs(), {}
   for _, r in ipairs(rows) do crows[#crows + 1] = costs.by_id[r.id] end
+  local offers, orows = catalog.offers(), {}
+  for _, o in ipairs(offers.rows) do if seen[o.system] then orows[#orows + 1] = o end end
   return { source = catalog.source, sha256 = cat.sha256, match = row and row.id,
            match_reason = reason, systems = systems, rows = rows,
-           costs = { source = catalog.costs_source, sha256 = costs.sha256, rows = crows } }
+           costs = { source = catalog.costs_source, sha256 = costs.sha256, rows = crows },
+           offers = { source = catalog.offers_source, sha256 = offers.sha256, rows = orows } }
 end
 
 local function run_one(e, budget)
@@ -191,6 +212,18 @@ local function project(doc)
   end
 end
 
+-- The team decision, a stage over the results after the projection (src/decide/decide.h): what each
+-- way of getting the team's compute costs a year, how long results take, the answer and what flips
+-- it. It reads the scenario, the catalog block and the model experiments' records; a failure is
+-- recorded with its reason, never a half answer.
+local function decide(doc)
+  local models = {}
+  for _, e in ipairs(doc.experiments) do if e.name == "model" then models[#models + 1] = e end end
+  local out = bench.decide({ scenario = doc.scenario, catalog = doc.catalog, experiments = models })
+  if out and out.error then out = { error = out.error } end
+  return out
+end
+
 -- Runs every experiment; meta = { path=, source=, command= } from the C program.
 function M.execute(scn, ctx, meta)
   local started, t0 = bench.wall(), bench.now()
@@ -206,7 +239,8 @@ function M.execute(scn, ctx, meta)
                  source = meta.source, command = meta.command, title = p.title,
                  template = p.template, budget_s = p.budget_s, systems = p.systems,
                  baseline = p.baseline, cwd = meta.cwd,
-                 decide = p.decide, life_years = p.life_years, utilisation = p.utilisation, kwh_usd = p.kwh_usd },
+                 decide = p.decide, life_years = p.life_years, utilisation = p.utilisation, kwh_usd = p.kwh_usd,
+                 team = scn.team },
     catalog = catalog_block(ctx, p.systems),
     experiments = {},
   }
@@ -238,6 +272,7 @@ function M.execute(scn, ctx, meta)
   end
   bench.measured()      -- a signal from now on cuts nothing measured (src/util/signals.h)
   project(doc)
+  if scn.team then doc.team_decision = decide(doc) end
   -- the machine's measured ceilings, from the measurements above (sparkreport.ceilings)
   doc.ceilings = require("sparkreport.ceilings").build(doc)
   local finished = bench.wall()

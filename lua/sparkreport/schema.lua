@@ -30,7 +30,11 @@ M.versions = {
                          .. "the tenants experiment (shared use of this machine: series stream and train, each "
                          .. "tenant's time, slowdown and share; info.totals per count) and the model's tenants records "
                          .. "(N people sharing one DGX Spark, projected: fit, step time and hours per tenant; "
-                         .. "info.tenants_basis)" },
+                         .. "info.tenants_basis); "
+                         .. "the team decision: scenario.team (people, jobs a month, deadline, terms of owning and "
+                         .. "renting, offers), catalog.offers (rental offers with their billing), catalog.costs' "
+                         .. "server_gpus and launch price, and team_decision (records offer_job, option, option_job, "
+                         .. "tying_rent, flip, people_per_spark; info answer, terms, method), or its error" },
 }
 
 -- Size limits of a results file's sections (README, "Limits"): beyond them a file is refused
@@ -154,6 +158,10 @@ function check(v, spec, path)
   end
 end
 
+-- A rental offer as the team decision reads it (src/decide/team.c), in the catalog block or the team.
+M.offer = object { id = "string", system = "string", provider = "string", usd_per_gpu_hour = "number",
+                   instance_gpus = list "number", billing_step_s = "number", source = "string", date = "string" }
+
 -- What every section of every template may rely on. The loader (C) has already checked that
 -- context and scenario are objects and experiments a list of objects with a name and results.
 M.document = object {
@@ -173,6 +181,9 @@ M.document = object {
     sha256 = opt "string", command = opt "string", source = opt "string", cwd = opt "string",
     decide = opt(list "string"), systems = opt(list "string"), compare = opt(list "string"), life_years = opt "number",
     utilisation = opt "number", kwh_usd = opt "number", run_folder = opt "string",
+    team = opt(object { people = "number", deadline_h = "number", life_years = "number", kwh_usd = "number",
+                        jobs = list(object { workload = "string", per_month = "number" }, 64),
+                        offers = opt(list(M.offer, 64)) }),
   },
   -- the run this one was compared with (results/comparison.c): what the decision page's sentence reads
   baseline = opt(object {
@@ -195,8 +206,18 @@ M.document = object {
     costs = opt(object { source = opt "string", rows = opt(list(object {
       id = "string", purchase_usd = opt(usd), rent_usd_per_gpu_hour = opt(range("number", 0, M.limits.usd, true)),
       system_power_w = opt(watts),
+      server_gpus = opt(range("integer", 1, M.limits.count)), launch_usd = opt(usd), purchase_date = opt "string",
+      launch_date = opt "string", purchase_source = opt "string",
     }, M.limits.catalog_rows)) }),
+    offers = opt(object { source = opt "string", rows = opt(list(M.offer, M.limits.catalog_rows)) }),
   },
+  team_decision = opt(object { error = opt "string", results = opt(list(object { series = "string" })),
+                               info = opt(object {
+                                 answer = opt(object { option = "string", alternative = opt "string",
+                                                       meets_deadline = "boolean" }),
+                                 terms = opt(list(object { field = "string", value = "number", source = "string" })),
+                                 method = opt "string",
+                                 simulation = opt(object { months = "number" }) }) }),
 }
 
 -- One experiment entry; its results are checked against M.records[name] when there is one.
@@ -427,6 +448,40 @@ function M.experiment_rules.model(e, need)       -- peak_flops: { dtype = FLOP/s
   for k in pairs(cal.peak_flops) do need("info.calibration.peak_flops." .. tostring(k), "number") end
 end
 
+-- The team decision's records (src/decide/decide.c) as sections/team.lua and decision.lua read them.
+M.team_records = {
+  option = { option = "string", kind = "string", count = "number", outlay_usd = "number", usd_per_year = "number",
+             usd_per_job = "number", utilisation = "number", keeps_up = "boolean", meets_deadline = "boolean",
+             answer = "boolean", jobs_per_year = "number" },
+  option_job = { option = "string", workload = "string", on = "string", units = "number", run_h = "number" },
+  offer_job = { workload = "string", offer = "string", system = "string", provider = "string", gpus = "number",
+                instance_gpus = "number", usd = "number", result_h = "number", meets_deadline = "boolean" },
+  tying_rent = { system = "string", utilisation = "number", usd_per_gpu_hour = "number",
+                 base_usd_per_gpu_hour = "number" },
+  flip = { what = "string", direction = "string", found = "boolean" },
+  people_per_spark = { workload = "string", projected = "boolean" },
+}
+local TEAM_FOUND = { option = { result_p50_h = "number", result_p95_h = "number" } }
+
+local function check_team_decision(td, path)
+  for j, r in ipairs(td.results or {}) do
+    local rpath = ("%s.results[%d]"):format(path, j)
+    for f, spec in pairs(M.team_records[r.series] or {}) do check(r[f], spec, rpath .. "." .. f) end
+    if r.series == "option" and r.keeps_up == true then
+      for f, spec in pairs(TEAM_FOUND.option) do check(r[f], spec, rpath .. "." .. f) end
+    end
+    if r.series == "option_job" and r.on == "rented" then
+      for _, f in ipairs { "usd", "result_h", "gpus", "instance_gpus" } do check(r[f], "number", rpath .. "." .. f) end
+      for _, f in ipairs { "provider", "system" } do check(r[f], "string", rpath .. "." .. f) end
+    end
+    if r.series == "flip" and r.found == true then
+      check(r.to, "string", rpath .. ".to")
+      if r.what ~= "spark_speed" then check(r.factor, "number", rpath .. ".factor") end
+    end
+    if r.series == "people_per_spark" and r.projected == true then check(r.people, "number", rpath .. ".people") end
+  end
+end
+
 local DRAWN = { complete = true, partial = true }   -- statuses whose records the sections draw
 
 local function check_experiment(e, path, records_only)
@@ -489,6 +544,12 @@ function M.check(results, what)
     end
     check_catalog(results.catalog)
     check_scenario(results.scenario)
+    if results.team_decision then
+      if results.team_decision.results and not results.scenario.team then
+        error({ schema = "team_decision has records but scenario.team (the team they answer for) is missing" }, 0)
+      end
+      check_team_decision(results.team_decision, "team_decision")
+    end
     for i, e in ipairs(results.experiments) do
       check_experiment(e, ("experiments[%d]"):format(i), what == "records")
     end

@@ -7,6 +7,7 @@
 
 #include <lauxlib.h>
 
+#include "decide/team.h"
 #include "exp/experiment.h"
 #include "lua/embedded.h"
 #include "lua/state.h"
@@ -53,6 +54,11 @@ int list_command(void)
     }
     printf("\nscenario fields (sr.scenario { ... }):\n");
     param_print_help(stdout, scenario_params);
+    printf("\nthe team (team = sr.team { ... } in a scenario; the first page answers for it):\n");
+    printf("    jobs               the team's jobs: { { WORKLOAD, per_month = N }, ... } (workloads of sr.model)\n");
+    printf("    offers             rental offers replacing data/offers.csv: { { id, system, provider, usd_per_gpu_hour,\n"
+           "                       instance_gpus, billing_step_s, min_billed_s, source, date }, ... }\n");
+    param_print_help(stdout, team_params);
     printf("\ntemplates:\n");
     for (const struct embedded_file *f = embedded_files; f->name; f++)
         if (!strncmp(f->name, "templates/", 10))

@@ -489,6 +489,16 @@ static int check_scenario(const struct run_opts *o, const cJSON *scn)
     snprintf(name, sizeof name, "%s: the scenario's", o->scenario);
     if (json_check(name, scn, err, sizeof err) != 0)
         goto bad;
+    int k = 0;                  /* the team's offers: their texts are drawn in the report's appendix */
+    const cJSON *offer, *field;
+    cJSON_ArrayForEach(offer, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(scn, "team"), "offers")) {
+        k++;
+        cJSON_ArrayForEach(field, offer) {
+            snprintf(name, sizeof name, "%s: team.offers[%d].%.32s", o->scenario, k, field->string ? field->string : "?");
+            if (cJSON_IsString(field) && draw_check_text(name, field->valuestring, SCENARIO_TEXT_MAX, err, sizeof err) != 0)
+                goto bad;
+        }
+    }
     if (comparison_baseline_check(json_str(params, "baseline", "none"), o->outdir, err, sizeof err) == 0)
         return 0;
     fprintf(stderr, "%s: scenario: ", o->scenario);

@@ -8,6 +8,8 @@
 
 #include <lauxlib.h>
 
+#include "decide/decide.h"
+#include "decide/team.h"
 #include "exp/experiment.h"
 #include "predict/project.h"
 #include "lua/convert.h"
@@ -159,6 +161,58 @@ fail:
     for (int k = 0; k < 3; k++)
         cJSON_Delete(lists[k]);
     return luaL_error(L, "%s", err);
+}
+
+/* bench.team(given) -> the team with its defaults filled | nil, message: sr.team's check, parsed
+ * into the typed team (src/decide/team.h) and written back, so that what a scenario declares is
+ * what the decision reads. */
+static int l_team(lua_State *L)
+{
+    char err[1024];
+    struct team t;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    cJSON *given = lua_to_json(L, 1, "team", err, sizeof err);
+    if (!given || team_parse(given, &t, err, sizeof err) != 0) {
+        cJSON_Delete(given);
+        luaL_pushfail(L);
+        lua_pushstring(L, err);
+        return 2;
+    }
+    cJSON_Delete(given);
+    cJSON *norm = team_json(&t);
+    lua_push_json(L, norm);
+    cJSON_Delete(norm);
+    return 1;
+}
+
+/* bench.decide(document) -> { results, info } | { error } | nil: the team decision stage
+ * (src/decide/decide.h) over a results document whose projection ran; nil when the scenario has
+ * no team. */
+static int l_decide(lua_State *L)
+{
+    char err[1024];
+    if (sr_lua_is_scenario(L))
+        return luaL_error(L, "bench.decide is not available in a scenario");
+    luaL_checktype(L, 1, LUA_TTABLE);
+    cJSON *doc = lua_to_json(L, 1, "document", err, sizeof err);
+    if (!doc)
+        return luaL_error(L, "%s", err);
+    cJSON *out = cJSON_CreateObject();
+    int rc = decide_stage(doc, out, err, sizeof err);
+    cJSON_Delete(doc);
+    if (rc == 1) {
+        cJSON_Delete(out);
+        lua_pushnil(L);
+        return 1;
+    }
+    if (rc < 0) {
+        cJSON_Delete(out);
+        out = cJSON_CreateObject();
+        cJSON_AddStringToObject(out, "error", err);
+    }
+    lua_push_json(L, out);
+    cJSON_Delete(out);
+    return 1;
 }
 
 /* bench.run(name, params, budget_s) -> {results, skipped, info} | nil, message */
@@ -387,6 +441,7 @@ static int l_note(lua_State *L)
 static const luaL_Reg bench_funcs[] = {
     { "check", l_check },
     { "context", l_context },
+    { "decide", l_decide },
     { "experiments", l_experiments },
     { "format_bytes", l_format_bytes },
     { "format_duration", l_format_duration },
@@ -400,6 +455,7 @@ static const luaL_Reg bench_funcs[] = {
     { "run", l_run },
     { "sha256", l_sha256 },
     { "stopping", l_stopping },
+    { "team", l_team },
     { "wall", l_wall },
     { NULL, NULL },
 };

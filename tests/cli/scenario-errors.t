@@ -8,7 +8,7 @@ $ sparkreport run tests/scenarios/runtime.lua -o $OUT/reports
 tests/scenarios/runtime.lua:4: attempt to index a nil value (local 'sizes')
 [3]
 $ sparkreport run tests/scenarios/unknown-experiment.lua -o $OUT/reports
-tests/scenarios/unknown-experiment.lua:4: sparkreport has no experiment or function 'bandwith' (experiments: bandwidth, {*}; functions: is_experiment, scenario)
+tests/scenarios/unknown-experiment.lua:4: sparkreport has no experiment or function 'bandwith' (experiments: bandwidth, {*}; functions: is_experiment, scenario, team)
 [3]
 $ sparkreport run tests/scenarios/unknown-parameter.lua -o $OUT/reports
 tests/scenarios/unknown-parameter.lua:4: bandwidth: unknown parameter 'kernel' (valid: alloc, budget_s, clusters, contention, contention_s, cv, device, first_touch, kernels, max_reps, max_size, min_reps, min_size, points_per_octave, precisions, sample_s, sizes, threads, transfer_size, transfers, warmup)
@@ -56,3 +56,31 @@ $ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set train.steps=3
 $ ls -A $OUT
 $ test -e /tmp/sparkreport-pwned
 [1]
+# the team a decision is made for: every field checked where it enters, named with its value
+$ sparkreport run tests/scenarios/team-people.lua -o $OUT/reports
+tests/scenarios/team-people.lua:4: team: parameter 'people' = 0 is out of range (1 .. 100000)
+[3]
+$ sparkreport run tests/scenarios/team-workload.lua -o $OUT/reports
+tests/scenarios/team-workload.lua:3: team.jobs[1]: parameter 'workload' has unknown value 'llama-9b' (valid: gpt2-124m, {*})
+[3]
+$ sparkreport run tests/scenarios/team-twice.lua -o $OUT/reports
+tests/scenarios/team-twice.lua:3: team.jobs[2]: workload 'gpt2-124m' is listed twice (team.jobs[1] and [2]); give it once with its jobs per month added up
+[3]
+$ sparkreport run tests/scenarios/team-tiny.lua -o $OUT/reports
+tests/scenarios/team-tiny.lua:3: team.jobs[1].per_month = 9.9999999999999694e-311 is too small to be a real figure (a subnormal number)
+[3]
+$ sparkreport run tests/scenarios/team-unprojected.lua -o $OUT/reports
+tests/scenarios/team-unprojected.lua:2: scenario: team.jobs[1]: workload 'llama-3.1-8b-lora' is not among sr.model's workloads (gpt2-124m): add it there
+[3]
+$ sparkreport run tests/scenarios/team-offer.lua -o $OUT/reports
+tests/scenarios/team-offer.lua:3: team.offers[1].system 'h900' is not a catalog system (valid: dgx-spark, {*})
+[3]
+$ sparkreport run tests/scenarios/team.lua -o $OUT/reports --set team.deadline_h=0
+--set team.deadline_h=0: team: parameter 'deadline_h' = 0 is out of range (0.1 .. 8766)
+[3]
+$ sparkreport run tests/scenarios/team.lua -o $OUT/reports --set team.jobs=3
+--set team.jobs=3: team.jobs is a list; change it in the scenario
+[3]
+$ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set team.people=3
+--set team.people=3: the scenario has no team (add sr.team { ... })
+[3]

@@ -53,7 +53,7 @@ if first - 1 > 15 then fail("the body has %d pages, more than 15", first - 1) en
 -- whole system's price per device x hours / (3 years x 8766 h x 50 %) + hours x system power x $0.15/kWh;
 -- rent: hours x $/GPU-h (the fixture predates catalog.costs: this sparkreport's data/costs.csv counts).
 local front = page_text(pdf, 1, 3)
-local P = { ["dgx-spark"] = 3999, ["h100-sxm"] = 317000 / 8, ["b200"] = 515000 / 8 }    -- data/costs.csv
+local P = { ["dgx-spark"] = 4699, ["h100-sxm"] = 317000 / 8, ["b200"] = 515000 / 8 }    -- data/costs.csv
 local RENT = { ["h100-sxm"] = 2.00, ["h200-sxm"] = 4.54, ["b200"] = 4.00 }               -- data/costs.csv
 local W = { ["dgx-spark"] = 240, ["h100-sxm"] = 1275, ["h200-sxm"] = 1275, ["b200"] = 1787.5 }
 local WORKLOADS = { { "gpt2-124m", "(1) GPT-2 124M" }, { "llama-3.1-8b-lora", "(2) Llama-3.1 8B" },

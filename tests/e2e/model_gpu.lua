@@ -73,7 +73,7 @@ for _, want in ipairs {
 local section = lay:match("Validation on this machine's GPU(.*)") or fail("no GPU model section")
 for _, p in ipairs {
   "v1%s+2/64/4/32/8/512%s+fp32[^\n]-439%.7 µs p%s+422%.0 µs m%s+%+4%.2 %%",       -- 4.3974e-4 / 1.042
-  "NVIDIA DGX%s+measured%s+132 h p%s+113–151 h p%s+fits%s+38 / 129 p%s+31%.7 p%s+%$3,999 s",   -- +-14.2 %; 132 h x 240 W (the whole system, data/costs.csv)
+  "NVIDIA DGX%s+measured%s+132 h p%s+113–151 h p%s+fits%s+38 / 129 p%s+31%.7 p%s+%$4,699 s",   -- +-14.2 %; 132 h x 240 W (the whole system, data/costs.csv)
   "NVIDIA H100%s+catalog%s+8%.96 h p%s+7%.89–10%.3 h p",
 } do
   if not section:find(p) then fail("the GPU section lacks %s", p) end

@@ -77,7 +77,7 @@ for _, p in ipairs {
   "matmul%s+fp32%s+FLOP/s%s+3%s+21%.0 %% at 1e%+06 FLOP%s+86%.0 %% at 1e%+10 FLOP",
   -- kWh and price on the decision pages' basis (data/costs.csv: whole system per device; the fixture
   -- predates catalog.costs): 95.8 h x 240 W, 8.96 h x 1275 W; a system without a cost row: its chip
-  "catalog%s+95%.8 h p%s+84%.3–110 h p%s+fits%s+38 / 128 p%s+23%.0 p%s+%$3,999 s",
+  "catalog%s+95%.8 h p%s+84%.3–110 h p%s+fits%s+38 / 128 p%s+23%.0 p%s+%$4,699 s",
   "catalog%s+8%.96 h p%s+7%.89–10%.3 h p%s+fits%s+38 / 80 p%s+11%.4 p%s+%$39,625 s",
   "scenario%s+19%.8 h p%s+17%.5–22%.8 h p%s+fits%s+38 / 96 p%s+11%.9 %(chip%) p%s+n/a",
   "measured" .. C .. "does not%s+" .. C .. "does not%s+48 > 25",

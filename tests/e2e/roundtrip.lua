@@ -27,7 +27,7 @@ local REDUCE = {
 local function experiments_of(path)
   local seen, list = {}, {}
   for name in read(path):gmatch("sr%.([%a_]+)%s*{") do
-    if name ~= "scenario" and not seen[name] then seen[name] = true; list[#list + 1] = name end
+    if name ~= "scenario" and name ~= "team" and not seen[name] then seen[name] = true; list[#list + 1] = name end
   end
   return list
 end

@@ -36,6 +36,25 @@ local function model_exp(results)
   return first
 end
 
+-- With a team decision (src/decide), a job's costs here are the team's: the rent of its cheapest
+-- offer on that system, billed as the provider bills (setup included), and a bought system's price
+-- spread at the use the team's jobs give it. nil for a results file without one.
+local function team_costs(results)
+  local t = require("sparkreport.sections.team").gather(results)
+  if not t then return nil end
+  local out = { rent = {}, use = {}, t = t }
+  for _, r in ipairs(t.offers) do
+    local k = r.workload .. "|" .. r.system
+    local best = out.rent[k]
+    if not best or (r.meets_deadline and not best.meets_deadline)
+       or (r.meets_deadline == best.meets_deadline and r.usd < best.usd) then out.rent[k] = r end
+  end
+  for _, o in ipairs(t.order) do
+    if o.system and o.utilisation and o.utilisation > 0 then out.use[o.system] = math.min(o.utilisation, 1) end
+  end
+  return out
+end
+
 -- Everything the tables and sentences need, gathered once.
 local function gather(results, exp)
   local info, scn = exp.info, results.scenario or {}
@@ -62,6 +81,7 @@ local function gather(results, exp)
   for _, id in ipairs(scn.systems or scn.compare or results.catalog and (results.catalog.systems or results.catalog.compare) or {}) do
     if ctx.systems[id] or ctx.catalog[id] then ctx.compare[#ctx.compare + 1] = id end
   end
+  ctx.team = team_costs(results)
   return ctx
 end
 
@@ -84,7 +104,18 @@ end
 
 local function job(ctx, r, id)
   if not r or not num(r.hours) then return {} end
-  return cost.job(r.hours, num(r.gpus) or 1, row_of(ctx, id), ctx.costs[id], ctx.params)
+  local params = ctx.params
+  if ctx.team then            -- the team's use of that system and its offers' bills
+    local team = ctx.team.t.team
+    params = { utilisation = ctx.team.use[id] or 1, life_years = team.life_years, kwh_usd = team.kwh_usd }
+  end
+  local out = cost.job(r.hours, num(r.gpus) or 1, row_of(ctx, id), ctx.costs[id], params)
+  if ctx.team then
+    local bill = ctx.team.rent[tostring(r.workload) .. "|" .. id]
+    out.rent_usd = bill and bill.usd
+    if not ctx.team.use[id] then out.capital_usd, out.buy_usd = nil, nil end
+  end
+  return out
 end
 
 -- ---- the numbers every part of the page uses ---------------------------------------------------
@@ -601,11 +632,13 @@ local function costs_appendix(doc, ctx)
     rows[#rows + 1] = { name_of(ctx, id), "Buy, per device", price and s(cost.usd(price)) or "n/a",
       price and ("%s; %s, %s"):format(pcovers or "", psrc or "", c.purchase_date or "undated")
         or "no whole-system price we can cite (not priced bought)" }
-    rows[#rows + 1] = { "", "Rent, per GPU-hour", c.rent_usd_per_gpu_hour and s(cost.usd(c.rent_usd_per_gpu_hour)) or "n/a",
-      c.rent_source and (c.rent_source .. ", " .. (c.rent_date or "undated")) or "none published" }
+    if not ctx.team then          -- with a team, rents are its offers' (their own appendix)
+      rows[#rows + 1] = { "", "Rent, per GPU-hour", c.rent_usd_per_gpu_hour and s(cost.usd(c.rent_usd_per_gpu_hour)) or "n/a",
+        c.rent_source and (c.rent_source .. ", " .. (c.rent_date or "undated")) or "none published" }
+    end
     rows[#rows + 1] = { "", "Power, per device", w and s(fmt.int(w) .. " W") or "n/a",
       w and ((covers or "") .. (c.system_power_source and ("; " .. c.system_power_source) or "")) or "none" }
-    groups[#groups + 1] = 3
+    groups[#groups + 1] = ctx.team and 2 or 3
   end
   doc:table {
     columns = { { title = "System", width = 0.18 }, { title = "Figure", width = 0.15 },
@@ -650,8 +683,26 @@ local function baseline_text(ctx)
   return against .. ("the answer changed in %d of the %d rows above: %s."):format(#list, n, table.concat(list, "; "))
 end
 
+-- The cost basis of the per-job table under a team decision: in the team's terms, no field names.
+local function team_cost_text(ctx)
+  local uses = {}
+  for _, id in ipairs(ctx.compare) do
+    local u = ctx.team.use[id]
+    if u then uses[#uses + 1] = ("%s %s"):format((name_of(ctx, id):gsub("^NVIDIA ", "")), fmt.pct(u)) end
+  end
+  return ("Cost per job in this table, on the team's basis (first page): Buy is the system's price per device "
+    .. "spread over its life at the use the team's jobs give it (%s), plus the job's electricity; a system the team "
+    .. "would not buy shows n/a. Rent is the job's cheapest offer of that GPU type, billed as the provider bills it "
+    .. "(whole billing steps, setup included, the whole instance). kWh: the job's hours x devices x the whole "
+    .. "system's power per device. A cost difference inside the hours bands is a tie.")
+    :format(#uses > 0 and table.concat(uses, ", ") or "none")
+end
+
 function S.decision(doc, results)
-  require("sparkreport.sections.common").title_block(doc, results, "A DGX Spark or HBM GPUs? The answer first")
+  local team_page = type(results.team_decision) == "table"      -- the team section drew the title and answer
+  if not team_page then
+    require("sparkreport.sections.common").title_block(doc, results, "A DGX Spark or HBM GPUs? The answer first")
+  end
   local exp = model_exp(results)
   if not exp then
     doc:paragraph("Not projected: this run has no training-time model (add sr.model { } to the scenario), so there "
@@ -661,8 +712,12 @@ function S.decision(doc, results)
   local ctx = gather(results, exp)
   ctx.answers = {}
   for _, w in ipairs(ctx.workloads) do ctx.answers[#ctx.answers + 1] = decide(ctx, w) end
-  doc:paragraph(kinds_text(ctx))
-  verdict_box(doc, ctx)
+  if ctx.team then
+    doc:section("Each job on each system", 2)
+  else
+    doc:paragraph(kinds_text(ctx))
+    verdict_box(doc, ctx)
+  end
   decision_table(doc, ctx)
   local changed = baseline_text(ctx)
   if changed then doc:paragraph(changed) end
@@ -670,8 +725,8 @@ function S.decision(doc, results)
     doc:paragraph(("Not projected in this run: %s (the scenario's decide list names them; sr.model's workloads "
       .. "does not)."):format(table.concat(ctx.missing, ", ")), "note")
   end
-  doc:paragraph(cost_text(ctx), "small")
-  sensitivity_table(doc, ctx)
+  doc:paragraph(ctx.team and team_cost_text(ctx) or cost_text(ctx), "small")
+  if not ctx.team then sensitivity_table(doc, ctx) end
   local bt = binds_text(ctx)
   if bt then doc:paragraph(bt) end
   if #ctx.workloads > 0 then binds_table(doc, ctx) end

@@ -56,7 +56,7 @@ code, ms, err = background(("tests/scenarios/tiny.lua -o %s --set baseline=%s"):
   ("ls %s/.tmp-*/results.json >/dev/null 2>&1"):format(q(root)), "sleep 0.3; kill -TERM $pid")
 if code ~= 143 then fail("SIGTERM during the comparison: exit %d: %s", code, err) end
 if ms > 3300 then fail("SIGTERM during the comparison: it took %d ms to stop", ms) end
-local want = "sparkreport: SIGTERM came after the measurements: results.json and report.pdf are complete; "
+local want = "sparkreport: SIGTERM came after the measurements: results.json and the PDFs are complete; "
              .. "the comparison with the baseline was not made"
 if not err:find(want, 1, true) or err:find("partial", 1, true) then fail("SIGTERM during the comparison said: %s", err) end
 local r = json.decode(read(root .. "/latest/results.json"))

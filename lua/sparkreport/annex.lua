@@ -51,11 +51,13 @@ local function find(title)
 end
 
 -- "the technical annex (annex.pdf), page 12, Validation on this machine": where the decision
--- report's reader finds `title` (a heading of the annex, or an appendix part's title).
-function M.cite(title)
+-- report's reader finds `title` (a heading of the annex, or an appendix part's title); `plain`
+-- leaves out the file's name (pages 1-3 name no file).
+function M.cite(title, plain)
   local full, page = find(title)
-  if page then return ("the technical annex (%s), page %d, %s"):format(M.file, page, full) end
-  return ("the technical annex (%s), %s"):format(M.file, full or title)
+  local annex = plain and "the technical annex" or ("the technical annex (%s)"):format(M.file)
+  if page then return ("%s, page %d, %s"):format(annex, page, full) end
+  return ("%s, %s"):format(annex, full or title)
 end
 
 return M

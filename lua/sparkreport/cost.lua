@@ -106,16 +106,7 @@ function M.break_even_price(a, price, other_usd)
   return x >= 0 and x or nil
 end
 
--- "$1,234", "$12.3", "$0.42": dollars at a precision a buyer reads.
-function M.usd(x)
-  if x == nil or x ~= x then return "n/a" end
-  if x >= 1000 then
-    local s = ("%.0f"):format(x):reverse():gsub("(%d%d%d)", "%1,"):reverse()
-    return "$" .. s:gsub("^,", "")
-  end
-  if x >= 100 then return ("$%.0f"):format(x) end
-  if x >= 10 then return ("$%.1f"):format(x) end
-  return ("$%.2f"):format(x)
-end
+-- "$1,234", "$12.3", "$0.42": sparkreport.format's money.
+M.usd = require("sparkreport.format").usd
 
 return M

@@ -109,7 +109,7 @@ end
 -- The defects found since the last call, as a paragraph of the section.
 function M:defects(doc)
   if #self.errors == 0 then return end
-  doc:paragraph(("DEFECT: %d value%s above the measured ceiling %s taken of, which a ceiling cannot be: %s. Either "
+  doc:paragraph(("Inconsistent figures: %d value%s above the measured ceiling %s taken of, which a ceiling cannot be: %s. Either "
     .. "the ceiling or the value is wrong; neither is printed as a percentage."):format(#self.errors,
     #self.errors > 1 and "s" or "", #self.errors > 1 and "they are" or "it is", table.concat(self.errors, "; ")), "note")
   self.errors = {}

@@ -17,6 +17,10 @@ M.versions = {
   { version = 2, added = "model calibration records name the configuration that timed them (config); a run "
                          .. "compared with a baseline records it (baseline: path, sha256, verdicts, projections)",
     repeated_before = function(e, r) return e.name == "model" and r.series == "calibration" end },
+  { version = 3, added = "the scenario names the team the decision is for (scenario.team_name, the decision "
+                         .. "report's title); a workload says what its tokens are (tokens_basis: published, "
+                         .. "assumed, scenario); a vendor claim names the precision its arithmetic runs in "
+                         .. "(compute_precision), whose peak it is set against" },
 }
 
 -- Size limits of a results file's sections (README, "Limits"): beyond them a file is refused

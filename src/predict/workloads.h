@@ -33,6 +33,8 @@ struct predict_workload {
                                    peak, on a part that has one */
     double fill;                /* without sequence packing: the share of a sequence's positions that hold
                                    tokens (hours divided by it); 0: packed (every position a token) */
+    const char *tokens_basis;   /* what the tokens are: "published" (a published run's, the default),
+                                   "assumed" (this tool's round figure for every fine-tune), "scenario" */
 };
 
 /* Activation checkpointing: the fit adds it when needed (auto), never (none), always (full). */

@@ -589,7 +589,7 @@ int run_command(const struct run_opts *o)
     if (!(final = publish(tmpdir, o, name, err, sizeof err)))
         goto fail;
     register_run_folder(tmpdir, 0);
-    printf("%s/report.pdf\n%s/annex.pdf\n", final, final);
+    printf("%s/report.pdf\n", final);          /* annex.pdf is beside it */
     if (compared)
         printf("%s/comparison.pdf\n", final);
     fflush(stdout);

@@ -23,4 +23,3 @@ $ ls -A $OUT
 # within the limits: the run goes on
 $ export OMP_NUM_THREADS=2,1 OMP_STACKSIZE=16M; sparkreport run tests/scenarios/tiny.lua -q -o $OUT/r
 {*}/report.pdf
-{*}/annex.pdf

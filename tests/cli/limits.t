@@ -31,7 +31,6 @@ tests/scenarios/tampered.lua: the scenario it returned has an entry 1 with inval
 [3]
 $ sparkreport run tests/scenarios/tampered-runner.lua -o $OUT/reports -q
 {*}/reports/{*}-tampered-runner/report.pdf
-{*}/reports/{*}-tampered-runner/annex.pdf
 $ grep -c '"fake"' $OUT/reports/latest/results.json
 0
 [1]

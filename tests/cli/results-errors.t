@@ -65,3 +65,4 @@ typed.json
 # the fixture itself renders
 $ sparkreport render tests/fixtures/results/tiny.json -o $OUT/tiny.pdf
 {*}/tiny.pdf
+{*}/tiny-annex.pdf

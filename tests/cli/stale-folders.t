@@ -5,7 +5,6 @@
 $ mkdir -p $OUT/r/.tmp-abcdef/data $OUT/r/.tmp-notes $OUT/r/.tmp-Xy12zz && echo mine > $OUT/r/.tmp-abcdef/data/keep && echo mine > $OUT/r/.tmp-Xy12zz/.sparkreport-unfinished && touch -d '2 minutes ago' $OUT/r/.tmp-*
 $ sparkreport run tests/scenarios/tiny.lua -q -o $OUT/r
 {*}/report.pdf
-{*}/annex.pdf
 $ ls -A $OUT/r | grep tmp; cat $OUT/r/.tmp-abcdef/data/keep; ls -A $OUT/r/latest/
 .tmp-Xy12zz
 .tmp-abcdef

@@ -322,7 +322,7 @@ local function flips_text(ctx, wf)
     t[#t + 1] = ("Spark BF16 %s %s TFLOPS (%s spec)"):format(up and "at" or "below",
       fmt.rate(spark_row.bf16_tflops * wf.bf16_flip), fmt.factor(wf.bf16_flip))
   elseif up and num(wf.spark.r.memory_bound_share) then   -- the memory-bound floor: faster compute cannot tie
-    t[#t + 1] = ("no Spark BF16 rate: its memory-bound %s of the step alone costs more"):format(
+    t[#t + 1] = ("no Spark BF16 rate: its memory-bound %s alone costs more"):format(
       fmt.pct(wf.spark.r.memory_bound_share))
   end
   return table.concat(t, "; ")
@@ -627,8 +627,8 @@ end
 
 function S.decision(doc, results)
   local common = require "sparkreport.sections.common"
-  common.title_block(doc, results, ("The answer first. Scenario: %s; the machine that ran it, and how: the technical "
-                     .. "annex."):format((results.scenario or {}).title or "sparkreport"), common.decision_title(results))
+  common.title_block(doc, results, "The answer first; the machine that ran it: the technical annex",
+                     common.decision_title(results))
   local exp = model_exp(results)
   if not exp then
     doc:paragraph("Not projected: this run has no training-time model (its scenario has no model experiment), so "

@@ -31,13 +31,16 @@ static const char usage[] =
     "\n"
     "Commands:\n"
     "  run SCENARIO [-o DIR] [--set KEY=VALUE]... [-q]\n"
-    "        run a scenario; writes DIR/<UTC stamp>-<host>-<scenario>/ with report.pdf,\n"
-    "        results.json, results.csv and run.log, and points DIR/latest at it\n"
+    "        run a scenario; writes DIR/<UTC stamp>-<host>-<scenario>/ with report.pdf (the\n"
+    "        decision report), annex.pdf (the technical annex), results.json, results.csv\n"
+    "        and run.log, and points DIR/latest at it\n"
     "        (DIR defaults to ./reports). KEY is a scenario field (budget_s=60) or\n"
     "        EXPERIMENT.PARAMETER (bandwidth.min_reps=3).\n"
-    "  render RESULTS.json [-o PDF]\n"
-    "        draw the report again from a results file (default: report.pdf beside it);\n"
-    "        with SOURCE_DATE_EPOCH set, the same input gives a byte-identical PDF\n"
+    "  render RESULTS.json [-o PDF] [--annex PDF]\n"
+    "        draw the decision report and the technical annex again from a results file\n"
+    "        (default: report.pdf and annex.pdf beside it; with -o X.pdf, the annex is\n"
+    "        X-annex.pdf unless --annex names it); with SOURCE_DATE_EPOCH set, the same\n"
+    "        input gives byte-identical PDFs\n"
     "  compare BASELINE CURRENT [-o PDF] [--json] [--alpha P] [--threshold PCT]\n"
     "        compare two runs (run folders such as reports/latest, or results.json files)\n"
     "        result by result: a result is slower or faster when the two-sided Mann-Whitney\n"
@@ -158,10 +161,12 @@ static int cmd_run(int argc, char **argv)
 
 static int cmd_render(int argc, char **argv)
 {
-    const char *in = NULL, *out = NULL;
+    const char *in = NULL, *out = NULL, *annex = NULL;
     for (int i = 2; i < argc; i++) {
         if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
             out = argv[++i];
+        else if (!strcmp(argv[i], "--annex") && i + 1 < argc)
+            annex = argv[++i];
         else if (argv[i][0] == '-' && argv[i][1])
             return usage_error("unknown option '%s' for render", argv[i]);
         else if (!in)
@@ -171,7 +176,7 @@ static int cmd_render(int argc, char **argv)
     }
     if (!in)
         return usage_error("%s", "render needs a results file, e.g. sparkreport render reports/latest/results.json");
-    return render_command(in, out);
+    return render_command(in, out, annex);
 }
 
 /* The value of a number option: all of text, within lo .. hi. */

@@ -1,11 +1,16 @@
--- templates/procurement.lua: the report attached to a purchase decision. It names the
--- sections and their order; each section draws itself from results.json alone.
+-- templates/procurement.lua: the two documents a purchase decision files, drawn from one
+-- results.json. It names each document's sections and their order; each section draws itself
+-- from results.json alone.
 return {
   schema = "sparkreport/results",   -- the documents it draws
   name = "procurement",
-  -- the answer first (pages 1-2), then one finding per section; detail goes to the appendices
-  sections = { "team", "decision", "summary", "bandwidth", "precision", "train", "model", "compress", "collective", "tenants", "appendix" },
-  -- the sections about the machine that ran the report: when it is not a system of the catalog
-  -- they are one appendix part, after the decision's and the projection's
-  machine = { "summary", "bandwidth", "precision", "train", "compress" },
+  -- report.pdf, the decision report: the answer for the team first (pages 1-3), then the projected
+  -- training time; the projection method, every workload on the compared systems, the costs and
+  -- the catalog's sources as appendices. At most 25 pages for the default run.
+  sections = { "team", "decision", "projection", "tenants", "appendix" },
+  -- annex.pdf, the technical annex: the machine that ran the report (bandwidth, compute, training,
+  -- compression), the model's calibration and validation, every catalog system, scale-out, the
+  -- environment and the command that reruns the scenario
+  annex = { "annex_title", "summary", "bandwidth", "precision", "train", "model", "compress", "collective",
+            "annex_appendix" },
 }

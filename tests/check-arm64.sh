@@ -9,7 +9,8 @@
 # changes skip themselves (SR_EMULATED, env_emulated()). Exit 0 when everything passed or the
 # check cannot run here (it says why, "SKIP: ..."); 1 when something failed. ARM64_REQUIRED=1
 # turns a skip into a failure; ARM64_TESTS=regex runs only the unit tests it matches. Usage:
-# check-arm64.sh SRCDIR BUILDDIR (the folder it builds in).
+# check-arm64.sh SRCDIR BUILDDIR (the folder it builds in; a source tree configured in place is
+# copied into it first, BUILDDIR/source).
 set -u
 src=$(cd "${1:?usage: check-arm64.sh SRCDIR BUILDDIR}" && pwd)
 build=${2:?usage: check-arm64.sh SRCDIR BUILDDIR}
@@ -60,10 +61,20 @@ else
     export SR_EMULATED="qemu-user ($RUN)"
 fi
 
-[ -f "$src/config.status" ] && [ "$src/config.status" != "$(cd "$build" 2> /dev/null && pwd)/config.status" ] &&
-    { echo "check-arm64: $src is configured in place; an arm64 build beside it needs it clean (make distclean there)"
-      echo "or a native build out of tree (HACKING.md)"; exit 1; }
 mkdir -p "$build" || exit 1
+build=$(cd "$build" && pwd)
+# A source tree configured in place (the README's ./configure && make) cannot have a build of its own
+# configured beside it (configure refuses): the check then builds a clean copy of it, the files its
+# `make distdir` lists (what a release holds), kept in BUILD/source and refreshed each time (times
+# kept, so that the build after it is incremental).
+if [ -f "$src/config.status" ] && [ "$src/config.status" != "$build/config.status" ]; then
+    rm -rf "$build/source.new"
+    make -C "$src" distdir distdir="$build/source.new" > "$build/distdir.log" 2>&1 ||
+        { tail -n 20 "$build/distdir.log"; echo "check-arm64: make distdir in $src failed"; exit 1; }
+    rm -rf "$build/source" && mv "$build/source.new" "$build/source" || exit 1
+    src=$build/source
+    echo "check-arm64: $1 is configured in place; building a copy of it ($src)"
+fi
 cd "$build" || exit 1
 if [ ! -f config.status ] || [ "$src/configure" -nt config.status ]; then
     PKG_CONFIG_LIBDIR=$pcdir:/usr/share/pkgconfig CC=$cc "$src/configure" -q $host --without-cuda --without-mpi \

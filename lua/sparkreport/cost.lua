@@ -107,7 +107,7 @@ function M.break_even_price(a, price, other_usd)
   return x >= 0 and x or nil
 end
 
--- Dollars as the one formatter writes them (sparkreport.format).
+-- "$1,234", "$12.3", "$0.42": sparkreport.format's money.
 M.usd = require("sparkreport.format").usd
 
 return M

@@ -1,5 +1,8 @@
 -- sparkreport.format: how numbers are written in the report, in one place, so a figure in a
--- table, a sentence and a test reads the same everywhere. Units are the caller's to add.
+-- table, a sentence and a test reads the same everywhere: one format per kind. Whole parts of
+-- 1,000 and more carry thousands separators; money is "$1,234"; hours "7,065 h", with days or
+-- years beside them where they help; factors "126x", "1.10x"; counts of tokens and parameters
+-- "9.89 B". Units are the caller's to add (but "$" and "x", which belong to the kind).
 local bench = require "bench"
 
 local M = {}
@@ -16,10 +19,12 @@ end
 local function huge(x, fmt) if math.abs(x) >= M.FIGURE_MAX then return (fmt or "%.3g"):format(x) end end
 M.not_a_figure, M.huge = not_a_figure, huge
 
--- GB/s and other rates: three significant figures, never fewer than one decimal below 100.
+-- GB/s and other rates: three significant figures, never fewer than one decimal below 100;
+-- thousands separated ("3,350").
 function M.rate(x)
   local bad = not_a_figure(x) or huge(x)
   if bad then return bad end
+  if x >= 1000 then return M.thousands(x) end
   if x >= 100 then return ("%.0f"):format(x) end
   if x >= 10 then return ("%.1f"):format(x) end
   return ("%.2f"):format(x)
@@ -65,14 +70,31 @@ function M.thousands(x)
   return (s:gsub("^,", ""):gsub("^%-,", "-"))
 end
 
--- A rate that may run to millions: "9,823,137" from 10,000 up, M.rate below.
+-- A rate that may run to millions: "9,823,137" (M.rate, kept for its callers).
 function M.big(x)
-  local bad = not_a_figure(x)
-  if bad then return bad end
-  return x >= 10000 and M.thousands(x) or M.rate(x)
+  return M.rate(x)
 end
 
--- Hours as a buyer reads them: "0.63 h", "46.9 h", "1,234 h", "12,345 h (1.4 years)", "> 100
+-- A whole count as it is written in a table: "33,289", "512".
+function M.whole(x)
+  local bad = not_a_figure(x)
+  if bad then return bad end
+  return M.thousands(x)
+end
+
+-- How many times one figure is another: "126x", "29.0x", "1.10x" (a speed-up, a ratio of specs,
+-- a change of time).
+function M.factor(x)
+  local bad = not_a_figure(x, true)
+  if bad then return bad end
+  return M.rate(x) .. "x"
+end
+
+-- Days and years, for hours that run long: "12.2 days", "1.40 years".
+function M.days(h) return ("%s days"):format(M.rate(h / 24)) end
+function M.years(h) return ("%s years"):format(M.rate(h / 8766)) end
+
+-- Hours as a buyer reads them: "0.63 h", "46.9 h", "1,234 h", "12,345 h (1.41 years)", "> 100
 -- years"; `unit` replaces " h" ("" inside a band whose unit is said beside it: no years then).
 function M.hours(h, unit)
   unit = unit or " h"
@@ -80,12 +102,12 @@ function M.hours(h, unit)
   if bad then return bad end
   local years = h / 8766
   if years > 100 and unit ~= "" then return "> 100 years" end
-  local t = (h >= 10000 and M.thousands(h) or M.rate(h)) .. unit
-  if years >= 1 and unit ~= "" then t = ("%s (%s years)"):format(t, M.rate(years)) end
+  local t = M.rate(h) .. unit
+  if years >= 1 and unit ~= "" then t = ("%s (%s)"):format(t, M.years(h)) end
   return t
 end
 
--- Dollars at a precision a buyer reads: "$1,234", "$12.3", "$0.42".
+-- Dollars at a precision a buyer reads: "$1,234", "$12.3", "$0.42"; never "USD".
 function M.usd(x)
   local bad = not_a_figure(x, true) or huge(x, "$%.3g")       -- never "$inf", "$-3999.00"
   if bad then return bad end
@@ -97,9 +119,10 @@ end
 
 -- Hours, and days beside them from two days up: "41.9 h", "508 h (21.2 days)".
 function M.hours_days(h)
-  if h == nil or h ~= h then return "n/a" end
+  local bad = not_a_figure(h, true)
+  if bad then return bad end
   local t = M.hours(h)
-  if h >= 48 and h / 8766 < 1 then t = ("%s (%s days)"):format(t, M.rate(h / 24)) end
+  if h >= 48 and h / 8766 < 1 then t = ("%s (%s)"):format(t, M.days(h)) end
   return t
 end
 

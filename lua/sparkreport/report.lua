@@ -1,6 +1,9 @@
--- sparkreport.report: renders a results document into a pdf document by the scenario's
--- template. Templates (templates/*.lua) choose and order sections; sections
--- (sparkreport.sections.*) draw from the results alone. Nothing here measures or reads files.
+-- sparkreport.report: renders a results document into its pdf documents by the scenario's
+-- template. Templates (templates/*.lua) choose and order sections, and say which document each goes
+-- in: `sections` the decision report (report.pdf), `annex` the technical annex (annex.pdf), when the
+-- template has one. Sections (sparkreport.sections.*) draw from the results alone. Nothing here
+-- measures or reads files.
+local annex = require "sparkreport.annex"
 local M = {}
 
 local sections = {}
@@ -51,38 +54,34 @@ function M.check_template(name, doc_schema)
   return true
 end
 
-function M.render(doc, results)
+local function template(results)
   -- a results document names its template in its scenario; a comparison names its own
   local name = results.template or results.scenario and results.scenario.template or "procurement"
   local ok, tpl = pcall(require, "templates." .. name)
   if not ok then error(("results name the template '%s', which this sparkreport does not have"):format(name), 0) end
-  -- a machine no buyer can buy (no catalog match): its own sections become one appendix part,
-  -- deferred just before the appendix section (after the parts the body deferred)
-  local later, away = {}, {}
-  if tpl.machine and not (results.catalog and results.catalog.match) then
-    for _, s in ipairs(tpl.machine) do away[s] = true end
-  end
-  for _, s in ipairs(tpl.sections) do
+  return tpl, name
+end
+
+-- M.documents(results) -> { "annex", "report" } or { "report" }: the documents the results'
+-- template draws, in the order they are drawn: the annex first, so that the decision report can
+-- cite its pages (sparkreport.annex).
+function M.documents(results)
+  local tpl = template(results)
+  return tpl.annex and { "annex", "report" } or { "report" }
+end
+
+-- Draws document `which` ("report", the default, or "annex") of the results into doc.
+function M.render(doc, results, which)
+  local tpl, name = template(results)
+  local list = which == "annex" and tpl.annex or tpl.sections
+  if which == "annex" then doc = annex.recording(doc) end
+  for _, s in ipairs(list) do
     local fn = sections[s]
     if not fn then error(("template %s: unknown section '%s' (sections: %s)")
                          :format(name, s, table.concat(M.sections(), ", ")), 0) end
-    if away[s] then later[#later + 1] = fn
-    else
-      if s == "appendix" and #later > 0 then M.defer_machine(doc, results, later); later = {} end
-      fn(doc, results)
-    end
+    fn(doc, results)
   end
-  if #later > 0 then M.defer_machine(doc, results, later) end
-end
-
-function M.defer_machine(doc, results, fns)
-  local appendix = require "sparkreport.appendix"
-  appendix.defer(doc, "The machine that ran this report: what it measured", function(d)
-    d:paragraph("This machine is not a system of the catalog: its measurements calibrate and check the model, and "
-      .. "no decision figure is one of them. They follow in full.", "small")
-    local view = appendix.demoted(d)
-    for _, fn in ipairs(fns) do fn(view, results) end
-  end)
+  if which == "annex" then annex.drawn(doc) end
 end
 
 return M

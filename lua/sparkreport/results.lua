@@ -116,6 +116,14 @@ end
 
 -- What fitting a projection record takes, in a table cell's words: "fits", "ckpt + accum 16",
 -- "offload", "2 GPUs + ckpt", "does not fit" (fields read defensively: older records lack some).
+-- Whether a workload's tokens are a figure the report assumes (the round figure every fine-tune is
+-- given; a scenario's own job) rather than a published run's. Files before schema version 3 have no
+-- tokens_basis: their fine-tunes say the round figure in their note.
+function M.tokens_assumed(w)
+  if w.tokens_basis then return w.tokens_basis == "assumed" or w.tokens_basis == "scenario" end
+  return tostring(w.note or ""):find("^100M tokens: one round figure") ~= nil
+end
+
 function M.fit_short(r)
   if not r.fits then return "does not fit" end
   local parts, fit = {}, type(r.fit) == "string" and r.fit or ""

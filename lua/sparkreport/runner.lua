@@ -244,6 +244,7 @@ function M.execute(scn, ctx, meta)
     catalog = catalog_block(ctx, p.systems),
     experiments = {},
   }
+  doc.scenario.team_name = p.team_name    -- the decision report's title names it
   for i, e in ipairs(scn.experiments) do
     local w = M.weight(e.experiment)
     local left = budget - (bench.now() - t0)

@@ -34,7 +34,11 @@ M.versions = {
                          .. "the team decision: scenario.team (people, jobs a month, deadline, terms of owning and "
                          .. "renting, offers), catalog.offers (rental offers with their billing), catalog.costs' "
                          .. "server_gpus and launch price, and team_decision (records offer_job, option, option_job, "
-                         .. "tying_rent, flip, people_per_spark; info answer, terms, method), or its error" },
+                         .. "tying_rent, flip, people_per_spark; info answer, terms, method), or its error; "
+                         .. "the scenario names the team the decision is for (scenario.team_name, the decision "
+                         .. "report's title); a workload says what its tokens are (tokens_basis: published, "
+                         .. "assumed, scenario); a vendor claim names the precision its arithmetic runs in "
+                         .. "(compute_precision), whose peak it is set against" },
 }
 
 -- Size limits of a results file's sections (README, "Limits"): beyond them a file is refused

@@ -97,7 +97,7 @@ int compare_command(const char *baseline, const char *current, const char *pdf_p
         goto done;
     }
     rc = SR_EXIT_FAILURE;
-    if (out && draw_results(cmp, out, err, sizeof err) != 0) {
+    if (out && draw_results(cmp, out, NULL, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         goto done;
     }

@@ -183,10 +183,10 @@ static int any_failure(const cJSON *results)
     return 0;
 }
 
-/* Writes results.json, results.csv and report.pdf into dir; report.pdf from results.json. */
 /* Writes results.json, then, compared with the baseline when the scenario names one (the
  * comparison is recorded in results.json, so the report's decision page can say what moved),
- * results.csv, report.pdf and the comparison's two files; *cmp is the comparison or NULL. */
+ * results.csv, report.pdf and annex.pdf (drawn from results.json as render draws them) and the
+ * comparison's two files; *cmp is the comparison or NULL. */
 static int write_outputs(const char *dir, const char *outdir, const cJSON *results, cJSON **cmp, char *err,
                          size_t errlen)
 {
@@ -210,8 +210,10 @@ static int write_outputs(const char *dir, const char *outdir, const cJSON *resul
         rc = fs_write_atomic(path, csv, strlen(csv), err, errlen);
         free(csv);
     }
+    char annex[4096];
     snprintf(path, sizeof path, "%s/report.pdf", dir);
-    if (rc == 0 && (rc = draw_results(back, path, err, errlen)) == DRAW_INVALID) {
+    snprintf(annex, sizeof annex, "%s/annex.pdf", dir);
+    if (rc == 0 && (rc = draw_results(back, path, annex, NULL, err, errlen)) == DRAW_INVALID) {
         char *why = xstrdup(err);
         snprintf(err, errlen, "%s/results.json: %s", dir, why);
         free(why);
@@ -244,20 +246,21 @@ static void run_folder_name(const struct run_opts *o, char *out, size_t n)
 }
 
 /* Another run took the name results.json records: the folder's own name goes into its
- * results.json and report.pdf (the rerun command prints it). */
+ * results.json and its PDFs (the annex's rerun command prints it). */
 static void rename_recorded(const char *final)
 {
-    char path[4096], pdf[4096], err[2048];
+    char path[4096], pdf[4096], annex[4096], err[2048];
     snprintf(path, sizeof path, "%s/results.json", final);
     snprintf(pdf, sizeof pdf, "%s/report.pdf", final);
+    snprintf(annex, sizeof annex, "%s/annex.pdf", final);
     cJSON *r = results_load(path, err, sizeof err);
     cJSON *scn = r ? cJSON_GetObjectItemCaseSensitive(r, "scenario") : NULL;
     if (scn) {
         cJSON_DeleteItemFromObjectCaseSensitive(scn, "run_folder");
         cJSON_AddStringToObject(scn, "run_folder", strrchr(final, '/') + 1);
     }
-    if (!scn || json_save(path, r, err, sizeof err) != 0 || draw_results(r, pdf, err, sizeof err) != 0)
-        progress_note("%s: the report names the run folder it was to take, not this one (%s)", final,
+    if (!scn || json_save(path, r, err, sizeof err) != 0 || draw_results(r, pdf, annex, NULL, err, sizeof err) != 0)
+        progress_note("%s: the annex names the run folder it was to take, not this one (%s)", final,
                       scn ? err : "results.json unreadable");
     cJSON_Delete(r);
 }
@@ -286,7 +289,7 @@ static char *publish(const char *tmpdir, const struct run_opts *o, const char *n
 }
 
 /* The files a run folder holds; a second signal removes them and the folder. */
-static const char *const run_files[] = { "run.log", "results.json", "results.csv", "report.pdf",
+static const char *const run_files[] = { "run.log", "results.json", "results.csv", "report.pdf", "annex.pdf",
                                          "comparison.json", "comparison.pdf", FS_TMP_MARKER, NULL };
 
 static void register_run_folder(const char *tmpdir, int add)
@@ -614,18 +617,18 @@ int run_command(const struct run_opts *o)
         goto fail;
     register_run_folder(tmpdir, 0);
     signals_finished(final);            /* a signal from now on cuts nothing: it says so and ends */
-    printf("%s/report.pdf\n", final);
+    printf("%s/report.pdf\n", final);          /* annex.pdf is beside it */
     if (compared)
         printf("%s/comparison.pdf\n", final);
     fflush(stdout);
     if (progress_stopping()) {          /* said even with -q: it is the outcome, not progress */
         int sig = progress_stopping();
         if (partial)
-            snprintf(err, sizeof err, "the run was %s; results.json and report.pdf say it is partial",
+            snprintf(err, sizeof err, "the run was %s; results.json and the PDFs say it is partial",
                      signals_stopped_by(sig));
         else                            /* what was kept, what was cut */
-            snprintf(err, sizeof err, "%s came after the measurements: kept %s (results.json and report.pdf "
-                     "complete); %s", sig == SIGINT ? "SIGINT" : "SIGTERM", final, wanted && !compared
+            snprintf(err, sizeof err, "%s came after the measurements: kept %s (results.json and "
+                     "the PDFs complete); %s", sig == SIGINT ? "SIGINT" : "SIGTERM", final, wanted && !compared
                      ? "cut: the comparison with the baseline (not made)" : "nothing was cut");
         progress_note("%s", err);
         if (o->quiet)

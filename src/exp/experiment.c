@@ -58,6 +58,9 @@ const struct param scenario_params[] = {
       "share of the hours of that life a bought system runs jobs (the rest of its price is idle time)" },
     { "kwh_usd", PARAM_NUM, 0, NULL, NULL, "0.15", 0, 10,
       "electricity price in USD per kWh for the energy of a job on a bought system" },
+    { "team_name", PARAM_STR, 0, NULL, NULL, "one ML team", 0, 0,
+      "who the decision is for, as the decision report's title names them: \"DGX Spark or HBM GPUs for "
+      "TEAM_NAME: training cost and time\"" },
     { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
 

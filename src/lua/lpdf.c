@@ -27,7 +27,7 @@
 struct ldoc { struct pdf_doc *d; }; /* NULL once detached */
 
 static const char *const TONES[] = { "good", "bad", "neutral", NULL };          /* from 1 */
-static const char *const KINDS[] = { "measured", "spec", "projected", NULL };   /* from 1 */
+static const char *const KINDS[] = { "measured", "spec", "projected", "assumed", NULL };   /* from 1 */
 static const char *const STYLES[] = { "body", "bold", "small", "mono", "note", NULL };
 static const char *const ALIGNS[] = { "left", "right", "center", NULL };
 static const char *const CHART_KINDS[] = { "line", "bar", "stacked_bar", NULL };
@@ -286,6 +286,38 @@ static int l_page_break(lua_State *L)
 {
     pdf_page_break(checkdoc(L));
     return 0;
+}
+
+/* doc:contents { title, ... }: the titles of headings, each with the page it is on (at save). */
+static int l_contents(lua_State *L)
+{
+    struct pdf_doc *d = checkdoc(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Unsigned n = lua_rawlen(L, 2);
+    if (n > MAX_ROWS)
+        return luaL_argerror(L, 2, lua_pushfstring(L, "at most %d titles, got %I", MAX_ROWS, (LUAI_UACINT)n));
+    const char **titles = lua_newuserdatauv(L, (n ? n : 1) * sizeof *titles, 0);
+    for (lua_Unsigned i = 0; i < n; i++) {
+        if (lua_rawgeti(L, 2, (lua_Integer)i + 1) != LUA_TSTRING)
+            return luaL_argerror(L, 2, lua_pushfstring(L, "title %I must be a string, got %s",
+                                                       (LUAI_UACINT)i + 1, show(L, -1)));
+        titles[i] = lua_tostring(L, -1);    /* kept alive by the list at 2 */
+        lua_pop(L, 1);
+    }
+    pdf_contents(d, titles, (int)n);
+    return 0;
+}
+
+/* doc:page_of(title): the page of the heading drawn so far with that text, or nil. */
+static int l_page_of(lua_State *L)
+{
+    struct pdf_doc *d = checkdoc(L);
+    int page = pdf_heading_page(d, luaL_checkstring(L, 2));
+    if (page > 0)
+        lua_pushinteger(L, page);
+    else
+        lua_pushnil(L);
+    return 1;
 }
 
 /* ---- tables ------------------------------------------------------------------------- */
@@ -637,9 +669,11 @@ static int l_tostring(lua_State *L)
 static const luaL_Reg doc_methods[] = {
     { "chart", l_chart },
     { "code", l_code },
+    { "contents", l_contents },
     { "header", l_header },
     { "notice", l_notice },
     { "page_break", l_page_break },
+    { "page_of", l_page_of },
     { "paragraph", l_paragraph },
     { "section", l_section },
     { "space", l_space },

@@ -92,6 +92,7 @@ static void custom_workload(const cJSON *params, struct predict_workload *w)
     w->fp4 = strcmp(prec, "fp4") == 0;
     w->tokens = param_num(params, "workload_tokens");
     w->basis = "the scenario's own workload: its figures as the scenario gives them";
+    w->tokens_basis = "scenario";
     w->source = "the scenario";
     w->shape.amp = w->shape.causal = 1;       /* mixed precision and causal attention, as run */
     w->gpus = gpus > 0 ? gpus : 1;
@@ -805,6 +806,7 @@ static cJSON *workload_json(const struct predict_workload *w)
     if (s->lora_rank > 0)
         cJSON_AddNumberToObject(o, "trainable_params", (double)net_lora_count(s));
     cJSON_AddNumberToObject(o, "tokens", w->tokens);
+    cJSON_AddStringToObject(o, "tokens_basis", w->tokens_basis ? w->tokens_basis : "published");
     cJSON_AddNumberToObject(o, "seq", s->seq);
     cJSON_AddNumberToObject(o, "micro_batch", s->batch);
     cJSON_AddNumberToObject(o, "global_batch", (double)s->batch * s->accum);
@@ -895,7 +897,10 @@ static void vendor_claims_json(const struct predict_calib *cal, const struct pre
             w.shape.accum = 1;
         }
         cJSON *r = cJSON_CreateObject();
-        const char *field = claim_peak_field(str(c, "precision"));
+        /* the peak of the precision the arithmetic runs in: NF4 QLoRA, which the source may call FP4,
+         * stores its base in 4 bits and computes in BF16 */
+        const char *compute = *str(c, "compute") ? str(c, "compute") : str(c, "precision");
+        const char *field = claim_peak_field(compute);
         double f = flops_per_token(&w), peak = field ? on->peak_fp4 > 0 && strcmp(field, "fp4_tflops") == 0
                    ? on->peak_fp4 : predict_system_peak(on, strcmp(field, "fp8_tflops") == 0 ? NET_DT_E4M3
                    : strcmp(field, "fp32_tflops") == 0 ? NET_DT_F32 : NET_DT_BF16) : 0;
@@ -905,6 +910,7 @@ static void vendor_claims_json(const struct predict_calib *cal, const struct pre
         cJSON_AddStringToObject(r, "workload", w.id);
         cJSON_AddStringToObject(r, "what", str(c, "what"));
         cJSON_AddStringToObject(r, "precision", str(c, "precision"));
+        cJSON_AddStringToObject(r, "compute_precision", compute);
         cJSON_AddStringToObject(r, "source", str(c, "source"));
         cJSON_AddNumberToObject(r, "claimed_tokens_per_s", rate);
         if (seq >= 2 && batch >= 1) {      /* as published; else our workload's, which the claim does not state */

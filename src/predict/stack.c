@@ -126,7 +126,8 @@ static struct predict_stack stacks[] = {
                "add fused into the next layernorm, BF16 outputs written by the kernels that produce them, "
                "softmax, loss and its gradient in one classifier kernel), one kernel launch (4 us) per op "
                "instead of the framework's fitted per-op cost, and its own elementwise kernels streaming at "
-               "0.85 of the bandwidth (research note 4.5) instead of PyTorch's fitted share" },
+               "0.85 of the bandwidth (an assumption: the middle of the 0.8-0.9 a streaming kernel reaches on "
+               "HBM parts) instead of PyTorch's fitted share" },
     { .id = "megatron-te", .short_name = "Megatron + Transformer Engine", .name = "Megatron-Core with Transformer Engine (NVIDIA NeMo, Megatron-Bridge)",
       .fitted_on = "megatron-te", .fp8_backward = 1,
       .era = "2024-25: NeMo 24.07 and Megatron-Bridge 25.11 containers, Transformer Engine FP8",

@@ -29,7 +29,7 @@
     "sequences of 4096 tokens, e.g. two epochs over 12k long conversations); time scales linearly " \
     "with tokens. Global batch 32 sequences of 4096 (131,072 tokens per step); the micro-batch is a " \
     "starting point that the fit may lower, accumulation keeping the global batch"
-#define GPT2_SRC "GPT-2 config (Radford et al. 2019; Hugging Face openai-community/gpt2*: vocab 50257, " \
+#define GPT2_SRC "GPT-2 config (Radford et al. 2019; Hugging Face openai-community/gpt2*: vocab 50,257, " \
     "context 1024, tied head, learned positions, LayerNorm, GELU MLP 4h, biases); attention fused as " \
     "llm.c builds it (USE_CUDNN=1)"
 #define LLAMA_SRC(m) "meta-llama/" m " config.json (Hugging Face): "
@@ -55,44 +55,44 @@ const struct predict_workload predict_workloads[] = {
       .stack = "fused-cuda" },
     { "llama-3.2-1b", "Llama-3.2 1B full fine-tune", "full fine-tune",
       LLAMA(16, 2048, 32, 8192, 1, 4, 8, 0, 0, NET_OPT_ADAMW), NET_BF16, 1e8, FT_BASIS,
-      LLAMA_SRC("Llama-3.2-1B") "16 layers, hidden 2048, 32 heads, 8 KV heads, SwiGLU 8192, vocab 128256, "
-      "tied embeddings, RMSNorm, RoPE, no biases", 1, .stack = "pytorch" },
+      LLAMA_SRC("Llama-3.2-1B") "16 layers, hidden 2048, 32 heads, 8 KV heads, SwiGLU 8192, vocab 128,256, "
+      "tied embeddings, RMSNorm, RoPE, no biases", 1, .stack = "pytorch", .tokens_basis = "assumed" },
     { "llama-3.2-3b", "Llama-3.2 3B full fine-tune", "full fine-tune",
       LLAMA(28, 3072, 24, 8192, 1, 4, 8, 0, 0, NET_OPT_ADAMW), NET_BF16, 1e8, FT_BASIS,
-      LLAMA_SRC("Llama-3.2-3B") "28 layers, hidden 3072, 24 heads, 8 KV heads, SwiGLU 8192, vocab 128256, "
-      "tied embeddings, RMSNorm, RoPE, no biases", 1, .stack = "pytorch" },
+      LLAMA_SRC("Llama-3.2-3B") "28 layers, hidden 3072, 24 heads, 8 KV heads, SwiGLU 8192, vocab 128,256, "
+      "tied embeddings, RMSNorm, RoPE, no biases", 1, .stack = "pytorch", .tokens_basis = "assumed" },
     { "llama-3.1-8b", "Llama-3.1 8B full fine-tune", "full fine-tune",
       LLAMA(32, 4096, 32, 14336, 0, 2, 16, 0, 0, NET_OPT_ADAMW), NET_BF16, 1e8, FT_BASIS,
-      LLAMA_SRC("Llama-3.1-8B") "32 layers, hidden 4096, 32 heads, 8 KV heads, SwiGLU 14336, vocab 128256, "
-      "untied head, RMSNorm, RoPE, no biases", 1, .stack = "pytorch" },
+      LLAMA_SRC("Llama-3.1-8B") "32 layers, hidden 4096, 32 heads, 8 KV heads, SwiGLU 14,336, vocab 128,256, "
+      "untied head, RMSNorm, RoPE, no biases", 1, .stack = "pytorch", .tokens_basis = "assumed" },
     { "llama-3.1-8b-adam8", "Llama-3.1 8B full fine-tune, 8-bit Adam", "full fine-tune",
       LLAMA(32, 4096, 32, 14336, 0, 2, 16, 0, 0, NET_OPT_ADAM8), NET_BF16, 1e8,
       FT_BASIS "; 8-bit Adam (Dettmers et al. 2022, bitsandbytes AdamW8bit): FP32 master weights and "
       "gradients, both moments in 8 bits with an FP32 scale per 2048 (about 12 B per parameter with the "
       "BF16 copy, against 18 for FP32 AdamW)",
-      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "pytorch" },
+      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "pytorch", .tokens_basis = "assumed" },
     { "llama-3.1-8b-bf16adam", "Llama-3.1 8B full fine-tune, BF16 AdamW", "full fine-tune",
       LLAMA(32, 4096, 32, 14336, 0, 2, 16, 0, 0, NET_OPT_ADAMW_BF16), NET_BF16, 1e8,
       FT_BASIS "; AdamW in pure BF16 (the model loaded in BF16: weights, gradients and both moments "
       "BF16, no FP32 master: 8 B per parameter)",
-      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "pytorch" },
+      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "pytorch", .tokens_basis = "assumed" },
     { "llama-3.1-8b-lora", "Llama-3.1 8B LoRA fine-tune (rank 16)", "LoRA",
       LLAMA(32, 4096, 32, 14336, 0, 4, 8, 16, 0, NET_OPT_ADAMW), NET_BF16, 1e8,
       FT_BASIS "; LoRA rank 16 on q, k, v, o, gate, up and down (PEFT's all-linear target: 41.9M "
       "trainable parameters), BF16 base",
-      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "hf-peft" },
+      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "hf-peft", .tokens_basis = "assumed" },
     { "llama-3.1-8b-qlora", "Llama-3.1 8B QLoRA fine-tune (rank 16, NF4)", "QLoRA",
       LLAMA(32, 4096, 32, 14336, 0, 4, 8, 16, NET_DT_NF4, NET_OPT_ADAMW), NET_BF16, 1e8,
       FT_BASIS "; the LoRA fine-tune with its frozen base weights in NF4 (QLoRA, Dettmers et al. 2023: "
       "4.127 bits per weight), to set beside the BF16-base LoRA: 4-bit weights on one system against "
       "BF16 on another",
-      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "hf-peft" },
+      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "hf-peft", .tokens_basis = "assumed" },
     { "llama-3.3-70b-qlora", "Llama-3.3 70B QLoRA fine-tune (rank 16, NF4)", "QLoRA",
       LLAMA(80, 8192, 64, 28672, 0, 1, 32, 16, NET_DT_NF4, NET_OPT_ADAMW), NET_BF16, 1e8,
       FT_BASIS "; QLoRA (Dettmers et al. 2023): NF4 base with double-quantized scales (4.127 bits per "
       "weight) on the blocks' linears, embedding and head BF16, LoRA rank 16 on every block linear",
-      LLAMA_SRC("Llama-3.3-70B-Instruct") "80 layers, hidden 8192, 64 heads, 8 KV heads, SwiGLU 28672, "
-      "vocab 128256, untied head, RMSNorm, RoPE, no biases", 1, .stack = "hf-peft" },
+      LLAMA_SRC("Llama-3.3-70B-Instruct") "80 layers, hidden 8192, 64 heads, 8 KV heads, SwiGLU 28,672, "
+      "vocab 128,256, untied head, RMSNorm, RoPE, no biases", 1, .stack = "hf-peft", .tokens_basis = "assumed" },
 };
 const int predict_nworkloads = (int)(sizeof predict_workloads / sizeof predict_workloads[0]);
 

@@ -35,6 +35,8 @@ struct predict_workload {
                                    tokens (hours divided by it); 0: packed (every position a token) */
     int tp;                     /* tensor parallelism with sequence parallelism over the node's link
                                    (Megatron): 0 or 1: none */
+    const char *tokens_basis;   /* what the tokens are: "published" (a published run's, the default),
+                                   "assumed" (this tool's round figure for every fine-tune), "scenario" */
 };
 
 /* Activation checkpointing: the fit adds it when needed (auto), never (none), always (full). */

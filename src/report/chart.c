@@ -12,6 +12,7 @@
 
 #define DEFAULT_HEIGHT 250.0
 #define MIN_HEIGHT 100.0
+#define SHRINK 0.4              /* the share of its height a chart gives up to fill a page */
 #define MAX_HEIGHT 600.0
 #define MIN_PLOT_H 40.0         /* the plot area itself, whatever the decorations take */
 #define TITLE_SIZE 10.0
@@ -348,7 +349,26 @@ static void sci_label(double v, char *buf, size_t n)
     tidy_exponent(buf);
 }
 
-/* Plain decimals, three significant digits below 100: "2500", "12.5", "0.0025". */
+/* Thousands separators in the whole part of a plain decimal, from 1,000 up ("12500.5" ->
+ * "12,500.5"): the report writes every count and amount that way (sparkreport.format). */
+static void group_thousands(char *buf, size_t n)
+{
+    char *digits = buf + (*buf == '-'), out[64];
+    size_t whole = strspn(digits, "0123456789"), j = 0;
+    if (whole < 4 || strlen(buf) + whole / 3 + 1 > sizeof out || strlen(buf) + whole / 3 + 1 > n)
+        return;
+    for (char *q = buf; q < digits; q++)
+        out[j++] = *q;
+    for (size_t i = 0; i < whole; i++) {
+        if (i > 0 && (whole - i) % 3 == 0)
+            out[j++] = ',';
+        out[j++] = digits[i];
+    }
+    sr_fmt(out + j, sizeof out - j, "%s", digits + whole);
+    sr_fmt(buf, n, "%s", out);
+}
+
+/* Plain decimals, three significant digits below 100: "2,500", "12.5", "0.0025". */
 static void plain_label(double v, char *buf, size_t n)
 {
     double a = fabs(v);
@@ -361,6 +381,7 @@ static void plain_label(double v, char *buf, size_t n)
         if (z[-1] == '.')
             z[-1] = '\0';
     }
+    group_thousands(buf, n);
 }
 
 /* One format per axis, chosen from its range: exponents ("1e7", "2^24") for every label when
@@ -398,7 +419,7 @@ static void tick_label(const struct scale *s, double v, char *buf, size_t n)
         if (sci)
             sci_label(v, buf, n);
         else
-            sr_fmt(buf, n, "%.*f", dec, v);
+            sr_fmt(buf, n, "%.*f", dec, v), group_thousands(buf, n);
     }
 }
 
@@ -482,12 +503,22 @@ static int ticks(const struct plot *p, struct scale *s, int vertical, struct tic
 
 /* ---- layout ------------------------------------------------------------------------- */
 
-static double widest_category(const struct plot *p)
+#define CAT_LINES 6             /* a category name wraps onto at most this many lines */
+
+/* The widest word of any category name, and in *lines the most lines one wraps onto at its
+ * spaces ("\n" breaks a line too) in width cw. */
+static double widest_category(const struct plot *p, double cw, int *lines)
 {
     double w = 0.0;
+    struct pdf_font pf = { p->d->regular, TICK_SIZE };
+    *lines = 1;
     for (int j = 0; j < p->c->ncategories; j++) {
         char *cp = pdf_cp1252(p->c->categories ? p->c->categories[j] : "");
-        w = fmax(w, pdf_width(p->d->regular, TICK_SIZE, cp, strlen(cp)));
+        struct pdf_span *ln;
+        int n = pdf_wrap_words(cp, cw, pdf_measure_font, &pf, &ln);
+        free(ln);
+        *lines = n > *lines ? n : *lines;
+        w = fmax(w, pdf_longest_word(cp, pdf_measure_font, &pf));
         free(cp);
     }
     return w;
@@ -510,10 +541,23 @@ static void layout(struct plot *p)
     p->x0 = left;
     p->x1 = PDF_MARGIN_X + PDF_TEXT_W - (p->bars ? 4.0 : RIGHT_PAD);
     if (p->bars && c->ncategories > 0) {
-        double cw = (p->x1 - p->x0) / c->ncategories, w = widest_category(p);
-        p->rotate = w > cw - 4.0;
-        if (p->rotate)
-            bottom += fmin(w, CAT_MAX_W) * 0.71 - TICK_SIZE * 0.5;
+        int lines;
+        double cw = (p->x1 - p->x0) / c->ncategories, w = widest_category(p, cw - 4.0, &lines);
+        p->rotate = w > cw - 4.0 || lines > CAT_LINES;   /* a name wraps at its spaces under its bars */
+        if (p->rotate) {
+            struct pdf_font pf = { p->d->regular, TICK_SIZE };
+            double longest = 0.0;
+            for (int j = 0; j < c->ncategories; j++) {
+                char *cp = pdf_cp1252(c->categories ? c->categories[j] : "");
+                for (char *q = cp; *q; q++)
+                    *q = *q == '\n' ? ' ' : *q;
+                longest = fmax(longest, pdf_widest_line(cp, pdf_measure_font, &pf));
+                free(cp);
+            }
+            bottom += fmin(longest, CAT_MAX_W) * 0.71 - TICK_SIZE * 0.5;
+        } else {
+            bottom += (lines - 1) * TICK_SIZE * 1.2;
+        }
     }
     p->y0 = p->top - p->height + bottom;
     if (p->y1 - p->y0 < MIN_PLOT_H) {   /* a cramped chart grows rather than overlap */
@@ -840,47 +884,169 @@ static void series_points(const struct plot *p, int i)
 
 /* ---- labels beside points ----------------------------------------------------------- */
 
+/* Where a label may go: one of 8 places touching its point, else, set off with a leader line, at
+ * LEADER_DIRS directions on LEADER_RINGS rings around it. Every label takes the least costly
+ * place (what it covers of markers and other labels, a place outside the plot, a leader crossing
+ * a label; then a preference for the nearer places), hardest first, and is placed again while
+ * that frees the others (LABEL_PASSES): not the first place that fits in reading order. */
+#define LEADER_RINGS 3
+#define LEADER_DIRS 16
+#define LABEL_CANDIDATES (8 + LEADER_RINGS * LEADER_DIRS)
+#define LABEL_PASSES 8
+#define LABEL_SAME_PT 4.0       /* two points this close with one text share a label */
+#define CROWD_PT 40.0           /* points this close make a label harder to place */
+static const double RING_PT[LEADER_RINGS] = { 12.0, 22.0, 36.0 };
+
+struct label {
+    double x, y;            /* the point it names, page pt */
+    char *cp;               /* CP1252 */
+    double w;               /* text width at POINT_LABEL_SIZE, pt */
+    struct box b;           /* where it is */
+    int leader;             /* placed off its point, a line joining them */
+    double ax, ay;          /* the leader's end at the label */
+    int c;                  /* the place it took (candidate()) */
+    double cost;            /* what that place cost when it took it */
+    int crowd;              /* labelled points within CROWD_PT */
+};
+
 static double overlap(struct box a, struct box b)
 {
     double w = fmin(a.x1, b.x1) - fmax(a.x0, b.x0), h = fmin(a.y1, b.y1) - fmax(a.y0, b.y0);
     return w > 0 && h > 0 ? w * h : 0.0;
 }
 
-/* Writes text beside the page point (x, y) at the first place around it that covers no box in
- * taken[] and stays inside the plot (else where it covers least), and adds its box to taken. */
-static void place_label(const struct plot *p, double x, double y, const char *text,
-                        struct box *taken, int *ntaken)
+static int inside(struct box b, double x, double y)
 {
-    double h = POINT_LABEL_SIZE, g = MARKER_R + 1.5;
-    char *cp = pdf_cp1252(text);
-    pdf_ellipsize(cp, p->d->regular, h, POINT_LABEL_MAX);
-    double w = pdf_width(p->d->regular, h, cp, strlen(cp));
-    const double at[6][2] = {   /* left and baseline of the text: right, left, above, below, ... */
-        { x + g, y - h * 0.35 }, { x - g - w, y - h * 0.35 }, { x - w / 2, y + g + h * 0.25 },
-        { x - w / 2, y - g - h * 0.8 }, { x + g, y + g }, { x + g, y - g - h * 0.8 },
-    };
-    double least = INFINITY;
-    int pick = 0;
-    for (int c = 0; c < 6 && least > 0; c++) {
-        struct box b = { at[c][0], at[c][1] - h * 0.25, at[c][0] + w, at[c][1] + h * 0.8 };
-        double cover = 0.0;
-        for (int t = 0; t < *ntaken; t++)
-            cover += overlap(b, taken[t]);
-        if (b.x0 < p->x0 || b.x1 > p->x1 + RIGHT_PAD || b.y0 < p->y0 || b.y1 > p->y1)
-            cover += w * h;             /* outside the plot: only when nothing inside is free */
-        if (cover < least)
-            least = cover, pick = c;
-    }
-    taken[(*ntaken)++] = (struct box){ at[pick][0], at[pick][1] - h * 0.25, at[pick][0] + w,
-                                       at[pick][1] + h * 0.8 };
-    HPDF_Page_SetGrayFill(p->d->page, 0.20);
-    pdf_text(p->d->page, p->d->regular, h, at[pick][0], at[pick][1], cp, strlen(cp));
-    free(cp);
+    return x > b.x0 && x < b.x1 && y > b.y0 && y < b.y1;
 }
 
-/* A point left out of a log y range: an arrow at the frame, pointing the way it lies, with the
- * series' name and the value, so that no value disappears and none stretches the axis. */
-static void off_scale(const struct plot *p, int e, struct box *taken, int *ntaken)
+/* Place c of label l: its box, and for c >= 8 the leader's end. Returns whether it has a leader. */
+static int candidate(const struct label *l, int c, struct box *b, double *ax, double *ay)
+{
+    double h = POINT_LABEL_SIZE, w = l->w, g = MARKER_R + 1.5, x = l->x, y = l->y;
+    if (c < 8) {                /* left and baseline: right, left, above, below, then the corners */
+        const double at[8][2] = {
+            { x + g, y - h * 0.35 }, { x - g - w, y - h * 0.35 }, { x - w / 2, y + g + h * 0.25 },
+            { x - w / 2, y - g - h * 0.8 }, { x + g, y + g }, { x + g, y - g - h * 0.8 },
+            { x - g - w, y + g }, { x - g - w, y - g - h * 0.8 },
+        };
+        *b = (struct box){ at[c][0], at[c][1] - h * 0.25, at[c][0] + w, at[c][1] + h * 0.8 };
+        return 0;
+    }
+    c -= 8;
+    double a = 2.0 * M_PI * (c % LEADER_DIRS) / LEADER_DIRS, d = RING_PT[c / LEADER_DIRS];
+    double co = cos(a), si = sin(a), bh = 1.05 * h, left, bottom;
+    *ax = x + d * co, *ay = y + d * si;
+    if (fabs(co) >= fabs(si)) {     /* the label's near side faces the point */
+        left = co > 0 ? *ax : *ax - w;
+        bottom = *ay - bh / 2;
+    } else {
+        left = *ax - w / 2;
+        bottom = si > 0 ? *ay : *ay - bh;
+    }
+    *b = (struct box){ left, bottom, left + w, bottom + bh };
+    return 1;
+}
+
+/* What placing label i at place c costs: area covered of the markers and of the other labels
+ * (weighted: nothing may be hidden), a place outside the plot, a leader through another label; then
+ * a small preference for touching places, nearer rings, reading order. */
+static double label_cost(const struct plot *p, const struct label *ls, int n, int i, int c,
+                         const struct box *obst, int nobst, struct box *b, double *ax, double *ay, int *leader)
+{
+    const struct label *l = &ls[i];
+    *leader = candidate(l, c, b, ax, ay);
+    double cover = 0.0, pref = c < 8 ? c * 0.01 : 1.0 + (c - 8) / LEADER_DIRS + (c - 8) % LEADER_DIRS * 0.001;
+    for (int k = 0; k < nobst; k++)
+        cover += overlap(*b, obst[k]);
+    for (int k = 0; k < n; k++) {
+        if (k == i || !ls[k].cp)
+            continue;
+        cover += overlap(*b, ls[k].b);
+        for (int t = 1; *leader && t < 6; t++)   /* a leader through a label hides a piece of it */
+            cover += inside(ls[k].b, l->x + (*ax - l->x) * t / 6.0, l->y + (*ay - l->y) * t / 6.0) ? 4.0 : 0.0;
+        if (ls[k].leader)                        /* and this label on another's leader */
+            for (int t = 1; t < 6; t++)
+                cover += inside(*b, ls[k].x + (ls[k].ax - ls[k].x) * t / 6.0, ls[k].y + (ls[k].ay - ls[k].y) * t / 6.0)
+                         ? 4.0 : 0.0;
+    }
+    if (b->x0 < p->x0 || b->x1 > p->x1 + RIGHT_PAD || b->y0 < p->y0 || b->y1 > p->y1)
+        cover += l->w * POINT_LABEL_SIZE;       /* outside the plot: only when nothing inside is free */
+    return 1000.0 * cover + pref;
+}
+
+/* Moves label i to its least costly place given the others; whether it moved. */
+static int place_best(const struct plot *p, struct label *ls, int n, int i, const struct box *obst, int nobst)
+{
+    struct label *l = &ls[i];
+    double best = INFINITY, ax = 0, ay = 0, bax = 0, bay = 0;
+    struct box b, bb = l->b;
+    int leader, bl = 0, bc = 0;
+    for (int c = 0; c < LABEL_CANDIDATES; c++) {
+        double cost = label_cost(p, ls, n, i, c, obst, nobst, &b, &ax, &ay, &leader);
+        if (cost < best)
+            best = cost, bb = b, bl = leader, bax = ax, bay = ay, bc = c;
+    }
+    if (!(best < l->cost - 1e-9))
+        return 0;
+    l->b = bb, l->leader = bl, l->ax = bax, l->ay = bay, l->cost = best, l->c = bc;
+    return 1;
+}
+
+static int harder(const void *a, const void *b)
+{
+    const struct label *x = *(const struct label *const *)a, *y = *(const struct label *const *)b;
+    return x->crowd != y->crowd ? y->crowd - x->crowd : x < y ? -1 : x > y;
+}
+
+/* Places every label (see LEADER_RINGS), then draws them and their leaders and logs their boxes. */
+static void place_labels(const struct plot *p, struct label *ls, int n, const struct box *obst, int nobst)
+{
+    struct label **order = xcalloc((size_t)n + 1, sizeof *order);
+    for (int i = 0; i < n; i++) {
+        order[i] = &ls[i];
+        for (int k = 0; k < n; k++)
+            ls[i].crowd += k != i && hypot(ls[k].x - ls[i].x, ls[k].y - ls[i].y) < CROWD_PT;
+    }
+    qsort(order, (size_t)n, sizeof *order, harder);
+    for (int i = 0; i < n; i++)
+        order[i]->b = (struct box){ -COORD_LIMIT, -COORD_LIMIT, -COORD_LIMIT, -COORD_LIMIT };
+    for (int pass = 0, moved = 1; pass < LABEL_PASSES && moved; pass++) {
+        moved = 0;                  /* pass 0 places each; the others move those a better place frees */
+        for (int i = 0; i < n; i++) {
+            int at = (int)(order[i] - ls), leader;
+            struct box b;
+            double ax, ay;
+            order[i]->cost = pass == 0 ? INFINITY   /* else what its place costs among the others now */
+                           : label_cost(p, ls, n, at, order[i]->c, obst, nobst, &b, &ax, &ay, &leader);
+            moved |= place_best(p, ls, n, at, obst, nobst);
+        }
+    }
+    free(order);
+    HPDF_Page pg = p->d->page;
+    for (int i = 0; i < n; i++) {
+        const struct label *l = &ls[i];
+        if (l->leader) {
+            double dx = l->ax - l->x, dy = l->ay - l->y, len = hypot(dx, dy), r = MARKER_R * 1.4;
+            HPDF_Page_SetGrayStroke(pg, 0.45);
+            HPDF_Page_SetLineWidth(pg, 0.4);
+            HPDF_Page_SetDash(pg, NULL, 0, 0);
+            HPDF_Page_MoveTo(pg, (HPDF_REAL)(l->x + dx * r / len), (HPDF_REAL)(l->y + dy * r / len));
+            HPDF_Page_LineTo(pg, (HPDF_REAL)l->ax, (HPDF_REAL)l->ay);
+            HPDF_Page_Stroke(pg);
+        }
+        HPDF_Page_SetGrayFill(pg, 0.20);
+        pdf_text(pg, p->d->regular, POINT_LABEL_SIZE, l->b.x0, l->b.y0 + POINT_LABEL_SIZE * 0.25, l->cp, strlen(l->cp));
+        pdf_log(p->d, "label\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%s", p->d->npages, l->b.x0, l->b.y0, l->b.x1, l->b.y1,
+                l->leader, l->cp);
+    }
+    for (int k = 0; k < nobst; k++)
+        pdf_log(p->d, "marker\t%d\t%.2f\t%.2f\t%.2f\t%.2f", p->d->npages, obst[k].x0, obst[k].y0, obst[k].x1, obst[k].y1);
+}
+
+/* A point left out of a log y range: an arrow at the frame, pointing the way it lies, and a label
+ * with the series' name and the value, so that no value disappears and none stretches the axis. */
+static void off_scale(const struct plot *p, int e, struct box *obst, int *nobst, struct label *ls, int *n)
 {
     int i = p->off_s[e], k = p->off_k[e];
     if (i < 0 || !in_range(&p->sx, p->c->series[i].x[k]))
@@ -902,34 +1068,62 @@ static void off_scale(const struct plot *p, int e, struct box *taken, int *ntake
         sci_label(s->y[k], value, sizeof value);
     sr_fmt(text, sizeof text, "%s%s%s %s the scale", s->name && *s->name ? s->name : "",
            s->name && *s->name ? ": " : "", value, e ? "above" : "below");
-    taken[(*ntaken)++] = (struct box){ x - OFF_ARROW, fmin(tip, base), x + OFF_ARROW, fmax(tip, base) };
-    place_label(p, x, (tip + base) / 2, text, taken, ntaken);
+    obst[(*nobst)++] = (struct box){ x - OFF_ARROW, fmin(tip, base), x + OFF_ARROW, fmax(tip, base) };
+    ls[*n] = (struct label){ .x = x, .y = (tip + base) / 2, .cp = pdf_cp1252(text) };
+    (*n)++;
 }
 
-/* Labels of labelled points and notes of points beyond the scale, placed around the markers. */
+/* Whether an earlier label has this text at a point within LABEL_SAME_PT (two series on one point
+ * with one name: "fp32" at batch 1 and at batch 4): it names both. */
+static int said(const struct label *ls, int n, const char *cp, double x, double y)
+{
+    for (int k = 0; k < n; k++)
+        if (strcmp(ls[k].cp, cp) == 0 && hypot(ls[k].x - x, ls[k].y - y) <= LABEL_SAME_PT)
+            return 1;
+    return 0;
+}
+
+/* Labels of labelled points and notes of points beyond the scale, placed around every marker. */
 static void point_labels(const struct plot *p)
 {
-    int cap = 2 * 2 + 4, n = 0;
+    int cap = 4 + 2, nobst = 0, n = 0;
     for (int i = 0; i < p->c->nseries; i++)
-        cap += p->c->series[i].labels ? 2 * p->c->series[i].n : 0;
-    struct box *taken = xcalloc((size_t)cap, sizeof *taken);
-    for (int i = 0; i < p->c->nseries; i++)     /* every labelled marker first: no text on one */
-        for (int k = 0; p->c->series[i].labels && k < p->c->series[i].n; k++) {
-            const struct pdf_series *s = &p->c->series[i];
-            if (s->labels[k] && in_range(&p->sx, s->x[k]) && in_range(&p->sy, s->y[k])) {
+        cap += p->c->series[i].x && p->c->series[i].y ? p->c->series[i].n : 0;
+    struct box *obst = xcalloc((size_t)cap, sizeof *obst);
+    struct label *ls = xcalloc((size_t)cap, sizeof *ls);
+    for (int i = 0; i < p->c->nseries; i++) {  /* every marker drawn: no text on one */
+        const struct pdf_series *s = &p->c->series[i];
+        double last = -INFINITY;
+        for (int k = 0; k < s->n && s->x && s->y; k++)
+            if (in_range(&p->sx, s->x[k]) && in_range(&p->sy, s->y[k]) && marked(p, i, k, &last)) {
                 double x = map(&p->sx, s->x[k]), y = map(&p->sy, s->y[k]), r = MARKER_R * 1.3;
-                taken[n++] = (struct box){ x - r, y - r, x + r, y + r };
+                obst[nobst++] = (struct box){ x - r, y - r, x + r, y + r };
             }
-        }
+    }
     for (int e = 0; e < 2; e++)
-        off_scale(p, e, taken, &n);
+        off_scale(p, e, obst, &nobst, ls, &n);
     for (int i = 0; i < p->c->nseries; i++)
         for (int k = 0; p->c->series[i].labels && k < p->c->series[i].n; k++) {
             const struct pdf_series *s = &p->c->series[i];
-            if (s->labels[k] && *s->labels[k] && in_range(&p->sx, s->x[k]) && in_range(&p->sy, s->y[k]))
-                place_label(p, map(&p->sx, s->x[k]), map(&p->sy, s->y[k]), s->labels[k], taken, &n);
+            if (!(s->labels[k] && *s->labels[k] && in_range(&p->sx, s->x[k]) && in_range(&p->sy, s->y[k])))
+                continue;
+            char *cp = pdf_cp1252(s->labels[k]);
+            double x = map(&p->sx, s->x[k]), y = map(&p->sy, s->y[k]);
+            if (said(ls, n, cp, x, y)) {
+                free(cp);
+                continue;
+            }
+            ls[n++] = (struct label){ .x = x, .y = y, .cp = cp };
         }
-    free(taken);
+    for (int i = 0; i < n; i++) {
+        pdf_ellipsize(ls[i].cp, p->d->regular, POINT_LABEL_SIZE, POINT_LABEL_MAX);
+        ls[i].w = pdf_width(p->d->regular, POINT_LABEL_SIZE, ls[i].cp, strlen(ls[i].cp));
+    }
+    place_labels(p, ls, n, obst, nobst);
+    for (int i = 0; i < n; i++)
+        free(ls[i].cp);
+    free(ls);
+    free(obst);
 }
 
 /* A bar from ya to yb (page), never thinner than MIN_SEGMENT: a value too small to see still
@@ -1091,14 +1285,22 @@ static void category_labels(const struct plot *p)
     for (int j = 0; j < c->ncategories; j += every) {
         char *cp = pdf_cp1252(c->categories ? c->categories[j] : "");
         double xc = p->x0 + (j + 0.5) * cw;
-        pdf_ellipsize(cp, p->d->regular, TICK_SIZE, p->rotate ? CAT_MAX_W : cw - 2.0);
-        double w = pdf_width(p->d->regular, TICK_SIZE, cp, strlen(cp));
-        if (p->rotate)          /* the label ends at its category, running up to the right */
+        if (p->rotate) {        /* one line, ending at its category, running up to the right */
+            for (char *q = cp; *q; q++)
+                *q = *q == '\n' ? ' ' : *q;
+            pdf_ellipsize(cp, p->d->regular, TICK_SIZE, CAT_MAX_W);
+            double w = pdf_width(p->d->regular, TICK_SIZE, cp, strlen(cp));
             text_rotated(p->d->page, p->d->regular, TICK_SIZE, xc + TICK_SIZE * 0.3 - w * 0.707,
                          y - w * 0.707, 45.0, cp);
-        else
-            pdf_text_in(p->d->page, p->d->regular, TICK_SIZE, xc - cw / 2, cw,
-                        y - TICK_SIZE * 0.8, cp, strlen(cp), PDF_ALIGN_CENTER);
+        } else {                /* wrapped at its spaces, each line centred under its category */
+            struct pdf_font pf = { p->d->regular, TICK_SIZE };
+            struct pdf_span *ln;
+            int n = pdf_wrap_words(cp, cw - 4.0, pdf_measure_font, &pf, &ln);
+            for (int k = 0; k < n; k++)
+                pdf_text_in(p->d->page, p->d->regular, TICK_SIZE, xc - cw / 2, cw,
+                            y - TICK_SIZE * 0.8 - k * TICK_SIZE * 1.2, cp + ln[k].off, ln[k].len, PDF_ALIGN_CENTER);
+            free(ln);
+        }
         free(cp);
     }
 }
@@ -1180,32 +1382,128 @@ static char *legend_name(const struct plot *p, int i)
     return cp;
 }
 
-/* Entries flow in rows under the plot, where they hide no data. Measures when !draw. */
+#define LEGEND_GAP 14.0         /* pt between two entries of a legend row */
+
+#define LEGEND_COLUMNS 6        /* at most this many entries side by side in a grid */
+
+/* Whole legend entries (widths w, in order) in rows that fit the width `avail`: as few entries alone
+ * on a row as can be, then as few rows as can be, each as long as that allows (dynamic programming
+ * over where rows end). Fills count[] with the entries of each row; returns the rows, and in *lone the
+ * rows holding one entry of several. */
+static int legend_rows(const double *w, int n, double avail, int *count, int *lone_rows)
+{
+    int *lone = xcalloc((size_t)n + 1, sizeof *lone), *rows = xcalloc((size_t)n + 1, sizeof *rows);
+    int *next = xcalloc((size_t)n + 1, sizeof *next), out = 0;
+    for (int i = n - 1; i >= 0; i--) {         /* the best rows for entries i..n-1 */
+        double used = 0.0;
+        lone[i] = rows[i] = n + 1;
+        for (int j = i; j < n; j++) {           /* a row of entries i..j */
+            used += (j > i ? LEGEND_GAP : 0.0) + w[j];
+            if (used > avail && j > i)
+                break;
+            int l = lone[j + 1] + (j == i && n > 1), r = rows[j + 1] + 1;
+            if (l < lone[i] || (l == lone[i] && r <= rows[i]))
+                lone[i] = l, rows[i] = r, next[i] = j + 1;
+        }
+    }
+    for (int i = 0; i < n; i = next[i])
+        count[out++] = next[i] - i;
+    *lone_rows = n > 0 ? lone[0] : 0;
+    free(lone), free(rows), free(next);
+    return out;
+}
+
+/* A legend as a grid of k equal columns, each name wrapped at its spaces inside its column: the
+ * height of the whole, pt, or INFINITY when a word of a name is wider than a column. */
+static double legend_grid(const struct plot *p, char *const *name, int n, int k, double avail)
+{
+    struct pdf_font pf = { p->d->regular, LEGEND_SIZE };
+    double colw = (avail - (k - 1) * LEGEND_GAP) / k, text = colw - SWATCH_W - 4.0, h = 0.0;
+    for (int r = 0; r * k < n; r++) {
+        int most = 1;
+        for (int i = r * k; i < n && i < (r + 1) * k; i++) {
+            struct pdf_span *ln;
+            if (pdf_longest_word(name[i], pdf_measure_font, &pf) > text)
+                return INFINITY;
+            int lines = pdf_wrap_words(name[i], text, pdf_measure_font, &pf, &ln);
+            free(ln);
+            most = lines > most ? lines : most;
+        }
+        h += LEGEND_SIZE * (1.7 + (most - 1) * 1.25);
+    }
+    return h;
+}
+
+/* The columns of a grid of n entries: the lowest (legend_grid) among those whose last row holds no
+ * single entry below fuller rows, the most columns on a tie. */
+static int legend_columns(const struct plot *p, char *const *name, int n, double avail)
+{
+    int best = 1;
+    double least = legend_grid(p, name, n, 1, avail);
+    for (int k = 2; k <= n && k <= LEGEND_COLUMNS; k++) {
+        if (n > k && n % k == 1)
+            continue;               /* an entry alone on the last line */
+        double h = legend_grid(p, name, n, k, avail);
+        if (h <= least + 1e-9)
+            least = h, best = k;
+    }
+    return best;
+}
+
+/* Entries under the plot, where they hide no data: whole, in rows of two or more (legend_rows); where
+ * an entry would be left alone on a row, in a grid whose names wrap in their columns (legend_columns).
+ * Logs the entries of each row. Measures when !draw. */
 static double legend(const struct plot *p, double top, int draw)
 {
-    double row_h = LEGEND_SIZE * 1.7, x = p->x0, right = PDF_MARGIN_X + PDF_TEXT_W;
-    int rows = 1, any = 0;
+    double avail = PDF_TEXT_W, y = top;
+    int n = 0, lone = 0, *idx = xcalloc((size_t)p->c->nseries + 1, sizeof *idx);
+    int *count = xcalloc((size_t)p->c->nseries + 1, sizeof *count);
+    char **name = xcalloc((size_t)p->c->nseries + 1, sizeof *name);
+    double *w = xcalloc((size_t)p->c->nseries + 1, sizeof *w);
     for (int i = 0; i < p->c->nseries; i++) {
-        const char *name = p->c->series[i].name;
-        if (!name || !*name)
+        if (!p->c->series[i].name || !*p->c->series[i].name)
             continue;
-        char *cp = legend_name(p, i);
-        pdf_ellipsize(cp, p->d->regular, LEGEND_SIZE, LEGEND_NAME_MAX);
-        double w = SWATCH_W + 4.0 + pdf_width(p->d->regular, LEGEND_SIZE, cp, strlen(cp));
-        if (any && x + w > right)
-            x = p->x0, rows++;
-        double mid = top - (rows - 0.5) * row_h;
-        if (draw) {
-            swatch(p, i, x, mid);
-            HPDF_Page_SetGrayFill(p->d->page, 0.10);
-            pdf_text(p->d->page, p->d->regular, LEGEND_SIZE, x + SWATCH_W + 4.0,
-                     mid - LEGEND_SIZE * 0.35, cp, strlen(cp));
-        }
-        x += w + 14.0;
-        any = 1;
-        free(cp);
+        name[n] = legend_name(p, i);
+        pdf_ellipsize(name[n], p->d->regular, LEGEND_SIZE, LEGEND_NAME_MAX);
+        w[n] = SWATCH_W + 4.0 + pdf_width(p->d->regular, LEGEND_SIZE, name[n], strlen(name[n]));
+        idx[n++] = i;
     }
-    return any ? rows * row_h + 4.0 : 0.0;
+    int rows = n ? legend_rows(w, n, avail, count, &lone) : 0, k = 0;
+    if (lone > 0) {                 /* a grid instead: k entries a row, the last row two or more */
+        k = legend_columns(p, name, n, avail);
+        for (rows = 0; rows * k < n; rows++)
+            count[rows] = n - rows * k < k ? n - rows * k : k;
+    }
+    double colw = k ? (avail - (k - 1) * LEGEND_GAP) / k : INFINITY;
+    struct pdf_font pf = { p->d->regular, LEGEND_SIZE };
+    char counts[256] = "";
+    for (int r = 0, at = 0; r < rows; r++) {
+        double x = PDF_MARGIN_X, mid = y - LEGEND_SIZE * 0.85;
+        int most = 1;
+        size_t len = strlen(counts);
+        sr_fmt(counts + len, sizeof counts - len, "%s%d", r ? "," : "", count[r]);
+        for (int c = 0; c < count[r]; c++, at++) {
+            struct pdf_span *ln;
+            int lines = pdf_wrap_words(name[at], k ? colw - SWATCH_W - 4.0 : INFINITY, pdf_measure_font, &pf, &ln);
+            most = lines > most ? lines : most;
+            for (int j = 0; j < lines && draw; j++) {
+                if (j == 0)
+                    swatch(p, idx[at], x, mid);
+                HPDF_Page_SetGrayFill(p->d->page, 0.10);
+                pdf_text(p->d->page, p->d->regular, LEGEND_SIZE, x + SWATCH_W + 4.0,
+                         mid - LEGEND_SIZE * 0.35 - j * LEGEND_SIZE * 1.25, name[at] + ln[j].off, ln[j].len);
+            }
+            free(ln);
+            x += (k ? colw : w[at]) + LEGEND_GAP;
+        }
+        y -= LEGEND_SIZE * (1.7 + (most - 1) * 1.25);
+    }
+    if (draw && n > 0)
+        pdf_log(p->d, "legend\t%d\t%s", p->d->npages, counts);
+    for (int i = 0; i < n; i++)
+        free(name[i]);
+    free(idx), free(count), free(name), free(w);
+    return n ? top - y + 4.0 : 0.0;
 }
 
 /* ---- the chart ---------------------------------------------------------------------- */
@@ -1244,6 +1542,19 @@ static void draw(struct plot *p)
     axis_labels(p);
 }
 
+/* Which lines lie on earlier ones, wholly or in part (moving the plot keeps its distances;
+ * changing its height does not). */
+static void overlaps(struct plot *p)
+{
+    for (int i = 0; i < p->c->nseries; i++) {
+        p->hidden[i] = p->part[i] = 0;
+        if (p->bars || p->empty)
+            continue;
+        p->hidden[i] = lies_on_earlier(p, i);
+        p->part[i] = covers_in_part(p, i);
+    }
+}
+
 void pdf_chart(struct pdf_doc *d, const struct pdf_chart *c)
 {
     if (!pdf_enter(d, "pdf_chart"))
@@ -1261,12 +1572,23 @@ void pdf_chart(struct pdf_doc *d, const struct pdf_chart *c)
     layout(&p);
     p.hidden = xcalloc((size_t)(c->nseries > 0 ? c->nseries : 1), sizeof *p.hidden);
     p.part = xcalloc((size_t)(c->nseries > 0 ? c->nseries : 1), sizeof *p.part);
-    for (int i = 0; i < c->nseries && !p.bars && !p.empty; i++) {   /* moving the plot keeps */
-        p.hidden[i] = lies_on_earlier(&p, i);                        /* its distances */
-        p.part[i] = covers_in_part(&p, i);
-    }
+    overlaps(&p);
     double leg = legend(&p, 0.0, 0);
     double cap = c->caption && *c->caption ? pdf_caption_height(d, c->caption) : 0.0;
+    double room = pdf_room(d), over = p.height + leg + cap + 4.0 - room;
+    if (over > 0 && d->page && !pdf_page_fresh(d)) {
+        /* rather than leave the page under two-thirds full, the plot gives up to SHRINK of its
+         * height; what cannot fit even so starts the next page, and says why */
+        if (pdf_sparse(d) && p.height - over >= fmax(MIN_HEIGHT, p.height * (1.0 - SHRINK))) {
+            p.height -= over;
+            layout(&p);
+            overlaps(&p);           /* on the plot as it will be drawn; a longer legend takes */
+            double more = legend(&p, 0.0, 0) - leg;     /* its room from the plot too */
+            p.height -= fmax(more, 0.0);
+            leg += fmax(more, 0.0);
+        } else
+            pdf_break_why(d, pdf_sparse(d) ? "figure" : "full", p.height + leg + cap + 4.0);
+    }
     pdf_place(d, p.height + leg + cap + 4.0);
     p.top = d->y - 4.0;
     layout(&p);

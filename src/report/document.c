@@ -92,6 +92,46 @@ void pdf_fail(struct pdf_doc *d, const char *fmt, ...)
     va_end(ap);
 }
 
+void pdf_log(struct pdf_doc *d, const char *fmt, ...)
+{
+    va_list ap;
+    if (!d->log)
+        return;
+    va_start(ap, fmt);
+    vfprintf(d->log, fmt, ap);
+    va_end(ap);
+    fputc('\n', d->log);
+}
+
+void pdf_doc_log(struct pdf_doc *d, FILE *f)
+{
+    d->log = f;
+}
+
+void pdf_break_why(struct pdf_doc *d, const char *why, double need)
+{
+    d->why = why;
+    d->why_need = need;
+}
+
+/* The share of the current page's body above the cursor. */
+static double page_fill(const struct pdf_doc *d)
+{
+    return (PDF_BODY_TOP - d->y) / (PDF_BODY_TOP - PDF_BODY_BOTTOM);
+}
+
+int pdf_sparse(const struct pdf_doc *d)
+{
+    return d->page && !pdf_page_fresh(d) && page_fill(d) < PDF_FILL_MIN;
+}
+
+/* The page's record in the layout log, when it is closed. */
+static void page_closed(struct pdf_doc *d, const char *why)
+{
+    pdf_log(d, "page\t%d\t%.3f\t%s\t%.1f\t%.1f", d->npages, page_fill(d), why,
+            strcmp(why, "figure") == 0 ? d->why_need : 0.0, d->y - PDF_BODY_BOTTOM);
+}
+
 int pdf_enter(struct pdf_doc *d, const char *where)
 {
     if (d->error[0])
@@ -106,6 +146,9 @@ int pdf_enter(struct pdf_doc *d, const char *where)
 
 void pdf_new_page(struct pdf_doc *d)
 {
+    if (d->page)
+        page_closed(d, d->why ? d->why : "full");
+    d->why = NULL;
     HPDF_Page p = HPDF_AddPage(d->pdf);
     d->y = PDF_BODY_TOP;        /* even on failure, so callers' page loops end */
     if (!p)
@@ -128,6 +171,7 @@ void pdf_ensure(struct pdf_doc *d, double h)
 {
     if (!d->page || (d->y - h < PDF_BODY_BOTTOM && !pdf_page_fresh(d)))
         pdf_new_page(d);
+    d->why = NULL;
 }
 
 struct pdf_rgb pdf_tone_fill(enum pdf_tone tone)
@@ -227,6 +271,12 @@ void pdf_doc_free(struct pdf_doc *d)
         HPDF_Free(d->pdf);
     for (int i = 0; i < d->npending; i++)
         free(d->pending[i].cp);
+    for (int i = 0; i < d->nheads; i++)
+        free(d->heads[i].cp);
+    for (int i = 0; i < d->ntoc; i++)
+        free(d->toc[i].cp);
+    free(d->heads);
+    free(d->toc);
     free(d->pages);
     free(d->header);
     free(d);
@@ -277,10 +327,47 @@ void pdf_doc_header(struct pdf_doc *d, const char *utf8)
 
 /* ---- saving ------------------------------------------------------------------------- */
 
+static int heading_page(const struct pdf_doc *d, const char *cp)
+{
+    for (int i = 0; i < d->nheads; i++)
+        if (strcmp(d->heads[i].cp, cp) == 0)
+            return d->heads[i].page;
+    return 0;
+}
+
+int pdf_heading_page(struct pdf_doc *d, const char *utf8)
+{
+    char *cp = pdf_cp1252(utf8);
+    int page = heading_page(d, cp);
+    free(cp);
+    return page;
+}
+
+/* The contents' page numbers, now that every heading has its page. */
+static void number_contents(struct pdf_doc *d)
+{
+    char buf[32];
+    d->where = "pdf_doc_save (contents)";
+    for (int i = 0; i < d->ntoc; i++) {
+        const struct pdf_toc *t = &d->toc[i];
+        int page = heading_page(d, t->cp);
+        if (page > 0)
+            sr_fmt(buf, sizeof buf, "%d", page);
+        else
+            sr_fmt(buf, sizeof buf, "?");
+        if (page == 0)
+            pdf_log(d, "contents-missing\t%s", t->cp);
+        set_ink(t->page, INK);
+        pdf_text_in(t->page, d->regular, PDF_BODY_SIZE, t->right - 40.0, 40.0, t->baseline, buf,
+                    strlen(buf), PDF_ALIGN_RIGHT);
+    }
+}
+
 /* The running header and "Page N of M" go on at save time, when M is known. */
 static void number_pages(struct pdf_doc *d)
 {
     char buf[64];
+    number_contents(d);
     d->where = "pdf_doc_save (page numbers)";
     for (int i = 0; i < d->npages; i++) {
         HPDF_Page p = d->pages[i];
@@ -336,6 +423,7 @@ int pdf_doc_save(struct pdf_doc *d, const char *path, char *err, size_t errlen)
         pdf_place(d, 0.0);      /* headings with nothing after them still appear */
         if (!d->page)
             pdf_new_page(d);    /* a PDF needs a page; an empty report gets a blank one */
+        page_closed(d, "last");
         number_pages(d);
         d->numbered = 1;        /* drawn once: saving again writes the same bytes */
     }
@@ -383,20 +471,51 @@ static HPDF_Outline outline(struct pdf_doc *d, HPDF_Outline parent, const char *
     return o;
 }
 
+/* Of `left` lines still to draw, how many go on a page with room for `room`: all that fit, but a
+ * split leaves PDF_KEEP_LINES lines or more on each side; 0: none (the page ends here). On a fresh
+ * page as many as fit, at least one (there is nowhere better). */
+static int lines_here(int left, int room, int fresh)
+{
+    if (left <= room)
+        return left;
+    int k = room < left - PDF_KEEP_LINES ? room : left - PDF_KEEP_LINES;
+    if (k >= PDF_KEEP_LINES)
+        return k;
+    return fresh ? (room > 1 ? room : 1) : 0;
+}
+
+/* The first piece of n lines that must not be split from what is above it: the whole text when
+ * it cannot split (fewer than twice PDF_KEEP_LINES lines), else its first PDF_KEEP_LINES. */
+static int first_piece(int n)
+{
+    return n < 2 * PDF_KEEP_LINES ? n : PDF_KEEP_LINES;
+}
+
 /* Draws wrapped CP1252 text across the text width at the cursor, breaking pages between lines as
- * needed. */
+ * needed, never leaving fewer than PDF_KEEP_LINES lines of it on either side of a break. */
 static void pdf_flow(struct pdf_doc *d, const char *cp, HPDF_Font f, double size, struct pdf_rgb ink)
 {
     struct pdf_font pf = { f, size };
     struct pdf_span *ln;
     double lead = size * PDF_LEADING;
     int n = pdf_wrap(cp, PDF_TEXT_W, pdf_measure_font, &pf, &ln);
-    for (int i = 0; i < n; i++) {
-        pdf_ensure(d, n - i == 2 && i > 0 ? 2 * lead : lead);  /* no last line alone */
+    for (int i = 0; i < n;) {
+        if (!d->page)
+            pdf_new_page(d);
+        int room = (int)floor((d->y - PDF_BODY_BOTTOM) / lead + 1e-9);
+        int k = lines_here(n - i, room < 0 ? 0 : room, pdf_page_fresh(d));
+        if (k == 0) {
+            pdf_new_page(d);
+            continue;
+        }
         set_ink(d->page, ink);
-        pdf_text(d->page, f, size, PDF_MARGIN_X, pdf_baseline(d->y, size, lead),
-                 cp + ln[i].off, ln[i].len);
-        d->y -= lead;
+        for (int j = 0; j < k; j++, i++) {
+            pdf_text(d->page, f, size, PDF_MARGIN_X, pdf_baseline(d->y, size, lead),
+                     cp + ln[i].off, ln[i].len);
+            d->y -= lead;
+        }
+        if (i < n)
+            pdf_new_page(d);
     }
     free(ln);
 }
@@ -420,13 +539,16 @@ double pdf_caption_height(struct pdf_doc *d, const char *utf8)
     return PDF_CAPTION_GAP + n * PDF_CAPTION_SIZE * PDF_LEADING;
 }
 
-/* Height of the first `most` lines of wrapped text (all of them when it has fewer). */
+/* Height of the first `most` lines of wrapped text (all of them when it has fewer; most < 0: its
+ * first piece, first_piece()). */
 static double flow_height(const char *cp, HPDF_Font f, double size, int most)
 {
     struct pdf_font pf = { f, size };
     struct pdf_span *ln;
     int n = pdf_wrap(cp, PDF_TEXT_W, pdf_measure_font, &pf, &ln);
     free(ln);
+    if (most < 0)
+        most = first_piece(n);
     return (n < most ? n : most) * size * PDF_LEADING;
 }
 
@@ -435,6 +557,7 @@ void pdf_title(struct pdf_doc *d, const char *title, const char *subtitle)
     if (!pdf_enter(d, "pdf_title"))
         return;
     char *t = pdf_cp1252(title), *s = pdf_cp1252(subtitle);
+    set_info(d, HPDF_INFO_TITLE, title);    /* the title page's title is the file's */
     pdf_place(d, 0.0);
     if (!pdf_page_fresh(d))
         pdf_new_page(d);
@@ -506,6 +629,11 @@ static void draw_heading(struct pdf_doc *d, const struct pdf_heading *h, int fir
     HPDF_Outline o = outline(d, h->level == 1 ? NULL : d->chapter, h->cp, d->y);
     if (h->level == 1)
         d->chapter = o;
+    if (d->nheads == d->cap_heads) {
+        d->cap_heads = d->cap_heads ? 2 * d->cap_heads : 32;
+        d->heads = xrealloc(d->heads, (size_t)d->cap_heads * sizeof *d->heads);
+    }
+    d->heads[d->nheads++] = (struct pdf_head){ xstrdup(h->cp), d->npages };
     pdf_flow(d, h->cp, d->bold, size, HEADING_INK);
     if (h->level == 1) {
         pdf_hline(d->page, PDF_MARGIN_X, PDF_MARGIN_X + PDF_TEXT_W, d->y - 2.0, 0.8, 0.6);
@@ -515,6 +643,20 @@ static void draw_heading(struct pdf_doc *d, const struct pdf_heading *h, int fir
     }
 }
 
+/* Height of the headings waiting, drawn at the cursor. */
+static double pending_height(const struct pdf_doc *d)
+{
+    double h = 0.0;
+    for (int i = 0; i < d->npending; i++)
+        h += heading_height(d, &d->pending[i], i == 0, pdf_page_fresh(d));
+    return h;
+}
+
+double pdf_room(struct pdf_doc *d)
+{
+    return (d->page ? d->y : PDF_BODY_TOP) - PDF_BODY_BOTTOM - pending_height(d);
+}
+
 void pdf_place(struct pdf_doc *d, double h)
 {
     if (d->npending == 0) {
@@ -522,14 +664,15 @@ void pdf_place(struct pdf_doc *d, double h)
         return;
     }
     int chapter = 0, fresh = pdf_page_fresh(d);
-    double need = h;
-    for (int i = 0; i < d->npending; i++) {
-        need += heading_height(d, &d->pending[i], i == 0, fresh);
+    double need = h + pending_height(d);
+    for (int i = 0; i < d->npending; i++)
         chapter |= d->pending[i].level == 1;
-    }
     /* A chapter opens with room to read, not in the last lines of a page. */
+    if (chapter)
+        pdf_break_why(d, "section", 0.0);
     if (!d->page || (!fresh && d->y - fmax(need, chapter ? H1_MIN_ROOM : 0.0) < PDF_BODY_BOTTOM))
         pdf_new_page(d);
+    d->why = NULL;
     for (int i = 0; i < d->npending; i++) {
         draw_heading(d, &d->pending[i], i == 0);
         free(d->pending[i].cp);
@@ -603,7 +746,7 @@ void pdf_paragraph(struct pdf_doc *d, const char *utf8, enum pdf_style style)
         free(cp);
         return;
     }
-    pdf_place(d, flow_height(text, f, size, 2));
+    pdf_place(d, flow_height(text, f, size, -1));
     pdf_flow(d, text, f, size, ink);
     d->y -= PARA_GAP * size;
     free(text);
@@ -677,6 +820,46 @@ void pdf_page_break(struct pdf_doc *d)
 {
     if (!pdf_enter(d, "pdf_page_break"))
         return;
-    if (!pdf_page_fresh(d))
+    if (!pdf_page_fresh(d)) {
+        pdf_break_why(d, "section", 0.0);
         pdf_new_page(d);
+    }
+}
+
+#define TOC_NUMBER_W 36.0       /* pt kept at the right of a contents line for its page number */
+
+void pdf_contents(struct pdf_doc *d, const char *const *titles, int n)
+{
+    static const HPDF_UINT16 dots[] = { 1, 3 };
+    if (!pdf_enter(d, "pdf_contents"))
+        return;
+    struct pdf_font pf = { d->regular, PDF_BODY_SIZE };
+    double lead = PDF_BODY_SIZE * PDF_LEADING, width = PDF_TEXT_W - TOC_NUMBER_W;
+    for (int i = 0; i < n; i++) {
+        char *cp = pdf_cp1252(titles[i]);
+        struct pdf_span *ln;
+        int k = pdf_wrap(cp, width, pdf_measure_font, &pf, &ln);
+        pdf_place(d, k * lead);
+        set_ink(d->page, INK);
+        for (int j = 0; j < k; j++) {
+            double base = pdf_baseline(d->y, PDF_BODY_SIZE, lead);
+            pdf_text(d->page, d->regular, PDF_BODY_SIZE, PDF_MARGIN_X, base, cp + ln[j].off, ln[j].len);
+            d->y -= lead;
+            if (j < k - 1)
+                continue;
+            double from = PDF_MARGIN_X + pdf_width(d->regular, PDF_BODY_SIZE, cp + ln[j].off, ln[j].len) + 4.0;
+            HPDF_Page_GSave(d->page);
+            HPDF_Page_SetDash(d->page, dots, 2, 0);
+            pdf_hline(d->page, from, PDF_MARGIN_X + PDF_TEXT_W - 20.0, base + 1.0, 0.6, 0.5);
+            HPDF_Page_GRestore(d->page);
+            if (d->ntoc == d->cap_toc) {
+                d->cap_toc = d->cap_toc ? 2 * d->cap_toc : 16;
+                d->toc = xrealloc(d->toc, (size_t)d->cap_toc * sizeof *d->toc);
+            }
+            d->toc[d->ntoc++] = (struct pdf_toc){ d->page, PDF_MARGIN_X + PDF_TEXT_W, base, xstrdup(cp) };
+        }
+        free(ln);
+        free(cp);
+    }
+    d->y -= PARA_GAP * PDF_BODY_SIZE;
 }

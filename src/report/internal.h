@@ -6,6 +6,7 @@
 
 #include <hpdf.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "report/report.h"
 #include "util/error.h"
@@ -33,6 +34,12 @@
 /* Headings that may wait, one after another, for their first content (H1, H2, H2...). */
 #define PDF_PENDING_MAX 4
 
+/* A page is left less full than this (a share of the body's height) only where a level-1
+ * section ends or an element that cannot be split does not fit even at its smallest. */
+#define PDF_FILL_MIN (2.0 / 3.0)
+/* A paragraph splits between pages only with at least this many lines on each side. */
+#define PDF_KEEP_LINES 3
+
 struct pdf_rgb { double r, g, b; };
 
 struct pdf_doc {
@@ -53,6 +60,20 @@ struct pdf_doc {
     const char *where;          /* the public call in progress, named in error messages */
     int saving;                 /* libharu errors now belong to the save, not the drawing */
     int numbered;               /* page numbers drawn: the page set is final */
+    FILE *log;                  /* the layout's decisions, one record a line (pdf_doc_log), or NULL */
+    const char *why;            /* why the next new page is started (pdf_break_why), NULL: "full" */
+    double why_need;            /* pt the element that did not fit needed */
+    struct pdf_head {           /* every heading drawn, with its page: contents and citations */
+        char *cp;
+        int page;               /* 1-based */
+    } *heads;
+    int nheads, cap_heads;
+    struct pdf_toc {            /* a contents line whose page number is drawn at save */
+        HPDF_Page page;
+        double right, baseline; /* the number's right edge and baseline, pt */
+        char *cp;               /* the heading it names, CP1252 */
+    } *toc;
+    int ntoc, cap_toc;
     HPDF_STATUS save_error, save_detail;
     char error[320];            /* the first drawing error; "" while there is none */
 };
@@ -68,6 +89,16 @@ void pdf_fail(struct pdf_doc *d, const char *fmt, ...) SR_PRINTF(2, 3);
  * is used even when h does not fit on it: there is nowhere better). */
 void pdf_ensure(struct pdf_doc *d, double h);
 void pdf_new_page(struct pdf_doc *d);
+/* Says why the next new page starts: "section" (a level-1 section ends the page), "figure" (an
+ * element that cannot be split did not fit, `need` pt), "full" (the default). Logged with the
+ * page's fill, so that a test can hold every page under PDF_FILL_MIN to a reason. */
+void pdf_break_why(struct pdf_doc *d, const char *why, double need);
+/* Points left on the page below the cursor for content, after the headings waiting for it. */
+double pdf_room(struct pdf_doc *d);
+/* Whether a page broken at the cursor now would be left less than PDF_FILL_MIN full. */
+int pdf_sparse(const struct pdf_doc *d);
+/* A record in the layout log (no-op without one); a line, fields separated by tabs. */
+void pdf_log(struct pdf_doc *d, const char *fmt, ...) SR_PRINTF(2, 3);
 /* Keep-with-next: every flowing element calls this before drawing, with the height of its
  * first piece that must not be split (a paragraph's first two lines, a table's header and
  * first row, a whole chart). Headings waiting for content are drawn here, on the page where
@@ -101,6 +132,10 @@ struct pdf_span { size_t off, len; };
  * trailing spaces dropped. Returns the number of lines (>= 1); *lines is xmalloc'd. */
 int pdf_wrap(const char *s, double width, pdf_measure_fn measure, void *ctx,
              struct pdf_span **lines);
+/* The same, never inside a word: a word wider than the line takes a line of its own (table cells:
+ * the plan gives every word room, or sends it to a footnote, so none is ever cut). */
+int pdf_wrap_words(const char *s, double width, pdf_measure_fn measure, void *ctx,
+                   struct pdf_span **lines);
 
 /* Table cells (text.c). A cell of more than PDF_CELL_LINES lines, or with a word wider than
  * its column, becomes a footnote; a figure has at most PDF_FIGURE_TOKENS tokens. */

@@ -6,6 +6,7 @@
 #define SR_REPORT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <time.h>
 
 struct pdf_doc;
@@ -16,6 +17,7 @@ enum pdf_kind {
     PDF_KIND_MEASURED,      /* measured on this run */
     PDF_KIND_SPEC,          /* vendor or published figure, source in the table's note */
     PDF_KIND_PROJECTED,     /* output of the model, with its band */
+    PDF_KIND_ASSUMED,       /* an assumption: a figure the report chooses (a round figure), said so */
 };
 
 /* Colour of a table cell's background, for verdicts. */
@@ -49,6 +51,14 @@ int pdf_fonts_check(const char *font_dir, char *err, size_t errlen);
  * give byte-identical files. */
 void pdf_doc_info(struct pdf_doc *d, const char *title, const char *subject, time_t date);
 
+/* Writes the layout's decisions to f (NULL: none), one record a line, fields separated by tabs,
+ * for tests to hold the PDF to its rules: "page N FILL WHY NEED" when page N is closed (FILL its
+ * used share of the body, WHY section|figure|full|last), "label N x0 y0 x1 y1 LEADER TEXT" for a
+ * point label a chart placed (page coordinates, pt; LEADER 1 when a line joins it to its point),
+ * "marker N x0 y0 x1 y1" for a labelled point's marker, "legend N COUNTS" (entries per row,
+ * comma-separated), "overflow N TEXT" for a table line wider than its column. */
+void pdf_doc_log(struct pdf_doc *d, FILE *f);
+
 /* Running header text printed on every page but the first (e.g. the report title). */
 void pdf_doc_header(struct pdf_doc *d, const char *utf8);
 
@@ -61,7 +71,8 @@ int pdf_doc_save(struct pdf_doc *d, const char *path, char *err, size_t errlen);
  * harmless no-ops as far as the caller is concerned; save reports the error. */
 const char *pdf_doc_error(const struct pdf_doc *d);
 
-/* Title page content: a large title, a subtitle, then lines of small text. Starts page 1. */
+/* Title page content: a large title, a subtitle, then lines of small text. Starts page 1. The
+ * title is also the document's (its Info dictionary's) title. */
 void pdf_title(struct pdf_doc *d, const char *title, const char *subtitle);
 
 /* A boxed notice across the text width (e.g. "PARTIAL RUN: interrupted"), tone colours it. */
@@ -77,6 +88,14 @@ void pdf_paragraph(struct pdf_doc *d, const char *utf8, enum pdf_style style);
 /* A monospace block (scenario source, environment dumps): keeps line breaks, wraps long
  * lines, breaks pages as needed. */
 void pdf_code(struct pdf_doc *d, const char *utf8);
+
+/* A list of contents: each title (UTF-8, the exact text of a heading drawn anywhere in the
+ * document) on a line with a dotted leader, and at save time the page that heading is on ("?"
+ * for a title no heading has). */
+void pdf_contents(struct pdf_doc *d, const char *const *titles, int n);
+
+/* The page (1-based) of the first heading drawn so far whose text is utf8; 0 when none is. */
+int pdf_heading_page(struct pdf_doc *d, const char *utf8);
 
 void pdf_space(struct pdf_doc *d, double points);
 void pdf_page_break(struct pdf_doc *d);

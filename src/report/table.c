@@ -12,6 +12,7 @@
 #define CELL_SIZE 8.5          /* preferred size of cell text, pt */
 #define CELL_MIN 6.0            /* the floor a crowded table shrinks to */
 #define CELL_STEP 0.25
+#define TITLE_MIN 4.5           /* a crowded column's title shrinks to this before a word of it breaks */
 #define LEAD_RATIO 1.3
 #define PAD_X 4.0
 #define PAD_Y 3.0
@@ -26,9 +27,10 @@
 #define TAIL_KEEP 24.0          /* of a tail taller than TAIL_MAX, what stays on the last row's page */
 #define TAIL_MAX 200.0          /* a tail (legend, footnotes, caption) up to this stays whole with its rows */
 
-static const char KIND_LETTER[] = "-msp";       /* indexed by enum pdf_kind */
+static const char KIND_LETTER[] = "-mspa";      /* indexed by enum pdf_kind */
 static const char *const KIND_MEANING[] = {
     NULL, "measured on this run", "spec (source given)", "projected (model, with band)",
+    "assumption (the caption says why)",
 };
 static const struct pdf_rgb HEAD_FILL = { 0.88, 0.88, 0.88 };
 static const char ABBREV_NOTE[] = "Numbers shortened to fit: k thousand, M million, G billion.";
@@ -45,7 +47,14 @@ struct grid {
     double *nat;            /* nshown: widths before fitting, pt */
     char **text;            /* nrows * nshown CP1252 cell texts, row-major */
     char **foot;            /* nfoot footnotes, CP1252 */
-    int nfoot, abbreviated, breaks;     /* breaks: words may break (nothing else fitted) */
+    int nfoot, abbreviated;
+    int spaces;             /* figures wrap at their spaces too ("1,058 (920–1,475)") */
+    int split;              /* too wide even at the floor size: drawn as two tables, the first
+                               with this many columns (columns_that_fit) */
+    int crowded;            /* nothing fitted: natural widths, the floor size, and every word
+                               wider than its column a footnote; no word is ever broken */
+    double *hsize;          /* nshown: each column title's size (smaller where a word of it is
+                               wider than a crowded column) */
     unsigned kinds;         /* bit (1 << kind) for each kind present in the cells */
     int header;             /* some column has a title: draw the header row */
     int markers;            /* more than one kind: each figure gets its letter */
@@ -133,7 +142,8 @@ static double column_need(struct pdf_doc *d, const struct grid *g, int i, double
     free(title);
     for (int r = 0; r < g->t->nrows; r++) {
         const char *s = *text_at(g, r, i);
-        double w = pdf_numeric(s) ? pdf_widest_line(s, pdf_measure_font, &reg)
+        double w = pdf_numeric(s) ? g->spaces ? pdf_longest_word(s, pdf_measure_font, &reg)
+                                              : pdf_widest_line(s, pdf_measure_font, &reg)
                                   : fmin(pdf_longest_word(s, pdf_measure_font, &reg), cap);
         need = fmax(need, w);
     }
@@ -234,8 +244,8 @@ static void spill_long_cells(struct pdf_doc *d, struct grid *g)
         for (int i = 0; i < g->nshown; i++) {
             char **s = text_at(g, r, i);
             double inner = g->w[i] - 2 * PAD_X - g->mark_w;
-            if (pdf_numeric(*s))
-                continue;
+            if (pdf_numeric(*s) && !g->crowded)
+                continue;               /* planned to fit (crowded: a figure too may not) */
             int fresh = g->nfoot + 1;
             char *head = pdf_spill(*s, inner, pdf_measure_font, &pf, fresh);
             if (!head)
@@ -272,7 +282,7 @@ static int column_spills(struct pdf_doc *d, const struct grid *g, int i)
         struct pdf_span *ln;
         if (pdf_numeric(s))
             continue;
-        int n = pdf_wrap(s, g->w[i] - 2 * PAD_X - g->mark_w, pdf_measure_font, &pf, &ln);
+        int n = pdf_wrap_words(s, g->w[i] - 2 * PAD_X - g->mark_w, pdf_measure_font, &pf, &ln);
         free(ln);
         if (n > PDF_CELL_LINES)
             return 1;
@@ -300,38 +310,74 @@ static void lend_slack(struct pdf_doc *d, struct grid *g)
     free(spills);
 }
 
+static int columns_that_fit(struct pdf_doc *d, const struct grid *g);
+
+/* fit_size at `cap`, then with long numbers shortened (kept only when that made it fit). */
+static double fit_or_shorten(struct pdf_doc *d, struct grid *g, double cap, char **other)
+{
+    double size = fit_size(d, g, cap);
+    if (size == 0.0 && swap_short(g, other)) {
+        size = fit_size(d, g, cap);
+        g->abbreviated = size > 0.0;
+        if (!g->abbreviated)
+            swap_short(g, other);
+    }
+    return size;
+}
+
+/* Column titles of a crowded table: a title word wider than its column is drawn a step smaller
+ * (down to TITLE_MIN) rather than broken. */
+static void title_sizes(struct pdf_doc *d, struct grid *g)
+{
+    for (int i = 0; i < g->nshown; i++) {
+        char *title = pdf_cp1252(g->t->cols[g->col[i]].title);
+        double inner = g->w[i] - 2 * PAD_X - g->mark_w;
+        g->hsize[i] = g->size;
+        for (;;) {
+            struct pdf_font bold = { d->bold, g->hsize[i] };
+            if (g->hsize[i] <= TITLE_MIN || pdf_longest_word(title, pdf_measure_font, &bold) <= inner)
+                break;
+            g->hsize[i] -= CELL_STEP;
+        }
+        free(title);
+    }
+}
+
 /* Font size and widths: shrink; then shorten numbers, if that alone makes it fit; then send
- * words wider than a column to footnotes (with numbers shortened only if still needed); only
- * when even that fails are words broken (the old way), at the floor size. */
+ * words wider than a column to footnotes (with numbers shortened only if still needed); then split
+ * the table's columns in two where that fits (split_columns); then let figures wrap at their
+ * spaces. When even that fails the table is crowded: natural widths at the floor size, every word
+ * wider than its column a footnote. A word is never broken. */
 static void plan(struct pdf_doc *d, struct grid *g)
 {
     double cap = 12.0 * CELL_SIZE;      /* a text word wider than this may be a footnote */
-    char **other = NULL;
-    g->size = fit_size(d, g, INFINITY);
-    if (g->size == 0.0 && swap_short(g, other = shortened(g))) {
-        g->size = fit_size(d, g, INFINITY);
-        g->abbreviated = g->size > 0.0;
-        if (!g->abbreviated)
-            swap_short(g, other);
-    }
+    char **other = shortened(g);
+    g->size = fit_or_shorten(d, g, INFINITY, other);
     if (g->size == 0.0)
-        g->size = fit_size(d, g, cap);
-    if (g->size == 0.0 && swap_short(g, other)) {
-        g->size = fit_size(d, g, cap);
-        g->abbreviated = g->size > 0.0;
-        if (!g->abbreviated)
-            swap_short(g, other);
+        g->size = fit_or_shorten(d, g, cap, other);
+    if (g->size == 0.0 && (g->split = columns_that_fit(d, g)) > 0) {
+        for (size_t k = 0; k < (size_t)g->t->nrows * g->nshown; k++)
+            free(other[k]);
+        free(other);
+        return;                         /* drawn as two tables, each planned on its own */
     }
-    for (size_t k = 0; other && k < (size_t)g->t->nrows * g->nshown; k++)
+    if (g->size == 0.0) {
+        g->spaces = 1;
+        g->size = fit_or_shorten(d, g, cap, other);
+    }
+    for (size_t k = 0; k < (size_t)g->t->nrows * g->nshown; k++)
         free(other[k]);
     free(other);
+    for (int i = 0; i < g->nshown; i++)
+        g->hsize[i] = g->size;
     if (g->size == 0.0) {
         g->size = CELL_MIN;
-        g->breaks = 1;
+        g->crowded = g->spaces = 1;
         for (int i = 0; i < g->nshown; i++)
             g->w[i] = g->nat[i];
+        title_sizes(d, g);
     }
-    if (!g->breaks)
+    if (!g->crowded)
         lend_slack(d, g);
     g->lead = g->size * LEAD_RATIO;
     g->x0 = PDF_MARGIN_X;
@@ -340,8 +386,7 @@ static void plan(struct pdf_doc *d, struct grid *g)
         g->x[i] = g->x0 + g->width;
         g->width += g->w[i];
     }
-    if (!g->breaks)
-        spill_long_cells(d, g);
+    spill_long_cells(d, g);
 }
 
 static void grid_init(struct grid *g, struct pdf_doc *d, const struct pdf_table *t)
@@ -353,6 +398,7 @@ static void grid_init(struct grid *g, struct pdf_doc *d, const struct pdf_table 
     g->x = xcalloc((size_t)g->nshown, sizeof *g->x);
     g->w = xcalloc((size_t)g->nshown, sizeof *g->w);
     g->nat = xcalloc((size_t)g->nshown, sizeof *g->nat);
+    g->hsize = xcalloc((size_t)g->nshown, sizeof *g->hsize);
     g->text = xcalloc((size_t)t->nrows * g->nshown + 1, sizeof *g->text);
     for (int r = 0; r < t->nrows; r++)
         for (int i = 0; i < g->nshown; i++)
@@ -363,11 +409,11 @@ static void grid_init(struct grid *g, struct pdf_doc *d, const struct pdf_table 
     for (int r = 0; r < t->nrows; r++) {
         for (int i = 0; i < g->nshown; i++) {
             enum pdf_kind k = cell(g, r, i)->kind;
-            if (k >= PDF_KIND_MEASURED && k <= PDF_KIND_PROJECTED)
+            if (k >= PDF_KIND_MEASURED && k <= PDF_KIND_ASSUMED)
                 g->kinds |= 1u << k;
         }
     }
-    for (int k = PDF_KIND_MEASURED; k <= PDF_KIND_PROJECTED; k++)
+    for (int k = PDF_KIND_MEASURED; k <= PDF_KIND_ASSUMED; k++)
         distinct += (g->kinds >> k) & 1u;
     g->markers = distinct > 1;
     g->mark_w = g->markers ? MARK_GAP + pdf_width(d->regular, MARK_SIZE, "m", 1) + 0.5 : 0.0;
@@ -380,24 +426,25 @@ static void grid_free(struct grid *g)
         free(g->text[k]);
     for (int i = 0; i < g->nfoot; i++)
         free(g->foot[i]);
-    free(g->text), free(g->foot), free(g->col), free(g->x), free(g->w), free(g->nat);
+    free(g->text), free(g->foot), free(g->col), free(g->x), free(g->w), free(g->nat), free(g->hsize);
 }
 
-/* Wraps row r (-1: the header) into ro: words at spaces, figures not at all (they fit). */
+/* Wraps row r (-1: the header) into ro: words at spaces, never inside a word; figures not at
+ * all, unless the plan lets them wrap at their spaces. */
 static void wrap_row(struct pdf_doc *d, const struct grid *g, int r, struct row *ro)
 {
-    struct pdf_font pf = { r < 0 ? d->bold : d->regular, g->size };
     int most = 1;
     for (int i = 0; i < g->nshown; i++) {
+        struct pdf_font pf = { r < 0 ? d->bold : d->regular, r < 0 ? g->hsize[i] : g->size };
         const char *s = r < 0 ? NULL : *text_at(g, r, i);
         double inner = g->w[i] - 2 * PAD_X - g->mark_w;
         if (r < 0)
             s = g->t->cols[g->col[i]].title;
         ro->cp[i] = r < 0 ? pdf_cp1252(s) : s;
-        if (r >= 0 && !g->breaks && pdf_numeric(s))
+        if (r >= 0 && !g->spaces && pdf_numeric(s))
             inner = INFINITY;           /* planned to fit: never wrap a figure */
-        ro->n[i] = pdf_wrap(ro->cp[i], inner > 4.0 ? inner : 4.0, pdf_measure_font, &pf,
-                            &ro->ln[i]);
+        ro->n[i] = pdf_wrap_words(ro->cp[i], inner > 4.0 ? inner : 4.0, pdf_measure_font, &pf,
+                                  &ro->ln[i]);
         most = ro->n[i] > most ? ro->n[i] : most;
     }
     ro->h = r < 0 && !g->header ? 0.0 : most * g->lead + 2 * PAD_Y;
@@ -422,19 +469,21 @@ static void marker(struct pdf_doc *d, double x_end, double baseline, enum pdf_ki
 
 /* Draws one cell's lines inside column i of a row whose top is at `top`. */
 static void cell_text(struct pdf_doc *d, const struct grid *g, const struct row *ro, int i,
-                      double top, HPDF_Font f, enum pdf_kind kind)
+                      double top, HPDF_Font f, enum pdf_kind kind, double size)
 {
     double inner = g->w[i] - 2 * PAD_X - g->mark_w;
     enum pdf_align align = g->t->cols[g->col[i]].align;
     for (int k = 0; k < ro->n[i]; k++) {
         const char *s = ro->cp[i] + ro->ln[i][k].off;
         size_t n = ro->ln[i][k].len;
-        double tw = pdf_width(f, g->size, s, n), x = g->x[i] + PAD_X;
-        double base = pdf_baseline(top - PAD_Y - k * g->lead, g->size, g->lead);
+        double tw = pdf_width(f, size, s, n), x = g->x[i] + PAD_X;
+        double base = pdf_baseline(top - PAD_Y - k * g->lead, size, g->lead);
         x += align == PDF_ALIGN_RIGHT ? inner - tw : align == PDF_ALIGN_CENTER ? (inner - tw) / 2 : 0;
+        if (tw > inner + 0.5)
+            pdf_log(d, "overflow\t%d\t%.*s", d->npages, (int)n, s);
         HPDF_Page_SetGrayFill(d->page, 0.08);
-        pdf_text(d->page, f, g->size, x, base, s, n);
-        if (g->markers && kind >= PDF_KIND_MEASURED && kind <= PDF_KIND_PROJECTED &&
+        pdf_text(d->page, f, size, x, base, s, n);
+        if (g->markers && kind >= PDF_KIND_MEASURED && kind <= PDF_KIND_ASSUMED &&
             k == ro->n[i] - 1 && ro->cp[i][0])
             marker(d, x + tw, base, kind);
     }
@@ -456,7 +505,8 @@ static void draw_row(struct pdf_doc *d, const struct grid *g, const struct row *
         const struct pdf_cell *c = r < 0 ? NULL : cell(g, r, i);
         if (c && c->tone != PDF_TONE_NONE)
             pdf_fill_rect(d->page, g->x[i], top - ro->h, g->w[i], ro->h, pdf_tone_fill(c->tone));
-        cell_text(d, g, ro, i, top, c ? d->regular : d->bold, c ? c->kind : PDF_KIND_NONE);
+        cell_text(d, g, ro, i, top, c ? d->regular : d->bold, c ? c->kind : PDF_KIND_NONE,
+                  c ? g->size : g->hsize[i]);
     }
     d->y -= ro->h;
     if (r < 0)
@@ -473,8 +523,8 @@ static void kind_legend(struct pdf_doc *d, unsigned kinds)
     pdf_ensure(d, lead + 3.0);
     double base = pdf_baseline(d->y - 3.0, LEGEND_SIZE, lead);
     HPDF_Page_SetGrayFill(d->page, 0.30);
-    for (int k = PDF_KIND_MEASURED; k <= PDF_KIND_PROJECTED; k++) {
-        char text[64];
+    for (int k = PDF_KIND_MEASURED; k <= PDF_KIND_ASSUMED; k++) {
+        char text[96];
         if (!((kinds >> k) & 1u))
             continue;
         if (!first) {
@@ -514,8 +564,10 @@ static void notes(struct pdf_doc *d, const struct grid *g)
 
 /* Height of what follows the last row (legend, every footnote, caption): kept on the last
  * rows' page, so that no caption or footnote starts a page alone and footnotes are not split
- * from their table, unless it is taller than TAIL_MAX (then its first TAIL_KEEP points). */
-static double tail_height(struct pdf_doc *d, const struct grid *g)
+ * from their table, unless it is taller than TAIL_MAX (then its first TAIL_KEEP points).
+ * Without the caption: what stays with the rows when the caption may go on (the page would be
+ * left too empty otherwise). */
+static double tail_height(struct pdf_doc *d, const struct grid *g, int caption)
 {
     double h = g->markers ? LEGEND_SIZE * PDF_LEADING + 3.0 : 0.0;
     struct pdf_font pf = { d->regular, PDF_CAPTION_SIZE };
@@ -525,7 +577,7 @@ static double tail_height(struct pdf_doc *d, const struct grid *g)
         free(ln);
         h += (i == 0 ? PDF_CAPTION_GAP : 0.0) + n * PDF_CAPTION_SIZE * PDF_LEADING;
     }
-    if (g->t->caption && *g->t->caption)
+    if (caption && g->t->caption && *g->t->caption)
         h += pdf_caption_height(d, g->t->caption);
     return h <= TAIL_MAX ? h : fmin(h, TAIL_KEEP);
 }
@@ -571,24 +623,46 @@ static double rows_height(struct pdf_doc *d, const struct grid *g, int from, int
     return h;
 }
 
+/* The least of the table a page must take from row r on, when its whole unit would leave the page
+ * under two-thirds full: two rows where a part of the table starts (header included), one where it
+ * goes on, never leaving one row alone for the next page, and with the last row the legend and
+ * footnotes (the caption may go on). *k: the last row of it. */
+static double least_rows(struct pdf_doc *d, const struct grid *g, int r, int starts, double head_h, int *k)
+{
+    int last = g->t->nrows - 1;
+    *k = r + (starts ? 1 : 0);
+    if (*k == last - 1)
+        *k = last;
+    if (*k > last)
+        *k = last;
+    return rows_height(d, g, r, *k) + (starts ? head_h : 0.0) + (*k == last ? tail_height(d, g, 0) : 0.0);
+}
+
 /* Body rows, with a new page (and the header again) before a unit of rows (unit_end) that does
  * not fit what is left of this one; the last unit goes with the table's tail. A unit taller
- * than a page breaks where its rows do. */
+ * than a page breaks where its rows do; one that would leave the page under two-thirds full
+ * breaks where least_rows allows. */
 static void body(struct pdf_doc *d, const struct grid *g, struct row *head, struct row *ro)
 {
     int header_drawn = 0, rows_here = 0, last = g->t->nrows - 1, end = -1;
-    double tail = tail_height(d, g);
+    double tail = tail_height(d, g, 1);
     for (int r = 0; r < g->t->nrows; r++) {
         wrap_row(d, g, r, ro);
         double need = ro->h + (header_drawn ? 0.0 : head->h) + (r == last ? tail : 0.0);
+        int fresh = header_drawn ? rows_here == 0 : pdf_page_fresh(d), k;
         if (r > end) {                  /* a unit starts here: it all goes on one page */
             end = unit_end(g->t, r);
             if (end > r)
                 need += rows_height(d, g, r + 1, end) + (end == last ? tail : 0.0);
+            double least = least_rows(d, g, r, !header_drawn, head->h, &k);
+            if (need > pdf_room(d) && least <= pdf_room(d) && !fresh && pdf_sparse(d))
+                need = least, end = k;  /* rather than a page left two-thirds empty */
         }
+        if (need > pdf_room(d) && !fresh)
+            pdf_break_why(d, pdf_sparse(d) ? "figure" : "full", need);
         if (r == 0)
             pdf_place(d, need);         /* a heading above stays with the first rows */
-        int fresh = header_drawn ? rows_here == 0 : pdf_page_fresh(d);
+        fresh = header_drawn ? rows_here == 0 : pdf_page_fresh(d);
         if (d->y - need < PDF_BODY_BOTTOM && !fresh) {
             if (header_drawn)       /* close the part on this page */
                 pdf_hline(d->page, g->x0, g->x0 + g->width, d->y, RULE_STRONG, 0.25);
@@ -604,6 +678,8 @@ static void body(struct pdf_doc *d, const struct grid *g, struct row *head, stru
         free_row(g, ro, 0);
     }
     if (!header_drawn) {            /* no rows: the header alone says what is missing */
+        if (head->h + tail > pdf_room(d) && !pdf_page_fresh(d))
+            pdf_break_why(d, pdf_sparse(d) ? "figure" : "full", head->h + tail);
         pdf_place(d, head->h + tail);
         draw_row(d, g, head, -1);
     }
@@ -660,7 +736,7 @@ void pdf_table(struct pdf_doc *d, const struct pdf_table *t)
     struct row head, ro;
     int k;
     grid_init(&g, d, t);
-    if (g.breaks && (k = columns_that_fit(d, &g)) > 0) {
+    if ((k = g.split) > 0) {
         split_columns(d, &g, k);
         grid_free(&g);
         return;

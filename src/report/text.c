@@ -241,9 +241,10 @@ static size_t unit_after(const char *s, size_t j, size_t e)
     return k + n;
 }
 
-/* Wraps the hard line s[p..e) (no "\n" inside), appending its lines. */
+/* Wraps the hard line s[p..e) (no "\n" inside), appending its lines; a word wider than the line
+ * is broken inside, or, with `whole`, takes a line of its own. */
 static void wrap_hard_line(const char *s, size_t p, size_t e, double width, pdf_measure_fn m,
-                           void *ctx, struct pdf_span **lines, int *n, int *cap)
+                           void *ctx, struct pdf_span **lines, int *n, int *cap, int whole)
 {
     do {
         size_t fit = p, i = p;
@@ -258,8 +259,15 @@ static void wrap_hard_line(const char *s, size_t p, size_t e, double width, pdf_
                 break;
             fit = i = j;
         }
-        if (fit == p)                   /* one word wider than the line: break inside it */
+        if (fit == p && whole) {        /* one word wider than the line: whole, on its own */
+            fit = p;
+            while (fit < e && s[fit] == ' ')
+                fit++;
+            while (fit < e && s[fit] != ' ')
+                fit++;
+        } else if (fit == p) {          /* one word wider than the line: break inside it */
             fit = p + fit_chars(s + p, e - p, width, m, ctx);
+        }
         size_t len = fit - p;
         while (len > 0 && s[p + len - 1] == ' ')
             len--;
@@ -270,8 +278,8 @@ static void wrap_hard_line(const char *s, size_t p, size_t e, double width, pdf_
     } while (p < e);
 }
 
-int pdf_wrap(const char *s, double width, pdf_measure_fn measure, void *ctx,
-             struct pdf_span **lines)
+static int wrap(const char *s, double width, pdf_measure_fn measure, void *ctx,
+                struct pdf_span **lines, int whole)
 {
     int n = 0, cap = 0;
     size_t p = 0, len = strlen(s);
@@ -282,12 +290,24 @@ int pdf_wrap(const char *s, double width, pdf_measure_fn measure, void *ctx,
         if (e == p)
             push_line(lines, &n, &cap, p, 0);
         else
-            wrap_hard_line(s, p, e, width, measure, ctx, lines, &n, &cap);
+            wrap_hard_line(s, p, e, width, measure, ctx, lines, &n, &cap, whole);
         if (!nl)
             break;
         p = e + 1;
     }
     return n;
+}
+
+int pdf_wrap(const char *s, double width, pdf_measure_fn measure, void *ctx,
+             struct pdf_span **lines)
+{
+    return wrap(s, width, measure, ctx, lines, 0);
+}
+
+int pdf_wrap_words(const char *s, double width, pdf_measure_fn measure, void *ctx,
+                   struct pdf_span **lines)
+{
+    return wrap(s, width, measure, ctx, lines, 1);
 }
 
 void pdf_text(HPDF_Page page, HPDF_Font f, double size, double x, double y,

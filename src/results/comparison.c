@@ -191,5 +191,5 @@ int comparison_write(const char *dir, const cJSON *cmp, char *err, size_t errlen
     if (json_save(path, cmp, err, errlen) != 0)
         return -1;
     snprintf(path, sizeof path, "%s/comparison.pdf", dir);
-    return draw_results(cmp, path, err, errlen) == 0 ? 0 : -1;
+    return draw_results(cmp, path, NULL, NULL, err, errlen) == 0 ? 0 : -1;
 }

@@ -3,6 +3,7 @@
  * a page shows is the templates' and sections'; how it is drawn is src/report's. */
 #include "results/draw.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,13 +141,91 @@ static int check_shape(lua_State *L, char *err, size_t errlen)
     return ok ? 0 : DRAW_INVALID;
 }
 
-/* Draws results into doc through the template the results name, after checking that they
- * have the shape the templates read. */
-static int draw(struct pdf_doc *doc, const cJSON *results, char *err, size_t errlen)
+/* The documents the results' template draws (report.documents), in drawing order, as names
+ * ("annex", "report"): at most DRAW_DOCS. Stack: [report, results] on entry and exit. */
+#define DRAW_DOCS 4
+static int documents(lua_State *L, char names[DRAW_DOCS][16], char *err, size_t errlen)
 {
+    int n = 0;
+    lua_getfield(L, 1, "documents");
+    lua_pushvalue(L, 2);
+    if (sr_lua_pcall(L, 1, 1, err, errlen, NULL) != 0)
+        return -1;
+    for (int i = 1; i <= DRAW_DOCS && lua_rawgeti(L, -1, i) == LUA_TSTRING; i++, n++) {
+        snprintf(names[n], sizeof names[n], "%s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+    return n;
+}
+
+/* Draws document `name` of the results (report.render) into a new PDF saved at tmp. Stack: [report,
+ * results] on entry and exit. */
+static int draw_one(lua_State *L, const cJSON *results, const char *name, const char *tmp, const char *path,
+                    FILE *log, char *err, size_t errlen)
+{
+    struct pdf_doc *doc = pdf_doc_new(font_dir(), err, errlen);
+    if (!doc)
+        return -1;
+    const cJSON *scn = cJSON_GetObjectItemCaseSensitive(results, "scenario");
+    int annex = strcmp(name, "annex") == 0;
+    pdf_doc_info(doc, json_str(results, "title", json_str(scn, "title", "sparkreport")),   /* comparisons: their own */
+                 json_str(results, "subject", annex ? "sparkreport technical annex: the machine that ran the report"
+                          : "sparkreport decision report"), report_date(results));
+    pdf_doc_log(doc, log);
+    lpdf_push_doc(L, doc);              /* at 3, to detach it after */
+    lua_getfield(L, 1, "render");
+    lua_pushvalue(L, 3);
+    lua_pushvalue(L, 2);
+    lua_pushstring(L, name);
+    int rc = sr_lua_pcall(L, 3, 0, err, errlen, NULL);
+    lpdf_detach(L, 3);
+    lua_pop(L, 1);
+    if (rc == 0 && (rc = pdf_doc_save(doc, tmp, err, errlen)) != 0) {
+        char why[1024];
+        const char *colon = strstr(err, ": ");
+        snprintf(why, sizeof why, "%s", colon ? colon + 2 : err);
+        snprintf(err, errlen, "%s: cannot write: %s", path, why);   /* the file asked for, not the temporary */
+    }
+    pdf_doc_free(doc);
+    return rc;
+}
+
+/* SPARKREPORT_LAYOUT_LOG: a file the layout's decisions are appended to (pdf_doc_log), for tests. */
+static FILE *layout_log(char *err, size_t errlen, int *bad)
+{
+    const char *path = getenv("SPARKREPORT_LAYOUT_LOG");
+    *bad = 0;
+    if (!path || !*path)
+        return NULL;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        snprintf(err, errlen, "SPARKREPORT_LAYOUT_LOG=%.512s: cannot open: %s", path, strerror(errno));
+        *bad = 1;
+    }
+    return f;
+}
+
+int draw_results(const cJSON *results, const char *pdf_path, const char *annex_path, int *annexed,
+                 char *err, size_t errlen)
+{
+    char names[DRAW_DOCS][16];
+    char *tmp[DRAW_DOCS] = { NULL };
+    const char *path[DRAW_DOCS] = { NULL };
+    int bad = draw_precheck(results, err, errlen), fd, n = 0, rc, logbad;
+    if (annexed)
+        *annexed = 0;
+    if (bad != 0)
+        return bad;
+    if (draw_check_env(err, errlen) != 0 || fs_check_output(pdf_path, 0, err, errlen) != 0 ||
+        (annex_path && fs_check_output(annex_path, 0, err, errlen) != 0))
+        return -1;
+    FILE *log = layout_log(err, errlen, &logbad);
+    if (logbad)
+        return -1;
     lua_State *L = sr_lua_new(SR_LUA_MEM_LIMIT);
     sr_lua_limit_time(L, SR_LUA_TIME_S);
-    int rc = sr_lua_require(L, "sparkreport.report", err, errlen);
+    rc = sr_lua_require(L, "sparkreport.report", err, errlen);
     if (rc == 0 && lua_push_json_protected(L, results, err, errlen) != 0) {
         char why[512];
         snprintf(why, sizeof why, "%s", err);
@@ -155,49 +234,37 @@ static int draw(struct pdf_doc *doc, const cJSON *results, char *err, size_t err
     }
     if (rc == 0)
         rc = check_shape(L, err, errlen);
-    if (rc == 0) {                      /* [report, results] */
-        lpdf_push_doc(L, doc);          /* kept at 3, to detach it after */
-        lua_getfield(L, 1, "render");
-        lua_pushvalue(L, 3);
-        lua_pushvalue(L, 2);
-        rc = sr_lua_pcall(L, 2, 0, err, errlen, NULL);
-        lpdf_detach(L, 3);
+    if (rc == 0 && (n = documents(L, names, err, errlen)) < 0)
+        rc = -1;
+    for (int i = 0; rc == 0 && i < n; i++) {     /* each to a temporary file; all or none is kept */
+        path[i] = strcmp(names[i], "annex") == 0 ? annex_path : pdf_path;
+        if (!path[i])
+            continue;                   /* the caller wants the decision report alone */
+        if (log)
+            fprintf(log, "document\t%s\t%s\n", names[i], path[i]);
+        if (!(tmp[i] = fs_temp_create(path[i], &fd, err, errlen))) {
+            rc = -1;
+            break;
+        }
+        close(fd);
+        rc = draw_one(L, results, names[i], tmp[i], path[i], log, err, errlen);
     }
     sr_lua_close(L);
-    return rc;
-}
-
-int draw_results(const cJSON *results, const char *pdf_path, char *err, size_t errlen)
-{
-    int bad = draw_precheck(results, err, errlen);
-    if (bad != 0)
-        return bad;
-    if (draw_check_env(err, errlen) != 0 || fs_check_output(pdf_path, 0, err, errlen) != 0)
-        return -1;
-    struct pdf_doc *doc = pdf_doc_new(font_dir(), err, errlen);
-    if (!doc)
-        return -1;
-    const cJSON *scn = cJSON_GetObjectItemCaseSensitive(results, "scenario");
-    pdf_doc_info(doc, json_str(results, "title", json_str(scn, "title", "sparkreport")),   /* comparisons: their own */
-                 json_str(results, "subject", "sparkreport measurement report"), report_date(results));
-    int rc = draw(doc, results, err, errlen), fd;
-    char *tmp = rc == 0 ? fs_temp_create(pdf_path, &fd, err, errlen) : NULL;
-    if (tmp) {
-        close(fd);
-        rc = pdf_doc_save(doc, tmp, err, errlen);
-        if (rc != 0) {
-            char why[1024];             /* name the file the user asked for, not the temporary */
-            const char *colon = strstr(err, ": ");
-            snprintf(why, sizeof why, "%s", colon ? colon + 2 : err);
-            snprintf(err, errlen, "%s: cannot write: %s", pdf_path, why);
-            fs_temp_discard(tmp);
+    for (int i = 0; i < n; i++) {
+        if (!tmp[i])
+            continue;
+        if (rc == 0) {
+            rc = fs_temp_commit(tmp[i], path[i], err, errlen);
+            if (rc == 0 && annexed && path[i] == annex_path)
+                *annexed = 1;
         } else {
-            rc = fs_temp_commit(tmp, pdf_path, err, errlen);
+            fs_temp_discard(tmp[i]);
         }
-        free(tmp);
-    } else if (rc == 0) {
+        free(tmp[i]);
+    }
+    if (log && fclose(log) != 0 && rc == 0) {
+        snprintf(err, errlen, "SPARKREPORT_LAYOUT_LOG: cannot write: %s", strerror(errno));
         rc = -1;
     }
-    pdf_doc_free(doc);
     return rc;
 }

@@ -9,13 +9,17 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-/* Draws results (already loaded and checked) to pdf_path atomically. Returns 0, -1 (err:
- * what failed, with the path), or DRAW_INVALID when the results lack the shape the templates
- * read (err: "experiments[1].results[3].gbps_best must be a number, ..."). The PDF's date is
- * SOURCE_DATE_EPOCH when set, else the document's finished_epoch: the same input gives the
- * same bytes. Fonts from SPARKREPORT_FONT_DIR, else the configured folder. */
+/* Draws results (already loaded and checked) atomically: the decision report to pdf_path and,
+ * when the template has one and annex_path is not NULL, the technical annex to annex_path (*annexed
+ * says whether it did; a comparison has no annex); every file or none. Returns 0, -1 (err: what
+ * failed, with the path), or DRAW_INVALID when the results lack the shape the templates read (err:
+ * "experiments[1].results[3].gbps_best must be a number, ..."). A PDF's date is SOURCE_DATE_EPOCH
+ * when set, else the document's finished_epoch: the same input gives the same bytes. Fonts from
+ * SPARKREPORT_FONT_DIR, else the configured folder; SPARKREPORT_LAYOUT_LOG names a file the layout's
+ * decisions are appended to (report.h, pdf_doc_log), for tests. */
 #define DRAW_INVALID (-2)
-int draw_results(const cJSON *results, const char *pdf_path, char *err, size_t errlen);
+int draw_results(const cJSON *results, const char *pdf_path, const char *annex_path, int *annexed,
+                 char *err, size_t errlen);
 
 /* What a render needs that can be checked before any drawing (a run checks it before measuring):
  * draw_check_env: SOURCE_DATE_EPOCH a whole number of seconds 0 .. 9999-12-31 (never a date

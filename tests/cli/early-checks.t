@@ -17,6 +17,7 @@ sparkreport: SPARKREPORT_FONT_DIR=/dev/null: not a folder
 # the last second of 9999 is a date the PDF holds
 $ export SOURCE_DATE_EPOCH=253402300799; sparkreport render tests/fixtures/results/tiny.json -o $OUT/late.pdf
 {*}/late.pdf
+{*}/late-annex.pdf
 $ grep -ac "CreationDate (D:99991231235959Z" $OUT/late.pdf
 1
 # titles: at most 200 characters, all drawable in CP1252, valid UTF-8

@@ -13,8 +13,8 @@ sparkreport: {*}/cut.json:1: truncated JSON (ends before the document closes)
 $ printf '{"a": 1}' > $OUT/other.json && sparkreport render $OUT/other.json
 sparkreport: {*}/other.json: not a sparkreport results file (no "schema": "sparkreport/results")
 [4]
-$ printf '{"schema": "sparkreport/results", "schema_version": 4}' > $OUT/future.json && sparkreport render $OUT/future.json
-sparkreport: {*}/future.json: schema version 4 is newer than this sparkreport reads (3); update sparkreport
+$ printf '{"schema": "sparkreport/results", "schema_version": 99}' > $OUT/future.json && sparkreport render $OUT/future.json
+sparkreport: {*}/future.json: schema version 99 is newer than this sparkreport reads (3); update sparkreport
 [4]
 $ printf '{"schema": "sparkreport/results", "schema_version": 1, "context": [], "scenario": {}, "experiments": []}' > $OUT/typed.json && sparkreport render $OUT/typed.json
 sparkreport: {*}/typed.json: 'context' must be an object
@@ -65,3 +65,4 @@ typed.json
 # the fixture itself renders
 $ sparkreport render tests/fixtures/results/tiny.json -o $OUT/tiny.pdf
 {*}/tiny.pdf
+{*}/tiny-annex.pdf

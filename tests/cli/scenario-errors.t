@@ -48,7 +48,7 @@ $ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set bandwidth.min_r
 --set bandwidth.min_reps=1: bandwidth: parameter 'min_reps' = 1 is out of range (2 .. 1000)
 [3]
 $ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set budget=3
---set budget=3: scenario: unknown parameter 'budget' (valid: baseline, budget_s, decide, kwh_usd, life_years, systems, template, title, utilisation)
+--set budget=3: scenario: unknown parameter 'budget' (valid: baseline, budget_s, decide, kwh_usd, life_years, systems, team_name, template, title, utilisation)
 [3]
 $ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set train.steps=3
 --set train.steps=3: the scenario has no 'train' experiment (it has: bandwidth)

@@ -10,6 +10,7 @@ $ ls -A $OUT/r | grep tmp; cat $OUT/r/.tmp-abcdef/data/keep; ls -A $OUT/r/latest
 .tmp-abcdef
 .tmp-notes
 mine
+annex.pdf
 report.pdf
 results.csv
 results.json

@@ -99,9 +99,9 @@ for i, k in ipairs(names) do names[i] = k .. "=" .. vars[k] .. " " end
 local rerun = "Rerun with: cd " .. cwd .. " && " .. table.concat(names) .. r2.scenario.command
 -- compared without whitespace and without the page furniture (footer "Page N of M", form feed, running
 -- title): where the paragraph wraps and whether it crosses a page depends on what the run printed before it
-local plain = env.plain(second .. "/report.pdf")
+local plain = env.plain(second .. "/annex.pdf")       -- the technical annex holds the rerun command
 if not plain:gsub("%s", ""):find(rerun:gsub("%s", ""), 1, true) then
-  fail("report.pdf lacks %q; it has %q", rerun, plain:match("Rerun with:.-The command") or "no 'Rerun with:'")
+  fail("annex.pdf lacks %q; it has %q", rerun, plain:match("Rerun with:.-The command") or "no 'Rerun with:'")
 end
 t = pdf(second .. "/comparison.pdf")
 if not t:find("Nothing is slower than the baseline.", 1, true) and not t:find("SLOWER:", 1, true) then

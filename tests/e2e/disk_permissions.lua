@@ -37,7 +37,7 @@ if c ~= 1 or msg ~= ("sparkreport: %s: cannot create a folder in: Permission den
   fail("run into a folder without write permission: exit %d: %s", c, msg)
 end
 msg, c = sh(("%s%s render %s"):format(as, q(env.bin), q(dir .. "/results.json")))
-if c ~= 1 or msg ~= ("sparkreport: %s/report.pdf: cannot create: Permission denied\n"):format(dir) then
+if c ~= 1 or msg ~= ("sparkreport: %s/annex.pdf: cannot create: Permission denied\n"):format(dir) then   -- drawn first
   fail("render into a folder without write permission: exit %d: %s", c, msg)
 end
 sh("chmod 755 " .. q(root) .. " " .. q(dir))

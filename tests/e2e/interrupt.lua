@@ -50,7 +50,7 @@ local code, out, err = interrupted("INT")
 if code ~= 130 then fail("SIGINT: exit %d, expected 130\nstderr: %s", code, err) end
 if not err:find("sparkreport: SIGINT: stopping after the current measurement; the report will say the run is partial "
                 .. "(a second signal stops at once)", 1, true) then fail("SIGINT: stderr %s", err) end
-if not err:find("sparkreport: the run was interrupted by SIGINT; results.json and report.pdf say it is partial", 1, true) then
+if not err:find("sparkreport: the run was interrupted by SIGINT; results.json and the PDFs say it is partial", 1, true) then
   fail("SIGINT: stderr %s", err)
 end
 local dir = out:match("^(.-)/report%.pdf\n$")

@@ -22,7 +22,7 @@ if exp.name ~= "model" or exp.device ~= "gpu" or exp.status ~= "skipped" then
 end
 local reason = r.context.cuda.reason
 if exp.reason ~= reason then fail("skipped experiment's reason %q, wanted the CUDA probe's %q", tostring(exp.reason), reason) end
-local text = env.pdftotext and env.pdftotext ~= "" and sh(("%s %s -"):format(q(env.pdftotext), q(dir .. "/report.pdf"))):gsub("%s+", " ")
+local text = env.pdftotext and env.pdftotext ~= "" and sh(("%s %s -"):format(q(env.pdftotext), q(dir .. "/annex.pdf"))):gsub("%s+", " ")
 if reason then                          -- no device here: the probe's words, once per item
   local items = { "model gpu: calibration (matmul peaks, bandwidth, launch cost, ops timed on their own)",
                   "model gpu: validation (training configurations predicted, then measured)",
@@ -52,16 +52,17 @@ write(env.out .. "/gpu.json", doc)
 local pdf = env.out .. "/gpu.pdf"
 out, code = sh(("%s render %s -o %s"):format(q(env.bin), q(env.out .. "/gpu.json"), q(pdf)))
 if code ~= 0 then fail("render: %s", out) end
-local t = sh(("%s %s -"):format(q(env.pdftotext), q(pdf))):gsub("%s+", " ")
-local lay = sh(("%s -layout %s -"):format(q(env.pdftotext), q(pdf)))
+local apdf = env.out .. "/gpu-annex.pdf"          -- the technical annex: the model's calibration and validation
+local t = sh(("%s %s - && %s %s -"):format(q(env.pdftotext), q(pdf), q(env.pdftotext), q(apdf))):gsub("%s+", " ")
+local lay = sh(("%s -layout %s -"):format(q(env.pdftotext), q(apdf)))
 for _, want in ipairs {
   "Validation on this machine's GPU (NVIDIA GB10)",
   "(op kernels timed on their own, the GEMM surface, the kernel launch cost) and was never fitted on these runs.",
   "Over 2 configurations: mean |error| 3.65 %, max |error| 4.20 %",
   "What it covers: this machine's own training steps on this device: it validates the method here, not the "
     .. "projections onto other systems.",
-  "Measured on this run on this machine's GPU (NVIDIA GB10): sustained matmul peaks BF16 88000 GFLOP/s, E4M3 "
-    .. "170000 GFLOP/s, FP32 24000 GFLOP/s",
+  "Measured on this run on this machine's GPU (NVIDIA GB10): sustained matmul peaks BF16 88,000 GFLOP/s, E4M3 "
+    .. "170,000 GFLOP/s, FP32 24,000 GFLOP/s",
   "device-memory bandwidth 231 GB/s",
   "fixed cost per op 4.0 µs (an empty",                   -- the sentence may cross a page (its footer between)
   "kernel launch, 1000 back to back on one stream",

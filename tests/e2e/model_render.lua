@@ -20,10 +20,12 @@ local function render(path, pdf, epoch)
                                                      q(path), q(pdf)))
   return out, rc
 end
--- the PDF's text: -layout, or plain (run.lua's: without the page furniture), whitespace collapsed
+-- the text of both documents, the decision report then the technical annex (X.pdf, X-annex.pdf):
+-- -layout, or plain (run.lua's: without the page furniture), whitespace collapsed
 local function text(pdf, layout)
-  if not layout then return (env.plain(pdf):gsub("%s+", " ")) end
-  return sh(("%s -layout %s -"):format(q(env.pdftotext), q(pdf)))
+  local annex = pdf:gsub("%.pdf$", "-annex.pdf")
+  if not layout then return (env.plain(pdf) .. " " .. env.plain(annex)):gsub("%s+", " ") end
+  return sh(("%s -layout %s -"):format(q(env.pdftotext), q(pdf))), sh(("%s -layout %s -"):format(q(env.pdftotext), q(annex)))
 end
 local function has(t, want, what)
   if not t:find(want, 1, true) then fail("%s lacks %q", what, want) end
@@ -33,9 +35,9 @@ end
 local pdf = env.out .. "/model.pdf"
 local msg, rc = render(fixture, pdf)
 if rc ~= 0 then fail("render: %s", msg) end
-local t, lay = text(pdf), text(pdf, true)
+local t, lay, alay = text(pdf), text(pdf, true)
 for _, want in ipairs {
-  "Training time on this and other systems", "Validation on this machine",
+  "The training-time model: calibration and validation", "Projected training time", "Validation on this machine",
   "Its calibration came from microbenchmarks only (op kernels timed on their own, the GEMM surface, the OpenMP "
     .. "fork/join cost) and was never fitted on these runs.",
   "Predicted against measured step time, this machine", "y = x (a perfect prediction)",
@@ -46,19 +48,19 @@ for _, want in ipairs {
   "matmul ceiling BF16 105 GFLOP/s, FP32 128 GFLOP/s, a large GEMM; vector 32.0 GFLOP/s; read bandwidth 6.30 GB/s; fixed "
     .. "cost per op 4.0 µs. Compute and memory time combine as t = (tc^q + tm^q)^(1/q) with q = 2.00, chosen on 14 "
     .. "intensity microbenchmarks (mean error 4.1 % there). 123 ops were timed on their own (16 records",
-  "GPT-2 124M pre-training 124 M parameters, 10.0 B tokens, sequence 1024, global batch 512, BF16",
-  "Projected training time per workload and system (log scale)", "Memory-bound share of step time",
+  "GPT-2 124M pre-training 124 M parameters, 10.0 B tokens, sequence 1,024, global batch 512, BF16",
+  "Projected hours per job, the decision table's workloads (log scale)", "Memory-bound share of step time",
   "p projected (model, with band)", "s spec (source given)",
   -- verdicts: figures from the projection records only
   "On the NVIDIA DGX Spark (GB10), GPT-2 124M pre-training takes about 95.8 h (84.3–110 h, projected); the NVIDIA "
-    .. "H100 SXM5 would take 8.96 h (7.89–10.3 h), 10.7x less per job. There 41.0 % of the step is in memory-bound ops "
+    .. "H100 SXM5 would take 8.96 h (7.89–10.3 h), 10.7x faster per job. There 41.0 % of the step is in memory-bound ops "
     .. "(elementwise 16.4 %, norm 10.2 %, optimizer 10.2 %, loss 4.1 %), against 22.0 % on the NVIDIA H100 SXM5. In "
-    .. "those ops the gap is memory bandwidth: 273 against 3350 GB/s (spec, 12.3x). In the rest it is compute: 62.0 "
+    .. "those ops the gap is memory bandwidth: 273 against 3,350 GB/s (spec, 12.3x). In the rest it is compute: 62.0 "
     .. "against 989 dense BF16 TFLOPS (spec, 16.0x).",
-  "In FP8 (workload llama-3.2-1b-ft-fp8) it would take 60.4 h on the NVIDIA DGX Spark (GB10) (x0.72) and 4.71 h on "
-    .. "the NVIDIA H100 SXM5 (x0.61).",
+  "In FP8 (workload llama-3.2-1b-ft-fp8) it would take 60.4 h on the NVIDIA DGX Spark (GB10) (0.72x) and 4.71 h on "
+    .. "the NVIDIA H100 SXM5 (0.61x).",
   "On the NVIDIA DGX Spark (GB10), Llama-3.3 70B QLoRA takes about 154 h (136–177 h, projected); the NVIDIA H100 "
-    .. "SXM5 would take 14.6 h (12.9–16.8 h), 10.6x less per job.",
+    .. "SXM5 would take 14.6 h (12.9–16.8 h), 10.6x faster per job.",
   "GPU validation not measured: no CUDA device",
   -- the summary
   "Projected by the training-time model (GPU rows from software-stack profiles fitted on published training runs; "
@@ -68,8 +70,9 @@ for _, want in ipairs {
 } do has(t, want, "the report") end
 if t:find("dense NF4", 1, true) then fail("the QLoRA verdict invents an NF4 compute peak") end
 if t:find("In FP8 (workload llama-3.2-1b-ft-fp8) it would take 154", 1, true) then fail("a precision alternative was invented") end
--- the section and the appendices its detail moved to (the projection tables, the calibration classes)
-local section = lay:match("Training time on this and other systems(.*)$") or fail("no model section")
+-- the annex's model section and the appendices its detail moved to (the projection tables on every system,
+-- the calibration classes), then the decision report's (the memory-bound share)
+local section = (alay:match("The training%-time model: calibration and validation(.*)$") or fail("no model section")) .. lay
 local C = "[^\n]-"                    -- the rest of a cell on the same line
 for _, p in ipairs {
   "v8%s+6/384/6/256/4/512%s+bf16" .. C .. "1%.70 s p%s+1%.59 s m%s+%+7%.1 %%",   -- error: 1.7033/1.5904 - 1
@@ -81,7 +84,7 @@ for _, p in ipairs {
   "catalog%s+8%.96 h p%s+7%.89–10%.3 h p%s+fits%s+38 / 80 p%s+11%.4 p%s+%$39,625 s",
   "scenario%s+19%.8 h p%s+17%.5–22%.8 h p%s+fits%s+38 / 96 p%s+11%.9 %(chip%) p%s+n/a",
   "measured" .. C .. "does not%s+" .. C .. "does not%s+48 > 25",
-  "gpt2%-124m%s+41%.0 %%%s+22%.0 %%%s+17%.0 %%%s+24%.0 %%",
+  "GPT%-2 124M pre%-training%s+41%.0 %%%s+22%.0 %%%s+17%.0 %%%s+24%.0 %%",
 } do
   if not section:find(p) then fail("the section lacks %s", p) end
 end
@@ -101,7 +104,7 @@ write(env.out .. "/failed.json", doc)
 msg, rc = render(env.out .. "/failed.json", env.out .. "/failed.pdf")
 if rc ~= 0 then fail("render of a failed model: %s", msg) end
 t = text(env.out .. "/failed.pdf")
-has(t, "Training time on this and other systems Not measured (CPU): " .. reason .. ".", "the failed report")
+has(t, "The training-time model: calibration and validation Not measured (CPU): " .. reason .. ".", "the failed report")
 if t:find("Validation on this machine", 1, true) or t:find("Projected by the training-time model", 1, true) then
   fail("the failed report draws figures")
 end
@@ -111,7 +114,7 @@ doc.experiments = {}
 write(env.out .. "/absent.json", doc)
 msg, rc = render(env.out .. "/absent.json", env.out .. "/absent.pdf")
 if rc ~= 0 then fail("render without a model: %s", msg) end
-if text(env.out .. "/absent.pdf"):find("Training time on this and other systems", 1, true) then
+if text(env.out .. "/absent.pdf"):find("The training-time model", 1, true) then
   fail("a report without a model experiment has a model section")
 end
 

@@ -46,7 +46,7 @@ local nodev = not (info.cuda and info.cuda.devices and #info.cuda.devices > 0)
 if nodev and not c.overheads.kernel_launch_not_measured then fail("calibration does not say why the launch cost is missing") end
 
 if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end
-local text = sh(("%s -layout %s -"):format(q(env.pdftotext), q(dir .. "/report.pdf")))
+local text = sh(("%s -layout %s -"):format(q(env.pdftotext), q(dir .. "/annex.pdf")))   -- the technical annex
 -- the section with the appendices its detail moved to
 local section = text:match("Compute per precision(.*)$")
 if not section then fail("PDF lacks the section 'Compute per precision'") end

@@ -50,17 +50,17 @@ local f = assert(io.open(env.out .. "/h200.json", "wb")); f:write(json.encode(r)
 
 local msg, rc = sh(("%s render %s -o %s"):format(q(env.bin), q(env.out .. "/h200.json"), q(env.out .. "/h200.pdf")))
 if rc ~= 0 then fail("render: %s", msg) end
-local text = sh(("%s -layout %s -"):format(q(env.pdftotext), q(env.out .. "/h200.pdf")))
+local text = sh(("%s -layout %s -"):format(q(env.pdftotext), q(env.out .. "/h200-annex.pdf")))   -- the machine's annex
 -- the section with the appendices its detail moved to
 local section = text:match("Compute per precision(.*)$") or fail("no compute section")
 local C = "[^\n]-"                    -- the rest of a cell on the same line (kind markers m, s)
 local want = {
-  "GPU%s+bf16%s+sustained GEMM rate: square" .. C .. "700000" .. C .. "720000" .. C .. "989000" .. C .. "70%.8 %%",  -- of 989 TFLOPS
-  "GPU%s+fp8%s+sustained GEMM rate: square" .. C .. "1300000" .. C .. "1350000" .. C .. "1979000" .. C .. "65%.7 %%",
+  "GPU%s+bf16%s+sustained GEMM rate: square" .. C .. "700,000" .. C .. "720,000" .. C .. "989,000" .. C .. "70%.8 %%",  -- of 989 TFLOPS
+  "GPU%s+fp8%s+sustained GEMM rate: square" .. C .. "1,300,000" .. C .. "1,350,000" .. C .. "1,979,000" .. C .. "65%.7 %%",
   "GPU%s+nvfp4%s+not measured … %[%d+%]",    -- the long reason is a footnote under the table
   "Roofline, GPU: measured ceilings, sweep points %(best repetition%), spec dashed",
-  "Bandwidth ceiling 4300 GB/s: read kernel in FP64",
-  "GPU%s+bf16%s+gemm%-k" .. C .. "4133" .. C .. "62000" .. C .. "15%.0" .. C .. "163" .. C .. "206",  -- 700000/4300, 989000/4800
+  "Bandwidth ceiling 4,300 GB/s: read kernel in FP64",
+  "GPU%s+bf16%s+gemm%-k" .. C .. "4,133" .. C .. "62,000" .. C .. "15%.0" .. C .. "163" .. C .. "206",  -- 700000/4300, 989000/4800
   "GPU%s+bf16%s+cuBLASLt: cuBLASLt algo 66" .. C .. "2%.71e%-03" .. C .. "6%.12e%-04",
   "an empty CUDA kernel launch costs 2%.5 µs",
 }

@@ -14,7 +14,7 @@ if code ~= 0 then fail("run exited %d: %s", code, out) end
 local dir = out:match("^(.-)/report%.pdf\n$")
 if not dir then fail("run printed %q, expected the report path", out) end
 if not dir:match("/reports/%d%d%d%d%d%d%d%dT%d%d%d%d%d%dZ%-[%w._-]+%-quick$") then fail("run folder %s", dir) end
-for _, f in ipairs { "report.pdf", "results.json", "results.csv", "run.log" } do
+for _, f in ipairs { "report.pdf", "annex.pdf", "results.json", "results.csv", "run.log" } do
   if not io.open(dir .. "/" .. f) then fail("missing %s", f) end
 end
 local link = sh("readlink " .. q(env.out .. "/reports/latest")):gsub("%s+$", "")
@@ -56,7 +56,8 @@ if #lines ~= records + 1 then fail("csv has %d rows for %d records", #lines - 1,
 
 -- the PDF's text
 if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end
-local text = sh(("%s -layout %s -"):format(q(env.pdftotext), q(dir .. "/report.pdf")))
+local text = sh(("%s -layout %s - && %s -layout %s -"):format(q(env.pdftotext), q(dir .. "/report.pdf"), q(env.pdftotext),
+                q(dir .. "/annex.pdf")))      -- the decision report, then the technical annex
 for _, title in ipairs { "Quick check", "Summary", "Memory bandwidth", "Bandwidth against working set, FP64",
                          "Thread scaling", "Appendix", "Environment", "Catalog sources", "Scenario",
                          "Detail: triad", "NVIDIA DGX Spark (GB10)" } do
@@ -105,8 +106,8 @@ end
 for _, want in ipairs { "Scale%-out projection", "two Sparks", "four Sparks", "eight Sparks", "8%-GPU node," } do
   if not text:find(want) then fail("PDF lacks %q", want) end
 end
-local function big(x)        -- sparkreport.format's rule: thousands separators from 10,000 up
-  if x < 10000 then return rate(x) end
+local function big(x)        -- sparkreport.format's rule: thousands separators from 1,000 up
+  if x < 1000 then return rate(x) end
   return (("%d"):format(math.floor(x + 0.5)):reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", ""))
 end
 local row = "two Sparks%s+25%.0 s%s+" .. big(spark2.tokens_per_s):gsub("%.", "%%.") .. " p"
@@ -116,6 +117,7 @@ if not text:find(row) then fail("PDF lacks the two-Spark row with %s tokens/s", 
 local a, b = env.out .. "/a.pdf", env.out .. "/b.pdf"
 sh(("%s render %s -o %s"):format(q(env.bin), q(dir .. "/results.json"), q(a)))
 if read(a) ~= read(dir .. "/report.pdf") then fail("render differs from the run's report.pdf") end
+if read(env.out .. "/a-annex.pdf") ~= read(dir .. "/annex.pdf") then fail("render differs from the run's annex.pdf") end
 sh(("SOURCE_DATE_EPOCH=1700000000 %s render %s -o %s"):format(q(env.bin), q(dir .. "/results.json"), q(a)))
 sh(("SOURCE_DATE_EPOCH=1700000000 %s render %s -o %s"):format(q(env.bin), q(dir .. "/results.json"), q(b)))
 if read(a) ~= read(b) then fail("two renders with the same SOURCE_DATE_EPOCH differ") end

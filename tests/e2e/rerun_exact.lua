@@ -1,4 +1,4 @@
--- tests/e2e/rerun_exact.lua: the report's rerun command is the exact command, or says where the
+-- tests/e2e/rerun_exact.lua: the annex's rerun command is the exact command, or says where the
 -- exact one is: a command line whose characters the font has is drawn as it is, with no note; one
 -- with characters it lacks (Greek, CJK, an arrow: drawn as '?' or a stand-in) is followed by the
 -- note that names results.json's scenario.command.
@@ -15,7 +15,7 @@ local function rendered(command)
   local f = assert(io.open(path, "w")); f:write(json.encode(r)); f:close()
   local out, code = sh(("%s render %s -o %s"):format(q(env.bin), q(path), q(env.out .. "/r.pdf")))
   if code ~= 0 then fail("render exited %d: %s", code, out) end
-  return (env.plain(env.out .. "/r.pdf"):gsub("%s+", " "))
+  return (env.plain(env.out .. "/r-annex.pdf"):gsub("%s+", " "))   -- the annex holds the rerun command
 end
 
 local text = rendered("sparkreport run 'scénario é.lua' --set budget_s=60")

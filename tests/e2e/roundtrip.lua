@@ -169,6 +169,11 @@ for path in list:gmatch("[^\n]+") do
   local pdf = env.out .. "/" .. name .. "-render.pdf"
   local rout, rcode = sh(("%s render %s -o %s"):format(q(env.bin), q(results), q(pdf)))
   if rcode ~= 0 then fail("%s: render exited %d: %s", name, rcode, rout) end
+  for _, file in ipairs { "report.pdf", "annex.pdf" } do      -- the run wrote both documents
+    local f = io.open(folder .. "/" .. file)
+    if not f then fail("%s: the run folder has no %s", name, file) end
+    f:close()
+  end
   notes[#notes + 1] = name .. ": " .. roundtrip(name, results)
   if name == "default" then first_default = folder end
 end
@@ -259,9 +264,9 @@ if not (sentence:find("no change: none of the %d+ rows above moved beyond its no
         or sentence:find("the answer changed in %d+ of the %d+ rows above: ")) then
   fail("the decision page's sentence: %s", sentence)
 end
-local first_text = env.plain(first_default .. "/report.pdf"):gsub("%s+", "")
+local first_text = env.plain(first_default .. "/annex.pdf"):gsub("%s+", "")
 local cmd = ("Rerunandcomparewiththisrun:"):gsub("%s", "")
 if not first_text:find(cmd, 1, true) or not first_text:find("--setbaseline=" .. run_folder, 1, true) then
-  fail("the first report's appendix lacks the command that reruns and compares with it")
+  fail("the first run's annex lacks the command that reruns and compares with it")
 end
 return "pass"

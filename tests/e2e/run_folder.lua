@@ -1,7 +1,7 @@
 -- tests/e2e/run_folder.lua: the run folder a report names is the folder it is in. A run chooses its
 -- folder's name before it writes (the appendix prints "--set baseline=<folder>"); when another run
 -- took that name meanwhile (here: every name of the next minute made beforehand), the run takes the
--- next free one and results.json and report.pdf name that one.
+-- next free one and results.json and the annex (its rerun command) name that one.
 local env = ...
 local json = require "json"
 local sh, q, fail, read = env.sh, env.q, env.fail, env.read
@@ -20,6 +20,6 @@ if not name:find("%-2$") then fail("the run took %s, not a suffixed name", name)
 local r = json.decode(read(folder .. "/results.json"))
 if r.scenario.run_folder ~= name then fail("results.json names %s; the run is in %s", tostring(r.scenario.run_folder), name) end
 if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end
-local text = env.plain(folder .. "/report.pdf"):gsub("%s", "")
-if not text:find("--setbaseline=" .. name, 1, true) then fail("report.pdf does not name %s in its rerun command", name) end
+local text = env.plain(folder .. "/annex.pdf"):gsub("%s", "")
+if not text:find("--setbaseline=" .. name, 1, true) then fail("annex.pdf does not name %s in its rerun command", name) end
 return "pass"

@@ -57,7 +57,7 @@ code, ms, err = background(("tests/scenarios/tiny.lua -o %s --set baseline=%s"):
 if code ~= 143 then fail("SIGTERM during the comparison: exit %d: %s", code, err) end
 if ms > 3300 then fail("SIGTERM during the comparison: it took %d ms to stop", ms) end
 local want = "sparkreport: SIGTERM came after the measurements: kept " .. root .. "/"
-local cut = " (results.json and report.pdf complete); cut: the comparison with the baseline (not made)"
+local cut = " (results.json and the PDFs complete); cut: the comparison with the baseline (not made)"
 if not err:find(want, 1, true) or not err:find(cut, 1, true) or err:find("partial", 1, true) then
   fail("SIGTERM during the comparison said: %s", err)
 end

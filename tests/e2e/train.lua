@@ -64,7 +64,7 @@ if #gpu.results == 0 then
 end
 
 if not env.pdftotext or env.pdftotext == "" then return "skip", "pdftotext not found" end
-local text = sh(("%s -layout %s -"):format(q(env.pdftotext), q(dir .. "/report.pdf")))
+local text = sh(("%s -layout %s -"):format(q(env.pdftotext), q(dir .. "/annex.pdf")))   -- the technical annex
 local rec = cpu.results[1]
 for _, want in ipairs { "Training", "Training loss, tiny (measured)", "Step time by op class, tiny",
                         ("entropy bound H(p) = %.3f nats"):format(rec.entropy_bound_nats), "Memory, loss and checks",

@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cJSON *b = load("baseline.json", data, nb);
     cJSON *c = !b ? NULL : nul ? load("current.json", nul + 1, size - nb - 1) : cJSON_Duplicate(b, 1);
     cJSON *cmp = b && c ? build(b, c) : NULL;
-    if (cmp && render && draw_results(cmp, pdf_path, err, sizeof err) != 0 && strstr(err, ".lua:")) {
+    if (cmp && render && draw_results(cmp, pdf_path, NULL, NULL, err, sizeof err) != 0 && strstr(err, ".lua:")) {
         fprintf(stderr, "the regression report cannot draw a comparison compare.build made: %s\n", err);
         abort();
     }

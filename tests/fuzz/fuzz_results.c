@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     int ok = lua_toboolean(L, -2);
     lua_settop(L, top);
-    if (ok && render && draw_results(r, pdf_path, err, sizeof err) != 0 && strstr(err, ".lua:")) {
+    if (ok && render && draw_results(r, pdf_path, NULL, NULL, err, sizeof err) != 0 && strstr(err, ".lua:")) {
         fprintf(stderr, "report.check accepted a document a section cannot draw: %s\n", err);
         abort();
     }

@@ -20,7 +20,7 @@ fails(function() return sr.bandwidth "all" end, "sr.bandwidth expects a table of
 fails(function() return sr.bandwidth { max_size = "5TiB" } end, "bandwidth: parameter 'max_size' = 5TiB is out of range (3 KiB .. 1 TiB)")
 fails(function() return sr.bandwidth { sizes = { "64KiB", "900GiB" } } end, "bandwidth: a working set of 900 GiB does not fit in memory")
 fails(function() return sr.scenario { title = "x" } end, "scenario: no experiments (add e.g. sr.bandwidth { })")
-fails(function() return sr.scenario { budget = 5, sr.bandwidth {} } end, "scenario: unknown parameter 'budget' (valid: baseline, budget_s, decide, kwh_usd, life_years, systems, template, title, utilisation)")
+fails(function() return sr.scenario { budget = 5, sr.bandwidth {} } end, "scenario: unknown parameter 'budget' (valid: baseline, budget_s, decide, kwh_usd, life_years, systems, team_name, template, title, utilisation)")
 -- the decision pages' fields: workloads by id, cost parameters within their limits
 local dscn = sr.scenario { sr.bandwidth {} }
 assert(dscn.params.decide[1] == "gpt2-124m" and dscn.params.decide[4] == "llama-3.1-8b-adam8" and dscn.params.decide[5] == "llama-3.3-70b-qlora" and #dscn.params.decide == 5)

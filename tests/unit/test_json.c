@@ -12,6 +12,7 @@
 #include <lualib.h>
 
 #include "check.h"
+#include "util/schema.h"
 #include "lua/convert.h"
 #include "results/load.h"
 #include "util/machine.h"
@@ -94,8 +95,10 @@ static void test_results(void)
     EXPECT(dir != NULL);
     EXPECT_STR(load_error(dir, "{\"schema\": \"other\"}"),
                "r.json: not a sparkreport results file (no \"schema\": \"sparkreport/results\")");
-    EXPECT_STR(load_error(dir, "{\"schema\": \"sparkreport/results\", \"schema_version\": 99}"),
-               "r.json: schema version 99 is newer than this sparkreport reads (3); update sparkreport");
+    char newer[128];
+    snprintf(newer, sizeof newer, "r.json: schema version 99 is newer than this sparkreport reads (%d); update sparkreport",
+             SR_SCHEMA_VERSION);
+    EXPECT_STR(load_error(dir, "{\"schema\": \"sparkreport/results\", \"schema_version\": 99}"), newer);
     EXPECT_STR(load_error(dir, "{\"schema\": \"sparkreport/results\", \"schema_version\": 1.5}"),
                "r.json: 'schema_version' must be a whole number from 1");
     EXPECT_STR(load_error(dir, "{\"schema\": \"sparkreport/results\", \"schema_version\": 1, \"context\": {}, "

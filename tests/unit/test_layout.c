@@ -2,7 +2,8 @@
  * figures (never wrapped), shortening long numbers (k, M), spilling long cells into footnotes,
  * and the series looks beyond the 8 colours (a number kept with its unit is test_text.c's).
  * Whole tables and charts are checked from rendered PDFs (tests/e2e/layout.lua), which runs
- * `test_layout --pdf OUT.pdf SCRIPT` to draw a synthetic document through the Lua binding. */
+ * `test_layout --pdf OUT.pdf SCRIPT [LOG]` to draw a synthetic document through the Lua binding
+ * (LOG: where the layout log goes). */
 #include "check.h"
 #include "lua/modules.h"
 #include "report/internal.h"
@@ -110,8 +111,9 @@ static void test_looks(void)
     EXPECT(pdf_series_look(15).dash == 1 && pdf_series_look(16).dash == 2);
 }
 
-/* Draws the Lua script at `script` (its global `doc` the document) and saves it at `out`. */
-static int draw_document(const char *out, const char *script)
+/* Draws the Lua script at `script` (its global `doc` the document) and saves it at `out`; the layout
+ * log goes to `log` when it is not NULL (pdf_doc_log). */
+static int draw_document(const char *out, const char *script, const char *log)
 {
     char err[512];
     const char *dir = getenv("SR_FONT_DIR");
@@ -120,6 +122,10 @@ static int draw_document(const char *out, const char *script)
     if (!d)
         return fprintf(stderr, "%s\n", err), 1;
     pdf_doc_info(d, "layout check", NULL, (time_t)1700000000);
+    FILE *lf = log ? fopen(log, "w") : NULL;
+    if (log && !lf)
+        return fprintf(stderr, "%s: cannot open\n", log), pdf_doc_free(d), 1;
+    pdf_doc_log(d, lf);
     lua_State *L = luaL_newstate();
     luaL_openlibs(L);
     luaL_requiref(L, "pdf", luaopen_pdf, 1);
@@ -133,13 +139,15 @@ static int draw_document(const char *out, const char *script)
     if (!rc && pdf_doc_save(d, out, err, sizeof err) != 0)
         rc = 1, fprintf(stderr, "%s\n", err);
     pdf_doc_free(d);
+    if (lf && fclose(lf) != 0)
+        rc = 1;
     return rc;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc == 4 && strcmp(argv[1], "--pdf") == 0)
-        return draw_document(argv[2], argv[3]);
+    if ((argc == 4 || argc == 5) && strcmp(argv[1], "--pdf") == 0)
+        return draw_document(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
     test_numeric();
     test_abbreviate();
     test_spill();

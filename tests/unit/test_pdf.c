@@ -174,7 +174,7 @@ static void lua_misuse(lua_State *L)
                      "body|bold|small|mono|note, got 'italic')");
     EXPECT_LUA_ERROR(L, "doc:table{ columns={'a'}, rows={ { {text='1', kind='guess'} } } }",
                      "test:1: pdf.table: row 1 cell 1: kind must be one of "
-                     "measured|spec|projected, got 'guess'");
+                     "measured|spec|projected|assumed, got 'guess'");
     EXPECT_LUA_ERROR(L, "doc:table{ colums={} }", "test:1: pdf.table: unknown field 'colums'");
     EXPECT_LUA_ERROR(L, "doc:space(900)",
                      "test:1: bad argument #1 to 'space' (points must be in 0..800, got 900)");

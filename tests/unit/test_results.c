@@ -49,6 +49,11 @@ static int quietly(int (*cmd)(const char *, const char *), const char *a, const 
     return rc;
 }
 
+static int render(const char *results, const char *pdf)
+{
+    return render_command(results, pdf, NULL);
+}
+
 static int compare_json(const char *base, const char *cur)
 {
     const struct comparison_opts o = { COMPARISON_ALPHA, COMPARISON_MIN_CHANGE };
@@ -84,7 +89,7 @@ static void test_corrupt(const char *fixture)
     EXPECT_STR(err, want);
 
     snprintf(want, sizeof want, "sparkreport: %s:1: truncated JSON (ends before the document closes)\n", bad);
-    EXPECT(quietly(render_command, bad, pdf, msg, sizeof msg) == SR_EXIT_INPUT);
+    EXPECT(quietly(render, bad, pdf, msg, sizeof msg) == SR_EXIT_INPUT);
     EXPECT_STR(msg, want);
     EXPECT(!fs_exists(pdf));
     EXPECT(quietly(compare_json, fixture, bad, msg, sizeof msg) == SR_EXIT_INPUT);
@@ -93,7 +98,7 @@ static void test_corrupt(const char *fixture)
     put("other.json", "{\"schema\": \"sparkreport/results\", \"schema_version\": 1, \"context\": {}}");
     snprintf(bad, sizeof bad, "%s", path_in("other.json"));
     snprintf(want, sizeof want, "sparkreport: %s: 'scenario' must be an object (it is missing)\n", bad);
-    EXPECT(quietly(render_command, bad, pdf, msg, sizeof msg) == SR_EXIT_INPUT);
+    EXPECT(quietly(render, bad, pdf, msg, sizeof msg) == SR_EXIT_INPUT);
     EXPECT_STR(msg, want);
 }
 

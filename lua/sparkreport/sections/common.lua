@@ -1,6 +1,8 @@
 -- sparkreport.sections.common: the sections every template shares: title page, summary
--- (the answer in a few sentences, with each figure's kind), and the appendix (environment,
--- catalog sources, scenario source and the command that reruns it). Draws from results only.
+-- (the answer in a few sentences, with each figure's kind), the decision report's appendix
+-- (catalog sources) and the technical annex's title and appendix (environment, scenario source
+-- and the command that reruns it), each opening with the list of its appendices and their pages.
+-- Draws from results only.
 local ceilings = require "sparkreport.ceilings"
 local catalog = require "sparkreport.catalog"
 local fmt = require "sparkreport.format"
@@ -26,15 +28,39 @@ local function gpu_line(ctx)
   return "none measured: " .. (cu.reason or "unknown reason")
 end
 
--- The report's first lines: its title, and a partial run said before any figure.
-function S.title_block(doc, results, subtitle)
+-- The report's first lines: its title (the scenario's, unless `title` is given), and a partial
+-- run said before any figure.
+function S.title_block(doc, results, subtitle, title)
   local scn = results.scenario or {}
-  doc:title(scn.title or "sparkreport", subtitle or "What this machine's memory and compute mean for training time")
+  title = title or scn.title or "sparkreport"
+  doc:title(title, subtitle or "What this machine's memory and compute mean for training time")
   if results.status ~= "complete" then
     doc:notice(("PARTIAL RUN: %s. Figures cover only what was measured before it stopped.")
                :format(results.status_reason or results.status), "bad")
   end
-  doc:header(scn.title or "sparkreport")
+  doc:header(title)
+end
+
+-- The decision report's title: the question it answers, for whom (the scenario's team_name).
+function S.decision_title(results)
+  local team = (results.scenario or {}).team_name
+  return ("DGX Spark or HBM GPUs for %s: training cost and time"):format(type(team) == "string" and team ~= ""
+                                                                       and team or "one ML team")
+end
+
+-- The technical annex's first page: what it holds, and which document it backs.
+function S.annex_title(doc, results)
+  local scn = results.scenario or {}
+  S.title_block(doc, results, ("%s. Run %s on %s."):format(scn.title or "sparkreport", results.finished_utc or "?",
+                               (results.context or {}).host or "this machine"),
+                "Technical annex: the machine that ran the decision report")
+  doc:paragraph(("This annex backs the decision report drawn from the same run (report.pdf, \"%s\"). It holds what "
+    .. "the run measured on the machine that ran it (memory bandwidth, compute per precision, training steps, "
+    .. "compression), how the training-time model was calibrated on those measurements and checked against this "
+    .. "machine's own training runs and against published GPU runs, every workload on every catalog system, "
+    .. "scale-out, the environment, and the command that reruns the scenario. The decision report cites it by page "
+    .. "where it relies on it.")
+    :format(S.decision_title(results)))
 end
 
 function S.title(doc, results)
@@ -285,7 +311,8 @@ local function sources(doc, results)
                 results.catalog and results.catalog.source or "?", (results.catalog and results.catalog.sha256 or "?"):sub(1, 16)) }
   doc:paragraph("Every figure is measured (on this run, on this machine, with its statistics), spec (a vendor or "
     .. "published figure, with its catalog source), or projected (output of the model, with a low/high band). "
-    .. "Tables that mix kinds mark each figure: m measured, s spec, p projected.")
+    .. "Tables that mix kinds mark each figure: m measured, s spec, p projected, a assumption (a figure this report "
+    .. "chooses, such as the round 100 M tokens of every fine-tune).")
 end
 
 -- The scenario without its comments: they describe what its author expected, not what this run did.
@@ -344,15 +371,27 @@ local function scenario(doc, results)
   doc:code(strip_comments(scn.source or ""))
 end
 
-function S.appendix(doc, results)
-  appendix.defer(doc, "Catalog sources and kinds of numbers", function(d) sources(d, results) end)
-  appendix.defer(doc, "Environment", function(d) environment(d, results) end)
-  appendix.defer(doc, "Scenario: what ran and how to rerun it", function(d) scenario(d, results) end)
+-- "Appendices", the list of every appendix with the page it starts on, then the appendices.
+local function appendices(doc)
   doc:section("Appendices")
   local list = {}
   for _, part in ipairs(appendix.parts(doc)) do list[#list + 1] = part.label .. ": " .. part.title end
-  doc:paragraph(table.concat(list, "; ") .. ".", "small")
+  doc:contents(list)
   appendix.draw(doc, 2)
+end
+
+-- The decision report's appendices: what its sections deferred, and the catalog's sources.
+function S.appendix(doc, results)
+  appendix.defer(doc, "Catalog sources and kinds of numbers", function(d) sources(d, results) end)
+  appendices(doc)
+end
+
+-- The technical annex's appendices: what its sections deferred, the environment, and the scenario
+-- with the command that reruns it.
+function S.annex_appendix(doc, results)
+  appendix.defer(doc, "Environment", function(d) environment(d, results) end)
+  appendix.defer(doc, "Scenario: what ran and how to rerun it", function(d) scenario(d, results) end)
+  appendices(doc)
 end
 
 return S

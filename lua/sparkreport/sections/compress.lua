@@ -62,13 +62,13 @@ local function method(doc, exp)
   local info, p = exp.info or {}, exp.params or {}
   local first = R.records(exp, { series = "gemv" })[1] or {}
   local caches = info.caches_total_bytes or 0
-  doc:paragraph(("Each scheme packs one weight matrix of %d x %d (%s as FP32: %.2gx %s, %s) and multiplies it by batches "
+  doc:paragraph(("Each scheme packs one weight matrix of %s x %s (%s as FP32: %.2gx %s, %s) and multiplies it by batches "
     .. "of vectors, y = W x, decoding the weights on the fly (%s, %d threads). Bytes: %s. Every product is checked against "
     .. "a plain twin in FP64 on the same packed weights (tolerance 1e-5 of sum |w x|, FP32 accumulation) before it is "
     .. "timed; times are medians of at least %d repetitions, with the best beside them. Speed-ups are ratios of medians "
     .. "within this run, against the dense FP32 and BF16 products of the same matrix; rates are compared with this "
     .. "machine's DRAM read ceiling, the ceiling of a weight stream (%s).")
-    :format(info.rows or 0, info.cols or 0, fmt.bytes(info.fp32_bytes or 0), (info.fp32_bytes or 0) / math.max(caches, 1),
+    :format(fmt.whole(info.rows or 0), fmt.whole(info.cols or 0), fmt.bytes(info.fp32_bytes or 0), (info.fp32_bytes or 0) / math.max(caches, 1),
             info.caches_what or "the caches", fmt.bytes(caches), first.isa or "?", info.threads or 0,
             info.byte_convention or "?", p.min_reps or 0, info.dram and info.dram.rule or "the bandwidth experiment's rule"))
   if (info.fp32_bytes or 0) < 2 * caches then
@@ -295,8 +295,8 @@ end
 -- Older files (no model_source) trained it inside the compression experiment.
 local function model_words(ml)
   local size = ml.params and ("%s parameters, "):format(fmt.count(ml.params)) or ""
-  local dims = ml.layers and ("%d blocks, hidden %d, sequence %d, vocabulary %d; "):format(ml.layers, ml.hidden or 0,
-    ml.seq or 0, ml.vocab or 0) or ""
+  local dims = ml.layers and ("%d blocks, hidden %s, sequence %s, vocabulary %s; "):format(ml.layers,
+    fmt.whole(ml.hidden or 0), fmt.whole(ml.seq or 0), fmt.whole(ml.vocab or 0)) or ""
   local who = ml.model_source == "the training experiment of this run"
     and "the largest model this run's training experiment trained"
     or "a model the compression experiment trained for this measurement"

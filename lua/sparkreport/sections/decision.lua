@@ -244,19 +244,32 @@ local function fit_cell(r)
       fmt.hours(alt.hours, "")) or "does not fit")
   end
   return { text = text, tone = r.fits and "good" or "bad" }
+-- The Spark configuration the "faster" columns compare with: one Spark where it holds the job, else
+-- the fewest linked Sparks that do; nil when none does.
+local function spark_base(wf)
+  local a = wf.spark
+  if a and a.hours then return a end
+  local m = wf.multi[SPARK]
+  return m and m.hours and m or nil
+end
+
+-- How much faster configuration f runs the job than the Spark base, per job and per device; a cell
+-- that has no ratio says why.
+local function faster_cells(wf, f)
+  local b = spark_base(wf)
+  if f == b then return "base", "base" end
+  if not b then return "no Spark fits", "no Spark fits" end
+  if not (f and f.hours) then return "n/a: no fit", "n/a: no fit" end
+  return p(fmt.factor(b.hours / f.hours)), p(fmt.factor(b.hours * b.gpus / (f.hours * f.gpus)))
 end
 
 local function system_row(ctx, wf, id)
-  local f, a = wf.by[id], wf.spark
+  local f = wf.by[id]
   local label = name_of(ctx, id):gsub("^NVIDIA ", "") .. (f and f.own and " (measured here)" or "")
                 .. extrapolated(f and f.r)
-  if not f then return { label, "", "not projected", "", "", "", "", "", "" } end
+  if not f then return { label, "", "not projected", "n/a", "n/a", "", "", "", "" } end
   local c = f.cost
-  local per_job, per_dev = "", ""
-  if f.hours and a and a.hours and id ~= SPARK then
-    per_job = p(("%sx"):format(fmt.rate(a.hours / f.hours)))
-    per_dev = p(("%sx"):format(fmt.rate(a.hours * a.gpus / (f.hours * f.gpus))))
-  end
+  local per_job, per_dev = faster_cells(wf, f)
   local hrs = f.hours and p(("%s (%s)"):format(fmt.hours(f.hours, ""), band_text(f.r)))
               or (f.fits and "not projected" or "n/a")
   return { label, devices(f.r), hrs, per_job, per_dev, fit_cell(f.r),
@@ -268,9 +281,10 @@ end
 local function multi_row(ctx, wf, id)
   local f, c = wf.multi[id], wf.multi[id].cost
   local label = ("%s x %s"):format(fmt.int(f.gpus), (name_of(ctx, id):gsub("^NVIDIA ", ""))) .. extrapolated(f.r)
+  local per_job, per_dev = faster_cells(wf, f)
   local fc = fit_cell(f.r)
   fc.text = ("ZeRO-%d + %s"):format(num(f.r.zero) or 0, fc.text)
-  return { label, devices(f.r), p(("%s (%s)"):format(fmt.hours(f.hours, ""), band_text(f.r))), "", "", fc,
+  return { label, devices(f.r), p(("%s (%s)"):format(fmt.hours(f.hours, ""), band_text(f.r))), per_job, per_dev, fc,
            c.buy_usd and p(cost.usd(c.buy_usd)) or "n/a", c.rent_usd and p(cost.usd(c.rent_usd)) or "n/a",
            c.energy_kwh and p(fmt.rate(c.energy_kwh)) or "n/a" }
 end
@@ -304,8 +318,10 @@ local function decision_table(doc, ctx)
     local w = wf.w
     local prof = profile_text(wf)
     if prof then stacks[#stacks + 1] = ("(%d) %s"):format(i, prof) end
+    local assumed = R.tokens_assumed(w)
     rows[#rows + 1] = { { text = ("(%d) %s"):format(i, w.name), tone = "neutral" }, "",
-                        s(("%s tokens"):format(fmt.count(w.tokens))), "", "", "", "", "", (w.precision or "?"):upper() }
+                        { text = ("%s tokens"):format(fmt.count(w.tokens)), kind = assumed and "assumed" or "spec" },
+                        "", "", "", "", "", (w.precision or "?"):upper() }
     local n = 1
     for _, id in ipairs(ctx.compare) do
       rows[#rows + 1], n = system_row(ctx, wf, id), n + 1
@@ -327,8 +343,12 @@ local function decision_table(doc, ctx)
       .. "efficiencies borrowed from another stack's ratio between generations, the band widened by a factor ("
       .. extrapolations(ctx) .. "). Marginal: less than a tenth "
       .. "of the usable memory left; if not: what the job takes if it does not fit after all. "
-      .. "Tokens: the workload's published size (spec, its source in the projection appendix). Faster per job: the Spark's hours / this row's hours, the configurations as they run; faster per "
-      .. "device: the same per GPU (device-hours against device-hours). Fit: " .. FIT_WORDS
+      .. "Tokens: a pre-training run's published size (s, its source in the projection appendix); a "
+      .. "fine-tune's, the round figure this report assumes for every fine-tune so that rows compare (a; time scales "
+      .. "linearly with tokens). Faster per job: the Spark's hours / this row's hours, the configurations as they "
+      .. "run (base: the Spark configuration compared with, one Spark or, where one cannot hold the job, the fewest "
+      .. "linked Sparks that can); faster per device: the same per GPU (device-hours against device-hours). Fit: "
+      .. FIT_WORDS
       .. " Buy, Rent, kWh: on the one cost basis below.",
   }
 end
@@ -371,21 +391,22 @@ local function case_text(ctx, wf)
   return head .. (" Renting is cheaper at %s utilisation."):format(pct0(ctx.params.utilisation))
 end
 
--- What would flip one workload's answer, each threshold alone, or nil.
+-- What would flip one workload's answer, each threshold alone; where nothing can, why.
 local function flips_text(ctx, wf)
-  if not (wf.kind == "buy" or wf.kind == "rent" or wf.kind == "tie") then return nil end
+  if wf.kind == "too-big" then return "only a Spark with more memory: the job does not fit one" end
+  if wf.kind == "no-spark" then return "nothing to flip: no Spark cost was projected" end
   local spark_row, up = row_of(ctx, SPARK) or {}, wf.kind ~= "buy"
   local t = {}
   t[#t + 1] = wf.u and wf.u <= 1 and ("utilisation %s %s"):format(up and "above" or "below", pct0(wf.u))
               or "no utilisation (break-even above 100 %)"
   if wf.rate_flip then t[#t + 1] = ("rent %s %s/GPU-h"):format(up and "above" or "below", cost.usd(wf.rate_flip)) end
-  if wf.kwh_flip then
-    t[#t + 1] = ("electricity %s %s/kWh"):format(up and "below" or "above", fmt.huge(wf.kwh_flip, "$%.3g")
-                                                  or ("$%.2f"):format(wf.kwh_flip))
-  end
+  if wf.kwh_flip then t[#t + 1] = ("electricity %s %s/kWh"):format(up and "below" or "above", fmt.usd(wf.kwh_flip)) end
   if wf.bf16_flip and num(spark_row.bf16_tflops) then
-    t[#t + 1] = ("Spark BF16 %s %s TFLOPS (%sx spec)"):format(up and "at" or "below",
-      fmt.rate(spark_row.bf16_tflops * wf.bf16_flip), fmt.rate(wf.bf16_flip))
+    t[#t + 1] = ("Spark BF16 %s %s TFLOPS (%s spec)"):format(up and "at" or "below",
+      fmt.rate(spark_row.bf16_tflops * wf.bf16_flip), fmt.factor(wf.bf16_flip))
+  elseif up and num(wf.spark.r.memory_bound_share) then   -- the memory-bound floor: faster compute cannot tie
+    t[#t + 1] = ("no Spark BF16 rate: its memory-bound %s alone costs more"):format(
+      fmt.pct(wf.spark.r.memory_bound_share))
   end
   return table.concat(t, "; ")
 end
@@ -414,10 +435,11 @@ local function verdict_box(doc, ctx)
                           { title = "Per job (projected)", width = 0.36 }, { title = "Flips when, each alone" } },
               rows = rows, groups = groups }
   local price, _, covers = cost.price(row_of(ctx, SPARK), ctx.costs[SPARK])
-  doc:paragraph(("A Spark costs %s, %s (spec, cost file); an HBM GPU is priced as its share of its 8-GPU server, "
-    .. "host included (cost basis below). Break-even, rent, electricity and Spark price thresholds: the sensitivity "
-    .. "table. A driver update moves the Spark's measured rates: rerun with baseline=latest, and the rows that moved "
-    .. "are named under the table."):format(price and cost.usd(price) or "n/a (not in the cost file)",
+  doc:paragraph(("A Spark costs %s, %s (spec; sources in the costs appendix); an HBM GPU is priced as its share "
+    .. "of its 8-GPU server, host included (cost basis below). Break-even, rent, electricity and Spark price "
+    .. "thresholds: the sensitivity table. A driver update moves the Spark's measured rates: rerun the scenario "
+    .. "against this run (the command is in the technical annex, its last appendix), and the rows that moved are "
+    .. "named under the table."):format(price and cost.usd(price) or "n/a (no published price)",
     covers or "its price not published"), "small")
 end
 
@@ -432,7 +454,7 @@ local function sensitivity_table(doc, ctx)
       rows[#rows + 1] = { ("(%d) %s"):format(i, wname(wf)), at(0.25), at(u0), at(1.0),
         p(("%s, %s %s"):format(cost.usd(wf.alt_usd), name_of(ctx, wf.alt.id), wf.alt_how)),
         p(wf.u and (wf.u <= 1 and pct0(wf.u) or ("none (%s)"):format(pct0(wf.u))) or "none"),
-        wf.rate_flip and p(cost.usd(wf.rate_flip)) or "n/a", wf.kwh_flip and p(fmt.huge(wf.kwh_flip, "$%.3g") or ("$%.2f"):format(wf.kwh_flip)) or "none",
+        wf.rate_flip and p(cost.usd(wf.rate_flip)) or "n/a", wf.kwh_flip and p(fmt.usd(wf.kwh_flip)) or "none",
         wf.price_flip and p(cost.usd(wf.price_flip)) or "none" }
     end
   end
@@ -539,7 +561,7 @@ local function kinds_text(ctx)
   local on_spark = match == SPARK and cal and cal.device == "gpu"
   local out = ("This run measured %s on %s (%s, %s; %s)."):format(what_ran(results), c.host or "this machine",
     c.cpu and c.cpu.model or "unknown CPU", fmt.bytes(c.memory and c.memory.total_bytes or 0),
-    gpu and ("GPU " .. gpu) or ("no GPU: " .. (cu.reason or "no CUDA device")))
+    gpu and ("GPU " .. gpu) or "no GPU measured")
   if on_spark then
     return out .. " The DGX Spark rows are projected from this run's own GPU measurements (m where a figure is "
       .. "measured); the HBM rows from catalog spec figures (s). Every hour, cost and kWh is projected (p)."
@@ -556,13 +578,14 @@ local function measured_text(ctx)
   local out = ""
   if v and num(v.n) then
     out = ("The model predicted %d of this machine's own training configurations, then they were measured: mean "
-      .. "error %s. "):format(v.n, fmt.pct(v.mean_abs_error))
+      .. "error %s (%s). "):format(v.n, fmt.pct(v.mean_abs_error),
+      require("sparkreport.annex").cite("The training-time model: calibration and validation", true))
   end
   local loo = stack_loo(results)
   return out .. ("Projected: every hour, band, fit, cost and energy on this page, by the model from the catalog's spec "
     .. "figures with %s; the band is %s, widened by the catalog's recorded spec ranges (the Spark's BF16 rate). "
     .. "The CPU validation checks the method on this machine only; it does not bound the GPU rows. Spec: catalog "
-    .. "figures, sources in the appendix. Kinds are marked per cell: m measured, s spec, p projected.")
+    .. "figures, sources in the appendix. Kinds are marked per cell: m measured, s spec, p projected, a assumption.")
     :format(cal and cal.device == "gpu" and "efficiencies measured on this run's GPU"
             or "software-stack efficiencies fitted on published GPU training runs (none measured on an HBM GPU here)",
             loo and ("the 10th to 90th percentile of those profiles' leave-one-out errors on %d published runs "
@@ -601,23 +624,27 @@ local function rent_text(ctx)
 end
 
 -- The one cost basis, stated once.
-local function cost_text(ctx)
+local function cost_basis(doc, ctx)
   local pr = ctx.params
-  local prices = {}
+  local rows = {}
   for _, id in ipairs(ctx.compare) do
     local price, _, covers = cost.price(row_of(ctx, id), ctx.costs[id])
     local rents = (ctx.costs[id] or {}).rent_usd_per_gpu_hour
-    prices[#prices + 1] = ("%s %s"):format(name_of(ctx, id), price and ("%s (%s)"):format(cost.usd(price), covers or "")
-                                           or ("n/a (no whole-system price we can cite: not priced bought%s)")
-                                              :format(rents and "; its rent is its only cost" or ""))
+    rows[#rows + 1] = { name_of(ctx, id), price and { text = cost.usd(price), kind = "spec" } or "n/a",
+      price and (covers or "") or ("no whole-system price we can cite: not priced bought%s")
+        :format(rents and "; its rent is its only cost" or "") }
   end
-  return ("Cost basis, one for every system. Buy: the price of a whole system per device, host included — %s — "
-    .. "spread over %s years at %s utilisation (scenario life_years, utilisation), plus the job's energy at $%.2f per "
-    .. "kWh (kwh_usd). kWh: the job's hours x devices x the whole system's power per device at its maximum, the "
-    .. "same figure on this page and in the appendices. Rent: a specialty GPU cloud's on-demand price per GPU-hour "
-    .. "(power included), dated, from %s; nobody rents a Spark by the hour. Sources and dates: the costs appendix. "
-    .. "A cost difference inside the hours bands is called a tie.")
-    :format(table.concat(prices, "; "), fmt.rate(pr.life_years), fmt.pct(pr.utilisation), pr.kwh_usd, rent_text(ctx))
+  doc:table {
+    columns = { { title = "Bought: the price of a whole system per device, host included", width = 0.32 },
+                { title = "Price", align = "right", width = 0.1 }, { title = "What it covers" } },
+    rows = rows,
+    caption = ("Cost basis, one for every system. Buy: that price spread over %s years at %s utilisation (the "
+      .. "scenario's figures), plus the job's energy at %s per kWh. kWh: the job's hours x devices x the whole "
+      .. "system's power per device at its maximum, the same figure on this page and in the appendices. Rent: a "
+      .. "specialty GPU cloud's on-demand price per GPU-hour (power included), dated, from %s; nobody rents a Spark by "
+      .. "the hour. Sources and dates: the costs appendix. A cost difference inside the hours bands is called a tie.")
+      :format(fmt.rate(pr.life_years), fmt.pct(pr.utilisation), fmt.usd(pr.kwh_usd), rent_text(ctx)),
+  }
 end
 
 -- ---- appendix: the cost figures --------------------------------------------------------------
@@ -699,14 +726,16 @@ local function team_cost_text(ctx)
 end
 
 function S.decision(doc, results)
+  local common = require "sparkreport.sections.common"
   local team_page = type(results.team_decision) == "table"      -- the team section drew the title and answer
   if not team_page then
-    require("sparkreport.sections.common").title_block(doc, results, "A DGX Spark or HBM GPUs? The answer first")
+    common.title_block(doc, results, "The answer first; the machine that ran it: the technical annex",
+                       common.decision_title(results))
   end
   local exp = model_exp(results)
   if not exp then
-    doc:paragraph("Not projected: this run has no training-time model (add sr.model { } to the scenario), so there "
-      .. "are no hours, costs or verdicts to give. What it measured follows.")
+    doc:paragraph("Not projected: this run has no training-time model (its scenario has no model experiment), so "
+      .. "there are no hours, costs or verdicts to give. What it measured: the technical annex.")
     return
   end
   local ctx = gather(results, exp)
@@ -722,10 +751,10 @@ function S.decision(doc, results)
   local changed = baseline_text(ctx)
   if changed then doc:paragraph(changed) end
   if #ctx.missing > 0 then
-    doc:paragraph(("Not projected in this run: %s (the scenario's decide list names them; sr.model's workloads "
-      .. "does not)."):format(table.concat(ctx.missing, ", ")), "note")
+    doc:paragraph(("Not projected in this run: %s (the scenario asks for them; its model experiment does not "
+      .. "project them)."):format(table.concat(ctx.missing, ", ")), "note")
   end
-  doc:paragraph(ctx.team and team_cost_text(ctx) or cost_text(ctx), "small")
+  if ctx.team then doc:paragraph(team_cost_text(ctx), "small") else cost_basis(doc, ctx) end
   if not ctx.team then sensitivity_table(doc, ctx) end
   local bt = binds_text(ctx)
   if bt then doc:paragraph(bt) end

@@ -1,8 +1,11 @@
--- sparkreport.sections.model: the training-time model's section: first how far it can be trusted
--- (this machine's measured training steps predicted, then measured, against Calculon's published
--- errors), then the calibration it used, the projection per workload and system (hours with band,
--- fit, energy, price), time and memory-bound share per system, and a verdict per workload in
--- plain words. Draws from the model records alone; the time predictor lives in src/predict.
+-- sparkreport.sections.model: the training-time model's sections. In the technical annex (model):
+-- how far it can be trusted (this machine's measured training steps predicted, then measured,
+-- against Calculon's published errors), the calibration it used, the GPU stack profiles fitted on
+-- published runs, and every workload on every catalog system. In the decision report (projection):
+-- the projected hours of the decision table's workloads, the vendor claims beside the arithmetic,
+-- and as appendices the method, every workload on the compared systems, the memory-bound share and
+-- a verdict per workload in plain words. Draws from the model records alone; the time predictor
+-- lives in src/predict.
 local dram_of = require("sparkreport.ceilings").dram
 local dram_text = require("sparkreport.ceilings").dram_text
 local ceilings = require "sparkreport.ceilings"
@@ -11,6 +14,7 @@ local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
 local appendix = require "sparkreport.appendix"
+local annex = require "sparkreport.annex"
 
 local S = {}
 
@@ -27,8 +31,8 @@ local function s(text) return { text = text, kind = "spec" } end
 
 local function hours(h) return fmt.hours(h) end
 local function band(r) return ("%s–%s h"):format(fmt.hours(r.hours_low, ""), fmt.hours(r.hours_high, "")) end
-local function ratio(x) return ("%.1fx"):format(x) end
-local function factor(x) return ("x%.2f"):format(x) end             -- a change of time: x0.72
+local function ratio(x) return fmt.factor(x) end
+local function factor(x) return fmt.factor(x) end                   -- a change of time: 0.72x
 local function pct(x) return ("%.1f %%"):format(100 * x) end
 local function pct2(x) return ("%.2f %%"):format(100 * x) end     -- beside Calculon's published 3.65 %
 local function signed_pct(x) return ("%+.1f %%"):format(100 * x) end
@@ -344,9 +348,16 @@ local function projections(exp, wid)
   return out
 end
 
+-- "9.89 B tokens", "100 M tokens (assumed)": what a workload trains, and whether it is a figure
+-- this report chooses (the round figure of every fine-tune; a scenario's own) or a published run's.
+local function tokens_text(w)
+  local assumed = R.tokens_assumed(w)
+  return ("%s tokens%s"):format(fmt.count(w.tokens), assumed and " (assumed)" or "")
+end
+
 local function workload_text(w)
-  return ("%s parameters, %s tokens, sequence %d, global batch %d, %s%s (source: %s).")
-    :format(fmt.count(w.params), fmt.count(w.tokens), w.seq, w.global_batch, w.precision:upper(),
+  return ("%s parameters, %s, sequence %s, global batch %d, %s%s (source: %s).")
+    :format(fmt.count(w.params), tokens_text(w), fmt.whole(w.seq), w.global_batch, w.precision:upper(),
             w.note and ("; " .. w.note) or "", w.source or "none given")
 end
 
@@ -424,27 +435,6 @@ local function projection_method(doc, exp)
   end
 end
 
-local function time_chart(doc, ctx, exp)
-  local cats, series = {}, {}
-  for _, w in ipairs(ctx.workloads) do cats[#cats + 1] = w.id end
-  for _, sys in ipairs(ctx.system_list) do
-    local ys, lo, hi, any = {}, {}, {}, false
-    for i, w in ipairs(ctx.workloads) do
-      local r = projections(exp, w.id)[sys.id]
-      ys[i] = r and r.hours or false
-      lo[i], hi[i] = r and r.hours and r.hours_low or false, r and r.hours and r.hours_high or false   -- error bars
-      any = any or ys[i] ~= false
-    end
-    if any and #series < 32 then series[#series + 1] = { name = system_name(ctx, sys.id), y = ys, lo = lo, hi = hi } end
-  end
-  doc:chart {
-    kind = "bar", title = "Projected training time per workload and system (log scale)",
-    categories = cats, x = { label = "workload" }, y = { label = "hours (projected)", log = 10 }, series = series,
-    caption = "Central projections on the scenario's compared systems, their bands as error bars (every system: the "
-      .. "appendix). A missing bar: the workload does not fit on that system.",
-  }
-end
-
 -- The systems the memory-bound comparison shows: the Spark and the HBM parts, those present.
 local function focus(ctx)
   local out = {}
@@ -460,7 +450,7 @@ local function memory_table(doc, ctx, exp)
   local cols = { { title = "Workload", width = 0.28 } }
   for _, id in ipairs(ids) do cols[#cols + 1] = { title = system_name(ctx, id), align = "right", width = 0.72 / #ids } end
   for _, w in ipairs(ctx.workloads) do
-    local recs, row = projections(exp, w.id), { w.id }
+    local recs, row = projections(exp, w.id), { w.name }
     for _, id in ipairs(ids) do
       local r = recs[id]
       row[#row + 1] = r and r.memory_bound_share and p(fmt.pct(r.memory_bound_share)) or (r and "does not fit" or "")
@@ -551,12 +541,13 @@ local function verdict(doc, ctx, exp, w)
   local text = ("%s, %s takes about %s (%s, projected)"):format(where, w.name, hours(a.hours), band(a))
   if b then
     local slower = a.hours >= b.hours
-    -- per job (the configurations as they run) and per device, never one ratio mixing them
+    -- per job (the configurations as they run) and per device, never one ratio mixing them: the
+    -- other system against this one, "126x faster" or "2.10x slower"
+    local function faster(x, y) return x >= y and ratio(x / y) .. " faster" or ratio(y / x) .. " slower" end
     local ga, gb = a.gpus or 1, b.gpus or 1
-    local dev = ga ~= gb and ("; per device %s %s"):format(ratio(slower and a.hours * ga / (b.hours * gb)
-      or b.hours * gb / (a.hours * ga)), slower and "less" or "more") or ""
-    text = text .. ("; the %s would take %s (%s), %s %s per job%s."):format(config_name(ctx, b), hours(b.hours), band(b),
-      ratio(slower and a.hours / b.hours or b.hours / a.hours), slower and "less" or "more", dev)
+    local dev = ga ~= gb and ("; per device %s"):format(faster(a.hours * ga, b.hours * gb)) or ""
+    text = text .. ("; the %s would take %s (%s), %s per job%s."):format(config_name(ctx, b), hours(b.hours), band(b),
+      faster(a.hours, b.hours), dev)
     if slower and a.memory_bound_share and b.memory_bound_share then text = text .. " " .. gap_text(ctx, w, a, b) end
   else
     text = text .. "."
@@ -603,9 +594,9 @@ end
 local function runs_table(doc, exp)
   local rows = {}
   for _, r in ipairs(R.records(exp, { series = "stack_fit" })) do
-    rows[#rows + 1] = { r.model, r.system, fmt.int(r.seq), fmt.int(r.gpus), ("%d x %d"):format(r.micro_batch, r.accum),
-                        r.checkpoint and "yes" or "no", s(fmt.int(r.published_tokens_per_s_per_gpu)),
-                        p(fmt.int(r.predicted_tokens_per_s_per_gpu)), signed_pct(r.error),
+    rows[#rows + 1] = { r.model, r.system, fmt.whole(r.seq), fmt.whole(r.gpus), ("%d x %d"):format(r.micro_batch, r.accum),
+                        r.checkpoint and "yes" or "no", s(fmt.whole(r.published_tokens_per_s_per_gpu)),
+                        p(fmt.whole(r.predicted_tokens_per_s_per_gpu)), signed_pct(r.error),
                         r.left_out and "left out" or "check" }
   end
   doc:table { caption = "Each published run (tokens/s per GPU) against its prediction; Error = Predicted / "
@@ -642,31 +633,38 @@ end
 
 -- The claim as published (its figure first in its cell, then precision, sequence, batch and
 -- source) and the arithmetic beside it.
-local function vendor_claims(doc, exp)
+local function vendor_claims(doc, exp, ctx)
+  local function name_of_system(id) return ctx and system_name(ctx, id) or id end
   local rows = {}
   for _, r in ipairs(R.records(exp, { series = "vendor_claim" })) do
-    local run = (r.seq and r.batch) and (", sequence %d, batch %d"):format(r.seq, r.batch)
+    local run = (r.seq and r.batch) and (", sequence %s, batch %d"):format(fmt.whole(r.seq), r.batch)
       or ", sequence and batch not stated (projected at the workload's)"
     local proj = r.projected_tokens_per_s
-    rows[#rows + 1] = { ("%s: %s tokens/s, %s%s (%s)"):format(r.system, fmt.int(r.claimed_tokens_per_s),
-                          (r.precision or "?"):upper(), run, r.source),
+    -- the peak of the precision the arithmetic runs in (compute_precision: NF4 QLoRA, which the
+    -- source may call FP4, computes in BF16); older files name only the precision as published
+    local compute = (r.compute_precision or r.precision or "?"):upper()
+    local as_named = compute ~= (r.precision or "?"):upper()
+      and ("; named %s by the source, computed in %s"):format((r.precision or "?"):upper(), compute) or ""
+    rows[#rows + 1] = { ("%s: %s tokens/s, %s%s (%s%s)"):format(name_of_system(r.system), fmt.whole(r.claimed_tokens_per_s),
+                          (r.precision or "?"):upper(), run, r.source, as_named),
                         ("%.1f GFLOP"):format(r.flops_per_token / 1e9),
                         ("%.2f PFLOP/s"):format(r.needed_flops / 1e15),
-                        r.peak_flops and s(("%s TFLOP/s (%s)"):format(fmt.rate(r.peak_flops / 1e12), (r.precision or "?"):upper()))
+                        r.peak_flops and s(("%s TFLOP/s (%s)"):format(fmt.rate(r.peak_flops / 1e12), compute))
                           or "not in the catalog",
                         r.share_of_peak and (r.share_of_peak > 1 and { text = ratio(r.share_of_peak), tone = "bad" }
                           or pct(r.share_of_peak)) or "–",
-                        proj and p(("%s (%s–%s)"):format(fmt.int(proj), fmt.int(r.projected_tokens_per_s_low or proj),
-                          fmt.int(r.projected_tokens_per_s_high or proj))) or "–" }
+                        proj and p(("%s (%s–%s)"):format(fmt.whole(proj), fmt.whole(r.projected_tokens_per_s_low or proj),
+                          fmt.whole(r.projected_tokens_per_s_high or proj))) or "–" }
   end
   if #rows == 0 then return end
   doc:section("Vendor claims beside the arithmetic", 2)
   doc:table { caption = "A published training rate as published (precision, sequence length, batch) times the FLOPs "
                 .. "one token of that workload needs at that sequence length (our op plan: forward and backward "
                 .. "matmuls and attention) is the compute rate the claim implies, set beside the dense peak of the "
-                .. "precision it was run in (catalog) and our projection of the same workload at the same sequence "
-                .. "length and batch (BF16 compute, band). Above 1x the peak: the claim counts something other than "
-                .. "what a training step computes; we do not guess what.",
+                .. "precision its arithmetic runs in (catalog; a QLoRA run keeps its base weights in 4-bit NF4 and "
+                .. "computes in BF16, whatever the source calls it) and our projection of the same workload at the "
+                .. "same sequence length and batch (BF16 compute, band). Above 1x the peak: the claim counts something "
+                .. "other than what a training step computes; we do not guess what.",
               columns = { { title = "Claim", width = 0.34 }, { title = "Per token", align = "right" },
                           { title = "Needs", align = "right" }, { title = "Dense peak (spec)", width = 0.14 },
                           { title = "Of the peak", align = "right" }, { title = "Projected tokens/s", align = "right" } },
@@ -694,17 +692,20 @@ local function mfu_table(doc, results, ctx, exp)
     if any then rows[#rows + 1] = row end
   end
   if #rows == 0 then return end
-  local columns = { { title = "System", width = 0.24 } }
-  for i, w in ipairs(cols) do columns[#columns + 1] = { title = ("(%d) %s"):format(i, w.id), align = "right" } end
+  local columns, names = { { title = "System", width = 0.24 } }, {}
+  for i, w in ipairs(cols) do
+    columns[#columns + 1] = { title = ("(%d)"):format(i), align = "right" }
+    names[i] = ("(%d) %s"):format(i, w.name)
+  end
   doc:section("Implied MFU of every projection", 2)
   doc:paragraph("Implied MFU: the model FLOPs one token needs (the plan's matmuls and attention, causal half, no "
     .. "recomputation; LoRA: no weight gradients of the frozen base) times the projected tokens/s per GPU, over the "
     .. "dense peak of the workload's recipe on that system (BF16; FP8 for an FP8 recipe; this machine: its measured "
-    .. "peak). MosaicML's published runs report theirs (data/gpu-runs.csv, mfu_published): a projection far from "
-    .. "what published runs of its stack reach deserves a second look.", "small")
+    .. "peak). MosaicML's published runs report theirs (the published-runs table of the technical annex): a "
+    .. "projection far from what published runs of its stack reach deserves a second look.", "small")
   doc:table { columns = columns, rows = rows,
-              caption = "Implied MFU per system (rows) and decision-page workload (columns), projected; no fit: "
-                .. "the workload does not fit one device of that system; –: not projected." }
+              caption = "Implied MFU per system (rows) and decision-table workload (columns: " .. table.concat(names, "; ")
+                .. "), projected; no fit: the workload does not fit one device of that system; –: not projected." }
 end
 
 -- The context narrowed to the scenario's compared systems (and this machine): what a body chart plots.
@@ -722,30 +723,103 @@ local function compared(results, ctx)
   return out
 end
 
+-- The decision table's workloads (the scenario's decide list, in its order: (1), (2), ...).
+local function decided(results, ctx)
+  local scn, wl, out = results.scenario or {}, by_id(ctx.workloads), {}
+  for _, id in ipairs(type(scn.decide) == "table" and scn.decide or DEFAULT_DECIDE) do
+    if wl[id] then out[#out + 1] = wl[id] end
+  end
+  return out
+end
+
+-- Projected hours per job of the decision table's workloads, named and numbered as there, each with
+-- the tokens it trains, on the scenario's compared systems.
+local function decision_chart(doc, results, ctx, exp)
+  local ws, cats, series = decided(results, ctx), {}, {}
+  if #ws == 0 then return end
+  for i, w in ipairs(ws) do cats[i] = ("(%d) %s\n%s"):format(i, w.name, tokens_text(w)) end
+  for _, sys in ipairs(ctx.system_list) do
+    local ys, lo, hi, any = {}, {}, {}, false
+    for i, w in ipairs(ws) do
+      local r = projections(exp, w.id)[sys.id]
+      ys[i] = r and r.hours or false
+      lo[i], hi[i] = r and r.hours and r.hours_low or false, r and r.hours and r.hours_high or false   -- error bars
+      any = any or ys[i] ~= false
+    end
+    if any and #series < 32 then series[#series + 1] = { name = system_name(ctx, sys.id), y = ys, lo = lo, hi = hi } end
+  end
+  doc:chart {
+    kind = "bar", title = "Projected hours per job, the decision table's workloads (log scale)",
+    categories = cats, y = { label = "hours per job (projected)", log = 10 }, series = series,
+    caption = "(1)-(" .. #ws .. "): the workloads of the decision table, each with the tokens it trains (a published "
+      .. "run's; assumed: the round figure every fine-tune is given, so that rows compare). One device of each "
+      .. "system (llm.c's GPT-2 runs: one 8-GPU node of an HBM part), central projections, their bands as error "
+      .. "bars. A missing bar: the workload does not fit that configuration (the decision table gives the "
+      .. "smallest count of devices that holds it).",
+  }
+end
+
+-- The decision report's appendix on the method: the projection's rules as this run wrote them and
+-- the GPU stack profiles' check against published runs (every run: the annex).
+local function method_appendix(doc, exp)
+  projection_method(doc, exp)
+  local rules = exp.info and exp.info.projection_rules or {}
+  if rules.measured_gpu then doc:paragraph("Measured GPU: " .. rules.measured_gpu .. ".", "small") end
+  if rules.measured_catalog_row then doc:paragraph("Catalog row replaced: " .. rules.measured_catalog_row .. ".", "small") end
+  local info = exp.info or {}
+  if info.stack_error then doc:paragraph("GPU projections not made: " .. info.stack_error .. "."); return end
+  if not info.stack_profiles then return end
+  doc:paragraph(("GPU stack profiles. Hours on the catalog's GPUs come from each op of the workload's plan, timed "
+    .. "with the efficiency its software stack reaches on that op class at that size, fitted on published training "
+    .. "throughput (one cited run per row), never on the machine that ran this report. Each profile's error below is "
+    .. "that of predicting every published run with the profile fitted without it; every run, predicted, is in %s.")
+    :format(annex.cite("Published GPU training runs against the stack profiles")), "small")
+  profile_summary(doc, exp)
+end
+
+-- The decision report's section: the projected hours of the decision table's workloads on the
+-- compared systems and the vendor claims, the method and every workload as appendices.
 local function projection(doc, results, exp)
-  local ctx = context(results, exp)
-  stack_fit(doc, exp)
+  local all = context(results, exp)
+  local ctx = compared(results, all)
   if #ctx.workloads == 0 or #R.records(exp, { series = "projection" }) == 0 then return end
-  doc:section("Projected training time", 2)
-  local label = appendix.defer(doc, "Projected training time per workload and system", function(d)
-    projection_method(d, exp)
-    local rules = exp.info and exp.info.projection_rules or {}
-    if rules.measured_gpu then d:paragraph("Measured GPU: " .. rules.measured_gpu .. ".", "small") end
-    if rules.measured_catalog_row then d:paragraph("Catalog row replaced: " .. rules.measured_catalog_row .. ".", "small") end
+  doc:section("Projected training time")
+  local method = appendix.defer(doc, "Projection method: how every hour is projected", function(d)
+    method_appendix(d, exp)
+  end)
+  local rows = appendix.defer(doc, "Projected training time per workload, on the compared systems", function(d)
+    d:paragraph(("Every workload (%d) on the compared systems, with fit, energy and price; on every catalog system "
+      .. "(%d) and on the machine that ran this report: %s."):format(#ctx.workloads, #all.system_list,
+      annex.cite("Projected training time on every catalog system")), "small")
     for _, w in ipairs(ctx.workloads) do workload_table(d, ctx, exp, w) end
-    d:section("Memory-bound share and verdicts, every workload", 2)
+  end)
+  local verdicts = appendix.defer(doc, "Memory-bound share and verdicts, every workload", function(d)
     memory_table(d, ctx, exp)
     for _, w in ipairs(ctx.workloads) do verdict(d, ctx, exp, w) end
     mfu_table(d, results, ctx, exp)
   end)
-  doc:paragraph(("Every time below is projected: on the catalog's GPUs each op of the workload's plan timed with its "
-    .. "software stack's profile (above), on this machine from its own calibration, summed over the steps the "
-    .. "workload's tokens need, with a band. How, and every workload on every catalog system (%d workloads, %d "
-    .. "systems) with fit, energy and price, the memory-bound share and a verdict per workload: %s. The decision "
-    .. "pages at the front show the scenario's workloads on its compared systems."):format(#ctx.workloads,
-    #ctx.system_list, label))
-  time_chart(doc, compared(results, ctx), exp)
-  vendor_claims(doc, exp)
+  doc:paragraph(("Every hour in this report is projected: on the catalog's GPUs each op of the workload's plan is "
+    .. "timed with its software stack's profile, fitted on published GPU training runs, and summed over the steps "
+    .. "the workload's tokens need, with a band from that fit's errors (method: %s). Every workload on the compared "
+    .. "systems with fit, energy and price: %s; the memory-bound share of each step and a verdict per workload: %s. "
+    .. "How the model was calibrated and checked on the machine that ran this report: %s.")
+    :format(method, rows, verdicts, annex.cite("The training-time model: calibration and validation")))
+  decision_chart(doc, results, ctx, exp)
+  vendor_claims(doc, exp, ctx)
+end
+
+-- The annex's part of the projection: every workload on every catalog system, an appendix.
+local function every_system(doc, results, exp)
+  local ctx = context(results, exp)
+  if #ctx.workloads == 0 or #R.records(exp, { series = "projection" }) == 0 then return end
+  doc:section("Projected training time on every catalog system", 2)
+  local label = appendix.defer(doc, "Every workload on every catalog system", function(d)
+    projection_method(d, exp)
+    for _, w in ipairs(ctx.workloads) do workload_table(d, ctx, exp, w) end
+  end)
+  doc:paragraph(("The decision report projects its workloads onto the systems its scenario compares. Every workload "
+    .. "(%d) on every catalog system and on this machine (%d systems), with fit, energy and price: %s.")
+    :format(#ctx.workloads, #ctx.system_list, label))
 end
 
 local function skipped_table(doc, exps)
@@ -757,10 +831,17 @@ local function skipped_table(doc, exps)
   doc:table { columns = { { title = "Not measured", width = 0.35 }, { title = "Why" } }, rows = rows }
 end
 
+-- The model experiment the decision report answers from: complete or partial, with projections.
+local function projected_exp(results)
+  for _, e in ipairs(R.experiments(results, "model")) do
+    if (e.status == "complete" or e.status == "partial") and #R.records(e, { series = "projection" }) > 0 then return e end
+  end
+end
+
 function S.model(doc, results)
   local exps = R.experiments(results, "model")
   if #exps == 0 then return end             -- the scenario has no model: no section
-  doc:section("Training time on this and other systems")
+  doc:section("The training-time model: calibration and validation")
   for _, e in ipairs(exps) do
     local dev = DEVICE[e.device] or e.device or "?"
     if e.status == "complete" or e.status == "partial" then
@@ -770,12 +851,19 @@ function S.model(doc, results)
       local cal = e.info and e.info.calibration
       validation(doc, e, cal, #exps > 1 and dev)
       if cal then calibration(doc, results, e, cal) end
-      projection(doc, results, e)
+      stack_fit(doc, e)
+      every_system(doc, results, e)
     else
       doc:paragraph(("Not measured (%s): %s."):format(dev, e.reason or e.error or e.status or "?"))
     end
   end
   skipped_table(doc, exps)
+end
+
+-- The decision report's projection (the template's "projection" section).
+function S.projection(doc, results)
+  local e = projected_exp(results)
+  if e then projection(doc, results, e) end
 end
 
 return S

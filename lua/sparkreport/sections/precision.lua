@@ -76,8 +76,8 @@ local function method(doc, exps)
     .. "the best repetition beside them. %s. %s.")
     :format(table.concat(ks, "; "), cpu.threads or 0, fmt.cv(exps[1].params and exps[1].params.cv or 0),
             info.flop_convention or "", info.byte_convention or ""))
-  doc:paragraph(("Training shapes (%s): %d tokens, hidden %d, vocabulary %d.")
-    :format(info.model or "", info.tokens or 0, info.hidden or 0, info.vocab or 0), "small")
+  doc:paragraph(("Training shapes (%s): %s tokens, hidden %s, vocabulary %s.")
+    :format(info.model or "", fmt.whole(info.tokens or 0), fmt.whole(info.hidden or 0), fmt.whole(info.vocab or 0)), "small")
 end
 
 -- One row of the sustained-compute table.

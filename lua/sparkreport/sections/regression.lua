@@ -35,6 +35,9 @@ function S.regression_title(doc, cmp)
     doc:notice("Nothing is slower than the baseline.", "good")
   end
   doc:paragraph(cmp.summary)
+  doc:paragraph("The comparison covers both documents of each run: the measured results (the technical annex: "
+    .. "bandwidth, compute, training, compression, the model's calibration) under Verdicts, and the projected rows "
+    .. "the decision report answers from (hours, fit, cost) under Projections.", "small")
   local function run(r)
     return ("%s to %s (%s)"):format(r.started_utc or "?", r.finished_utc or "?", r.status or "?")
   end

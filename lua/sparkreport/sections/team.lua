@@ -481,7 +481,9 @@ end
 function S.team(doc, results)
   local td = results.team_decision
   if type(td) ~= "table" then return end
-  require("sparkreport.sections.common").title_block(doc, results, "What should this team use: DGX Sparks or HBM GPUs?")
+  local common = require "sparkreport.sections.common"
+  common.title_block(doc, results, "What should this team use: DGX Sparks or HBM GPUs? The answer first; the machine "
+                     .. "that ran it: the technical annex", common.decision_title(results))
   if td.error then
     doc:notice(("The team decision could not be made: %s. The per-job answer follows."):format(td.error), "bad")
     return

@@ -24,8 +24,8 @@ local function label(r)
 end
 
 local function shape_text(r)
-  return ("%d layers, hidden %d, %d heads, sequence %d, vocabulary %d, batch %d%s%s%s"):format(r.layers, r.hidden,
-    r.heads, r.seq, r.vocab, r.batch, r.accum > 1 and (", accumulation x" .. r.accum) or "",
+  return ("%d layers, hidden %s, %d heads, sequence %s, vocabulary %s, batch %d%s%s%s"):format(r.layers,
+    fmt.whole(r.hidden), r.heads, fmt.whole(r.seq), fmt.whole(r.vocab), r.batch, r.accum > 1 and (", accumulation x" .. r.accum) or "",
     r.checkpoint and ", checkpointing" or "", r.tied and ", tied head" or "")
 end
 

@@ -12,5 +12,5 @@ return {
   -- compression), the model's calibration and validation, every catalog system, scale-out, the
   -- environment and the command that reruns the scenario
   annex = { "annex_title", "summary", "bandwidth", "precision", "train", "model", "compress", "collective",
-            "annex_appendix" },
+            "tenants_measured", "annex_appendix" },
 }

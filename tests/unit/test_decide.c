@@ -119,7 +119,8 @@ static void team_refusals(void)
                          "\"date\":\"d\",\"usd_per_gpu_hour\":-4}]}", &t),
                "team.offers[1]: parameter 'usd_per_gpu_hour' = -4 is out of range (0.01 .. 10000)");
     EXPECT_STR(parse_msg("{" JOB ",\"offers\":[{\"id\":\"x\",\"system\":\"b200\",\"provider\":\"P\",\"source\":\"s\","
-                         "\"date\":\"d\",\"instance_gpus\":[8,8]}]}", &t), "team.offers[1].instance_gpus lists 8 twice");
+                         "\"date\":\"d\",\"instance_gpus\":[8,8]}]}", &t),
+               "team.offers[1]: parameter 'instance_gpus' lists 8 twice (entries 1 and 2); give each once");
     EXPECT_STR(parse_msg("{" JOB ",\"offers\":[{\"id\":\"x\",\"system\":\"b200\",\"provider\":\"P\",\"source\":\"s\","
                          "\"date\":\"d\"},{\"id\":\"x\",\"system\":\"h100-sxm\",\"provider\":\"Q\",\"source\":\"s\","
                          "\"date\":\"d\"}]}", &t), "team.offers[2].id 'x' is the id of team.offers[1] too");

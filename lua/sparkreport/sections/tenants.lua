@@ -8,7 +8,6 @@
 local fmt = require "sparkreport.format"
 local R = require "sparkreport.results"
 local marks = require "sparkreport.marks"
-local appendix = require "sparkreport.appendix"
 
 local S = {}
 
@@ -168,7 +167,6 @@ end
 
 local function measured(doc, results)
   local exps = R.experiments(results, "tenants")
-  doc:section("Measured on this machine", 2)
   if #exps == 0 then
     doc:paragraph("Not measured: the scenario has no tenants experiment (sr.tenants).")
     return
@@ -274,11 +272,20 @@ function S.tenants(doc, results)
   doc:paragraph("How much each of N jobs running at once slows down: measured here with N tenants, each a separate "
     .. "process as separate users' jobs are, and projected for N people sharing one DGX Spark.")
   projected(doc, results)
-  local label = appendix.defer(doc, "Shared use measured on this machine", function(d) measured(d, results) end)
   for _, e in ipairs(exps) do
     local text = summary(e)
-    if text then doc:paragraph(text .. (" Each tenant's time, slowdown and share per N: %s."):format(label)) end
+    if text then
+      doc:paragraph(text .. (" Each tenant's time, slowdown and share per N: %s."):format(
+        require("sparkreport.annex").cite("Shared use measured on this machine")))
+    end
   end
+end
+
+-- The technical annex's part: the measurement on the machine that ran the report.
+function S.tenants_measured(doc, results)
+  if #R.experiments(results, "tenants") == 0 then return end
+  doc:section("Shared use measured on this machine")
+  measured(doc, results)
 end
 
 return S

@@ -244,6 +244,8 @@ local function fit_cell(r)
       fmt.hours(alt.hours, "")) or "does not fit")
   end
   return { text = text, tone = r.fits and "good" or "bad" }
+end
+
 -- The Spark configuration the "faster" columns compare with: one Spark where it holds the job, else
 -- the fewest linked Sparks that do; nil when none does.
 local function spark_base(wf)

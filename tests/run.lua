@@ -66,7 +66,11 @@ local function fail(fmt, ...) error(fmt:format(...), 0) end
 local function read(path)
   local f = assert(io.open(path, "rb")); local s = f:read("a"); f:close(); return s
 end
-local function rate(x)
+local function rate(x)           -- as sparkreport.format writes a rate: "3,350", "273", "46.9", "0.63"
+  if x >= 1000 then
+    local s = ("%.0f"):format(x):reverse():gsub("(%d%d%d)", "%1,"):reverse()
+    return (s:gsub("^,", ""))
+  end
   if x >= 100 then return ("%.0f"):format(x) elseif x >= 10 then return ("%.1f"):format(x) end
   return ("%.2f"):format(x)
 end

@@ -25,7 +25,7 @@ M.versions = {
                          .. "info.dram counts bytes known to move and holds the read, write and mix ceilings with the "
                          .. "write-allocate evidence; the model's calibration takes the run's GEMM rate (peak_gemm, "
                          .. "remeasured) and each memory-bound op's mix ceiling (bandwidth_mix, calibration records' "
-                         .. "bytes_read); compression's FP32 products their bound (bound_gflops); drifting validation "
+                         .. "bytes_read); compression's FP32 products their bound (bound_gflops), its read series whether it is a ceiling (not_a_ceiling); drifting validation "
                          .. "rounds (drift); MFU and attention FLOPs count the causal half; context.build.isa; "
                          .. "the tenants experiment (shared use of this machine: series stream and train, each "
                          .. "tenant's time, slowdown and share; info.totals per count) and the model's tenants records "
@@ -567,6 +567,7 @@ for _, name in ipairs { "bandwidth", "precision", "compress" } do
   for k, v in pairs(settle) do M.records[name].fields[k] = v end
 end
 M.records.compress.fields.read_fraction_dram = opt "number"
+M.records.compress.fields.not_a_ceiling = opt "string"   -- the read series, when a product beat it twice
 
 -- A collective record (sections/collective.lua): series p2p (ping-pong) or collective; a record
 -- that failed its check has no timing (valid = false, error says why).

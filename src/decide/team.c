@@ -39,10 +39,10 @@ static const struct { const char *field; double value; const char *source; } def
     { "pue", 1.56, "Uptime Institute Global Data Center Survey 2024: average annual power usage effectiveness "
       "operators report for their largest data center" },
     { "facility_usd_per_kw_month", 196, "Encor Advisors, 'Data Center Colocation Pricing: 2026 Cost Per Rack & kW': "
-      "250-500 kW deployments in primary North American markets approaching about USD 196 per kW per month "
+      "250-500 kW deployments in primary North American markets approaching about $196 per kW per month "
       "in H2 2025 (smaller deployments pay more)" },
     { "support_share", 0.2, "supercluster.blog, 'AI Supercluster: NVIDIA DGX Platform': DGX H100 list price "
-      "USD 199,000, one year of support about USD 39,800 (20 % of the base price)" },
+      "$199,000, one year of support about $39,800 (20 % of the base price)" },
     { "setup_h", 0.25, "an assumption of this report (an instance starting and the model and data copied to it), "
       "not a measurement: give your own" },
     { "life_years", 3, "an assumption of this report (the scenario's life_years): give your own" },

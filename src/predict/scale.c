@@ -116,7 +116,7 @@ static cJSON *record(const cJSON *p, const struct scale_one *s, double step1, in
     double mid = n > 1 ? predict_scale_step(c, traffic, link, SCALE_OVERLAP) : step1;
     double fast = n > 1 ? predict_scale_step(c * s->lo, traffic, link, SCALE_OVERLAP_HI) : step1 * s->lo;
     double slow = n > 1 ? predict_scale_step(c * s->hi, traffic, link, SCALE_OVERLAP_LO) : step1 * s->hi;
-    double tok = s->tokens_step;
+    double tok = s->tokens_step, alone = mid;     /* the scale model's step, before any projection's own */
     if (same && n > 1) {        /* the projection's own timing of this configuration, band included */
         double h = json_num(same, "hours", 0);
         mid = s->tokens_step / json_num(same, "tokens_per_s", s->tokens_step / mid);
@@ -151,9 +151,11 @@ static cJSON *record(const cJSON *p, const struct scale_one *s, double step1, in
     cJSON_AddNumberToObject(r, "hours_low", own ? json_num(same, "hours_low", 0) : s->tokens / (tok / fast) / 3600);
     cJSON_AddNumberToObject(r, "hours_high", own ? json_num(same, "hours_high", 0) : s->tokens / (tok / slow) / 3600);
     /* like with like: one device's step in the configuration the N run (its compute, without the
-     * offload it may need alone, which sharding removes: that shows in the hours), so the
-     * efficiency is what the traffic costs and never above 1 */
-    cJSON_AddNumberToObject(r, "scaling_efficiency", n > 1 ? s->compute_s / (n * mid) : 1);
+     * offload it may need alone, which sharding removes: that shows in the hours), over the scale
+     * model's step of the same compute with its traffic, so the efficiency is what the traffic
+     * costs and never above 1 (the projection's own timing of N devices, when used for the hours,
+     * may run another configuration: no recompute where one device needs it) */
+    cJSON_AddNumberToObject(r, "scaling_efficiency", n > 1 ? s->compute_s / (n * alone) : 1);
     cJSON_AddNumberToObject(r, "scaling_efficiency_low",
                             n > 1 ? s->compute_s / (n * predict_scale_step(c, traffic, link, SCALE_OVERLAP_LO)) : 1);
     cJSON_AddNumberToObject(r, "scaling_efficiency_high",

@@ -200,7 +200,10 @@ for id, fields in pairs(w_every) do
       if not fx_any[id][k] then fail("the writer's %s records carry %s; the fixture's never do: %s", id, k, regen) end
     end
     for k in pairs(fx_every[id]) do
-      if not w_any[id][k] then fail("the fixture's %s records carry %s; the writer's never do: %s", id, k, regen) end
+      -- what a record says only when its measurement was repeated or beaten (compression's one read
+      -- record, measured again when a product outran it), which the reduced run may never need
+      local conditional = { remeasured = true, not_a_ceiling = true }
+      if not w_any[id][k] and not conditional[k] then fail("the fixture's %s records carry %s; the writer's never do: %s", id, k, regen) end
     end
   end
 end

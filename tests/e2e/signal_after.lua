@@ -26,7 +26,7 @@ local code = tonumber(out:match("exit (%d+)"))
 local err = read(env.out .. "/stderr")
 if code ~= 143 then fail("SIGTERM after the measurements: %s\n%s", out, err) end
 if err:find("partial", 1, true) then fail("SIGTERM after the measurements said partial:\n%s", err) end
-local kept = err:match("came after the measurements: kept ([^\n]-) %(results.json and report.pdf complete%); nothing was cut\n")
+local kept = err:match("came after the measurements: kept ([^\n]-) %(results.json and the PDFs complete%); nothing was cut\n")
   or err:match("SIGTERM: the run had finished: kept ([^\n]-) %(its files complete%); nothing was cut\n")
 if not kept or kept:sub(1, #root + 1) ~= root .. "/" then fail("stderr does not say what was kept and cut:\n%s", err) end
 local r = json.decode(read(kept .. "/results.json"))

@@ -273,7 +273,8 @@ for _, r in ipairs(model.results) do
     timed[("%s|%s|%d"):format(r.workload, r.system, r.gpus or 1)] = r
   end
 end
-local scale = all:match("Appendix %u: Scale%-out(.*)$") or fail("no scale-out appendix")
+local annex = sh(("%s -layout %s -"):format(q(env.pdftotext), q(pdf:gsub("%.pdf$", "-annex.pdf"))))
+local scale = annex:match("Appendix %u: Scale%-out(.*)$") or fail("no scale-out appendix in the technical annex")
 local same = 0
 for _, s in ipairs(model.results) do
   local r = s.series == "scaleout" and s.devices > 1 and timed[("%s|%s|%d"):format(s.workload, s.system, s.devices)]

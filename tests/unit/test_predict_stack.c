@@ -193,8 +193,8 @@ static void cited_runs(void)
         if (strcmp(runs[i].system, "dgx-spark") != 0)
             continue;
         double r = runs[i].loo / runs[i].published;
-        if (!(r >= 0.8 && r <= 1.25))
-            printf("Spark run %s: left out, predicted / published %.3f\n", runs[i].id, r);
+        printf("Spark run %s: left out, predicted %.0f, published %.0f, ratio %.3f\n", runs[i].id, runs[i].loo,
+               runs[i].published, r);
         EXPECT(r >= 0.8 && r <= 1.25 && runs[i].gen == PREDICT_GB10 && runs[i].sms == 48);
         spark++;
     }
@@ -430,8 +430,8 @@ static void spark_gpt(void)
         cJSON *info, *res = project(json, &info);
         const cJSON *r = record(res, "projection", "scenario", "dgx-spark");
         double ratio = num(r, "tokens_per_s_per_gpu") / want[i].published;
-        if (!(ratio >= 0.8 && ratio <= 1.25))
-            printf("spark-gpt %zu: projected / published %.3f\n", i, ratio);
+        printf("spark-gpt %zu: projected %.0f tok/s, published %.0f, ratio %.3f\n", i,
+               num(r, "tokens_per_s_per_gpu"), want[i].published, ratio);      /* the figures, in the test's log */
         EXPECT(ratio >= 0.8 && ratio <= 1.25);
         EXPECT_STR(cJSON_GetStringValue(cJSON_GetObjectItem(r, "stack")), "pytorch-compile");
         EXPECT(cJSON_IsFalse(cJSON_GetObjectItem(r, "extrapolated")));

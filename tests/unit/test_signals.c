@@ -82,7 +82,7 @@ int main(void)
     close(fd);
 
     EXPECT(child(after_measuring, NULL, out, sizeof out) == 42);
-    EXPECT_STR(out, "\nsparkreport: SIGTERM: the measurements are done; stopping once results.json and report.pdf are "
+    EXPECT_STR(out, "\nsparkreport: SIGTERM: the measurements are done; stopping once results.json and the PDFs are "
                     "written (complete), without the comparison with a baseline (a second signal stops at once)\n");
 
     char want[1024];

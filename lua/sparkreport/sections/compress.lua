@@ -76,6 +76,11 @@ local function method(doc, exp)
       .. "not memory; a run with weights_size = \"auto\" measures memory."):format(info.caches_what or "the caches",
       fmt.bytes(caches)), "note")
   end
+  local rd = R.records(exp, { series = "read" })[1]
+  if rd and rd.not_a_ceiling and rd.gbps_median then
+    doc:paragraph(("The plain read of the FP32 matrix (%s GB/s, median) is %s."):format(fmt.rate(rd.gbps_median),
+      rd.not_a_ceiling), "note")
+  end
   doc:paragraph(("Rounding: %s. Weights: %s."):format(info.rounding or "?", info.weights or "?"), "small")
 end
 

@@ -110,8 +110,9 @@ local function conditions(t)
         out[#out + 1] = { ("while %s rent is %s %s per GPU-hour"):format(sys_name(t, f.system),
           f.direction == "above" and "below" or "above", fmt.usd(f.usd_per_gpu_hour)), math.abs(math.log(f.factor)) }
       elseif f.what == "deadline" then
-        out[#out + 1] = { ("while results are wanted within %s (%s a deadline of %s)"):format(within(f.base),
-          f.direction == "above" and "at" or "below", within(f.value)), math.abs(math.log(f.factor)) }
+        out[#out + 1] = { (f.direction == "above" and "while results are wanted sooner than %s (the team wants them within %s)"
+          or "while results may wait %s or longer (the team wants them within %s)"):format(within(f.value),
+          within(f.base)), math.abs(math.log(f.factor)) }
       end
     end
   end
@@ -407,7 +408,8 @@ local function next_text(t)
   local r = t.jobs["rent|" .. t.team.jobs[1].workload]
   local gpu, hour = "the HBM type above", ""
   if r and r.system then
-    gpu = "an " .. sys_name(t, r.system)
+    gpu = sys_name(t, r.system)
+    gpu = (gpu:find("^[AEFHILMNORSX]") and "an " or "a ") .. gpu     -- "an H100", "a B200": as the letters are said
     local best
     for _, o in ipairs(t.results.catalog.offers and t.results.catalog.offers.rows or t.team.offers or {}) do
       local n = o.instance_gpus and o.instance_gpus[1]
@@ -445,7 +447,7 @@ local RISK_SOURCES = {
   { "DeepSpeed on Arm", "deepspeedai/DeepSpeed issue 5640 'Does deepspeed support aarch64?' (CPU comm op includes immintrin.h)" },
   { "GB10 kernels", "NVIDIA/dgx-spark-playbooks issue 22: sm_121 lacks tcgen05, TMEM and TMA multicast in its toolchain" },
   { "Quotas", "AWS Service Quotas: on-demand GPU instances are limited per account by a vCPU quota raised on request" },
-  { "Egress", "AWS data transfer out to the internet, USD 0.09 per GB (as cited by Datacate, 'Colocation vs cloud', 2026)" },
+  { "Egress", "AWS data transfer out to the internet, $0.09 per GB (as cited by Datacate, 'Colocation vs cloud', 2026)" },
 }
 
 local function appendix_body(d, t)

@@ -222,15 +222,16 @@ local function projected(doc, results)
   for _, e in ipairs(R.experiments(results, "model")) do
     local by, order = spark_records(e)
     if #order > 0 then
-      local rows = {}
+      local rows, names = {}, {}
+      for _, w in ipairs((e.info or {}).workloads or {}) do names[w.id] = w.name end
       for _, w in ipairs(order) do
         local recs, n = by[w], largest(by[w])
-        rows[#rows + 1] = { w, p(("%d"):format(n or 0)), hours_cell(recs[1]), hours_cell(recs[2]), hours_cell(recs[4]) }
+        rows[#rows + 1] = { names[w] or w, p(("%d"):format(n or 0)), hours_cell(recs[1]), hours_cell(recs[2]), hours_cell(recs[4]) }
       end
       doc:table {
-        columns = { { title = "Workload", width = 0.2 }, { title = "Most that fit", align = "right", width = 0.09 },
-                    { title = "Hours per job, alone", align = "right", width = 0.235 },
-                    { title = "2 at once", align = "right", width = 0.235 }, { title = "4 at once", align = "right" } },
+        columns = { { title = "Workload", width = 0.28 }, { title = "Most that fit", align = "right", width = 0.09 },
+                    { title = "Hours per job, alone", align = "right", width = 0.2 },
+                    { title = "2 at once", align = "right", width = 0.21 }, { title = "4 at once", align = "right" } },
         rows = rows,
         caption = "Projected: hours of one person's job, band in brackets, when N people run a job each on one DGX "
           .. "Spark at once; most that fit: the largest of 1, 2, 3, 4, 6, 8 people whose jobs each fit their share of "

@@ -124,6 +124,10 @@ function M.page_fill(pages, log, what, fail)
           fail("%s: page %d is %.0f %% full; the figure after it needed %.0f pt of %.0f", what, n, 100 * fill, why.need,
                why.room)
         end
+      elseif why.why == "full" and (why.fill or 0) >= M.FILL_MIN
+             and fill >= M.FILL_MIN - 14 / (M.BODY_BOTTOM - M.BODY_TOP) then
+        -- full by the layout's own measure, which counts the space after the last line (a small
+        -- paragraph's spacing, under 14 pt) that the text's box ends above
       else
         fail("%s: page %d is %.0f %% full (its text ends %.0f pt down) and no section ends there (%s)", what, n,
              100 * fill, M.BODY_TOP + fill * (M.BODY_BOTTOM - M.BODY_TOP), why.why)

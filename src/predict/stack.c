@@ -113,7 +113,7 @@ static const double att_measured[PREDICT_NGENS] = { [PREDICT_GB10] = 55.0 / 125 
 static struct predict_stack stacks[] = {
     { .id = "pytorch", .short_name = "PyTorch FSDP", .name = "PyTorch with FSDP (MosaicML llm-foundry, Composer, FlashAttention)",
       .fitted_on = "pytorch", .era = "2023-24: eager PyTorch 2.x under autocast, FSDP1, FlashAttention 2 "
-      "(llm-foundry's tables at commit 4952183, 2024-04)",
+      "(llm-foundry's published tables of April 2024)",
       .basis = "fitted on MosaicML llm-foundry's published throughput tables (A100 80GB and H100 80GB, BF16): "
                "PyTorch eager kernels under autocast, FlashAttention, FSDP; their per-layer all-gathers and "
                "reduce-scatters modelled as traffic over the node's link (data/fabric.csv), not as a per-op cost" },

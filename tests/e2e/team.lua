@@ -353,9 +353,9 @@ end
 local lora = "llama-3.1-8b-lora"
 local model
 for _, e in ipairs(doc.experiments) do if e.name == "model" and e.info and e.info.calibration then model = model or e end end
-local h1
+local h1, step1
 for _, r in ipairs(model.results) do
-  if r.series == "projection" and r.workload == lora and r.system == "dgx-spark" then h1 = r.hours end
+  if r.series == "projection" and r.workload == lora and r.system == "dgx-spark" then h1, step1 = r.hours, r.step_s end
 end
 local kept = {}
 for _, r in ipairs(model.results) do
@@ -363,8 +363,11 @@ for _, r in ipairs(model.results) do
 end
 model.results = kept
 for n = 1, 6 do
+  local k = n == 1 and 1 or 0.9 * n
   model.results[#model.results + 1] = { series = "tenants", workload = lora, system = "dgx-spark", tenants = n,
-    fits = n <= 4, hours = h1 * (n == 1 and 1 or 0.9 * n), slowdown = n == 1 and 1 or 0.9 * n }
+    fits = n <= 4, device_bytes = 30e9, usable_bytes = 100e9 / n,
+    hours = n <= 4 and h1 * k or nil, hours_low = n <= 4 and h1 * k or nil, hours_high = n <= 4 and h1 * k or nil,
+    step_s = n <= 4 and step1 * k or nil, slowdown = n <= 4 and k or nil }
 end
 team.deadline_h = 150
 local copy = env.out .. "/tenants.json"

@@ -395,7 +395,7 @@ local function terms_text(t)
     and (" Assumptions to replace with your own: %s."):format(table.concat(own, ", ")) or "")
 end
 
-local RISKS = "Risks. Software on a GB10: its GPU (sm_121) and Arm host were missing from prebuilt wheels of "
+local RISKS = "Risks. Software on a GB10: its GPU (CUDA compute capability 12.1) and Arm host were missing from prebuilt wheels of "
   .. "bitsandbytes until late 2025 and of FlashAttention still in 2026 (eager attention is the fallback, slower "
   .. "than these projections assume), and DeepSpeed's CPU ops do not build on Arm; a Spark may need its software "
   .. "built by hand. Renting: on-demand capacity of the newest GPUs can be sold out, and cloud accounts start with "

@@ -966,7 +966,7 @@ static void rules_json(cJSON *rules)
         "plus 10 % for ops larger than any timed, each way (the hours divided and multiplied by it)");
     cJSON_AddStringToObject(rules, "catalog",
         "catalog rows, the DGX Spark's included: every op of the workload's plan timed with its software stack's "
-        "profile (info.stack_profiles: efficiency per op class against size, fitted on the published GPU training "
+        "profile (its efficiency per op class against size, fitted on the published GPU training "
         "runs of data/gpu-runs.csv, nothing from the machine that ran this report) on the row's dense peak for the "
         "dtype the stack runs the op in (the Spark's BF16 125 TFLOP/s dense with FP32 accumulation, FP8 250, FP4 500: "
         "NVIDIA's 1 PFLOP FP4 with sparsity at the datacenter ratios; matmuls measured at 92 there), each matmul's "

@@ -636,6 +636,7 @@ M.records.tenants = object {
   shape = opt "string", working_set_bytes = opt "number", gbps_median = opt "number", gbps_best = opt "number",
   time_s = opt(stats), samples_s = opt(list "number"), slowdown = opt "number", share = opt "number",
   cores = opt "number", tokens_per_s = opt "number", max_rel_error = opt "number", tolerance = opt "number",
+  rerun = opt "string",         -- the round measured again: a tenant started after another had finished
 }
 for k, v in pairs(settle) do M.records.tenants.fields[k] = v end
 function M.rules.tenants(r, _, need)

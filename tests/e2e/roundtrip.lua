@@ -197,7 +197,8 @@ local w_any, w_every = shape(json.decode(read(first_default .. "/results.json"))
 -- what a record says only when its measurement was repeated or beaten (compression's one read
 -- record, measured again when a product outran it; the fractions of it when it is a ceiling), which
 -- one of the two runs may never need
-local conditional = { remeasured = true, not_a_ceiling = true, read_fraction_median = true, read_fraction_best = true }
+local conditional = { remeasured = true, not_a_ceiling = true, read_fraction_median = true, read_fraction_best = true,
+                      rerun = true }
 for id, fields in pairs(w_every) do
   if fx_any[id] then
     for k in pairs(fields) do

@@ -376,7 +376,7 @@ static cJSON *project(const char *json, cJSON **info)
                 && cJSON_GetObjectItem(k, "system_power_w"))
                 cJSON_AddItemToObject(row, "system_power_w", cell(cJSON_GetStringValue(cJSON_GetObjectItem(k, "system_power_w"))));
     cJSON_Delete(costs);
-    struct predict_inputs in = { cat, runs, claims, 0, 0, 0 };
+    struct predict_inputs in = { .catalog = cat, .runs = runs, .claims = claims };
     struct predict_calib c = { .peak = 1e11, .bw = 1e10, .q = 64 };
     cJSON *p = params(json), *results = cJSON_CreateArray();
     *info = cJSON_CreateObject();

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "util/machine.h"
 #include "exp/tenants/tenants.h"
 #include "exp/tenants/tenants_int.h"
 #include "predict/fit.h"
@@ -185,8 +186,10 @@ static void test_failures(void)
     if (tenants_pool_touch_Bps(pool) > 0)
         EXPECT_STR(json_str(cJSON_GetArrayItem(rs, 0), "error", ""),
                    "not timed: tenant 1 was given up: its arrays would not be first-touched within 2 s");
-    else
-        EXPECT(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(rs, 0), "valid")));
+    else            /* no rate yet: the round ran, or a loaded machine gave the tenants up before they said one */
+        EXPECT(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(rs, 0), "valid"))
+               || strncmp(json_str(cJSON_GetArrayItem(rs, 0), "error", ""), "not timed: tenant 1 was given up: its arrays "
+                          "would not be first-touched within", 78) == 0);
     cJSON_Delete(rs);
     tenants_pool_stop(pool);
     cJSON_Delete(spec);
@@ -311,11 +314,11 @@ int main(int argc, char **argv)
     test_derive();
     test_formulas();
     test_records();
-    if (len > 0) {
+    if (len > 0 && !machine_emulated()) {
         test_failures();
         test_run();
-    } else {
-        printf("no /proc/self/exe: the tenant processes are not run\n");
+    } else {            /* under qemu-user the tenants this test spawns would be run by the host kernel */
+        printf("the tenant processes are not run: %s\n", len > 0 ? machine_emulated() : "no /proc/self/exe");
     }
     return CHECK_DONE();
 }

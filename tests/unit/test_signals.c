@@ -4,6 +4,7 @@
  * (143), saying the folder was kept whole and nothing was cut, and removes nothing. Each case
  * runs in a child process, its stderr read back. */
 #include "check.h"
+#include "child.h"
 #include "util/fsutil.h"
 #include "util/progress.h"
 #include "util/signals.h"
@@ -14,29 +15,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* Runs body in a child with stderr into a pipe; its exit status and what it wrote. */
-static int child(void (*body)(const char *), const char *arg, char *out, size_t n)
-{
-    int p[2], status = -1;
-    if (pipe(p) != 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(p[1], STDERR_FILENO);
-        close(p[0]);
-        body(arg);
-        _exit(0);
-    }
-    close(p[1]);
-    ssize_t got = read(p[0], out, n - 1), r;
-    while (got >= 0 && (r = read(p[0], out + got, n - 1 - (size_t)got)) > 0)
-        got += r;
-    out[got > 0 ? got : 0] = '\0';
-    close(p[0]);
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 /* measured, not yet written: the first SIGTERM asks for a stop and says only the comparison goes */
 static void after_measuring(const char *arg)
@@ -81,18 +59,18 @@ int main(void)
     EXPECT(fd >= 0);
     close(fd);
 
-    EXPECT(child(after_measuring, NULL, out, sizeof out) == 42);
+    EXPECT(child_run(after_measuring, NULL, out, sizeof out) == 42);
     EXPECT_STR(out, "\nsparkreport: SIGTERM: the measurements are done; stopping once results.json and the PDFs are "
                     "written (complete), without the comparison with a baseline (a second signal stops at once)\n");
 
     char want[1024];
-    EXPECT(child(after_publishing, dir, out, sizeof out) == 128 + SIGTERM);
+    EXPECT(child_run(after_publishing, dir, out, sizeof out) == 128 + SIGTERM);
     snprintf(want, sizeof want, "sparkreport: SIGTERM: the run had finished: kept %s (its files complete); nothing was "
              "cut\n", dir);
     EXPECT_STR(out, want);
     EXPECT(access(file, F_OK) == 0);
 
-    EXPECT(child(after_a_first, dir, out, sizeof out) == 128 + SIGTERM);
+    EXPECT(child_run(after_a_first, dir, out, sizeof out) == 128 + SIGTERM);
     snprintf(want, sizeof want, "sparkreport: SIGTERM: the run had finished: kept %s (its files complete)\n", dir);
     EXPECT_STR(out, want);
     EXPECT(access(file, F_OK) == 0);

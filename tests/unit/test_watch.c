@@ -2,6 +2,7 @@
  * process with the message, the exit code and the registered temporaries removed; a step
  * disarmed in time, or re-armed, does not. Each case runs in a child process. */
 #include "check.h"
+#include "child.h"
 #include "util/fsutil.h"
 #include "util/timing.h"
 #include "util/watch.h"
@@ -11,29 +12,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Runs body in a child with stderr into a pipe; its exit status, what it wrote, and the seconds. */
+/* child_run, and the seconds it took. */
 static int child(void (*body)(const char *), const char *arg, char *out, size_t n, double *took)
 {
-    int p[2], status = -1;
-    if (pipe(p) != 0)
-        return -1;
     double t0 = timing_now();
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(p[1], STDERR_FILENO);
-        close(p[0]);
-        body(arg);
-        _exit(0);
-    }
-    close(p[1]);
-    ssize_t got = read(p[0], out, n - 1), r;
-    while (got >= 0 && (r = read(p[0], out + got, n - 1 - (size_t)got)) > 0)
-        got += r;
-    out[got > 0 ? got : 0] = '\0';
-    close(p[0]);
-    waitpid(pid, &status, 0);
+    int rc = child_run(body, arg, out, n);
     *took = timing_now() - t0;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return rc;
 }
 
 static void blocked_past(const char *tmp)

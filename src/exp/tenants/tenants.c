@@ -511,7 +511,8 @@ cJSON *tenants_run(const cJSON *params, double budget_s, char *err, size_t errle
         "slowdown: a tenant's median time over the alone tenant's (N = 1, the same job); share: the alone median "
         "over the tenant's, what it keeps of the alone throughput (for the stream, of the alone bandwidth); "
         "share_sum: the shares of the N tenants added (1: together they do what one does alone); cores: a "
-        "tenant's CPU seconds per second over its repetitions (N tenants together cannot exceed the run's CPUs)");
+        "tenant's CPU seconds per second over its repetitions; cores_sum: the round's CPU seconds over its span, first "
+        "start to last end (N tenants together cannot exceed the run's CPUs)");
     return out;
 }
 
@@ -537,7 +538,8 @@ static double cores(const cJSON *r)
 struct total {
     const char *series, *device;
     int tenants, timed;
-    double share_sum, slowdown_sum, slowdown_max, gbps_sum, cores_sum;
+    double share_sum, slowdown_sum, slowdown_max, gbps_sum;
+    double cpu_sum, first_s, last_s;            /* CPU seconds added; the round's span: first start, last end */
 };
 
 static void total_json(cJSON *totals, const struct total *t)
@@ -552,8 +554,8 @@ static void total_json(cJSON *totals, const struct total *t)
     cJSON_AddNumberToObject(o, "slowdown_max", t->slowdown_max);
     if (t->gbps_sum > 0)
         cJSON_AddNumberToObject(o, "gbps_sum", t->gbps_sum);
-    if (isfinite(t->cores_sum) && t->cores_sum > 0)
-        cJSON_AddNumberToObject(o, "cores_sum", t->cores_sum);
+    if (t->cpu_sum > 0 && t->last_s > t->first_s)
+        cJSON_AddNumberToObject(o, "cores_sum", t->cpu_sum / (t->last_s - t->first_s));
     cJSON_AddItemToArray(totals, o);
 }
 
@@ -579,7 +581,8 @@ void tenants_derive(cJSON *results, cJSON *totals)
         if (k == nt) {
             if (nt == (int)(sizeof ts / sizeof ts[0]))
                 continue;
-            ts[nt] = (struct total){ json_str(r, "series", ""), json_str(r, "device", ""), n, 0, 0, 0, 0, 0, 0 };
+            ts[nt] = (struct total){ json_str(r, "series", ""), json_str(r, "device", ""), n, 0, 0, 0, 0, 0,
+                                     0, INFINITY, -INFINITY };
             nt++;
         }
         ts[k].timed++;
@@ -587,7 +590,11 @@ void tenants_derive(cJSON *results, cJSON *totals)
         ts[k].slowdown_sum += s;
         ts[k].slowdown_max = fmax(ts[k].slowdown_max, s);
         ts[k].gbps_sum += json_num(r, "gbps_median", 0);
-        ts[k].cores_sum += cores(r);
+        if (!isnan(cores(r))) {                  /* the round's CPU seconds over its whole span, not each one's */
+            ts[k].cpu_sum += json_num(r, "cpu_s", 0);
+            ts[k].first_s = fmin(ts[k].first_s, json_num(r, "started_s", NAN));
+            ts[k].last_s = fmax(ts[k].last_s, json_num(r, "ended_s", NAN));
+        }
     }
     for (int k = 0; k < nt; k++)
         total_json(totals, &ts[k]);

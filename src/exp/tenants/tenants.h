@@ -34,7 +34,9 @@ int tenants_serve(int argc, char **argv);
  * stream, of the alone bandwidth, the same bytes a pass) and, on the CPU, cores = its CPU seconds
  * per second over its repetitions. Appends to totals one object per series, device and count:
  * timed, share_sum (the shares added: 1 when N tenants together do what one does alone),
- * slowdown_mean, slowdown_max, gbps_sum (the stream: the tenants' median GB/s added) and cores_sum. */
+ * slowdown_mean, slowdown_max, gbps_sum (the stream: the tenants' median GB/s added) and cores_sum
+ * (the tenants' CPU seconds added over the round's span, first start to last end: the CPUs the round
+ * kept busy, which each tenant's own cores added would overstate when their windows differ). */
 void tenants_derive(cJSON *results, cJSON *totals);
 
 #endif

@@ -198,6 +198,20 @@ static void test_run(void)
         EXPECT_NEAR(json_num(i8, "read_fraction_best", 0), json_num(i8, "gbps_best", 0) / json_num(rd, "gbps_best", 0), 1e-9);
         EXPECT_NEAR(json_num(i8, "read_fraction_dram", 0), json_num(i8, "gbps_best", 0) / 20.0, 1e-9);
         EXPECT_NEAR(json_num(rd, "read_fraction_dram", 0), json_num(rd, "gbps_best", 0) / 20.0, 1e-9);
+        /* dense FP32 against the read interleaved with it: pairs, and a fraction only where it is a ceiling */
+        const cJSON *adj = cJSON_GetObjectItem(f32, "read_adjacent");
+        EXPECT(adj && json_num(adj, "pairs", 0) >= 3 && json_num(adj, "gbps_median", 0) > 0);
+        double over = json_num(adj, "product_over_read", NAN);
+        if (over <= 1.05)
+            EXPECT(json_num(f32, "read_fraction_adjacent", NAN) == over);
+        else
+            EXPECT(cJSON_GetObjectItem(f32, "read_fraction_adjacent") == NULL && cJSON_GetObjectItem(adj, "not_a_ceiling"));
+        EXPECT(find(res, "gemv", "int8", 3) && !cJSON_GetObjectItem(i8, "read_adjacent"));      /* FP32 only */
+        if (strcmp(json_str(f32, "bound", ""), "mixed") == 0 && cJSON_GetObjectItem(f32, "fraction_if_serial")) {
+            double c = 4 * json_num(cJSON_GetObjectItem(f32, "cache"), "gweights_per_s", 0), r = json_num(adj, "gbps_median", 0);
+            EXPECT_NEAR(json_num(f32, "fraction_if_serial", 0), c / (c + r), 1e-12);
+            EXPECT_NEAR(json_num(f32, "bound_gflops", 0), 2 * 3 * c / 4, 1e-9);
+        }
         const cJSON *d = cJSON_GetObjectItem(info, "dram");
         EXPECT(json_num(d, "gbps", 0) == 20.0);
         EXPECT_STR(json_str(d, "kernel", ""), "copy");

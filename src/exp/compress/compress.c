@@ -330,9 +330,10 @@ static void measure_in_cache(struct stream *st, const struct quant_matrix *m, in
  * measured), each pair's ratio of rates, their median. On a machine whose bandwidth moves within
  * seconds (a VM sharing its host's memory) a product is judged against a read of the same moment,
  * not against one taken minutes apart. `prod` is the product's timed state (iters per sample set).
+ * PAIRS_LEAST pairs at least, more while a quarter of the point's time lasts.
  * Adds rec.read_adjacent {pairs, gbps_median: the reads' median, product_over_read: the ratios' median}
  * and read_fraction_adjacent, that median where the read is a ceiling (5 % for noise), else says why not. */
-enum { PAIRS = 15 };
+enum { PAIRS = 15, PAIRS_LEAST = 7 };
 static void measure_read_beside(struct stream *st, void *h, const struct quant_matrix *m, struct timed *prod,
                                 cJSON *rec)
 {
@@ -342,7 +343,7 @@ static void measure_read_beside(struct stream *st, void *h, const struct quant_m
         return;
     rd.iters = measure_iterations(run_iters, &rd, st->pl->rule.sample_s, first);
     int n = 0;
-    while (n < PAIRS && (n < 3 || timing_now() < until) && !progress_stopping()) {
+    while (n < PAIRS && (n < PAIRS_LEAST || timing_now() < until) && !progress_stopping()) {
         double r = 0, p = 0;
         if (n % 2 == 0) {
             r = one_sample(&rd);

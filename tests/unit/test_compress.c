@@ -242,6 +242,7 @@ int main(void)
     for (int i = 0; i < 3; i++) {
         test_kernels(37, 640, isas[i]);     /* a partial tile; rows not a multiple of the threads */
         test_kernels(5, 8 * 128, isas[i]);
+        test_kernels(9, 12 * 128, isas[i]);  /* the block kernels' column chunks: a whole one and a part */
     }
     test_pack_paths();
     test_fp8_nan();

@@ -91,6 +91,20 @@ if c.info.fp32_bytes >= 2 * c.info.caches_total_bytes then
   if not flat:find(want, 1, true) then fail("the baseline does not name the DRAM figure: %q", want) end
 end
 if nodev and not section:find("Compression, GPU: not measured", 1, true) then fail("the GPU part does not say why") end
+-- dense FP32 at batch 2 against the read interleaved with it: seven pairs at least, the fraction the
+-- pairs' median where the read is a ceiling (else none, with the reason), and the sentence quotes it
+local f2 = fp32[2]
+local adj = f2.read_adjacent or fail("fp32 batch 2 has no interleaved read")
+if not (adj.pairs >= 7 and adj.gbps_median > 0) then fail("interleaved read: %s pairs, %s GB/s", adj.pairs, adj.gbps_median) end
+if adj.product_over_read <= 1.05 then
+  if f2.read_fraction_adjacent ~= adj.product_over_read then fail("read_fraction_adjacent is not the pairs' median") end
+  local want = ("(%.1f %% of the read of the same matrix interleaved with it, %s GB/s median)"):format(
+    100 * f2.read_fraction_adjacent, env.rate(adj.gbps_median))
+  if not flat:find(want, 1, true) then fail("the dense FP32 sentence lacks %q", want) end
+elseif f2.read_fraction_adjacent or not adj.not_a_ceiling then
+  fail("a product faster than the read beside it keeps a fraction of it")
+end
+if fp32[1].read_adjacent == nil then fail("fp32 batch 1 has no interleaved read") end
 for _, rec in ipairs(c.results) do          -- each layer error, as the table prints it
   if rec.series == "layer_error" and rec.rel_error >= 1e-4 then
     local cell = ("%.1f %%"):format(100 * rec.rel_error)

@@ -218,6 +218,16 @@ local function fp32_batches(doc, exp, bs, mk, d)
       local bound = r.bound == "memory" and "memory-bound"
         or r.bound == "compute" and r.bound_gflops and ("bound by its own arithmetic, %s GFLOP/s from cache"):format(fmt.rate(r.bound_gflops))
         or r.bound == "mixed" and "memory and arithmetic both" or "bound not recorded"
+      -- the read of the same matrix interleaved with it: what the bound is judged by (the machine's
+      -- rate moves between the ceiling's measurement and this one)
+      if r.read_fraction_adjacent and r.read_adjacent and r.read_adjacent.gbps_median then
+        bound = ("%s (%s of the read of the same matrix interleaved with it, %s GB/s median)"):format(bound,
+          fmt.pct(r.read_fraction_adjacent), fmt.rate(r.read_adjacent.gbps_median))
+      end
+      if r.bound == "mixed" and r.fraction_if_serial then
+        bound = ("%s; %s if its arithmetic, %s GFLOP/s from cache, and its stream took turns"):format(bound,
+          fmt.pct(r.fraction_if_serial), fmt.rate(r.bound_gflops))
+      end
       parts[#parts + 1] = ("batch %d %s GB/s, %s; %s"):format(bs[i], fmt.rate(r.gbps_best), (share:gsub(": the .*$", "")), bound)
     end
   end

@@ -357,6 +357,8 @@ static void measure_read_beside(struct stream *st, void *h, const struct quant_m
         ratio[n] = r / p;               /* seconds of a read over seconds of a product: the product's rate over the read's */
         read_s[n++] = r;
     }
+    if (n == 0)                         /* stopped (a signal) before the first pair */
+        return;
     cJSON *o = cJSON_CreateObject();
     double f = measure_median(ratio, n);
     cJSON_AddNumberToObject(o, "pairs", n);

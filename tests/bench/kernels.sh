@@ -48,10 +48,11 @@ rd = next((x for x in c["results"] if x.get("series") == "read" and x.get("valid
 for b in sorted({x["batch"] for x in recs}):
     f32 = next((x for x in recs if x["scheme"] == "fp32" and x["batch"] == b), None)
     if f32:
-        # judged against the read of the same matrix interleaved with it (read_fraction_adjacent: a
-        # VM's bandwidth moves within seconds); the run's read ceiling beside it
-        frac = f32.get("read_fraction_adjacent", f32.get("read_fraction_dram", 0))
-        pairs = (f32.get("read_adjacent") or {}).get("pairs", 0)
+        # judged against the read of the same matrix interleaved with it (product_over_read, the pairs'
+        # median: a VM's bandwidth moves within seconds; above 1.05 the record writes no fraction of a
+        # read that is no ceiling, and the product is memory-bound); the run's read ceiling beside it
+        adj = f32.get("read_adjacent") or {}
+        frac, pairs = adj.get("product_over_read", f32.get("read_fraction_dram", 0)), adj.get("pairs", 0)
         print("batch %d: FP32 baseline %.1f GB/s best, %.1f median: %.2f of the read interleaved with it (%d pairs), "
               "%.2f of the run's read ceiling; bound %s%s; isa %s"
               % (b, f32["gbps_best"], f32["gbps_median"], frac, pairs, f32.get("read_fraction_dram", 0), f32.get("bound", "n/a"),

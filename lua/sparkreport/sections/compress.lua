@@ -225,7 +225,8 @@ local function fp32_batches(doc, exp, bs, mk, d)
           fmt.pct(r.read_fraction_adjacent), fmt.rate(r.read_adjacent.gbps_median))
       end
       if r.bound == "mixed" and r.fraction_if_serial then
-        bound = ("%s; %s if its arithmetic, %s GFLOP/s from cache, and its stream took turns"):format(bound,
+        bound = ("%s; %s if its arithmetic, %s GFLOP/s from cache, and its stream took turns (computed from "
+          .. "these two measured rates)"):format(bound,
           fmt.pct(r.fraction_if_serial), fmt.rate(r.bound_gflops))
       end
       parts[#parts + 1] = ("batch %d %s GB/s, %s; %s"):format(bs[i], fmt.rate(r.gbps_best), (share:gsub(": the .*$", "")), bound)

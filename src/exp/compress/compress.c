@@ -513,33 +513,26 @@ static double median_of(const cJSON *rec) { return json_num(cJSON_GetObjectItemC
 /* What limits a product: memory (it reaches BOUND_MEMORY of what its bytes allow), else its own
  * decoding and arithmetic when from DRAM it runs at BOUND_COMPUTE of its speed from cache or
  * better: then the rate that binds is that from-cache rate, recorded as bound_gweights_per_s
- * and bound_gflops (2 x batch FLOPs a weight); else both share the time. */
-static void add_bound(cJSON *r, int memory)
+ * and bound_gflops (2 x batch FLOPs a weight); else both share the time ("mixed"). For a product
+ * judged against a read (`read_gbps`, dense FP32; NAN for the others) a mixed one also records the
+ * rate that shares the time and fraction_if_serial: what it would reach of the read if its
+ * arithmetic, at its rate from cache, and its DRAM stream took turns instead of overlapping (the
+ * from-cache GB/s over the sum of both). Near the measured fraction, the core does not hide the one
+ * behind the other. */
+static void add_bound(cJSON *r, int memory, double read_gbps)
 {
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "cache");
     int compute = !memory && json_num(r, "dram_over_cache", 0) >= BOUND_COMPUTE;
+    double g = json_num(c, "gweights_per_s", 0);
     cJSON_AddStringToObject(r, "bound", memory ? "memory" : compute ? "compute" : "mixed");
-    if (compute && json_num(c, "gweights_per_s", 0) > 0) {
-        double g = json_num(c, "gweights_per_s", 0);
+    if (g > 0 && (compute || (!memory && read_gbps > 0))) {
         cJSON_AddNumberToObject(r, "bound_gweights_per_s", g);
         cJSON_AddNumberToObject(r, "bound_gflops", 2.0 * json_num(r, "batch", 1) * g);
     }
-}
-
-/* What a product that is neither memory- nor compute-bound ("mixed") would reach of the read
- * (`read_gbps`) if its arithmetic, at its rate from cache, and its DRAM stream took turns instead
- * of overlapping: the from-cache GB/s over the sum of both. Near the measured fraction, the core
- * does not hide the one behind the other. Adds fraction_if_serial and the rate that shares the
- * time (bound_gweights_per_s, bound_gflops). */
-static void add_serial(cJSON *r, double read_gbps)
-{
-    double g = json_num(cJSON_GetObjectItemCaseSensitive(r, "cache"), "gweights_per_s", 0);
-    if (strcmp(json_str(r, "bound", ""), "mixed") != 0 || !(g > 0 && read_gbps > 0))
-        return;
-    double cache_gbps = g * json_num(r, "bits_per_weight", 32) / 8;
-    cJSON_AddNumberToObject(r, "fraction_if_serial", cache_gbps / (cache_gbps + read_gbps));
-    cJSON_AddNumberToObject(r, "bound_gweights_per_s", g);
-    cJSON_AddNumberToObject(r, "bound_gflops", 2.0 * json_num(r, "batch", 1) * g);
+    if (g > 0 && !memory && !compute && read_gbps > 0) {
+        double cache_gbps = g * json_num(r, "bits_per_weight", 32) / 8;
+        cJSON_AddNumberToObject(r, "fraction_if_serial", cache_gbps / (cache_gbps + read_gbps));
+    }
 }
 
 /* Whether the read of the FP32 matrix (measured again when a product beat it, recheck_read) is a
@@ -581,13 +574,12 @@ static void add_speedups(cJSON *results)
              * byte ratio), or the decoding and multiplying (from DRAM it runs at BOUND_COMPUTE of
              * its speed from cache or better); else both share the time */
             if (r != f32)
-                add_bound(r, of_ideal >= BOUND_MEMORY);
+                add_bound(r, of_ideal >= BOUND_MEMORY, NAN);
         }
         if (r == f32 && read) { /* dense FP32 against the read of the same matrix, the one beside it where timed */
-            add_bound(r, json_num(r, "read_fraction_adjacent", json_num(r, "gbps_median", NAN) / json_num(read, "gbps_median", NAN))
-                             >= BOUND_MEMORY);
-            add_serial(r, json_num(cJSON_GetObjectItemCaseSensitive(r, "read_adjacent"), "gbps_median",
-                                   json_num(read, "gbps_median", NAN)));
+            const cJSON *adj = cJSON_GetObjectItemCaseSensitive(r, "read_adjacent");
+            add_bound(r, json_num(adj, "product_over_read", json_num(r, "gbps_median", NAN) / json_num(read, "gbps_median", NAN))
+                             >= BOUND_MEMORY, json_num(adj, "gbps_median", json_num(read, "gbps_median", NAN)));
         }
         if (b16)
             cJSON_AddNumberToObject(r, "speedup_vs_bf16", median_of(b16) / median_of(r));

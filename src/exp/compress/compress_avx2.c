@@ -288,14 +288,13 @@ AVX2 INLINE void block2_n(const float *w0, const float *w1, const float *x, size
     if (nb > 3) acc0[3] += hsum(p3), acc1[3] += hsum(q3);
 }
 
-/* The columns in chunks of BLOCK_CHUNK: a chunk of x (four vectors of it, 16 KiB) stays in L1 for
+/* The columns in chunks of COMPRESS_BLOCK_CHUNK: a chunk of x (four vectors of it, 16 KiB) stays in L1 for
  * both pairs of rows, and a chunk of the four rows for the next four vectors, instead of whole
  * rows and vectors (64 KiB at 4096 columns) read again from L2. */
-#define BLOCK_CHUNK 1024
 AVX2 static void block_avx2(const float *const *w, const float *x, size_t stride, int batch, size_t n, float *acc)
 {
-    for (size_t c0 = 0; c0 < n; c0 += BLOCK_CHUNK) {
-        const size_t len = n - c0 < BLOCK_CHUNK ? n - c0 : BLOCK_CHUNK;
+    for (size_t c0 = 0; c0 < n; c0 += COMPRESS_BLOCK_CHUNK) {
+        const size_t len = n - c0 < COMPRESS_BLOCK_CHUNK ? n - c0 : COMPRESS_BLOCK_CHUNK;
         for (int b = 0; b < batch; b += 4)
             for (int i = 0; i < COMPRESS_BLOCK_ROWS; i += 2) {
                 const float *xb = x + (size_t)b * stride + c0, *w0 = w[i] + c0, *w1 = w[i + 1] + c0;

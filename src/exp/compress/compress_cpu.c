@@ -522,14 +522,13 @@ ISA_AVX512 static inline __attribute__((always_inline)) void block4_n(const floa
 #undef OUT
 }
 
-/* More than four vectors: the columns in chunks of BLOCK_CHUNK, each chunk's four rows (16 KiB)
+/* More than four vectors: the columns in chunks of COMPRESS_BLOCK_CHUNK, each chunk's four rows (16 KiB)
  * read from DRAM by the first four vectors and from L1 by the next, instead of the whole rows
  * (64 KiB at 4096 columns, more than L1) twice. */
-#define BLOCK_CHUNK 1024
 ISA_AVX512 static void block_avx512(const float *const *w, const float *x, size_t stride, int batch, size_t n,
                                     float *acc)
 {
-    const size_t chunk = batch > 4 ? BLOCK_CHUNK : n;
+    const size_t chunk = batch > 4 ? COMPRESS_BLOCK_CHUNK : n;
     for (size_t c0 = 0; c0 < n; c0 += chunk) {
         const size_t len = n - c0 < chunk ? n - c0 : chunk;
         const float *wc[4] = { w[0] + c0, w[1] + c0, w[2] + c0, w[3] + c0 };

@@ -21,6 +21,9 @@ typedef void (*compress_row_batch_fn)(const struct quant_matrix *m, size_t r, co
  * Each weight is loaded once per four vectors and each element of x once per block of rows, so
  * the rows stream from memory while x stays in the caches. */
 #define COMPRESS_BLOCK_ROWS 4
+/* More than four vectors (AVX-512) or any (AVX2): the block kernels take the columns in chunks of
+ * this many, so that a chunk of the rows or of x read once is read again from L1, not from L2. */
+#define COMPRESS_BLOCK_CHUNK 1024
 typedef void (*compress_block_fn)(const float *const *w, const float *x, size_t stride, int batch, size_t n,
                                   float *acc);
 

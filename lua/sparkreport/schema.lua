@@ -567,10 +567,10 @@ for _, name in ipairs { "bandwidth", "precision", "compress" } do
   for k, v in pairs(settle) do M.records[name].fields[k] = v end
 end
 M.records.compress.fields.read_fraction_dram = opt "number"
-M.records.compress.fields.read_fraction_adjacent = opt "number"
-M.records.compress.fields.fraction_if_serial = opt "number"
-M.records.compress.fields.read_adjacent = opt(object { pairs = "number", gbps_median = "number", product_over_read = "number",
-                                                                    not_a_ceiling = opt "string" })
+M.records.compress.fields.read_fraction_adjacent = opt(nonneg)
+M.records.compress.fields.fraction_if_serial = opt(share)
+M.records.compress.fields.read_adjacent = opt(object { pairs = range("integer", 1, 1e6), gbps_median = positive,
+                                                       product_over_read = positive, not_a_ceiling = opt "string" })
 M.records.compress.fields.not_a_ceiling = opt "string"   -- the read series, when a product beat it twice
 
 -- A collective record (sections/collective.lua): series p2p (ping-pong) or collective; a record

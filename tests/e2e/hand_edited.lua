@@ -1,8 +1,8 @@
 -- tests/e2e/hand_edited.lua: render and compare read a results file as a stranger's (issue 38,
 -- class 4). The recorded default run, each time with one value a run never writes (a utilisation
 -- or life of 0, negative prices, rents and energy, GPU counts that are not whole or below one, a
--- ZeRO stage of 1.5, hours of zero, below zero or 1e300, a share above one, a decide list with an
--- item twice or an id this version does not know), is refused with exit 4, the file and the place
+-- ZeRO stage of 1.5, hours of zero, below zero or 1e300, a share above one, compression's fraction
+-- of its interleaved read below zero, its pairs not whole, a decide list with an item twice or an id this version does not know), is refused with exit 4, the file and the place
 -- as a JSON pointer, before anything is drawn; the file as recorded renders. The formatter's own
 -- guards are tests/lua/format.lua's.
 local env = ...
@@ -24,6 +24,14 @@ for j, r in ipairs(doc.experiments[mi].results) do
 end
 if not (mi and ri) then fail("the recorded run has no projection record with hours") end
 local rec = ("/experiments/%d/results/%d/"):format(mi - 1, ri - 1)
+-- the compression experiment's dense FP32 product at its second batch (its interleaved read)
+local ci, fi
+for i, e in ipairs(doc.experiments) do if e.name == "compress" and e.info and e.info.device == "cpu" then ci = i end end
+for j, r in ipairs(doc.experiments[ci].results) do
+  if r.series == "gemv" and r.scheme == "fp32" and r.batch > 1 then fi = j; break end
+end
+if not (ci and fi) then fail("the recorded run has no dense FP32 product past batch 1") end
+local frec = ("/experiments/%d/results/%d/"):format(ci - 1, fi - 1)
 
 local cases = {
   { function(d) d.scenario.utilisation = 0 end,
@@ -56,6 +64,12 @@ local cases = {
     rec .. "energy_kwh = -1 is outside what a run writes (from 0)" },
   { function(d) d.experiments[mi].results[ri].memory_bound_share = 1.5 end,
     rec .. "memory_bound_share = 1.5 is outside what a run writes (from 0 to 1)" },
+  { function(d) d.experiments[ci].results[fi].read_fraction_adjacent = -0.5 end,
+    frec .. "read_fraction_adjacent = -0.5 is outside what a run writes (from 0)" },
+  { function(d) d.experiments[ci].results[fi].read_adjacent = { pairs = 2.5, gbps_median = 50, product_over_read = 0.7 } end,
+    frec .. "read_adjacent/pairs = 2.5 is outside what a run writes (a whole number from 1 to 1000000)" },
+  { function(d) d.experiments[ci].results[fi].fraction_if_serial = 1.5 end,
+    frec .. "fraction_if_serial = 1.5 is outside what a run writes (from 0 to 1)" },
   { function(d) local l = {}; for i = 1, 70 do l[i] = "gpt2-124m" end; d.scenario.decide = l end,
     "/scenario/decide: parameter 'decide' lists \"gpt2-124m\" twice (entries 1 and 2); give each once (a run refuses it)" },
   { function(d) d.scenario.decide = { "gpt2-124m", "gpt5" } end,

@@ -2,8 +2,9 @@
 -- class 4). The recorded default run, each time with one value a run never writes (a utilisation
 -- or life of 0, negative prices, rents and energy, GPU counts that are not whole or below one, a
 -- ZeRO stage of 1.5, hours of zero, below zero or 1e300, a share above one, compression's fraction
--- of its interleaved read below zero, its pairs not whole, a decide list with an item twice or an id this version does not know), is refused with exit 4, the file and the place
--- as a JSON pointer, before anything is drawn; the file as recorded renders. The formatter's own
+-- of its interleaved read below zero, its pairs not whole, a decide list with an item twice or an
+-- id this version does not know), is refused with exit 4, the file and the place as a JSON pointer,
+-- before anything is drawn; the file as recorded renders. The formatter's own
 -- guards are tests/lua/format.lua's.
 local env = ...
 local json = require "json"

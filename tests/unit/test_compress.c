@@ -195,7 +195,10 @@ static void test_run(void)
         EXPECT_NEAR(json_num(i8, "gbps_median", 0), json_num(i8, "bytes", 0) / json_num(t, "median", 0) / 1e9, 1e-9);
         EXPECT_NEAR(json_num(i8, "speedup_vs_fp32", 0),
                     json_num(cJSON_GetObjectItem(f32, "time_s"), "median", 0) / json_num(t, "median", 0), 1e-9);
-        EXPECT_NEAR(json_num(i8, "read_fraction_best", 0), json_num(i8, "gbps_best", 0) / json_num(rd, "gbps_best", 0), 1e-9);
+        if (cJSON_GetObjectItem(rd, "not_a_ceiling"))   /* a product outran the read twice (a loaded machine): no fraction of it */
+            EXPECT(cJSON_GetObjectItem(i8, "read_fraction_best") == NULL);
+        else
+            EXPECT_NEAR(json_num(i8, "read_fraction_best", 0), json_num(i8, "gbps_best", 0) / json_num(rd, "gbps_best", 0), 1e-9);
         EXPECT_NEAR(json_num(i8, "read_fraction_dram", 0), json_num(i8, "gbps_best", 0) / 20.0, 1e-9);
         EXPECT_NEAR(json_num(rd, "read_fraction_dram", 0), json_num(rd, "gbps_best", 0) / 20.0, 1e-9);
         const cJSON *f8 = find(res, "gemv", "fp32", 8);     /* the chunked kernel, checked against the twin */

@@ -309,7 +309,7 @@ cJSON *tenants_pool_round(struct tenants_pool *p, int k, int threads, double rep
             t->record = NULL;
         } else if (first_gone >= 0 && first_gone != i) {
             no_record(p, first_gone, k, run_s, why, sizeof why);
-            snprintf(theirs, sizeof theirs, "not timed: %s", why);
+            snprintf(theirs, sizeof theirs, "%s%s", strncmp(why, "not timed: ", 11) == 0 ? "" : "not timed: ", why);
             cJSON_AddItemToArray(out, failed(theirs));
         } else {
             no_record(p, i, k, run_s, why, sizeof why);

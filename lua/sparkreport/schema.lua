@@ -26,7 +26,8 @@ M.versions = {
                          .. "write-allocate evidence; the model's calibration takes the run's GEMM rate (peak_gemm, "
                          .. "remeasured) and each memory-bound op's mix ceiling (bandwidth_mix, calibration records' "
                          .. "bytes_read); compression's FP32 products their bound (bound_gflops), its read series whether it is a ceiling (not_a_ceiling); drifting validation "
-                         .. "rounds (drift); MFU and attention FLOPs count the causal half; context.build.isa; "
+                         .. "rounds (drift) and a held-out configuration's reference (the ops its prediction "
+                         .. "rests on timed again beside its steps: reference); MFU and attention FLOPs count the causal half; context.build.isa; "
                          .. "the tenants experiment (shared use of this machine: series stream and train, each "
                          .. "tenant's time, slowdown and share; info.totals per count) and the model's tenants records "
                          .. "(N people sharing one DGX Spark, projected: fit, step time and hours per tenant; "
@@ -386,6 +387,8 @@ M.records.model = object {
   predicted_s = opt "number", measured_s = opt "number", error = opt "number",
   regime = opt "string", footprint_bytes = opt "number", held_out = opt "boolean", excluded = opt "string",
   rerun = opt "string", rounds_dropped = opt "integer", disturbed_above_s = opt "number",
+  reference = opt(object { ops = range("integer", 1, 1e6), rounds = range("integer", 1, 1e6), then_s = positive,
+                           now_s = positive, ratio = positive }),
   workload = opt "string", system = opt "string", system_kind = opt "string", fits = opt "boolean", fit = opt "string",
   hours = opt(range("number", 0, M.limits.hours, true)), hours_low = opt(range("number", 0, M.limits.hours, true)),
   hours_high = opt(range("number", 0, M.limits.hours, true)), memory_bound_share = opt(share),

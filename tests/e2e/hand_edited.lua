@@ -2,7 +2,8 @@
 -- class 4). The recorded default run, each time with one value a run never writes (a utilisation
 -- or life of 0, negative prices, rents and energy, GPU counts that are not whole or below one, a
 -- ZeRO stage of 1.5, hours of zero, below zero or 1e300, a share above one, compression's fraction
--- of its interleaved read below zero, its pairs not whole, a decide list with an item twice or an
+-- of its interleaved read below zero, its pairs not whole, a held-out configuration's reference
+-- with a ratio below zero or no ops, a decide list with an item twice or an
 -- id this version does not know), is refused with exit 4, the file and the place as a JSON pointer,
 -- before anything is drawn; the file as recorded renders. The formatter's own
 -- guards are tests/lua/format.lua's.
@@ -71,6 +72,10 @@ local cases = {
     frec .. "read_adjacent/pairs = 2.5 is outside what a run writes (a whole number from 1 to 1000000)" },
   { function(d) d.experiments[ci].results[fi].fraction_if_serial = 1.5 end,
     frec .. "fraction_if_serial = 1.5 is outside what a run writes (from 0 to 1)" },
+  { function(d) d.experiments[mi].results[ri].reference = { ops = 3, rounds = 5, then_s = 0.01, now_s = 0.011, ratio = -1.1 } end,
+    rec .. "reference/ratio = -1.1 is outside what a run writes (above 0)" },
+  { function(d) d.experiments[mi].results[ri].reference = { ops = 0, rounds = 5, then_s = 0.01, now_s = 0.011, ratio = 1.1 } end,
+    rec .. "reference/ops = 0 is outside what a run writes (a whole number from 1 to 1000000)" },
   { function(d) local l = {}; for i = 1, 70 do l[i] = "gpt2-124m" end; d.scenario.decide = l end,
     "/scenario/decide: parameter 'decide' lists \"gpt2-124m\" twice (entries 1 and 2); give each once (a run refuses it)" },
   { function(d) d.scenario.decide = { "gpt2-124m", "gpt5" } end,

@@ -5,7 +5,8 @@
 -- never cuts a configuration below three rounds, and ends near its share: within 1.3x + 2 s
 -- (the share is checked between rounds), or of its fixed ceilings (peaks, DRAM, the sweep:
 -- info.ceilings_s) when they alone took longer. Which ones fit
--- depends on the machine; every configuration is measured or skipped with its reason.
+-- depends on the machine; every configuration is measured or skipped with its reason; a held-out
+-- one carries its reference, and one the machine moved under is not counted.
 local env = ...
 local json = require "json"
 local sh, q, fail, read = env.sh, env.q, env.fail, env.read
@@ -25,12 +26,37 @@ if e.elapsed_s > 1.3 * math.max(40, fixed) + 2 then
   fail("a 40 s share took %.1f s (its fixed ceilings %.1f s)", e.elapsed_s, fixed)
 end
 
+-- A held-out configuration's reference (model_ref_moved): the ops its prediction rests on, timed
+-- again in its rounds (never into its prediction); one whose ops cost a step more than 5 % more
+-- or less than they did is measured again or excluded, never counted.
+local function references(v, n)
+  local ref = v.reference
+  if not v.held_out then
+    if ref then fail("%s has its own ops timed, and a reference", v.config) end
+    return
+  end
+  if type(ref) ~= "table" then fail("%s is held out without a reference", v.config) end
+  if ref.rounds < 1 or ref.rounds > math.min(n, 5) or ref.ops < 1 then
+    fail("%s: %d ops timed again in %d rounds of %d", v.config, ref.ops, ref.rounds, n)
+  end
+  if math.abs(ref.ratio - ref.now_s / ref.then_s) > 1e-9 then
+    fail("%s: ratio %.6f, its sums give %.6f", v.config, ref.ratio, ref.now_s / ref.then_s)
+  end
+  if ref.then_s > v.predicted_s * 1.001 then
+    fail("%s: its reference ops took %.4g s of a predicted %.4g s step", v.config, ref.then_s, v.predicted_s)
+  end
+  if math.abs(ref.ratio - 1) > 0.05 and not v.excluded then
+    fail("%s: its ops cost %.1f %% more than they did, yet it is counted", v.config, 100 * (ref.ratio - 1))
+  end
+end
+
 local measured, skipped = 0, 0
 for _, v in ipairs(e.results) do
   if v.series == "validation" and v.valid then
     measured = measured + 1
     local n = #v.samples_s + (v.rounds_dropped or 0)
     if n < 3 then fail("%s ran %d rounds, fewer than three", v.config, n) end
+    references(v, n)
   end
 end
 for _, s in ipairs(e.skipped) do

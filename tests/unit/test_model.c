@@ -6,7 +6,8 @@
  * caught, and so is a speed-up, while noise, one burst and a trend under 5 % are not; the matmul
  * ceiling is never below a matmul op timed in the same run (model_recheck_peak: measured again at
  * the op's shape, the curves rebuilt, every matmul efficiency at most 1); and the held-out list is
- * checked before anything runs. */
+ * checked before anything runs; a held-out configuration whose ops, timed again, cost a step more
+ * or less than they did is the machine moving (model_ref_moved). */
 #include <stdio.h>
 #include <string.h>
 
@@ -114,6 +115,24 @@ static void test_recheck(void)
     cJSON_Delete(res);
 }
 
+/* A held-out configuration's reference (model_ref_moved): its ops' times then and now, each
+ * weighted by how often its step runs it. The matmul the step runs 4 times 20 % slower moves it
+ * (0.48 + 0.1 s against 0.4 + 0.1 s: +16 %), and 20 % faster too; noise of 2 % does not; neither
+ * does an op that runs once getting 30 % slower in a step that runs the matmul 8 times (+3.3 %);
+ * no ops, no move. */
+static void test_reference(void)
+{
+    double then[2] = { 0.1, 0.1 }, w[2] = { 4, 1 }, r;
+    double slow[2] = { 0.12, 0.1 }, noise[2] = { 0.102, 0.098 }, one[2] = { 0.1, 0.13 };
+    EXPECT(model_ref_moved(then, slow, w, 2, &r) == 1 && fabs(r - 0.58 / 0.5) < 1e-12);
+    double fast[2] = { 0.08, 0.1 };
+    EXPECT(model_ref_moved(then, fast, w, 2, &r) == 1 && fabs(r - 0.42 / 0.5) < 1e-12);
+    EXPECT(model_ref_moved(then, noise, w, 2, &r) == 0 && fabs(r - 0.506 / 0.5) < 1e-12);
+    double w8[2] = { 8, 1 };                    /* unweighted, 0.23 / 0.2: a move */
+    EXPECT(model_ref_moved(then, one, w8, 2, &r) == 0 && fabs(r - 0.93 / 0.9) < 1e-12);
+    EXPECT(model_ref_moved(then, slow, w, 0, &r) == 0 && isnan(r));
+}
+
 static void test_held_out(void)
 {
     char err[256];
@@ -136,6 +155,7 @@ int main(void)
     test_disturbed();
     test_drift();
     test_recheck();
+    test_reference();
     test_held_out();
     return CHECK_DONE();
 }

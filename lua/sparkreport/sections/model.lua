@@ -77,7 +77,7 @@ local function counted(r) return r.valid ~= false and r.measured_s and not r.exc
 local function validation_chart(doc, recs)
   local groups, lo, hi = {}, math.huge, 0
   local order = { { key = "timed", name = "ops timed in it" }, { key = "held", name = "held out (no op of its own timed)" },
-                  { key = "excluded", name = "excluded (disturbed or drifting; not in the summary)" } }
+                  { key = "excluded", name = "excluded (disturbed, drifting, or the machine moved; not in the summary)" } }
   for _, g in ipairs(order) do groups[g.key] = { x = {}, y = {}, labels = {} } end
   for _, r in ipairs(recs) do
     if r.measured_s then
@@ -143,8 +143,10 @@ local function validation_table(doc, recs, info)
       .. "their own: %s. Steps: the median of %s rounds; a round whose step is slower than the fastest third by more "
       .. "than 25 %% and 4 of their standard deviations was disturbed (another process had the cores) and is dropped; "
       .. "more than a third disturbed, or the rounds drifting (a Mann-Kendall trend at 5 %% and a Theil-Sen drift of 5 %% "
-      .. "or more across them: the machine's load changed while it ran): measured again, and if again, excluded with "
-      .. "the reason. acc: micro-batches "
+      .. "or more across them: the machine's load changed while it ran), or, held out, the machine moved since the ops "
+      .. "it is predicted from were timed (those ops, timed again in its rounds as its reference and never into its "
+      .. "prediction, cost a step more than 5 %% more or less than they did): measured again, and if again, excluded "
+      .. "with the reason. acc: micro-batches "
       .. "per optimizer step; ckpt: activations recomputed.")
       :format(info.caches_total_bytes and fmt.bytes(info.caches_total_bytes) or "n/a",
               info.op_state_rule or "after a scrub of the caches", "11"),
@@ -164,7 +166,7 @@ local function validation_text(doc, v)
     .. "log(predicted/measured)), Kendall tau %s (rank agreement of predicted and measured times). The best published "
     .. "analytical model, Calculon (SC23), reports %s mean and %s max error against measured runs (published figures): "
     .. "this model's mean is %s, its max %s."):format(v.n,
-    (v.excluded or 0) > 0 and (" (the table's others; %d excluded as disturbed or drifting)"):format(v.excluded) or "", pct2(v.mean_abs_error),
+    (v.excluded or 0) > 0 and (" (the table's others; %d excluded as disturbed, drifting, or the machine moved under them)"):format(v.excluded) or "", pct2(v.mean_abs_error),
     pct2(v.max_abs_error), v.bias, fmt.pct(v.spread), v.kendall_tau and ("%.2f"):format(v.kendall_tau) or "n/a",
     pct2(c.mean), pct2(c.max), below(v.mean_abs_error, c.mean), below(v.max_abs_error, c.max)))
   local parts = {}

@@ -573,6 +573,15 @@ int model_drift(const double *step_s, int n, double *drift)
     return fabs(z) >= MODEL_DRIFT_Z && fabs(*drift) >= MODEL_DRIFT_MIN;
 }
 
+int model_ref_moved(const double *then_s, const double *now_s, const double *weight, int n, double *ratio)
+{
+    double t0 = 0, t1 = 0;
+    for (int j = 0; j < n; j++)
+        t0 += weight[j] * then_s[j], t1 += weight[j] * now_s[j];
+    *ratio = t0 > 0 ? t1 / t0 : NAN;
+    return t0 > 0 && fabs(*ratio - 1) > MODEL_REF_MOVED;
+}
+
 /* Drops round r's samples from each of the `rows` series of OP_ROUNDS (or width) values. */
 static void drop_round(double *x, int rows, size_t width, int rounds, int r)
 {
@@ -589,11 +598,13 @@ static void drop_round(double *x, int rows, size_t width, int rounds, int r)
  * after the first MIN_ROUNDS (the first two when only ops are timed: compare needs two samples).
  * Rounds whose step was disturbed (model_disturbed) are dropped, steps and op samples alike, when
  * they are a third or fewer; more, and the samples are not one population: nothing goes into c
- * and the return is -2 (the caller reruns or excludes). The ops' medians go into c; *run gets the
+ * and the return is -2 (the caller reruns or excludes). Held out, the ops its prediction rests on
+ * as timed (those c has) are timed again in its rounds as its reference, never into c: when they
+ * take more or less than they did (model_ref_moved), the return is -2 too. The ops' medians go into c; *run gets the
  * steps. Returns the ops timed, or -1 with a message. */
 enum cal_mode {
     CAL_VALIDATE,               /* ops timed, steps trained and vetted */
-    CAL_HELD_OUT,               /* steps only */
+    CAL_HELD_OUT,               /* steps trained and vetted; the ops c has timed again, the reference */
     CAL_ONLY                    /* ops only (the big shape): OP_TIMED rounds, no step, nothing vetted */
 };
 
@@ -612,12 +623,18 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
     double *op_s = xmalloc((size_t)b.nops * (OP_ROUNDS + 1) * sizeof *op_s), step_s[OP_ROUNDS];
     train_step(&b, op_s);               /* a warm-up step: every tensor holds real values */
     int *todo = xmalloc((size_t)b.nops * sizeof *todo), n = 0, bad[OP_ROUNDS];
+    double *then = xcalloc((size_t)b.nops, sizeof *then), *weight = xcalloc((size_t)b.nops, sizeof *weight);
     struct predict_calib seen = { .peak = 1, .bw = 1 };
-    for (int i = 0; i < b.nops && !held_out; i++) {
-        if (predict_calib_lookup(&seen, &b.plan[i]) < 0 && predict_calib_lookup(c, &b.plan[i]) < 0) {
+    for (int i = 0; i < b.nops; i++) {  /* its distinct ops not in c; held out, those in c (its reference) */
+        double t = predict_calib_lookup(c, &b.plan[i]), at = predict_calib_lookup(&seen, &b.plan[i]);
+        if (at < 0 && (held_out ? t >= 0 : t < 0)) {
             predict_calib_add(&seen, &b.plan[i], n);
+            then[n] = t;
+            at = n;
             todo[n++] = i;
         }
+        if (at >= 0)
+            weight[(int)at]++;
     }
     predict_calib_free(&seen);
     double *samples = xmalloc((size_t)(n ? n : 1) * OP_ROUNDS * sizeof *samples), limit = 0;
@@ -654,6 +671,29 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
         snprintf(err, errlen, "every round that timed its ops was disturbed (another process had the cores)");
         rounds = -2;
     }
+    cJSON *reference = NULL;
+    double ratio, *now = xcalloc((size_t)(n ? n : 1), sizeof *now);
+    for (int j = 0; j < n && held_out && rounds > 0; j++)
+        now[j] = measure_median(samples + (size_t)j * OP_ROUNDS, opr);
+    if (held_out && rounds > 0 && n > 0) {
+        int moved = model_ref_moved(then, now, weight, n, &ratio);
+        double t0 = 0, t1 = 0;
+        for (int j = 0; j < n; j++)
+            t0 += weight[j] * then[j], t1 += weight[j] * now[j];
+        reference = cJSON_CreateObject();
+        cJSON_AddNumberToObject(reference, "ops", n);
+        cJSON_AddNumberToObject(reference, "rounds", opr);
+        cJSON_AddNumberToObject(reference, "then_s", t0);
+        cJSON_AddNumberToObject(reference, "now_s", t1);
+        cJSON_AddNumberToObject(reference, "ratio", ratio);
+        if (moved) {
+            *run = steps_json(&b, step_s, op_s, rounds);
+            snprintf(err, errlen, "the machine moved since the ops its prediction rests on were timed: those %d ops, "
+                     "timed again beside its steps, take %.3g s a step where they took %.3g s (%+.0f %%, more than "
+                     "%.0f %%)", n, t1, t0, 100 * (ratio - 1), 100 * MODEL_REF_MOVED);
+            rounds = -2;
+        }
+    }
     double drift;
     if (rounds > 0 && steps && model_drift(step_s, rounds, &drift)) {
         *run = steps_json(&b, step_s, op_s, rounds);
@@ -663,7 +703,7 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
         cJSON_AddNumberToObject(*run, "drift", drift);
         rounds = -2;
     }
-    for (int j = 0; j < n && rounds > 0; j++) {
+    for (int j = 0; j < n && rounds > 0 && !held_out; j++) {
         double *x = samples + (size_t)j * OP_ROUNDS, med = measure_median(x, opr);
         predict_calib_add(c, &b.plan[todo[j]], med);
         cJSON_AddItemToArray(results, timed_json(&b.plan[todo[j]], id, x, opr, med));
@@ -674,6 +714,13 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
         if (all > rounds)
             cJSON_AddNumberToObject(*run, "disturbed_above_s", limit);
     }
+    if (*run && reference)
+        cJSON_AddItemToObject(*run, "reference", reference);
+    else
+        cJSON_Delete(reference);
+    free(now);
+    free(then);
+    free(weight);
     free(samples);
     free(todo);
     free(op_s);
@@ -740,6 +787,8 @@ static cJSON *validation_json(const struct train_config *cfg, int idx, double pr
     cJSON_AddNumberToObject(r, "rounds_dropped", json_num(run, "rounds_dropped", 0));
     if (cJSON_IsNumber(field(run, "disturbed_above_s")))
         cJSON_AddNumberToObject(r, "disturbed_above_s", field(run, "disturbed_above_s")->valuedouble);
+    if (field(run, "reference"))
+        cJSON_AddItemToObject(r, "reference", cJSON_Duplicate(field(run, "reference"), 1));
     cJSON_AddNumberToObject(r, "error", pred / ts->valuedouble - 1);
     if (vc->excluded)
         cJSON_AddStringToObject(r, "excluded", vc->excluded);
@@ -917,10 +966,10 @@ struct vrun {
 };
 
 /* Seconds a configuration needs at least, as the calibration so far predicts it: the warm-up step
- * and MIN_ROUNDS rounds, each a step and, unless held out, every op timed on its own (about a
- * step more, and before each op the replay of the ops that move `replay` bytes: that share of a
- * step's bytes, and so of its time). */
-static double config_cost(const struct predict_calib *cal, const struct train_config *cfg, int held, double replay)
+ * and MIN_ROUNDS rounds, each a step and every op timed on its own (held out, those its reference
+ * times again: at most as many; about a step more, and before each op the replay of the ops that
+ * move `replay` bytes: that share of a step's bytes, and so of its time). */
+static double config_cost(const struct predict_calib *cal, const struct train_config *cfg, double replay)
 {
     int nops;
     double step = predict_step_seconds(cal, &cfg->shape, cfg->prec, NULL), bytes = 0;
@@ -928,7 +977,7 @@ static double config_cost(const struct predict_calib *cal, const struct train_co
     for (int i = 0; i < nops; i++)
         bytes += plan[i].bytes_read + plan[i].bytes_written;
     free(plan);
-    double ops = held ? 0 : step * (1 + (bytes > 0 ? nops * fmin(1, replay / bytes) : 0));
+    double ops = step * (1 + (bytes > 0 ? nops * fmin(1, replay / bytes) : 0));
     return step * WARMUP + MIN_ROUNDS * (step + ops);
 }
 
@@ -980,7 +1029,7 @@ static void model_configs(const struct vdevice *d, const struct vrun *vr, const 
         vc.regime = vc.footprint <= vr->caches ? "cache" : vc.footprint >= DRAM_FACTOR * vr->caches ? "dram" : "between";
         double replay, now = timing_now(), left = vr->t0 + vr->budget_s - now;
         size_t scrub = scrub_for(&cfg[i], vr->scrub, vr->caches, &replay, &vc.op_state);
-        double need = config_cost(cal, &cfg[i], held[k], replay);
+        double need = config_cost(cal, &cfg[i], replay);
         if (progress_stopping() || need > left) {
             if (!progress_stopping())
                 snprintf(why, sizeof why, "the experiment's time share was spent before it (%.1f s left; its %d rounds "
@@ -994,7 +1043,7 @@ static void model_configs(const struct vdevice *d, const struct vrun *vr, const 
         cJSON *run = NULL;
         int rc = measure_config(vr, &cfg[i], i, held[k], scrub, replay, until, cal, results, &pred, by_class, &run, why,
                                 sizeof why);
-        need = config_cost(cal, &cfg[i], held[k], replay);
+        need = config_cost(cal, &cfg[i], replay);
         if (rc == -2 && (timing_now() > vr->t0 + RERUN_SHARE * vr->budget_s
                          || timing_now() + need > vr->t0 + vr->budget_s)) {
             vc.excluded = why;          /* no time to measure it again */

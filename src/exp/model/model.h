@@ -36,4 +36,14 @@ int model_disturbed(const double *step_s, int n, int *bad, double *limit);
 #define MODEL_DRIFT_Z 1.96
 int model_drift(const double *step_s, int n, double *drift);
 
+/* Whether the machine moved under a held-out configuration: the n distinct ops its prediction
+ * rests on as timed by the configurations before it (then_s, each weight[j] times in its step),
+ * timed again in its own rounds (now_s, their medians; the prediction still takes then_s), cost a
+ * step sum(weight now) / sum(weight then) = *ratio of what they did, off 1 by more than
+ * MODEL_REF_MOVED either way: the prediction and the measurement were then taken on machines that
+ * differ by more than the validation's own error, and the configuration is measured again or
+ * excluded with the reason, like a disturbed or drifting one. 0 and *ratio NAN without ops. */
+#define MODEL_REF_MOVED 0.05
+int model_ref_moved(const double *then_s, const double *now_s, const double *weight, int n, double *ratio);
+
 #endif

@@ -197,9 +197,11 @@ static void test_failures(void)
         const char *why = json_str(cJSON_GetArrayItem(rs, 0), "error", "");
         if (*why)
             printf("  the watched round, no touch rate: %s\n", why);     /* what happened, when it is not a pass */
+        int t = 0;          /* either tenant may be the one the loaded machine held up */
         EXPECT(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(rs, 0), "valid"))
-               || strncmp(why, "not timed: tenant 1 was given up: its arrays would not be first-touched within", 78) == 0
-               || strcmp(why, "not timed: tenant 1 was not set up and validated within 2 s") == 0);
+               || (sscanf(why, "not timed: tenant %d was", &t) == 1 && (t == 1 || t == 2)
+                   && (strstr(why, " was given up: its arrays would not be first-touched within ")
+                       || strstr(why, " was not set up and validated within 2 s"))));
     }
     cJSON_Delete(rs);
     tenants_pool_stop(pool);

@@ -388,7 +388,7 @@ M.records.model = object {
   regime = opt "string", footprint_bytes = opt "number", held_out = opt "boolean", excluded = opt "string",
   rerun = opt "string", rounds_dropped = opt "integer", disturbed_above_s = opt "number",
   reference = opt(object { ops = range("integer", 1, 1e6), rounds = range("integer", 1, 1e6), then_s = positive,
-                           now_s = positive, ratio = positive }),
+                           now_s = positive, ratio = positive, covers = opt(nonneg), judged = opt "boolean" }),
   workload = opt "string", system = opt "string", system_kind = opt "string", fits = opt "boolean", fit = opt "string",
   hours = opt(range("number", 0, M.limits.hours, true)), hours_low = opt(range("number", 0, M.limits.hours, true)),
   hours_high = opt(range("number", 0, M.limits.hours, true)), memory_bound_share = opt(share),

@@ -145,7 +145,8 @@ local function validation_table(doc, recs, info)
       .. "more than a third disturbed, or the rounds drifting (a Mann-Kendall trend at 5 %% and a Theil-Sen drift of 5 %% "
       .. "or more across them: the machine's load changed while it ran), or, held out, the machine moved since the ops "
       .. "it is predicted from were timed (those ops, timed again in its rounds as its reference and never into its "
-      .. "prediction, cost a step more than 5 %% more or less than they did): measured again, and if again, excluded "
+      .. "prediction, a quarter of its predicted step or more, cost a step more than 5 %% more or less than they did): "
+      .. "measured again, and if again, excluded "
       .. "with the reason. acc: micro-batches "
       .. "per optimizer step; ckpt: activations recomputed.")
       :format(info.caches_total_bytes and fmt.bytes(info.caches_total_bytes) or "n/a",

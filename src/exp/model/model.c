@@ -573,13 +573,14 @@ int model_drift(const double *step_s, int n, double *drift)
     return fabs(z) >= MODEL_DRIFT_Z && fabs(*drift) >= MODEL_DRIFT_MIN;
 }
 
-int model_ref_moved(const double *then_s, const double *now_s, const double *weight, int n, double *ratio)
+int model_ref_moved(const double *then_s, const double *now_s, const double *weight, int n, double step_s,
+                    double *ratio)
 {
     double t0 = 0, t1 = 0;
     for (int j = 0; j < n; j++)
         t0 += weight[j] * then_s[j], t1 += weight[j] * now_s[j];
     *ratio = t0 > 0 ? t1 / t0 : NAN;
-    return t0 > 0 && fabs(*ratio - 1) > MODEL_REF_MOVED;
+    return t0 > 0 && t0 >= MODEL_REF_COVER * step_s && fabs(*ratio - 1) > MODEL_REF_MOVED;
 }
 
 /* Drops round r's samples from each of the `rows` series of OP_ROUNDS (or width) values. */
@@ -676,8 +677,8 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
     for (int j = 0; j < n && held_out && rounds > 0; j++)
         now[j] = measure_median(samples + (size_t)j * OP_ROUNDS, opr);
     if (held_out && rounds > 0 && n > 0) {
-        int moved = model_ref_moved(then, now, weight, n, &ratio);
-        double t0 = 0, t1 = 0;
+        double step = predict_step_seconds(c, &cfg->shape, cfg->prec, NULL), t0 = 0, t1 = 0;
+        int moved = model_ref_moved(then, now, weight, n, step, &ratio);
         for (int j = 0; j < n; j++)
             t0 += weight[j] * then[j], t1 += weight[j] * now[j];
         reference = cJSON_CreateObject();
@@ -686,6 +687,8 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
         cJSON_AddNumberToObject(reference, "then_s", t0);
         cJSON_AddNumberToObject(reference, "now_s", t1);
         cJSON_AddNumberToObject(reference, "ratio", ratio);
+        cJSON_AddNumberToObject(reference, "covers", t0 / step);
+        cJSON_AddBoolToObject(reference, "judged", t0 >= MODEL_REF_COVER * step);
         if (moved) {
             *run = steps_json(&b, step_s, op_s, rounds);
             snprintf(err, errlen, "the machine moved since the ops its prediction rests on were timed: those %d ops, "

@@ -122,18 +122,19 @@ static void test_recheck(void)
  * no ops, no move; ops under a quarter of the predicted step are not judged. */
 static void test_reference(void)
 {
-    double then[2] = { 0.1, 0.1 }, w[2] = { 4, 1 }, r;
+    double then[2] = { 0.1, 0.1 }, w[2] = { 4, 1 };
+    struct model_ref r;
     double slow[2] = { 0.12, 0.1 }, noise[2] = { 0.102, 0.098 }, one[2] = { 0.1, 0.13 };
-    EXPECT(model_ref_moved(then, slow, w, 2, 0.6, &r) == 1 && fabs(r - 0.58 / 0.5) < 1e-12);
+    EXPECT((r = model_ref_moved(then, slow, w, 2, 0.6)).moved == 1 && fabs(r.ratio - 0.58 / 0.5) < 1e-12);
     double fast[2] = { 0.08, 0.1 };
-    EXPECT(model_ref_moved(then, fast, w, 2, 0.6, &r) == 1 && fabs(r - 0.42 / 0.5) < 1e-12);
-    EXPECT(model_ref_moved(then, noise, w, 2, 0.6, &r) == 0 && fabs(r - 0.506 / 0.5) < 1e-12);
+    EXPECT((r = model_ref_moved(then, fast, w, 2, 0.6)).moved == 1 && fabs(r.ratio - 0.42 / 0.5) < 1e-12);
+    EXPECT((r = model_ref_moved(then, noise, w, 2, 0.6)).moved == 0 && fabs(r.ratio - 0.506 / 0.5) < 1e-12);
     double w8[2] = { 8, 1 };                    /* unweighted, 0.23 / 0.2: a move */
-    EXPECT(model_ref_moved(then, one, w8, 2, 1.0, &r) == 0 && fabs(r - 0.93 / 0.9) < 1e-12);
-    EXPECT(model_ref_moved(then, slow, w, 0, 0.6, &r) == 0 && isnan(r));
+    EXPECT((r = model_ref_moved(then, one, w8, 2, 1.0)).moved == 0 && fabs(r.ratio - 0.93 / 0.9) < 1e-12);
+    EXPECT((r = model_ref_moved(then, slow, w, 0, 0.6)).moved == 0 && isnan(r.ratio) && !r.judged);
     /* the same 16 % in ops that are a fifth of a 2.5 s step: too little of it to judge */
-    EXPECT(model_ref_moved(then, slow, w, 2, 2.5, &r) == 0 && fabs(r - 0.58 / 0.5) < 1e-12);
-    EXPECT(model_ref_moved(then, slow, w, 2, 2.0, &r) == 1);        /* a quarter: judged */
+    EXPECT((r = model_ref_moved(then, slow, w, 2, 2.5)).moved == 0 && !r.judged && fabs(r.ratio - 0.58 / 0.5) < 1e-12);
+    EXPECT((r = model_ref_moved(then, slow, w, 2, 2.0)).moved == 1 && r.judged);        /* a quarter: judged */
 }
 
 static void test_held_out(void)

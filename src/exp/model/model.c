@@ -573,14 +573,18 @@ int model_drift(const double *step_s, int n, double *drift)
     return fabs(z) >= MODEL_DRIFT_Z && fabs(*drift) >= MODEL_DRIFT_MIN;
 }
 
-int model_ref_moved(const double *then_s, const double *now_s, const double *weight, int n, double step_s,
-                    double *ratio)
+struct model_ref model_ref_moved(const double *then_s, const double *now_s, const double *weight, int n,
+                                 double step_s)
 {
-    double t0 = 0, t1 = 0;
+    struct model_ref r = { 0, 0, NAN, 0, 0 };
     for (int j = 0; j < n; j++)
-        t0 += weight[j] * then_s[j], t1 += weight[j] * now_s[j];
-    *ratio = t0 > 0 ? t1 / t0 : NAN;
-    return t0 > 0 && t0 >= MODEL_REF_COVER * step_s && fabs(*ratio - 1) > MODEL_REF_MOVED;
+        r.then_s += weight[j] * then_s[j], r.now_s += weight[j] * now_s[j];
+    if (r.then_s > 0) {
+        r.ratio = r.now_s / r.then_s;
+        r.judged = r.then_s >= MODEL_REF_COVER * step_s;
+        r.moved = r.judged && fabs(r.ratio - 1) > MODEL_REF_MOVED;
+    }
+    return r;
 }
 
 /* Drops round r's samples from each of the `rows` series of OP_ROUNDS (or width) values. */
@@ -673,27 +677,25 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
         rounds = -2;
     }
     cJSON *reference = NULL;
-    double ratio, *now = xcalloc((size_t)(n ? n : 1), sizeof *now);
-    for (int j = 0; j < n && held_out && rounds > 0; j++)
-        now[j] = measure_median(samples + (size_t)j * OP_ROUNDS, opr);
     if (held_out && rounds > 0 && n > 0) {
-        double step = predict_step_seconds(c, &cfg->shape, cfg->prec, NULL), t0 = 0, t1 = 0;
-        int moved = model_ref_moved(then, now, weight, n, step, &ratio);
+        double *now = xmalloc((size_t)n * sizeof *now), step = predict_step_seconds(c, &cfg->shape, cfg->prec, NULL);
         for (int j = 0; j < n; j++)
-            t0 += weight[j] * then[j], t1 += weight[j] * now[j];
+            now[j] = measure_median(samples + (size_t)j * OP_ROUNDS, opr);
+        struct model_ref ref = model_ref_moved(then, now, weight, n, step);
+        free(now);
         reference = cJSON_CreateObject();
         cJSON_AddNumberToObject(reference, "ops", n);
         cJSON_AddNumberToObject(reference, "rounds", opr);
-        cJSON_AddNumberToObject(reference, "then_s", t0);
-        cJSON_AddNumberToObject(reference, "now_s", t1);
-        cJSON_AddNumberToObject(reference, "ratio", ratio);
-        cJSON_AddNumberToObject(reference, "covers", t0 / step);
-        cJSON_AddBoolToObject(reference, "judged", t0 >= MODEL_REF_COVER * step);
-        if (moved) {
+        cJSON_AddNumberToObject(reference, "then_s", ref.then_s);
+        cJSON_AddNumberToObject(reference, "now_s", ref.now_s);
+        cJSON_AddNumberToObject(reference, "ratio", ref.ratio);
+        cJSON_AddNumberToObject(reference, "covers", ref.then_s / step);
+        cJSON_AddBoolToObject(reference, "judged", ref.judged);
+        if (ref.moved) {
             *run = steps_json(&b, step_s, op_s, rounds);
             snprintf(err, errlen, "the machine moved since the ops its prediction rests on were timed: those %d ops, "
                      "timed again beside its steps, take %.3g s a step where they took %.3g s (%+.0f %%, more than "
-                     "%.0f %%)", n, t1, t0, 100 * (ratio - 1), 100 * MODEL_REF_MOVED);
+                     "%.0f %%)", n, ref.now_s, ref.then_s, 100 * (ref.ratio - 1), 100 * MODEL_REF_MOVED);
             rounds = -2;
         }
     }
@@ -721,7 +723,6 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
         cJSON_AddItemToObject(*run, "reference", reference);
     else
         cJSON_Delete(reference);
-    free(now);
     free(then);
     free(weight);
     free(samples);

@@ -39,15 +39,20 @@ int model_drift(const double *step_s, int n, double *drift);
 /* Whether the machine moved under a held-out configuration: the n distinct ops its prediction
  * rests on as timed by the configurations before it (then_s, each weight[j] times in its step),
  * timed again in its own rounds (now_s, their medians; the prediction still takes then_s), cost a
- * step sum(weight now) / sum(weight then) = *ratio of what they did, off 1 by more than
- * MODEL_REF_MOVED either way, where they are MODEL_REF_COVER or more of its predicted step step_s
- * (a few small ops are too little of the step, and too noisy, to say the machine moved): the
- * prediction and the measurement were then taken on machines that differ by more than the
- * validation's own error, and the configuration is measured again or excluded with the reason,
- * like a disturbed or drifting one. 0 and *ratio NAN without ops. */
+ * step sum(weight now) = now_s of what they did, sum(weight then) = then_s; judged where they are
+ * MODEL_REF_COVER or more of its predicted step step_s (a few small ops are too little of the
+ * step, and too noisy, to say the machine moved), and moved where ratio = now / then is off 1 by
+ * more than MODEL_REF_MOVED either way: the prediction and the measurement were then taken on
+ * machines that differ by more than the validation's own error, and the configuration is
+ * measured again or excluded with the reason, like a disturbed or drifting one. Without ops:
+ * ratio NAN, neither judged nor moved. */
 #define MODEL_REF_MOVED 0.05
 #define MODEL_REF_COVER 0.25
-int model_ref_moved(const double *then_s, const double *now_s, const double *weight, int n, double step_s,
-                    double *ratio);
+struct model_ref {
+    double then_s, now_s, ratio;
+    int judged, moved;
+};
+struct model_ref model_ref_moved(const double *then_s, const double *now_s, const double *weight, int n,
+                                 double step_s);
 
 #endif

@@ -16,6 +16,7 @@
 #include "exp/train/train.h"
 #include "exp/train/train_data.h"
 #include "exp/model/model_int.h"
+#include "exp/precision/precision.h"
 #include "measure/backend.h"
 #include "measure/measure.h"
 #include "predict/project.h"
@@ -301,6 +302,37 @@ double model_timed(double (*fn)(void *ud), void *ud, const char *stat)
     double t = json_num(cJSON_GetObjectItemCaseSensitive(rec, "time_s"), stat, NAN);
     cJSON_Delete(rec);
     return t;
+}
+
+struct sweep_ud {
+    const struct prec_ops *po;
+    struct prec_sweep *s;
+    int k;
+};
+
+static double sweep_once(void *ud)
+{
+    struct sweep_ud *u = ud;
+    return u->po->sweep_run(u->s, u->k, 1);
+}
+
+static double sweep_pass(void *ud, int k)
+{
+    struct sweep_ud *u = ud;
+    u->k = k;
+    return model_timed(sweep_once, u, "min");
+}
+
+int model_prec_combine(const struct prec_ops *po, struct prec_sweep *s, cJSON *ci, const int *ks, int nk,
+                       const char *what, char *why, size_t n)
+{
+    struct sweep_ud u = { po, s, 0 };
+    struct model_sweep sw = { sweep_pass, &u, 4.0 * (double)s->n, ks, nk, what };
+    int rc = -1;
+    if (po->sweep_setup(s, why, n) == PREC_OK && (rc = model_combine_rule(ci, &sw)) != 0)
+        snprintf(why, n, "the intensity sweep failed");
+    po->sweep_release(s);
+    return rc;
 }
 
 static const double Q_CHOICES[] = { 1, 1.5, 2, 3, 4, 6, 64 };

@@ -4,6 +4,7 @@
  * cost of an op (an empty OpenMP parallel region) and the intensity sweep the combine rule is
  * chosen on. The ops of the step and the flow are model.c's. */
 #include "exp/model/model_int.h"
+#include "exp/precision/precision.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -99,71 +100,20 @@ static double regions_once(void *ud)
 
 static double region_cost(void) { return model_timed(regions_once, NULL, "median"); }
 
-/* The intensity sweep: n floats streamed once with k dependent FMAs each (2k FLOPs per 4
- * bytes), 64 independent chains at a time so that the FMAs vectorise and pipeline. */
-#define LANES 64
-struct sweep_ud {
-    const float *x;
-    size_t n;
-    int k;
-    float sink;
-};
-
-static double sweep_once(void *ud)
-{
-    struct sweep_ud *u = ud;
-    const float *x = u->x;
-    float total = 0;
-    double t0 = timing_now();
-#pragma omp parallel for reduction(+ : total) schedule(static)
-    for (size_t i = 0; i < u->n; i += LANES) {
-        float y[LANES];
-#pragma omp simd
-        for (int l = 0; l < LANES; l++)
-            y[l] = x[i + l];
-        for (int j = 0; j < u->k; j++)
-#pragma omp simd
-            for (int l = 0; l < LANES; l++)
-                y[l] = y[l] * 0.999f + 0.001f;
-        for (int l = 0; l < LANES; l++)
-            total += y[l];
-    }
-    double t = timing_now() - t0;
-    u->sink += total;
-    return t;
-}
-
-static double sweep_pass(void *ud, int k)
-{
-    struct sweep_ud *u = ud;
-    u->k = k;
-    return model_timed(sweep_once, u, "min");
-}
-
-/* Floats of the sweep's array: DRAM-sized (measure.h), a multiple of LANES. */
-static size_t sweep_floats(void)
-{
-    struct machine_cpu cpu;
-    machine_cpu(&cpu);
-    return (size_t)(measure_dram_bytes(machine_cache_total(&cpu)) / 4) / LANES * LANES;
-}
-
-static int cpu_combine(cJSON *ci)
+/* The combine rule on the precision family's FP32 chain kernel, in the widest vectors the CPU
+ * runs (the FMA peak's kernel), over a DRAM-sized array (measure.h), every thread. */
+static int cpu_combine(cJSON *ci, char *why, size_t n)
 {
     static const int ks[] = { 0, 1, 2, 4, 8, 12, 16, 32, 64 };
-    size_t n = sweep_floats();
-    float *x = xmalloc(n * sizeof *x);
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++)
-        x[i] = (float)(i % 17) / 17;
-    struct sweep_ud u = { x, n, 0, 0 };
-    struct model_sweep s = { sweep_pass, &u, 4.0 * (double)n, ks, (int)(sizeof ks / sizeof ks[0]),
-        "a DRAM-sized FP32 array (4x all caches, 256 MiB at least) streamed once with k dependent FMAs per "
-        "element, k = 0 .. 64 (32 FLOP/byte, far beyond a CPU's knee), fastest repetition; ceilings from its two ends; "
-        "q chosen from 1, 1.5, 2, 3, 4, 6, max on the points between" };
-    int rc = model_combine_rule(ci, &s);
-    free(x);
-    return rc;
+    struct machine_cpu cpu;
+    machine_cpu(&cpu);
+    struct prec_sweep s = { .fmt = PREC_FP32, .threads = omp_get_max_threads(),
+                            .n = (size_t)(measure_dram_bytes(machine_cache_total(&cpu)) / 4) / 4096 * 4096 };
+    return model_prec_combine(&prec_cpu_ops, &s, ci, ks, (int)(sizeof ks / sizeof ks[0]),
+        "the precision family's FP32 chain kernel (its widest vectors, every thread) over a DRAM-sized array (4x all "
+        "caches, 256 MiB at least), k = 0 .. 64 dependent FMAs per element (32 FLOP/byte, far beyond a CPU's knee), "
+        "fastest repetition; ceilings from its two ends; q chosen from 1, 1.5, 2, 3, 4, 6, max on the points between",
+        why, n);
 }
 
 /* The DRAM ceiling of each mix of reads and writes (dram.h), what the memory-bound classes'
@@ -202,11 +152,9 @@ int model_cpu_ceilings(cJSON *ci, cJSON *info, const struct model_gemms *shapes,
     cJSON_AddStringToObject(ci, "bandwidth_what", what);
     cJSON_AddNumberToObject(ci, "op_overhead_s", region_cost());
     cJSON_AddStringToObject(ci, "op_overhead_what", "an empty OpenMP parallel region (fork, join), median of 3 to 10 x 200");
-    if (cpu_combine(ci) != 0) {
-        snprintf(why, n, "the intensity sweep failed");
+    if (cpu_combine(ci, why, n) != 0)
         return -1;
-    }
     cJSON_AddStringToObject(ci, "vector_what", "the intensity sweep's compute end: 64 dependent FP32 FMAs per element, "
-                            "vectorised across elements, all threads");
+                            "the precision family's chain kernel in its widest vectors, all threads");
     return 0;
 }

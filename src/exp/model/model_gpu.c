@@ -105,41 +105,16 @@ static double launch_pass(void *ud)
     return po->overhead(1, LAUNCHES, why, sizeof why) / LAUNCHES;
 }
 
-struct sweep_ud {
-    const struct prec_ops *po;
-    struct prec_sweep *s;
-    int k;
-};
-
-static double sweep_once(void *ud)
-{
-    struct sweep_ud *u = ud;
-    return u->po->sweep_run(u->s, u->k, 1);
-}
-
-static double sweep_pass(void *ud, int k)
-{
-    struct sweep_ud *u = ud;
-    u->k = k;
-    return model_timed(sweep_once, u, "min");
-}
-
 /* The combine rule on the precision family's FP32 chain kernel: up to 256 FLOP/byte, beyond
  * every GPU's FP32 knee (a GB10's about 110). */
 static int gpu_combine(const struct prec_ops *po, cJSON *ci, double bytes, char *why, size_t n)
 {
     static const int ks[] = { 0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512 };
     struct prec_sweep s = { .fmt = PREC_FP32, .n = (size_t)(bytes / 4) / 4096 * 4096, .threads = 1 };
-    struct sweep_ud u = { po, &s, 0 };
-    struct model_sweep sw = { sweep_pass, &u, 4.0 * (double)s.n, ks, (int)(sizeof ks / sizeof ks[0]),
+    return model_prec_combine(po, &s, ci, ks, (int)(sizeof ks / sizeof ks[0]),
         "the precision family's FP32 chain kernel over a device array (1 GiB or 8x the L2, the larger), k = 0 .. 512 "
         "dependent FMAs per element (256 FLOP/byte), fastest repetition; ceilings from its two ends; q chosen from "
-        "1, 1.5, 2, 3, 4, 6, max on the points between" };
-    int rc = -1;
-    if (po->sweep_setup(&s, why, n) == PREC_OK && (rc = model_combine_rule(ci, &sw)) != 0)
-        snprintf(why, n, "the intensity sweep failed");
-    po->sweep_release(&s);
-    return rc;
+        "1, 1.5, 2, 3, 4, 6, max on the points between", why, n);
 }
 
 /* What the device is: its name, memory, whether it shares it with the CPU, and the catalog

@@ -29,6 +29,13 @@ struct model_sweep {
 };
 #define MODEL_SWEEP_MAX 16
 
+struct prec_ops;
+struct prec_sweep;
+/* The combine rule on the precision family's FP32 chain kernel (po's sweep; s gives the format,
+ * the elements and the threads): set up, swept at ks[nk], released; 0, or -1 with why. */
+int model_prec_combine(const struct prec_ops *po, struct prec_sweep *s, cJSON *ci, const int *ks, int nk,
+                       const char *what, char *why, size_t n);
+
 /* Chooses the combine rule's q on the sweep (model.c) into ci.combine and ci.vector_flops;
  * 0, or -1 when a pass failed. */
 int model_combine_rule(cJSON *ci, const struct model_sweep *s);

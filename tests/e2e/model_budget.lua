@@ -6,7 +6,8 @@
 -- (the share is checked between rounds), or of its fixed ceilings (peaks, DRAM, the sweep:
 -- info.ceilings_s) when they alone took longer. Which ones fit
 -- depends on the machine; every configuration is measured or skipped with its reason; a held-out
--- one carries its reference, and one the machine moved under is not counted.
+-- one carries its reference, and one the machine moved under is not counted; a DRAM-bound one
+-- times its ops in every round.
 local env = ...
 local json = require "json"
 local sh, q, fail, read = env.sh, env.q, env.fail, env.read
@@ -37,7 +38,7 @@ local function references(v, n)
     return
   end
   if type(ref) ~= "table" then fail("%s is held out without a reference", v.config) end
-  if ref.rounds < 1 or ref.rounds > math.min(n, 5) or ref.ops < 1 then
+  if ref.rounds < 1 or ref.rounds > (v.regime == "cache" and math.min(n, 5) or n) or ref.ops < 1 then
     fail("%s: %d ops timed again in %d rounds of %d", v.config, ref.ops, ref.rounds, n)
   end
   if math.abs(ref.ratio - ref.now_s / ref.then_s) > 1e-9 then
@@ -55,6 +56,21 @@ local function references(v, n)
   end
 end
 
+-- Ops timed on their own: in the first 5 rounds when the step fits the caches; in every round
+-- when it does not (DRAM-bound ops spread as the host's DRAM does), so each op of such a
+-- configuration has as many samples as its kept steps.
+local function op_rounds(v)
+  for _, c in ipairs(e.results) do
+    if c.series == "calibration" and c.config == v.config then
+      local want = v.regime == "cache" and math.min(#v.samples_s, 5) or #v.samples_s
+      if (v.regime == "cache" and #c.samples_s > want) or (v.regime ~= "cache" and #c.samples_s ~= want) then
+        fail("%s (%s): its %s timed in %d rounds beside %d steps", v.config, v.regime, c.kind, #c.samples_s,
+             #v.samples_s)
+      end
+    end
+  end
+end
+
 local measured, skipped = 0, 0
 for _, v in ipairs(e.results) do
   if v.series == "validation" and v.valid then
@@ -62,6 +78,7 @@ for _, v in ipairs(e.results) do
     local n = #v.samples_s + (v.rounds_dropped or 0)
     if n < 3 then fail("%s ran %d rounds, fewer than three", v.config, n) end
     references(v, n)
+    op_rounds(v)
   end
 end
 for _, s in ipairs(e.skipped) do

@@ -629,8 +629,10 @@ static void drop_round(double *x, int rows, size_t width, int rounds, int r)
 }
 
 /* Times every distinct op of cfg's plan on its own (none when held out), and whole training
- * steps, in rounds: each of the first OP_TIMED rounds times each op once, then every round trains
- * one step (forward, backward, AdamW update). A burst of load on a shared machine then costs one
+ * steps, in rounds: each of the first OP_TIMED rounds (every round when the step does not fit the
+ * caches, replay > 0: DRAM-bound ops spread as the host's DRAM does, and more samples beside the
+ * steps' pin their medians) times each op once, then every round trains one step (forward,
+ * backward, AdamW update). A burst of load on a shared machine then costs one
  * sample of many ops and of the steps alike. Past `until` (timing_now's clock) no round starts
  * after the first MIN_ROUNDS (the first two when only ops are timed: compare needs two samples).
  * Rounds whose step was disturbed (model_disturbed) are dropped, steps and op samples alike, when
@@ -675,10 +677,10 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
     }
     predict_calib_free(&seen);
     double *samples = xmalloc((size_t)(n ? n : 1) * OP_ROUNDS * sizeof *samples), limit = 0;
-    int rounds = 0;
+    int rounds = 0, timed = steps && replay > 0 ? OP_ROUNDS : OP_TIMED;
     for (; rounds < (steps ? OP_ROUNDS : OP_TIMED) && !progress_stopping()
            && (rounds < (steps ? MIN_ROUNDS : 2) || timing_now() < until); rounds++) {
-        for (int j = 0; j < n && rounds < OP_TIMED; j++)
+        for (int j = 0; j < n && rounds < timed; j++)
             samples[(size_t)j * OP_ROUNDS + rounds] = time_op(&b, todo[j]);
         step_s[rounds] = steps ? train_step(&b, op_s + (size_t)rounds * b.nops) : 0;
     }
@@ -694,7 +696,7 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
                  "beyond the noise of the fastest (another process had the cores)", nbad, rounds, limit);
         rounds = -2;
     }
-    int opr = all < OP_TIMED ? all : OP_TIMED;  /* rounds with op samples */
+    int opr = all < timed ? all : timed;        /* rounds with op samples */
     for (int r = all - 1; r >= 0 && rounds > 0 && nbad > 0; r--)
         if (bad[r]) {                   /* a disturbed round: its step and its ops' samples go */
             if (r < opr)
@@ -1050,6 +1052,27 @@ static int measure_config(const struct vrun *vr, const struct train_config *cfg,
     return rc < 0 ? rc : 0;
 }
 
+/* The time configuration order[k] may take of the `left` seconds: its part of them as its rounds'
+ * cost is part of what the configurations from k on need (config_cost, with the calibration so
+ * far), at least its own need; so each runs as many rounds as the budget allows the rest, and a
+ * DRAM-bound one, whose rounds cost ten times a cached one's, is not cut to MIN_ROUNDS while
+ * cheap ones finish early. */
+static double config_share(const struct predict_calib *cal, const struct vrun *vr, const struct train_config *cfg,
+                           const int *order, int n, int k, double left)
+{
+    double need = 0, all = 0;
+    for (int j = k; j < n; j++) {
+        double replay, c;
+        const char *state;
+        scrub_for(&cfg[order[j]], vr->scrub, vr->caches, &replay, &state);
+        c = config_cost(cal, &cfg[order[j]], replay);
+        all += c;
+        if (j == k)
+            need = c;
+    }
+    return all > 0 ? fmax(need, left * need / all) : need;
+}
+
 static void model_configs(const struct vdevice *d, const struct vrun *vr, const struct train_config *cfg,
                              struct predict_calib *cal, cJSON *out)
 {
@@ -1074,8 +1097,7 @@ static void model_configs(const struct vdevice *d, const struct vrun *vr, const 
             continue;
         }
         progress_step(1 + 2 * k, name);
-        /* an equal share of what is left, at least its MIN_ROUNDS rounds */
-        double until = now + fmax(need, left / (n - k));
+        double until = now + config_share(cal, vr, cfg, order, n, k, left);
         cJSON *run = NULL;
         int rc = measure_config(vr, &cfg[i], i, held[k], scrub, replay, until, cal, results, &pred, by_class, &run, why,
                                 sizeof why);
@@ -1090,7 +1112,7 @@ static void model_configs(const struct vdevice *d, const struct vrun *vr, const 
             cJSON_Delete(run);
             run = NULL;
             now = timing_now();
-            until = now + fmax(need, (vr->t0 + vr->budget_s - now) / (n - k));
+            until = now + config_share(cal, vr, cfg, order, n, k, vr->t0 + vr->budget_s - now);
             rc = measure_config(vr, &cfg[i], i, held[k], scrub, replay, until, cal, results, &pred, by_class, &run, why,
                                 sizeof why);
             if (rc == -2) {
@@ -1265,7 +1287,7 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     const char *device = param_str(params, "device");
     const struct vdevice *d = vdevice_of(device);
     int order[NCONFIGS], held[NCONFIGS], n = config_order(params, device, order, held);
-    char phase[32], why[300];
+    char phase[32], why[300], rule[600];
     double t0 = timing_now();
     budget_s = measure_budget(params, budget_s);
     machine_cpu(&cpu);
@@ -1299,11 +1321,13 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
                        budget_s };
     cJSON_AddNumberToObject(info, "ceilings_s", timing_now() - t0);     /* fixed: before any share is checked */
     cJSON_AddNumberToObject(info, "caches_total_bytes", vr.caches);
-    cJSON_AddStringToObject(info, "op_state_rule", "each op timed on its own in the state the step leaves it in: "
-                            "when what a step holds fits in all caches, warm, after the op before it; when it does "
-                            "not, after the ops that precede it in the step, run untimed, as many as move all "
-                            "caches' worth of bytes (the inputs the step reuses soon are then warm, those it streams "
-                            "cold)");
+    snprintf(rule, sizeof rule, "each op timed on its own in the state the step leaves it in: when what a step holds "
+             "fits in all caches, warm, after the op before it; when it does not, after the ops that precede it in "
+             "the step, run untimed, as many as move all caches' worth of bytes (the inputs the step reuses soon are "
+             "then warm, those it streams cold); in the first %d of its %d rounds, or in every round when the step "
+             "does not fit (its ops then stream from DRAM, whose rate on a shared host moves from minute to minute)",
+             OP_TIMED, OP_ROUNDS);
+    cJSON_AddStringToObject(info, "op_state_rule", rule);
     calibrate_big(&vr, &cfg[0], &cal, n + 1, out);
     model_configs(d, &vr, cfg, &cal, out);
     model_recheck_peak(ci, &cal, part(out, "results"), d->gemm);

@@ -31,13 +31,21 @@ end
 -- again in its rounds (never into its prediction); one whose ops, a quarter of its predicted step
 -- or more, cost a step more than 5 % more or less than they did is measured again or excluded,
 -- never counted.
+local excluded = false
+for _, v in ipairs(e.results) do excluded = excluded or (v.series == "validation" and v.excluded ~= nil) end
+
 local function references(v, n)
   local ref = v.reference
   if not v.held_out then
     if ref then fail("%s has its own ops timed, and a reference", v.config) end
     return
   end
-  if type(ref) ~= "table" then fail("%s is held out without a reference", v.config) end
+  if type(ref) ~= "table" then
+    -- predicted from the curves alone: only when the configurations whose ops it shares were
+    -- excluded (on a loaded machine v1 can drift twice; v4 then rests on no op timed)
+    if not excluded then fail("%s is held out without a reference", v.config) end
+    return
+  end
   if ref.rounds < 1 or ref.rounds > (v.regime == "cache" and math.min(n, 5) or n) or ref.ops < 1 then
     fail("%s: %d ops timed again in %d rounds of %d", v.config, ref.ops, ref.rounds, n)
   end

@@ -95,6 +95,27 @@ render(fixture, a, true)
 render(fixture, b, true)
 if read(a) ~= read(b) then fail("two renders with the same SOURCE_DATE_EPOCH differ") end
 
+-- a held-out configuration with no op its peers timed (they were excluded) says it rests on the
+-- curves alone; one with its reference does not
+do
+  local d = json.decode(read(fixture))
+  for _, r in ipairs(d.experiments[1].results) do
+    if r.series == "validation" and (r.config == "v4" or r.config == "v9") then
+      r.held_out = true
+      if r.config == "v9" then
+        r.reference = { ops = 3, rounds = 5, then_s = 0.0005, now_s = 0.0005, ratio = 1, covers = 0.01, judged = false }
+      end
+    end
+  end
+  write(env.out .. "/curves.json", d)
+  local m2, rc2 = render(env.out .. "/curves.json", env.out .. "/curves.pdf")
+  if rc2 ~= 0 then fail("render with held-out configurations: %s", m2) end
+  local t2 = text(env.out .. "/curves.pdf")
+  has(t2, "v4: no op of its step was timed by a counted configuration before it: predicted from the curves alone, "
+    .. "with no reference to tell whether the machine moved", "a held-out configuration without a reference")
+  if t2:find("v9: no op of its step", 1, true) then fail("v9 has its reference, yet is said to rest on the curves") end
+end
+
 -- a failed experiment says so with its reason; the summary says nothing of the model
 local doc = json.decode(read(fixture))
 local exp = doc.experiments[1]

@@ -119,6 +119,10 @@ local function validation_table(doc, recs, info)
     elseif r.rerun then
       notes[#notes + 1] = ("%s measured twice, the first time %s"):format(r.config, (r.rerun:gsub("^its ", "its ")))
     end
+    if r.held_out and not r.reference and not r.excluded then
+      notes[#notes + 1] = ("%s: no op of its step was timed by a counted configuration before it: predicted from the "
+        .. "curves alone, with no reference to tell whether the machine moved"):format(r.config)
+    end
     if (r.rounds_dropped or 0) > 0 then
       notes[#notes + 1] = ("%s: %d disturbed rounds dropped (steps above %s)"):format(r.config, r.rounds_dropped,
         r.disturbed_above_s and fmt.seconds(r.disturbed_above_s) or "the noise")

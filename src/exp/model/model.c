@@ -304,6 +304,20 @@ double model_timed(double (*fn)(void *ud), void *ud, const char *stat)
     return t;
 }
 
+/* One sweep of a device's chain kernel: one pass over `bytes` of FP32 with k dependent FMAs per
+ * element (2 k FLOPs per 4 bytes), at each of ks[nk]. */
+struct model_sweep {
+    double (*pass)(void *ud, int k);    /* seconds of one pass; NAN: failed */
+    void *ud;
+    double bytes;
+    const int *ks;
+    int nk;                             /* at most MODEL_SWEEP_MAX */
+    const char *what;                   /* the microbenchmark in words */
+};
+#define MODEL_SWEEP_MAX 16
+
+static int model_combine_rule(cJSON *ci, const struct model_sweep *s);
+
 struct sweep_ud {
     const struct prec_ops *po;
     struct prec_sweep *s;
@@ -366,7 +380,7 @@ static void combine_json(cJSON *ci, const struct model_sweep *s, const double *t
 
 /* Chooses q on the sweep: the ceilings are the sweep's own ends (k = 0: memory; the largest k:
  * compute), the q whose combine rule predicts the points between best (mean |log error|). */
-int model_combine_rule(cJSON *ci, const struct model_sweep *s)
+static int model_combine_rule(cJSON *ci, const struct model_sweep *s)
 {
     double t[MODEL_SWEEP_MAX], n = s->bytes / 4, err[NQ], best = INFINITY, q = 1;
     int last = s->nk - 1;

@@ -1,6 +1,7 @@
 /* model_int.h: what the model experiment's device halves share (model.c: the CPU's
  * ceilings and the one flow; model_gpu.c: a CUDA device's ceilings): the calibration's
- * repetition loop and the combine-rule sweep over a device's own intensity kernel. Each device
+ * repetition loop and the combine rule, chosen on the precision family's intensity kernel of
+ * the device. Each device
  * writes its ceilings into info.calibration; predict_calib_ceilings reads them back into the
  * predict_calib, for every device alike. Not for other families. */
 #ifndef SR_MODEL_INT_H
@@ -16,29 +17,14 @@
  * dropped, 3 to 10 samples until the CV is under 2 %, half a second of samples at most). */
 double model_timed(double (*fn)(void *ud), void *ud, const char *stat);
 
-/* A device's intensity sweep: one pass over `bytes` of FP32 with k dependent FMAs per element
- * (2 k FLOPs per 4 bytes), at each of ks[nk] (ascending, ks[0] = 0: the memory end; the last:
- * the compute end). */
-struct model_sweep {
-    double (*pass)(void *ud, int k);    /* seconds of one pass; NAN: failed */
-    void *ud;
-    double bytes;
-    const int *ks;
-    int nk;                             /* at most MODEL_SWEEP_MAX */
-    const char *what;                   /* the microbenchmark in words */
-};
-#define MODEL_SWEEP_MAX 16
-
 struct prec_ops;
 struct prec_sweep;
 /* The combine rule on the precision family's FP32 chain kernel (po's sweep; s gives the format,
- * the elements and the threads): set up, swept at ks[nk], released; 0, or -1 with why. */
+ * the elements and the threads): set up, swept at ks[nk] (ascending, at most 16; ks[0] = 0: the
+ * memory end, the last the compute end), released; q into ci.combine, the compute end into
+ * ci.vector_flops; 0, or -1 with why. */
 int model_prec_combine(const struct prec_ops *po, struct prec_sweep *s, cJSON *ci, const int *ks, int nk,
                        const char *what, char *why, size_t n);
-
-/* Chooses the combine rule's q on the sweep (model.c) into ci.combine and ci.vector_flops;
- * 0, or -1 when a pass failed. */
-int model_combine_rule(cJSON *ci, const struct model_sweep *s);
 
 /* A device's ceilings into ci, the results' info.calibration: device, threads, peak_flops per
  * dtype (fp32 at least), peak_gemm_flops (the FLOPs of the GEMM that reached it),

@@ -371,6 +371,7 @@ M.info.compress = object {
   dram = dram,
   rows = opt "number", cols = opt "number", fp32_bytes = opt "number", caches_total_bytes = opt "number",
   caches_what = opt "string", byte_convention = opt "string", read_convention = opt "string",
+  dram_sized_bytes = opt(nonneg), fraction_rule = opt "string",
   rounding = opt "string", weights = opt "string", threads = opt "number",
   schemes = opt(list(object { scheme = "string", bits_per_weight = "number" })),
 }

@@ -196,9 +196,10 @@ local fx_any, fx_every = shape(fx)
 local w_any, w_every = shape(json.decode(read(first_default .. "/results.json")))
 -- what a record says only when its measurement was repeated or beaten (compression's one read
 -- record, measured again when a product outran it; the fractions of it when it is a ceiling), which
--- one of the two runs may never need
+-- one of the two runs may never need; and a compression record's fractions of a read, written only
+-- when its matrix is DRAM-sized (the reduced run's 16 MiB never is)
 local conditional = { remeasured = true, not_a_ceiling = true, read_fraction_median = true, read_fraction_best = true,
-                      rerun = true }
+                      read_fraction_dram = true, rerun = true }
 for id, fields in pairs(w_every) do
   if fx_any[id] then
     for k in pairs(fields) do

@@ -114,22 +114,27 @@ local function summary_table(doc, exp, bs)
       .. "unquantized model. All measured on this run." }
 end
 
+-- Whether a record's matrix is under its experiment's DRAM-sized bytes (d.sized, the C side's
+-- info.dram_sized_bytes; older files have none): it may stream in part from the caches, so it is
+-- no fraction of a read.
+local function small(r, d) return d and d.sized and (r.bytes or 0) < d.sized end
+
 -- A product's best rate and the DRAM read ceiling it is a fraction of: the record's
 -- read_fraction_dram (the C side divided by the read ceiling; older files: by the one figure) when
 -- present, else its best GB/s over d; no ceiling when the matrix fits the caches (d.in_cache),
--- where DRAM bounds nothing.
+-- where DRAM bounds nothing, or is not DRAM-sized.
 local function dram_pair(r, d)
   local read = ceilings.read_ceiling(d)
   if r.read_fraction_dram and r.read_fraction_dram > 0 then
     local ceiling = read or r.gbps_best / r.read_fraction_dram
     return r.read_fraction_dram * ceiling, ceiling
   end
-  return r.gbps_best, d and not d.in_cache and read or nil
+  return r.gbps_best, d and not d.in_cache and not small(r, d) and read or nil
 end
 
 local function of_dram(mk, r, d, what)
   local v, c = dram_pair(r, d)
-  if not c then return d and "in cache" or "no figure" end
+  if not c then return d and (d.in_cache and "in cache" or small(r, d) and "not DRAM-sized") or "no figure" end
   return mk:fraction_cell(v, c, "GB/s", what)
 end
 
@@ -155,9 +160,11 @@ local function speed_table(doc, exp, b, mk, d)
                 { title = "Reps", align = "right" } },
     rows = rows,
     caption = mk:caption(("Batch %d. GB/s in physical bytes (values, scales, indices). Of the read ceiling: best GB/s over "
-      .. "%s. Speed-up: median time of dense FP32 over the scheme's, same batch. Ideal: FP32 bytes / the scheme's bytes.")
+      .. "%s%s. Speed-up: median time of dense FP32 over the scheme's, same batch. Ideal: FP32 bytes / the scheme's bytes.")
       :format(b, d and (fmt.rate(ceilings.read_ceiling(d)) .. " GB/s, this machine's DRAM read ceiling")
-                or "a DRAM figure this run lacks")),
+                or "a DRAM figure this run lacks",
+              d and d.sized and (", for a matrix of %s or more (4x the caches); not DRAM-sized: a smaller matrix, which may "
+                .. "stream in part from the caches, so no fraction of a DRAM read"):format(fmt.bytes(d.sized)) or "")),
   }
 end
 
@@ -200,6 +207,9 @@ end
 -- a ceiling, its ratio to a plain read of the same matrix.
 local function share_text(mk, r, d, what)
   local v, c = dram_pair(r, d)
+  if not c and not r.read_fraction_best then
+    return ("its matrix (%s) is under 4x the caches: no fraction of a read"):format(fmt.bytes(r.bytes or 0)), nil
+  end
   if not c then return ("%s a plain read of the same matrix"):format(x(r.read_fraction_best)), r.read_fraction_median end
   local text = mk:fraction(v, c, "GB/s", what)
   if marks.exceeds(v, c) then return text, v / c end
@@ -386,7 +396,10 @@ local function device_part(doc, results, exp)
   end
   local mk, d = marks.new(), ceilings.dram(results, exp.device or "cpu")
   local info = exp.info or {}
-  if d then d = setmetatable({ in_cache = (info.fp32_bytes or 0) < 2 * (info.caches_total_bytes or 0) }, { __index = d }) end
+  if d then
+    d = setmetatable({ in_cache = (info.fp32_bytes or 0) < 2 * (info.caches_total_bytes or 0),
+                       sized = info.dram_sized_bytes }, { __index = d })
+  end
   doc:section(("Compression, %s"):format(DEVICE[exp.device] or exp.device), 2)
   method(doc, exp)
   summary_table(doc, exp, #bs > 0 and bs or { 1 })

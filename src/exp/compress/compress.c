@@ -119,6 +119,7 @@ struct plan {
     double cache_total;             /* bytes; CPU: all caches; GPU: L2 */
     double cache_l2;                /* bytes of the CPU's level 2, all instances; 0: no in-cache runs */
     double fp32_bytes;              /* of the FP32 matrix */
+    double dram_bytes;              /* a matrix of at least this many is DRAM-sized (dram_sized) */
     struct measure_rule rule;       /* budget_s set per measurement */
     cJSON *skipped;                 /* [{item, reason}] */
 };
@@ -256,6 +257,13 @@ static double read_reference(const struct quant_matrix *m, double *abs_sum)
 }
 
 /* ---- the streamed products ---- */
+
+/* Whether a record's matrix is DRAM-sized, `dram_bytes` or more (MEASURE_DRAM_FACTOR x the
+ * device's caches: the CPU's all, a GPU's L2): only then does its stream read from DRAM, so only
+ * then is it a fraction of a read (the read of the FP32 matrix, the DRAM read ceiling) or does it
+ * raise one. A smaller matrix (int8 and 4-bit ones of a DRAM-sized FP32 matrix, any of a small
+ * weights_size) may stream in part from the caches. */
+static int dram_sized(const cJSON *r, double dram_bytes) { return json_num(r, "bytes", 0) >= dram_bytes; }
 
 struct stream {
     const struct compress_ops *ops;
@@ -448,8 +456,8 @@ static void stream_variant(struct stream *st, const struct compress_variant *v)
     quant_free(m);
 }
 
-/* The read of the FP32 matrix is what every product is a fraction of: a product faster than it
- * (best or median) means the read was disturbed, so it is measured again before any fraction is
+/* The read of the FP32 matrix is what every product of a DRAM-sized matrix is a fraction of: such a
+ * product faster than it (best or median) means the read was disturbed, so it is measured again before any fraction is
  * written, the FP32 matrix packed again when there is time for it (twice its first packing left
  * in `until`), and the record keeps the faster of its two measurements (by median), saying so in
  * `remeasured`. */
@@ -462,7 +470,7 @@ static void recheck_read(struct stream *st, double until)
             continue;
         if (strcmp(json_str(r, "series", ""), "read") == 0)
             rd = r;
-        else if (strcmp(json_str(r, "series", ""), "gemv") == 0) {
+        else if (strcmp(json_str(r, "series", ""), "gemv") == 0 && dram_sized(r, st->pl->dram_bytes)) {
             best = fmax(best, json_num(r, "gbps_best", 0));
             med = fmax(med, json_num(r, "gbps_median", 0));
         }
@@ -536,31 +544,38 @@ static void add_bound(cJSON *r, int memory, double read_gbps)
 }
 
 /* Whether the read of the FP32 matrix (measured again when a product beat it, recheck_read) is a
- * ceiling of its products: no product streams the matrix more than 5 % faster by median. If one
- * still does, the read is not a ceiling and no fraction of it is written: the record says so, and
- * every product keeps its fraction of the run's DRAM read ceiling (read_fraction_dram, add_dram). */
-static int read_is_ceiling(cJSON *rd, const cJSON *results)
+ * ceiling of the products of DRAM-sized matrices: none streams more than 5 % faster, by median or
+ * by best repetition (both fractions are written). If one still does, the read is not a ceiling
+ * and no fraction of it is written: the record says so, and every such product keeps its fraction
+ * of the run's DRAM read ceiling (read_fraction_dram, compress_dram). */
+static int read_is_ceiling(cJSON *rd, const cJSON *results, double dram_bytes)
 {
     const cJSON *r, *fast = NULL;
-    cJSON_ArrayForEach(r, results)
+    double over = 1.05;
+    cJSON_ArrayForEach(r, results) {
+        double by = fmax(json_num(r, "gbps_median", 0) / json_num(rd, "gbps_median", INFINITY),
+                         json_num(r, "gbps_best", 0) / json_num(rd, "gbps_best", INFINITY));
         if (strcmp(json_str(r, "series", ""), "gemv") == 0 && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "valid"))
-            && json_num(r, "gbps_median", 0) > 1.05 * json_num(rd, "gbps_median", 0)
-            && (!fast || json_num(r, "gbps_median", 0) > json_num(fast, "gbps_median", 0)))
+            && dram_sized(r, dram_bytes) && by > over) {
             fast = r;
+            over = by;
+        }
+    }
     if (!fast)
         return 1;
-    char words[240];
+    char words[260];
     snprintf(words, sizeof words, "not a ceiling of its products: %s at batch %d streamed this matrix at %.3g GB/s "
-             "(median), faster than this read; products are given as fractions of the run's DRAM read ceiling only",
-             json_str(fast, "scheme", "?"), (int)json_num(fast, "batch", 0), json_num(fast, "gbps_median", 0));
+             "median, %.3g best, %.2fx this read; products are given as fractions of the run's DRAM read ceiling only",
+             json_str(fast, "scheme", "?"), (int)json_num(fast, "batch", 0), json_num(fast, "gbps_median", 0),
+             json_num(fast, "gbps_best", 0), over);
     cJSON_AddStringToObject(rd, "not_a_ceiling", words);
     return 0;
 }
 
-static void add_speedups(cJSON *results)
+void compress_speedups(cJSON *results, double dram_bytes)
 {
     cJSON *read = (cJSON *)find_rec(results, "read", "fp32", 0);
-    const cJSON *rd = read && read_is_ceiling(read, results) ? read : NULL;     /* the fractions' denominator */
+    const cJSON *rd = read && read_is_ceiling(read, results, dram_bytes) ? read : NULL;   /* the fractions' denominator */
     for (cJSON *r = results->child; r; r = r->next) {
         if (strcmp(json_str(r, "series", ""), "gemv") != 0 || !cJSON_GetObjectItemCaseSensitive(r, "time_s"))
             continue;
@@ -583,7 +598,7 @@ static void add_speedups(cJSON *results)
         }
         if (b16)
             cJSON_AddNumberToObject(r, "speedup_vs_bf16", median_of(b16) / median_of(r));
-        if (rd) {
+        if (rd && dram_sized(r, dram_bytes)) {
             cJSON_AddNumberToObject(r, "read_fraction_median", json_num(r, "gbps_median", NAN) / json_num(rd, "gbps_median", NAN));
             cJSON_AddNumberToObject(r, "read_fraction_best", json_num(r, "gbps_best", NAN) / json_num(rd, "gbps_best", NAN));
         }
@@ -633,6 +648,12 @@ static cJSON *info_json(const struct plan *pl, const char *device, const char *c
         "pointers); the input and output vectors (bytes_io) stay in cache and are not counted");
     cJSON_AddStringToObject(info, "read_convention",
         "a plain sum of the same FP32 matrix (the bandwidth experiment's read kernel), measured in the same run");
+    if (pl->dram_bytes > 0) {
+        cJSON_AddNumberToObject(info, "dram_sized_bytes", pl->dram_bytes);
+        cJSON_AddStringToObject(info, "fraction_rule", "a product is given as a fraction of a read (the read of the FP32 "
+                                "matrix, the DRAM read ceiling) only when its matrix is DRAM-sized, dram_sized_bytes or "
+                                "more (4x the caches): a smaller one may stream in part from the caches");
+    }
     cJSON_AddStringToObject(info, "rounding",
         "round to nearest, ties to even; saturation to the largest finite code; scales from the largest finite "
         "magnitude; a NaN makes its row's or block's scale NaN (E4M3 keeps it in its own code)");
@@ -658,15 +679,12 @@ static void stream_all(struct stream *st, double budget_s, int recheck)
         stream_variant(st, &pl->v[i]);
     if (recheck)
         recheck_read(st, st->t0 + budget_s);
-    add_speedups(st->results);
+    compress_speedups(st->results, st->pl->dram_bytes);
     free(st->x);
     free(st->y);
 }
 
-/* Each timed record's rate over the machine's DRAM read ceiling (read_fraction_dram: a product
- * streams its weights, a read, and is judged against the ceiling of reads), and the ceilings
- * themselves in info.dram. */
-static void add_dram(cJSON *results, cJSON *info, cJSON *skipped, double dram_bytes)
+void compress_dram(cJSON *results, cJSON *info, cJSON *skipped, double dram_bytes)
 {
     struct measure_dram d;
     char why[256], what[160];
@@ -678,7 +696,7 @@ static void add_dram(cJSON *results, cJSON *info, cJSON *skipped, double dram_by
     /* a read of a DRAM-sized matrix (the read series, a product streaming its weights) is a read
      * of bytes known to move: the run's read ceiling is at least its rate */
     cJSON_ArrayForEach(r, results)
-        if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "gbps_best")) && json_num(r, "bytes", 0) >= dram_bytes) {
+        if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "gbps_best")) && dram_sized(r, dram_bytes)) {
             snprintf(what, sizeof what, "the compression experiment's %s of its %s matrix%s", json_str(r, "series", "?"),
                      json_str(r, "scheme", "?"), strcmp(json_str(r, "series", ""), "gemv") == 0 ? " (its weight stream)" : "");
             measure_dram_offer_read(json_num(r, "gbps_best", 0), "fp32", what);
@@ -686,7 +704,7 @@ static void add_dram(cJSON *results, cJSON *info, cJSON *skipped, double dram_by
     measure_dram("compress", &d, why, sizeof why);
     double read = measure_dram_ceiling(&d, 1, 0);
     cJSON_ArrayForEach(r, results)
-        if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "gbps_best")))
+        if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "gbps_best")) && dram_sized(r, dram_bytes))
             cJSON_AddNumberToObject(r, "read_fraction_dram", json_num(r, "gbps_best", NAN) / read);
     cJSON_AddItemToObject(info, "dram", measure_dram_json(&d));
 }
@@ -709,6 +727,7 @@ static cJSON *cpu_run(const cJSON *params, double budget_s)
     pl.cache_total = machine_cache_total(&cpu);
     double levels[8];
     pl.cache_l2 = machine_cache_levels(&cpu, levels) >= 2 ? levels[1] : 0;
+    pl.dram_bytes = 0.999 * measure_dram_bytes(pl.cache_total);     /* the FP32 matrix's rows round it down */
     pl.fp32_bytes = plan_bytes(&pl, params, measure_dram_bytes(pl.cache_total), machine_mem_available());
     plan_rows(&pl);
     struct stream st = { backend_for("compress", "cpu", NULL, 0), &pl, "cpu", NULL, NULL, cJSON_CreateArray(), 0, 0, 0, 0, 0 };
@@ -733,7 +752,7 @@ static cJSON *cpu_run(const cJSON *params, double budget_s)
     progress_step(st.done, "done");
     progress_end();
     cJSON *info = info_json(&pl, "cpu", "all caches", cpu.cache_source);
-    add_dram(st.results, info, pl.skipped, 0.999 * measure_dram_bytes(pl.cache_total));
+    compress_dram(st.results, info, pl.skipped, pl.dram_bytes);
     return finish(&pl, st.results, info);
 }
 
@@ -759,6 +778,7 @@ static cJSON *gpu_run(const cJSON *params, double budget_s)
     cuda_probe(&ci);                /* the device's caches and free memory size the plan */
     const struct cuda_device *d = &ci.dev[0];
     pl.cache_total = d->l2_bytes;
+    pl.dram_bytes = 0.999 * MEASURE_DRAM_FACTOR * pl.cache_total;
     pl.fp32_bytes = plan_bytes(&pl, params, fmax(16.0 * pl.cache_total, GPU_FLOOR),
                                fmin(d->mem_free_bytes, machine_mem_available()));
     plan_rows(&pl);

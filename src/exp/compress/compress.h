@@ -36,6 +36,17 @@ extern const struct param compress_params[];
 int compress_precheck(const cJSON *params, char *err, size_t errlen);
 cJSON *compress_run(const cJSON *params, double budget_s, char *err, size_t errlen);
 
+/* The speed-ups of a run's records over dense FP32 (and BF16) of their batch, what bounds each,
+ * and, for a product whose matrix is DRAM-sized (`dram_bytes` or more: it streams from DRAM; a
+ * smaller one may stream in part from the caches), its fractions of the read of the FP32 matrix
+ * when that read is a ceiling of them (no such product 5 % faster by median or best). */
+void compress_speedups(cJSON *results, double dram_bytes);
+
+/* The run's DRAM figure (measure_dram) in info.dram, raised by the reads of DRAM-sized matrices
+ * (the read series, a product's weight stream), and each such record's best rate over its read
+ * ceiling (read_fraction_dram); not measured: the reason in skipped. */
+void compress_dram(cJSON *results, cJSON *info, cJSON *skipped, double dram_bytes);
+
 /* Checks a product of ops against the plain twin on `sample` rows spread over m (all rows when
  * sample is 0): the largest |y - y_ref| / sum |w x| over those rows and the batch. */
 double compress_check(const struct quant_matrix *m, const float *x, const float *y, int batch, size_t sample);

@@ -46,7 +46,7 @@ local function references(v, n)
     if not excluded then fail("%s is held out without a reference", v.config) end
     return
   end
-  if ref.rounds < 1 or ref.rounds > (v.regime == "cache" and math.min(n, 5) or n) or ref.ops < 1 then
+  if ref.rounds ~= #v.samples_s or ref.ops < 1 then
     fail("%s: %d ops timed again in %d rounds of %d", v.config, ref.ops, ref.rounds, n)
   end
   if math.abs(ref.ratio - ref.now_s / ref.then_s) > 1e-9 then
@@ -64,14 +64,13 @@ local function references(v, n)
   end
 end
 
--- Ops timed on their own: in the first 5 rounds when the step fits the caches; in every round
--- when it does not (DRAM-bound ops spread as the host's DRAM does), so each op of such a
--- configuration has as many samples as its kept steps.
+-- Ops timed on their own in every round, beside the step: each op of a configuration has as many
+-- samples as its kept steps (a held-out one's reference as many rounds), so a prediction and what
+-- it is compared with come from the same rounds.
 local function op_rounds(v)
   for _, c in ipairs(e.results) do
     if c.series == "calibration" and c.config == v.config then
-      local want = v.regime == "cache" and math.min(#v.samples_s, 5) or #v.samples_s
-      if (v.regime == "cache" and #c.samples_s > want) or (v.regime ~= "cache" and #c.samples_s ~= want) then
+      if #c.samples_s ~= #v.samples_s then
         fail("%s (%s): its %s timed in %d rounds beside %d steps", v.config, v.regime, c.kind, #c.samples_s,
              #v.samples_s)
       end

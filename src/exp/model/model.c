@@ -133,7 +133,7 @@ const struct param model_params[] = {
 #define DRAM_FACTOR 4.0         /* a DRAM configuration's step holds at least this times all caches */
 #define WARMUP 1
 #define OP_ROUNDS 11            /* rounds: training steps timed */
-#define OP_TIMED 5              /* of them, the first that also time each op on its own */
+#define OP_TIMED 5              /* rounds of the big shape, which times its ops and trains no step */
 #define DISTURB_MIN 0.25        /* a round slower than the fastest third by more than this, and ... */
 #define DISTURB_SD 4.0          /* ... than this many of their standard deviations, was disturbed */
 #define RERUN_SHARE 0.7         /* of the budget, past which a disturbed configuration is not rerun */
@@ -643,11 +643,12 @@ static void drop_round(double *x, int rows, size_t width, int rounds, int r)
 }
 
 /* Times every distinct op of cfg's plan on its own (none when held out), and whole training
- * steps, in rounds: each of the first OP_TIMED rounds (every round when the step does not fit the
- * caches, replay > 0: DRAM-bound ops spread as the host's DRAM does, and more samples beside the
- * steps' pin their medians) times each op once, then every round trains one step (forward,
- * backward, AdamW update). A burst of load on a shared machine then costs one
- * sample of many ops and of the steps alike. Past `until` (timing_now's clock) no round starts
+ * steps, in rounds: each round times each op once, then trains one step (forward, backward, AdamW
+ * update). The ops' medians and the steps' median then come from the same rounds: on a shared host
+ * whose speed moves from minute to minute, a prediction and the measurement it is compared with
+ * (a held-out configuration's reference and its steps, too) see the same machine, and a burst of
+ * load costs one sample of many ops and of the steps alike. The big shape (CAL_ONLY) times its ops
+ * in OP_TIMED rounds. Past `until` (timing_now's clock) no round starts
  * after the first MIN_ROUNDS (the first two when only ops are timed: compare needs two samples).
  * Rounds whose step was disturbed (model_disturbed) are dropped, steps and op samples alike, when
  * they are a third or fewer; more, and the samples are not one population: nothing goes into c
@@ -691,7 +692,7 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
     }
     predict_calib_free(&seen);
     double *samples = xmalloc((size_t)(n ? n : 1) * OP_ROUNDS * sizeof *samples), limit = 0;
-    int rounds = 0, timed = steps && replay > 0 ? OP_ROUNDS : OP_TIMED;
+    int rounds = 0, timed = steps ? OP_ROUNDS : OP_TIMED;
     for (; rounds < (steps ? OP_ROUNDS : OP_TIMED) && !progress_stopping()
            && (rounds < (steps ? MIN_ROUNDS : 2) || timing_now() < until); rounds++) {
         for (int j = 0; j < n && rounds < timed; j++)
@@ -1338,9 +1339,9 @@ cJSON *model_run(const cJSON *params, double budget_s, char *err, size_t errlen)
     snprintf(rule, sizeof rule, "each op timed on its own in the state the step leaves it in: when what a step holds "
              "fits in all caches, warm, after the op before it; when it does not, after the ops that precede it in "
              "the step, run untimed, as many as move all caches' worth of bytes (the inputs the step reuses soon are "
-             "then warm, those it streams cold); in the first %d of its %d rounds, or in every round when the step "
-             "does not fit (its ops then stream from DRAM, whose rate on a shared host moves from minute to minute)",
-             OP_TIMED, OP_ROUNDS);
+             "then warm, those it streams cold); in each of its %d rounds, beside its step, so that the ops' medians "
+             "and the steps' come from the same rounds (a shared host's speed moves from minute to minute)",
+             OP_ROUNDS);
     cJSON_AddStringToObject(info, "op_state_rule", rule);
     calibrate_big(&vr, &cfg[0], &cal, n + 1, out);
     model_configs(d, &vr, cfg, &cal, out);

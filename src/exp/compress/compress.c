@@ -456,11 +456,11 @@ static void stream_variant(struct stream *st, const struct compress_variant *v)
     quant_free(m);
 }
 
-/* The read of the FP32 matrix is what every product of a DRAM-sized matrix is a fraction of: such a
- * product faster than it (best or median) means the read was disturbed, so it is measured again before any fraction is
- * written, the FP32 matrix packed again when there is time for it (twice its first packing left
- * in `until`), and the record keeps the faster of its two measurements (by median), saying so in
- * `remeasured`. */
+/* The read of the FP32 matrix is what every product of a DRAM-sized matrix is a fraction of: such
+ * a product faster than it (best or median) means the read was disturbed, so it is measured again
+ * before any fraction is written, the FP32 matrix packed again when there is time for it (twice
+ * its first packing left in `until`), and the record keeps the faster of its two measurements (by
+ * median), saying so in `remeasured`. */
 static void recheck_read(struct stream *st, double until)
 {
     cJSON *rd = NULL, *r;

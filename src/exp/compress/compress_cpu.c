@@ -485,14 +485,23 @@ ISA_AVX512 static float dot1_nibbles_avx512(const struct quant_matrix *m, size_t
 
 /* Small batches: four rows against up to four vectors at a time (`nb`, a constant after
  * inlining), sixteen accumulators of 16 lanes, 16 columns a step: each weight loaded once for
- * four FMAs, each element of x once for four rows (compress_int.h's block kernel). */
+ * four FMAs, each element of x once for four rows (compress_int.h's block kernel). pf (NULL:
+ * none): the same four rows' next chunk, one line of each prefetched into L2 per step, so that
+ * the DRAM stream goes on while a later pass works on this chunk from L1. */
 #define ACC4(r) __m512 a##r##0 = _mm512_setzero_ps(), a##r##1 = a##r##0, a##r##2 = a##r##0, a##r##3 = a##r##0
 ISA_AVX512 static inline __attribute__((always_inline)) void block4_n(const float *const *w, const float *x,
-                                                                    size_t stride, size_t n, float *acc, const int nb)
+                                                                    size_t stride, size_t n, float *acc, const int nb,
+                                                                    const float *const *pf)
 {
     const float *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
     ACC4(0); ACC4(1); ACC4(2); ACC4(3);
     for (size_t c = 0; c < n; c += 16) {
+        if (pf) {
+            _mm_prefetch((const char *)(pf[0] + c), _MM_HINT_T1);
+            _mm_prefetch((const char *)(pf[1] + c), _MM_HINT_T1);
+            _mm_prefetch((const char *)(pf[2] + c), _MM_HINT_T1);
+            _mm_prefetch((const char *)(pf[3] + c), _MM_HINT_T1);
+        }
         const __m512 v0 = _mm512_loadu_ps(w0 + c), v1 = _mm512_loadu_ps(w1 + c), v2 = _mm512_loadu_ps(w2 + c),
                      v3 = _mm512_loadu_ps(w3 + c);
         __m512 xb;
@@ -524,7 +533,9 @@ ISA_AVX512 static inline __attribute__((always_inline)) void block4_n(const floa
 
 /* More than four vectors: the columns in chunks of COMPRESS_BLOCK_CHUNK, each chunk's four rows (16 KiB)
  * read from DRAM by the first four vectors and from L1 by the next, instead of the whole rows
- * (64 KiB at 4096 columns, more than L1) twice. */
+ * (64 KiB at 4096 columns, more than L1) twice; the last pass over a chunk prefetches the next
+ * one, else the stream would stop while it runs (the memory and the arithmetic then took turns:
+ * batch 8 at 0.50 of the read with its arithmetic alone at 0.57). */
 ISA_AVX512 static void block_avx512(const float *const *w, const float *x, size_t stride, int batch, size_t n,
                                     float *acc)
 {
@@ -532,13 +543,15 @@ ISA_AVX512 static void block_avx512(const float *const *w, const float *x, size_
     for (size_t c0 = 0; c0 < n; c0 += chunk) {
         const size_t len = n - c0 < chunk ? n - c0 : chunk;
         const float *wc[4] = { w[0] + c0, w[1] + c0, w[2] + c0, w[3] + c0 };
+        const float *next[4] = { wc[0] + len, wc[1] + len, wc[2] + len, wc[3] + len };
         for (int b = 0; b < batch; b += 4) {
             const float *xb = x + (size_t)b * stride + c0;
+            const float *const *pf = b > 0 && b + 4 >= batch && c0 + len < n ? next : NULL;
             switch (batch - b) {
-            case 1: block4_n(wc, xb, stride, len, acc + b, 1); break;
-            case 2: block4_n(wc, xb, stride, len, acc + b, 2); break;
-            case 3: block4_n(wc, xb, stride, len, acc + b, 3); break;
-            default: block4_n(wc, xb, stride, len, acc + b, 4); break;
+            case 1: block4_n(wc, xb, stride, len, acc + b, 1, pf); break;
+            case 2: block4_n(wc, xb, stride, len, acc + b, 2, pf); break;
+            case 3: block4_n(wc, xb, stride, len, acc + b, 3, pf); break;
+            default: block4_n(wc, xb, stride, len, acc + b, 4, pf); break;
             }
         }
     }

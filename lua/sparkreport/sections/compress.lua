@@ -207,7 +207,7 @@ end
 -- a ceiling, its ratio to a plain read of the same matrix.
 local function share_text(mk, r, d, what)
   local v, c = dram_pair(r, d)
-  if not c and not r.read_fraction_best then
+  if not c and not r.read_fraction_best and small(r, d) then
     return ("its matrix (%s) is under 4x the caches: no fraction of a read"):format(fmt.bytes(r.bytes or 0)), nil
   end
   if not c then return ("%s a plain read of the same matrix"):format(x(r.read_fraction_best)), r.read_fraction_median end

@@ -304,20 +304,6 @@ double model_timed(double (*fn)(void *ud), void *ud, const char *stat)
     return t;
 }
 
-/* One sweep of a device's chain kernel: one pass over `bytes` of FP32 with k dependent FMAs per
- * element (2 k FLOPs per 4 bytes), at each of ks[nk]. */
-struct model_sweep {
-    double (*pass)(void *ud, int k);    /* seconds of one pass; NAN: failed */
-    void *ud;
-    double bytes;
-    const int *ks;
-    int nk;                             /* at most MODEL_SWEEP_MAX */
-    const char *what;                   /* the microbenchmark in words */
-};
-#define MODEL_SWEEP_MAX 16
-
-static int model_combine_rule(cJSON *ci, const struct model_sweep *s);
-
 struct sweep_ud {
     const struct prec_ops *po;
     struct prec_sweep *s;
@@ -330,42 +316,26 @@ static double sweep_once(void *ud)
     return u->po->sweep_run(u->s, u->k, 1);
 }
 
-static double sweep_pass(void *ud, int k)
-{
-    struct sweep_ud *u = ud;
-    u->k = k;
-    return model_timed(sweep_once, u, "min");
-}
-
-int model_prec_combine(const struct prec_ops *po, struct prec_sweep *s, cJSON *ci, const int *ks, int nk,
-                       const char *what, char *why, size_t n)
-{
-    struct sweep_ud u = { po, s, 0 };
-    struct model_sweep sw = { sweep_pass, &u, 4.0 * (double)s->n, ks, nk, what };
-    int rc = -1;
-    if (po->sweep_setup(s, why, n) == PREC_OK && (rc = model_combine_rule(ci, &sw)) != 0)
-        snprintf(why, n, "the intensity sweep failed");
-    po->sweep_release(s);
-    return rc;
-}
-
 static const double Q_CHOICES[] = { 1, 1.5, 2, 3, 4, 6, 64 };
 #define NQ ((int)(sizeof Q_CHOICES / sizeof Q_CHOICES[0]))
+#define MODEL_SWEEP_MAX 16
 
-static void combine_json(cJSON *ci, const struct model_sweep *s, const double *t, const double *err, double q,
-                         double best)
+/* The sweep's record: one pass over `bytes` of FP32 with ks[i] dependent FMAs per element (2 k
+ * FLOPs per 4 bytes) took t[i] seconds; err[] each q's mean |log error|. */
+static void combine_json(cJSON *ci, const char *what, double bytes, const int *ks, int nk, const double *t,
+                         const double *err, double q, double best)
 {
     cJSON *o = cJSON_AddObjectToObject(ci, "combine");
     cJSON_AddStringToObject(o, "rule", "t = (tc^q + tm^q)^(1/q); q = 1: sum (no overlap), q >= 64: max (perfect overlap)");
     cJSON_AddNumberToObject(o, "q", q);
     cJSON_AddNumberToObject(o, "mean_abs_error", best);
-    cJSON_AddNumberToObject(o, "points", s->nk - 2);
-    cJSON_AddStringToObject(o, "microbenchmark", s->what);
-    cJSON_AddNumberToObject(o, "array_bytes", s->bytes);
+    cJSON_AddNumberToObject(o, "points", nk - 2);
+    cJSON_AddStringToObject(o, "microbenchmark", what);
+    cJSON_AddNumberToObject(o, "array_bytes", bytes);
     cJSON *pts = cJSON_AddArrayToObject(o, "sweep");
-    for (int i = 0; i < s->nk; i++) {
+    for (int i = 0; i < nk; i++) {
         cJSON *p = cJSON_CreateObject();
-        cJSON_AddNumberToObject(p, "flops_per_byte", s->ks[i] * 2.0 / 4);
+        cJSON_AddNumberToObject(p, "flops_per_byte", ks[i] * 2.0 / 4);
         cJSON_AddNumberToObject(p, "seconds", t[i]);
         cJSON_AddItemToArray(pts, p);
     }
@@ -378,21 +348,19 @@ static void combine_json(cJSON *ci, const struct model_sweep *s, const double *t
     }
 }
 
-/* Chooses q on the sweep: the ceilings are the sweep's own ends (k = 0: memory; the largest k:
- * compute), the q whose combine rule predicts the points between best (mean |log error|). */
-static int model_combine_rule(cJSON *ci, const struct model_sweep *s)
+/* Chooses q on the sweep's times: the ceilings are the sweep's own ends (k = 0: memory; the
+ * largest k: compute), the q whose combine rule predicts the points between best (mean |log
+ * error|); q and the points into ci.combine, the compute end into ci.vector_flops. */
+static void combine_rule(cJSON *ci, const char *what, double bytes, const int *ks, int nk, const double *t)
 {
-    double t[MODEL_SWEEP_MAX], n = s->bytes / 4, err[NQ], best = INFINITY, q = 1;
-    int last = s->nk - 1;
-    for (int i = 0; i < s->nk; i++)
-        if (!((t[i] = s->pass(s->ud, s->ks[i])) > 0))
-            return -1;
-    double bw = s->bytes / t[0], fl = 2.0 * s->ks[last] * n / t[last];
+    double n = bytes / 4, err[NQ], best = INFINITY, q = 1;
+    int last = nk - 1;
+    double bw = bytes / t[0], fl = 2.0 * ks[last] * n / t[last];
     for (int qi = 0; qi < NQ; qi++) {
         err[qi] = 0;
         for (int i = 1; i < last; i++) {
-            double pred = predict_combine(2.0 * s->ks[i] * n / fl, s->bytes / bw, Q_CHOICES[qi]);
-            err[qi] += fabs(log(pred / t[i])) / (s->nk - 2);
+            double pred = predict_combine(2.0 * ks[i] * n / fl, bytes / bw, Q_CHOICES[qi]);
+            err[qi] += fabs(log(pred / t[i])) / (nk - 2);
         }
         if (err[qi] < best) {
             best = err[qi];
@@ -400,8 +368,26 @@ static int model_combine_rule(cJSON *ci, const struct model_sweep *s)
         }
     }
     cJSON_AddNumberToObject(ci, "vector_flops", fl);
-    combine_json(ci, s, t, err, q, best);
-    return 0;
+    combine_json(ci, what, bytes, ks, nk, t, err, q, best);
+}
+
+int model_prec_combine(const struct prec_ops *po, struct prec_sweep *s, cJSON *ci, const int *ks, int nk,
+                       const char *what, char *why, size_t n)
+{
+    struct sweep_ud u = { po, s, 0 };
+    double t[MODEL_SWEEP_MAX], bytes = 4.0 * (double)s->n;
+    int rc = po->sweep_setup(s, why, n) == PREC_OK ? 0 : -1;
+    for (int i = 0; i < nk && rc == 0; i++) {
+        u.k = ks[i];
+        if (!((t[i] = model_timed(sweep_once, &u, "min")) > 0)) {
+            snprintf(why, n, "the intensity sweep failed");
+            rc = -1;
+        }
+    }
+    po->sweep_release(s);
+    if (rc == 0)
+        combine_rule(ci, what, bytes, ks, nk, t);
+    return rc;
 }
 
 static const cJSON *field(const cJSON *o, const char *name) { return cJSON_GetObjectItemCaseSensitive(o, name); }
@@ -692,10 +678,10 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
     }
     predict_calib_free(&seen);
     double *samples = xmalloc((size_t)(n ? n : 1) * OP_ROUNDS * sizeof *samples), limit = 0;
-    int rounds = 0, timed = steps ? OP_ROUNDS : OP_TIMED;
-    for (; rounds < (steps ? OP_ROUNDS : OP_TIMED) && !progress_stopping()
-           && (rounds < (steps ? MIN_ROUNDS : 2) || timing_now() < until); rounds++) {
-        for (int j = 0; j < n && rounds < timed; j++)
+    int rounds = 0, most = steps ? OP_ROUNDS : OP_TIMED;
+    for (; rounds < most && !progress_stopping() && (rounds < (steps ? MIN_ROUNDS : 2) || timing_now() < until);
+         rounds++) {
+        for (int j = 0; j < n; j++)
             samples[(size_t)j * OP_ROUNDS + rounds] = time_op(&b, todo[j]);
         step_s[rounds] = steps ? train_step(&b, op_s + (size_t)rounds * b.nops) : 0;
     }
@@ -711,30 +697,24 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
                  "beyond the noise of the fastest (another process had the cores)", nbad, rounds, limit);
         rounds = -2;
     }
-    int opr = all < timed ? all : timed;        /* rounds with op samples */
     for (int r = all - 1; r >= 0 && rounds > 0 && nbad > 0; r--)
         if (bad[r]) {                   /* a disturbed round: its step and its ops' samples go */
-            if (r < opr)
-                drop_round(samples, n, OP_ROUNDS, opr--, r);
+            drop_round(samples, n, OP_ROUNDS, rounds, r);
             drop_round(step_s, 1, OP_ROUNDS, rounds, r);
             memmove(op_s + (size_t)r * b.nops, op_s + (size_t)(r + 1) * b.nops,
                     (size_t)(rounds - r - 1) * b.nops * sizeof *op_s);
             rounds--;
         }
-    if (rounds > 0 && n > 0 && opr == 0) {   /* every round that timed ops was disturbed */
-        snprintf(err, errlen, "every round that timed its ops was disturbed (another process had the cores)");
-        rounds = -2;
-    }
     cJSON *reference = NULL;
     if (held_out && rounds > 0 && n > 0) {
         double *now = xmalloc((size_t)n * sizeof *now), step = predict_step_seconds(c, &cfg->shape, cfg->prec, NULL);
         for (int j = 0; j < n; j++)
-            now[j] = measure_median(samples + (size_t)j * OP_ROUNDS, opr);
+            now[j] = measure_median(samples + (size_t)j * OP_ROUNDS, rounds);
         struct model_ref ref = model_ref_moved(then, now, weight, n, step);
         free(now);
         reference = cJSON_CreateObject();
         cJSON_AddNumberToObject(reference, "ops", n);
-        cJSON_AddNumberToObject(reference, "rounds", opr);
+        cJSON_AddNumberToObject(reference, "rounds", rounds);
         cJSON_AddNumberToObject(reference, "then_s", ref.then_s);
         cJSON_AddNumberToObject(reference, "now_s", ref.now_s);
         cJSON_AddNumberToObject(reference, "ratio", ref.ratio);
@@ -758,9 +738,9 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
         rounds = -2;
     }
     for (int j = 0; j < n && rounds > 0 && !held_out; j++) {
-        double *x = samples + (size_t)j * OP_ROUNDS, med = measure_median(x, opr);
+        double *x = samples + (size_t)j * OP_ROUNDS, med = measure_median(x, rounds);
         predict_calib_add(c, &b.plan[todo[j]], med);
-        cJSON_AddItemToArray(results, timed_json(&b.plan[todo[j]], id, x, opr, med));
+        cJSON_AddItemToArray(results, timed_json(&b.plan[todo[j]], id, x, rounds, med));
     }
     if (rounds > 0 && steps) {
         *run = steps_json(&b, step_s, op_s, rounds);

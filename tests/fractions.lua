@@ -43,11 +43,13 @@ function M.all(doc)
   local ws = dram_bytes(doc)
   for i, e in ipairs(doc.experiments or {}) do
     local cal = e.info and e.info.calibration
-    for j, c in ipairs(cal and cal.classes or {}) do
-      for k, pt in ipairs(c.points or {}) do
-        if c.basis == "flops" or (ws and pt.x >= ws) then
-          out[#out + 1] = { path = ("experiments[%d].info.calibration.classes[%d].points[%d].eta"):format(i - 1, j - 1, k - 1),
-                            value = pt.eta }
+    for _, list in ipairs { "classes", "kinds" } do
+      for j, c in ipairs(cal and cal[list] or {}) do
+        for k, pt in ipairs(c.points or {}) do
+          if c.basis == "flops" or (ws and pt.x >= ws) then
+            out[#out + 1] = { path = ("experiments[%d].info.calibration.%s[%d].points[%d].eta"):format(i - 1, list, j - 1, k - 1),
+                              value = pt.eta }
+          end
         end
       end
     end

@@ -53,11 +53,45 @@ void predict_curve_add(struct predict_curve *c, double x, double eta)
     c->n++;
 }
 
+static int memory_class(enum net_class cls) { return cls != NET_MATMUL && cls != NET_ATTENTION; }
+
 double predict_op_size(const struct net_op *op, int *compute)
 {
     enum net_class cls = net_kinds[op->kind].cls;
-    *compute = cls == NET_MATMUL || cls == NET_ATTENTION;
+    *compute = !memory_class(cls);
     return *compute ? op->flops : op->bytes_read + op->bytes_written;
+}
+
+static struct predict_kind_curve *kind_curve(const struct predict_calib *c, enum net_kind kind, enum net_dtype dtype,
+                                             enum net_dtype dtype_out)
+{
+    for (int i = 0; i < c->nkind; i++)
+        if (c->kind_curve[i].kind == kind && c->kind_curve[i].dtype == dtype && c->kind_curve[i].dtype_out == dtype_out)
+            return (struct predict_kind_curve *)&c->kind_curve[i];
+    return NULL;
+}
+
+const struct predict_curve *predict_op_curve(const struct predict_calib *c, enum net_kind kind, enum net_dtype dtype,
+                                             enum net_dtype dtype_out)
+{
+    const struct predict_kind_curve *k = memory_class(net_kinds[kind].cls) ? kind_curve(c, kind, dtype, dtype_out) : NULL;
+    return k ? &k->curve : &c->curve[net_kinds[kind].cls];
+}
+
+/* A timed op's point on its class's curve and, memory-bound, on its kind's and dtypes'. */
+static void curve_point(struct predict_calib *c, enum net_kind kind, enum net_dtype dtype, enum net_dtype dtype_out,
+                        double x, double eta)
+{
+    predict_curve_add(&c->curve[net_kinds[kind].cls], x, eta);
+    if (!memory_class(net_kinds[kind].cls))
+        return;
+    struct predict_kind_curve *k = kind_curve(c, kind, dtype, dtype_out);
+    if (!k && c->nkind < PREDICT_KIND_CURVES) {
+        k = &c->kind_curve[c->nkind++];
+        *k = (struct predict_kind_curve){ .kind = kind, .dtype = dtype, .dtype_out = dtype_out };
+    }
+    if (k)
+        predict_curve_add(&k->curve, x, eta);
 }
 
 double predict_mix_bw(const struct predict_calib *c, double f)
@@ -104,7 +138,7 @@ void predict_calib_add(struct predict_calib *c, const struct net_op *op, double 
     double x = predict_op_size(op, &compute);
     c->timed[c->ntimed++] = (struct predict_timed){ op->kind, op->which, op->dtype, op->dtype_out, op->m, op->n, op->k, op->flops,
                                                   op->bytes_read + op->bytes_written, op->bytes_read, seconds, x };
-    predict_curve_add(&c->curve[net_kinds[op->kind].cls], x, x / seconds / ceiling(c, op->dtype, compute, read_share(op)));
+    curve_point(c, op->kind, op->dtype, op->dtype_out, x, x / seconds / ceiling(c, op->dtype, compute, read_share(op)));
 }
 
 double predict_calib_lookup(const struct predict_calib *c, const struct net_op *op)
@@ -122,7 +156,7 @@ static double curve_seconds(const struct predict_calib *c, const struct net_op *
 {
     int compute;
     double x = predict_op_size(op, &compute);
-    double eta = predict_curve_eval(&c->curve[net_kinds[op->kind].cls], x);
+    double eta = predict_curve_eval(predict_op_curve(c, op->kind, op->dtype, op->dtype_out), x);
     if (!(x > 0))
         return c->overhead_s;
     if (!isfinite(eta))         /* a class the calibration never timed: its ceiling, and the other */
@@ -135,13 +169,13 @@ static double curve_seconds(const struct predict_calib *c, const struct net_op *
 void predict_calib_rebuild(struct predict_calib *c)
 {
     memset(c->curve, 0, sizeof c->curve);
+    c->nkind = 0;
     predict_curve_add(&c->curve[NET_MATMUL], c->anchor_flops, 1.0);
     for (int i = 0; i < c->ntimed; i++) {
         const struct predict_timed *t = &c->timed[i];
-        enum net_class cls = net_kinds[t->kind].cls;
-        int compute = cls == NET_MATMUL || cls == NET_ATTENTION;
-        predict_curve_add(&c->curve[cls], t->x,
-                          t->x / t->seconds / ceiling(c, t->dtype, compute, t->bytes > 0 ? t->bytes_read / t->bytes : 1));
+        int compute = !memory_class(net_kinds[t->kind].cls);
+        curve_point(c, t->kind, t->dtype, t->dtype_out, t->x,
+                    t->x / t->seconds / ceiling(c, t->dtype, compute, t->bytes > 0 ? t->bytes_read / t->bytes : 1));
     }
 }
 
@@ -151,9 +185,8 @@ void predict_calib_finish(struct predict_calib *c)
     int n = 0;
     for (int i = 0; i < c->ntimed; i++) {
         const struct predict_timed *t = &c->timed[i];
-        enum net_class cls = net_kinds[t->kind].cls;
-        int compute = cls == NET_MATMUL || cls == NET_ATTENTION;
-        double eta = predict_curve_eval(&c->curve[cls], t->x);
+        int compute = !memory_class(net_kinds[t->kind].cls);
+        double eta = predict_curve_eval(predict_op_curve(c, t->kind, t->dtype, t->dtype_out), t->x);
         if (!(t->x > 0) || !(eta > 0) || !(t->seconds > 0))
             continue;
         double r = log(t->seconds / (t->x / (eta * ceiling(c, t->dtype, compute, t->bytes > 0 ? t->bytes_read / t->bytes : 1))));

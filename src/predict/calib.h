@@ -40,6 +40,7 @@ struct predict_timed {
 };
 
 #define PREDICT_MIXES 4
+#define PREDICT_KIND_CURVES 48          /* more kinds and dtypes than that: the rest follow their class's curve */
 
 struct predict_calib {
     double peak;                        /* sustained matmul FLOP/s (large GEMM), FP32 operands */
@@ -55,13 +56,24 @@ struct predict_calib {
     double q;                           /* combine rule: t = (tc^q + tm^q)^(1/q); q >= 64: max */
     double overhead_s;                  /* fixed cost of one op (fork/join or launch) */
     struct predict_curve curve[NET_NCLASSES];
+    struct predict_kind_curve {         /* a memory-bound op's own curve, by kind and dtypes: the
+                                           kinds of one class run 2-5x apart on one machine
+                                           (residual against gelu, adamw against zero_grad), and
+                                           one kind 3x apart by its output dtype (GELU rounding
+                                           to BF16 against GELU in FP32) */
+        enum net_kind kind;
+        enum net_dtype dtype, dtype_out;
+        struct predict_curve curve;
+    } kind_curve[PREDICT_KIND_CURVES];
+    int nkind;
     double spread;                      /* sd of log(measured / curve) over the timed ops */
     struct predict_timed *timed;          /* exact times by op, the measured machine's own */
     int ntimed, captimed;
 };
 
 void predict_calib_free(struct predict_calib *c);
-/* Records an op's measured time (and its point on its class's curve). */
+/* Records an op's measured time (and its point on its class's curve and, memory-bound, on its
+ * kind's and dtypes'). */
 void predict_calib_add(struct predict_calib *c, const struct net_op *op, double seconds);
 /* The measured time of an op of the same kind, dtypes and shape, or a negative number. */
 double predict_calib_lookup(const struct predict_calib *c, const struct net_op *op);
@@ -71,6 +83,10 @@ void predict_calib_rebuild(struct predict_calib *c);
 /* Fits the spread of the curves against the timed ops (after every predict_calib_add). */
 void predict_calib_finish(struct predict_calib *c);
 
+/* The curve an op follows: memory-bound, that of its kind and dtypes when the calibration timed
+ * one; else its class's (matmul: one curve, anchored at the sustained GEMM rate). */
+const struct predict_curve *predict_op_curve(const struct predict_calib *c, enum net_kind kind, enum net_dtype dtype,
+                                             enum net_dtype dtype_out);
 /* x of an op on its class's curve (FLOPs or bytes) and whether the class is compute-bound. */
 double predict_op_size(const struct net_op *op, int *compute);
 /* The memory ceiling of an op that reads `read_share` of its bytes, bytes/s: the calibration's

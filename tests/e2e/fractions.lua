@@ -32,7 +32,9 @@ local planted = {
     { name = "model", info = {
         calibration = { classes = {
           { class = "matmul", basis = "flops", points = { { x = 1e6, eta = 0.5 }, { x = 1e9, eta = 1.1 } } },
-          { class = "optimizer", basis = "bytes", points = { { x = 1e6, eta = 1.6 }, { x = 2e9, eta = 1.2 } } } } },
+          { class = "optimizer", basis = "bytes", points = { { x = 1e6, eta = 1.6 }, { x = 2e9, eta = 1.2 } } } },
+          kinds = { { class = "optimizer", kind = "adamw", basis = "bytes",
+                      points = { { x = 1e6, eta = 1.7 }, { x = 3e9, eta = 1.3 } } } } },
         stack_profiles = { { params = { matmul_eta_hopper = 1.3, fraction_x = 2 } } } },
       results = { { series = "scaleout", scaling_efficiency = 1.04, scaling_efficiency_high = 1.07 },
                   { series = "vendor_claim", share_of_peak = 27, claim_fraction = 3 },
@@ -45,6 +47,7 @@ local want = {
   ["experiments[1].results[2].mfu"] = 1.5,
   ["experiments[1].info.calibration.classes[0].points[1].eta"] = 1.1,
   ["experiments[1].info.calibration.classes[1].points[1].eta"] = 1.2,
+  ["experiments[1].info.calibration.kinds[0].points[1].eta"] = 1.3,
 }
 local got = scan.above(planted)
 for _, b in ipairs(got) do

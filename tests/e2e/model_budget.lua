@@ -7,7 +7,7 @@
 -- info.ceilings_s) when they alone took longer. Which ones fit
 -- depends on the machine; every configuration is measured or skipped with its reason; a held-out
 -- one carries its reference, and one the machine moved under is not counted; a DRAM-bound one
--- times its ops in every round.
+-- times its ops in every round; each memory-bound op timed is a point of its kind's own curve.
 local env = ...
 local json = require "json"
 local sh, q, fail, read = env.sh, env.q, env.fail, env.read
@@ -74,6 +74,22 @@ local function op_rounds(v)
         fail("%s (%s): its %s timed in %d rounds beside %d steps", v.config, v.regime, c.kind, #c.samples_s,
              #v.samples_s)
       end
+    end
+  end
+end
+
+-- Every memory-bound op timed has the curve of its own kind and dtypes (predict_op_curve), of its
+-- class, holding a point at its bytes.
+local curves = {}
+for _, k in ipairs(e.info.calibration.kinds or {}) do curves[k.kind .. " " .. k.dtype .. " " .. k.dtype_out] = k end
+for _, c in ipairs(e.results) do
+  if c.series == "calibration" and c.class ~= "matmul" and c.class ~= "attention" then
+    local k = curves[c.kind .. " " .. c.dtype .. " " .. c.dtype_out]
+    local at = false
+    for _, p in ipairs(k and k.points or {}) do at = at or math.abs(p.x / c.bytes - 1) < 0.03 end
+    if not k or k.class ~= c.class or not at then
+      fail("%s %s %s to %s of %d bytes: no curve of its own kind and dtypes with a point there", c.config, c.kind,
+           c.dtype, c.dtype_out, c.bytes)
     end
   end
 end

@@ -56,6 +56,43 @@ static void one_op(void)
     predict_calib_free(&c);
 }
 
+/* A memory-bound op follows the curve of its own kind and dtypes: two kinds of one class at
+ * rates 3x apart, and one kind at two output dtypes, each predicted at its own rate at a size
+ * none timed; a kind no configuration timed follows the class's curve (all of its points). */
+static void kind_curves(void)
+{
+    struct predict_calib c = { .peak = 1e11, .bw = 1e10, .q = 64 };
+    struct net_op add = { .kind = NET_OP_RESIDUAL, .dtype = NET_DT_F32, .dtype_out = NET_DT_F32 };
+    struct net_op gelu = add, gelu16 = add, bwd = add;
+    gelu.kind = gelu16.kind = NET_OP_GELU;
+    gelu16.dtype_out = NET_DT_BF16;
+    bwd.kind = NET_OP_GELU_BWD;
+    for (double b = 1e6; b <= 1e8; b *= 100) {      /* each at 1 MB and 100 MB: residual 9 GB/s, GELU 3, BF16 GELU 1 */
+        add.bytes_read = gelu.bytes_read = gelu16.bytes_read = b / 2;
+        add.bytes_written = gelu.bytes_written = gelu16.bytes_written = b / 2;
+        predict_calib_add(&c, &add, b / 9e9);
+        predict_calib_add(&c, &gelu, b / 3e9);
+        predict_calib_add(&c, &gelu16, b / 1e9);
+    }
+    EXPECT(c.nkind == 3);
+    add.bytes_read = gelu.bytes_read = gelu16.bytes_read = bwd.bytes_read = 5e6;
+    add.bytes_written = gelu.bytes_written = gelu16.bytes_written = bwd.bytes_written = 5e6;
+    EXPECT_NEAR(predict_op_seconds(&c, &add, NULL), 1e7 / 9e9, 1e-15);
+    EXPECT_NEAR(predict_op_seconds(&c, &gelu, NULL), 1e7 / 3e9, 1e-15);
+    EXPECT_NEAR(predict_op_seconds(&c, &gelu16, NULL), 1e7 / 1e9, 1e-15);
+    /* gelu_bwd: never timed, so the elementwise curve, whose points at one x merged in turn
+     * (predict_curve_add): efficiency sqrt(sqrt(0.9 x 0.3) x 0.1) of the 10 GB/s */
+    EXPECT(predict_op_curve(&c, NET_OP_GELU_BWD, NET_DT_F32, NET_DT_F32) == &c.curve[NET_ELEMENTWISE]);
+    EXPECT_NEAR(predict_op_seconds(&c, &bwd, NULL), 1e7 / (sqrt(sqrt(0.9 * 0.3) * 0.1) * 1e10), 1e-12);
+    /* the rates against the ceiling are what the curves hold: rebuilt, the same */
+    predict_calib_rebuild(&c);
+    EXPECT(c.nkind == 3);
+    EXPECT_NEAR(predict_op_seconds(&c, &gelu16, NULL), 1e7 / 1e9, 1e-15);
+    predict_calib_finish(&c);
+    EXPECT_NEAR(c.spread, 0, 1e-12);                /* every timed op on its own curve */
+    predict_calib_free(&c);
+}
+
 static cJSON *params(const char *json)
 {
     char err[512];
@@ -412,6 +449,7 @@ int main(void)
     curves();
     combine();
     one_op();
+    kind_curves();
     projection();
     messages();
     scenario_rows();

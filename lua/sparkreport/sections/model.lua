@@ -269,19 +269,34 @@ end
 
 local function class_table(doc, cal, d)
   local rows, mk = {}, marks.new()
-  for _, c in ipairs(cal.classes) do
+  local function row(c, name)
     local cells = class_cells(mk, c, cal, d)
-    rows[#rows + 1] = { c.class, c.dtype, c.basis == "flops" and "FLOP/s" or "bandwidth", ("%d"):format(#c.points),
+    local dtype = c.dtype_out and c.dtype_out ~= c.dtype and ("%s to %s"):format(c.dtype, c.dtype_out) or c.dtype
+    rows[#rows + 1] = { name, dtype, c.basis == "flops" and "FLOP/s" or "bandwidth", ("%d"):format(#c.points),
                         cells[1] or "none", cells[#cells] or "none" }
   end
+  -- a memory-bound class's ops follow their own kind's curve (cal.kinds, newer files): those are
+  -- the rows; a class whose kinds were not timed keeps its one curve
+  for _, c in ipairs(cal.classes) do
+    local own = {}
+    for _, k in ipairs(cal.kinds or {}) do
+      if k.class == c.class then own[#own + 1] = k end
+    end
+    if #own == 0 then row(c, c.class) end
+    for _, k in ipairs(own) do row(k, ("%s: %s"):format(c.class, k.kind)) end
+  end
   doc:table {
-    columns = { { title = "Op class", width = 0.16 }, { title = "Dtype", width = 0.1 }, { title = "Against", width = 0.13 },
-                { title = "Points", align = "right", width = 0.09 }, { title = "Efficiency, smallest", align = "right", width = 0.26 },
+    columns = { { title = "Op class or kind", width = 0.23 }, { title = "Dtype", width = 0.12 }, { title = "Against", width = 0.1 },
+                { title = "Points", align = "right", width = 0.07 }, { title = "Efficiency, smallest", align = "right", width = 0.24 },
                 { title = "Efficiency, largest", align = "right" } },
     rows = rows,
     caption = "Efficiency: achieved rate over its ceiling (matmuls: the run's sustained GEMM rate of their dtype; "
       .. "attention: the FP32 one; memory-bound classes: the DRAM ceiling of each op's own mix of reads and writes), as a "
       .. "function of the op's FLOPs or bytes; "
+      .. (cal.kinds and "a memory-bound op follows the curve of its own kind and dtypes (the kinds of one class run at "
+          .. "different rates: an add against a GELU, AdamW against setting gradients to zero; a GELU rounding to BF16 "
+          .. "against one in FP32), its class's only where no configuration timed that kind; "
+          or "")
       .. "between points the model interpolates in log size. A memory-bound op smaller than the DRAM-sized working set "
       .. "may run from the caches: its rate is shown as a multiple of the DRAM figure (\"in cache\"), not as an "
       .. "efficiency.",
@@ -342,8 +357,10 @@ local function calibration(doc, results, exp, cal)
             fmt.seconds(cal.op_overhead_s), combine_text(cb), cb.points,
             fmt.pct(cb.mean_abs_error), cal.ops_measured, n, fmt.pct(cal.spread)))
   gemm_note(doc, results, cal)
-  local label = appendix.defer(doc, "Calibration: efficiency per op class", function(d2) class_table(d2, cal, d) end)
-  doc:paragraph(("The efficiency of every op class at its smallest and largest size: %s."):format(label), "small")
+  local title = cal.kinds and "Calibration: efficiency per op class and kind" or "Calibration: efficiency per op class"
+  local label = appendix.defer(doc, title, function(d2) class_table(d2, cal, d) end)
+  doc:paragraph(("The efficiency of every op class%s at its smallest and largest size: %s.")
+    :format(cal.kinds and " (memory-bound ops: every kind and dtypes timed)" or "", label), "small")
 end
 
 -- ---- projection ------------------------------------------------------------------------

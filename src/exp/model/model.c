@@ -912,7 +912,29 @@ static void summary_json(cJSON *info, const cJSON *counted, int excluded, const 
     cJSON_AddStringToObject(cal, "source", "Calculon (Isaev et al., SC23): 8 Megatron step times on A100, re-run");
 }
 
-/* The calibration's curves and fit, after its ceilings (info.calibration: ci). */
+/* One curve as info.calibration lists it: its class (and kind), basis, ceiling and points. */
+static cJSON *curve_json(cJSON *list, const struct predict_curve *cv, enum net_class k, int per_dtype)
+{
+    cJSON *e = cJSON_CreateObject();
+    int compute = k == NET_MATMUL || k == NET_ATTENTION;
+    cJSON_AddStringToObject(e, "class", net_class_names[k]);
+    cJSON_AddStringToObject(e, "dtype", "all");
+    cJSON_AddStringToObject(e, "basis", compute ? "flops" : "bytes");
+    cJSON_AddStringToObject(e, "against", !compute ? "bandwidth_Bps" : per_dtype ? "peak_flops of each op's dtype"
+                            : "peak_flops.fp32");
+    cJSON *pts = cJSON_AddArrayToObject(e, "points");
+    for (int i = 0; i < cv->n; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddNumberToObject(p, "x", cv->x[i]);
+        cJSON_AddNumberToObject(p, "eta", cv->eta[i]);
+        cJSON_AddItemToArray(pts, p);
+    }
+    cJSON_AddItemToArray(list, e);
+    return e;
+}
+
+/* The calibration's curves and fit, after its ceilings (info.calibration: ci): each class's, and
+ * each memory-bound kind's, which its ops follow (predict_op_curve). */
 static void curves_json(cJSON *ci, const struct predict_calib *c)
 {
     cJSON_AddNumberToObject(ci, "spread", c->spread);
@@ -920,27 +942,21 @@ static void curves_json(cJSON *ci, const struct predict_calib *c)
     int per_dtype = 0;
     for (int d = 0; d < NET_NDTYPES; d++)
         per_dtype |= d != NET_DT_F32 && c->peak_dtype[d] > 0;
-    cJSON *cls = cJSON_AddArrayToObject(ci, "classes");
-    for (int k = 0; k < NET_NCLASSES; k++) {
-        const struct predict_curve *cv = &c->curve[k];
-        if (cv->n == 0)
-            continue;
-        cJSON *e = cJSON_CreateObject();
-        int compute = k == NET_MATMUL || k == NET_ATTENTION;
-        cJSON_AddStringToObject(e, "class", net_class_names[k]);
-        cJSON_AddStringToObject(e, "dtype", "all");
-        cJSON_AddStringToObject(e, "basis", compute ? "flops" : "bytes");
-        cJSON_AddStringToObject(e, "against", !compute ? "bandwidth_Bps" : per_dtype ? "peak_flops of each op's dtype"
-                                : "peak_flops.fp32");
-        cJSON *pts = cJSON_AddArrayToObject(e, "points");
-        for (int i = 0; i < cv->n; i++) {
-            cJSON *p = cJSON_CreateObject();
-            cJSON_AddNumberToObject(p, "x", cv->x[i]);
-            cJSON_AddNumberToObject(p, "eta", cv->eta[i]);
-            cJSON_AddItemToArray(pts, p);
-        }
-        cJSON_AddItemToArray(cls, e);
+    cJSON *cls = cJSON_AddArrayToObject(ci, "classes"), *kinds = cJSON_AddArrayToObject(ci, "kinds");
+    for (int k = 0; k < NET_NCLASSES; k++)
+        if (c->curve[k].n > 0)
+            curve_json(cls, &c->curve[k], k, per_dtype);
+    for (int i = 0; i < c->nkind; i++) {
+        const struct predict_kind_curve *kc = &c->kind_curve[i];
+        cJSON *e = curve_json(kinds, &kc->curve, net_kinds[kc->kind].cls, per_dtype);
+        cJSON_AddStringToObject(e, "kind", net_kinds[kc->kind].name);
+        cJSON_ReplaceItemInObjectCaseSensitive(e, "dtype", cJSON_CreateString(net_dtype_names[kc->dtype]));
+        cJSON_AddStringToObject(e, "dtype_out", net_dtype_names[kc->dtype_out]);
     }
+    cJSON_AddStringToObject(ci, "curve_rule", "a memory-bound op (norm, elementwise, loss, optimizer, other) follows the "
+                            "curve of its own kind and dtypes (kinds: one per kind, dtype and dtype_out timed), a matmul "
+                            "or attention op its class's; a memory-bound op whose kind and dtypes no configuration timed "
+                            "follows its class's curve");
 }
 
 /* ---- the run ---- */
@@ -1025,6 +1041,7 @@ static int measure_config(const struct vrun *vr, const struct train_config *cfg,
     fresh.timed = NULL;
     fresh.ntimed = fresh.captimed = 0;
     memset(fresh.curve, 0, sizeof fresh.curve);
+    fresh.nkind = 0;
     cJSON *recs = cJSON_CreateArray();
     int rc = calibrate_config(vr->ops, cfg, config_id(idx, id, sizeof id), scrub, replay, until,
                               held ? CAL_HELD_OUT : CAL_VALIDATE, held ? cal : &fresh, recs, run, why, n);

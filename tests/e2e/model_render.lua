@@ -3,8 +3,8 @@
 -- model experiment whose figures agree with each other: error = predicted/measured - 1, hours =
 -- tokens / tokens_per_s, kWh = hours x catalog power). Checks the validation figures against
 -- Calculon's, the calibration, the projection rows with their kinds, the memory-bound shares, the
--- verdicts; byte-identical renders under SOURCE_DATE_EPOCH; a failed experiment, an absent one,
--- and a damaged record refused with its path.
+-- verdicts; the calibration table per kind and dtypes; byte-identical renders under
+-- SOURCE_DATE_EPOCH; a failed experiment, an absent one, and a damaged record refused with its path.
 local env = ...
 local json = require "json"
 local sh, q = env.sh, env.q
@@ -114,6 +114,35 @@ do
   has(t2, "v4: no op of its step was timed by a counted configuration before it: predicted from the curves alone, "
     .. "with no reference to tell whether the machine moved", "a held-out configuration without a reference")
   if t2:find("v9: no op of its step", 1, true) then fail("v9 has its reference, yet is said to rest on the curves") end
+end
+
+-- a calibration with curves per kind and dtypes (info.calibration.kinds): a memory-bound class's
+-- kinds are its rows, with their dtypes, and the caption says which curve an op follows; a class
+-- with no kind listed keeps its own row; without kinds (the fixture) the title says "op class" only
+do
+  if not alay:find("Calibration: efficiency per op class\n") or alay:find("op class and kind", 1, true) then
+    fail("a calibration without kinds is not titled per op class alone")
+  end
+  local d = json.decode(read(fixture))
+  d.experiments[1].info.calibration.kinds = {
+    { class = "elementwise", kind = "gelu", dtype = "fp32", dtype_out = "fp32", basis = "bytes",
+      points = { { x = 2e5, eta = 0.5 }, { x = 2e7, eta = 0.9 } } },
+    { class = "elementwise", kind = "cast_grad", dtype = "fp32", dtype_out = "bf16", basis = "bytes",
+      points = { { x = 4e5, eta = 0.25 } } } }
+  write(env.out .. "/kinds.json", d)
+  local m3, rc3 = render(env.out .. "/kinds.json", env.out .. "/kinds.pdf")
+  if rc3 ~= 0 then fail("render with kinds: %s", m3) end
+  local _, klay = text(env.out .. "/kinds.pdf", true)
+  local tail = klay:match("Calibration: efficiency per op class and kind\n(.*)$") or fail("no per-kind appendix")
+  for _, p in ipairs {
+    "elementwise: gelu%s+fp32%s+bandwidth%s+2%s",
+    "elementwise:" .. C .. "fp32 to%s+bandwidth%s+1%s",
+    "norm%s+fp32%s+bandwidth%s+2%s",
+  } do
+    if not tail:find(p) then fail("the per-kind table lacks %s", p) end
+  end
+  if tail:find("\n%s*elementwise%s+fp32%s+bandwidth") then fail("the elementwise class keeps its row beside its kinds") end
+  has(text(env.out .. "/kinds.pdf"), "a memory-bound op follows the curve of its own kind and dtypes", "the per-kind caption")
 end
 
 -- a failed experiment says so with its reason; the summary says nothing of the model

@@ -62,20 +62,20 @@ double predict_op_size(const struct net_op *op, int *compute)
     return *compute ? op->flops : op->bytes_read + op->bytes_written;
 }
 
-static struct predict_kind_curve *kind_curve(const struct predict_calib *c, enum net_kind kind, enum net_dtype dtype,
-                                             enum net_dtype dtype_out)
+/* The index of the curve of a kind and dtypes in c->kind_curve, or -1. */
+static int kind_index(const struct predict_calib *c, enum net_kind kind, enum net_dtype dtype, enum net_dtype dtype_out)
 {
     for (int i = 0; i < c->nkind; i++)
         if (c->kind_curve[i].kind == kind && c->kind_curve[i].dtype == dtype && c->kind_curve[i].dtype_out == dtype_out)
-            return (struct predict_kind_curve *)&c->kind_curve[i];
-    return NULL;
+            return i;
+    return -1;
 }
 
 const struct predict_curve *predict_op_curve(const struct predict_calib *c, enum net_kind kind, enum net_dtype dtype,
                                              enum net_dtype dtype_out)
 {
-    const struct predict_kind_curve *k = memory_class(net_kinds[kind].cls) ? kind_curve(c, kind, dtype, dtype_out) : NULL;
-    return k ? &k->curve : &c->curve[net_kinds[kind].cls];
+    int i = memory_class(net_kinds[kind].cls) ? kind_index(c, kind, dtype, dtype_out) : -1;
+    return i >= 0 ? &c->kind_curve[i].curve : &c->curve[net_kinds[kind].cls];
 }
 
 /* A timed op's point on its class's curve and, memory-bound, on its kind's and dtypes'. */
@@ -85,13 +85,13 @@ static void curve_point(struct predict_calib *c, enum net_kind kind, enum net_dt
     predict_curve_add(&c->curve[net_kinds[kind].cls], x, eta);
     if (!memory_class(net_kinds[kind].cls))
         return;
-    struct predict_kind_curve *k = kind_curve(c, kind, dtype, dtype_out);
-    if (!k && c->nkind < PREDICT_KIND_CURVES) {
-        k = &c->kind_curve[c->nkind++];
-        *k = (struct predict_kind_curve){ .kind = kind, .dtype = dtype, .dtype_out = dtype_out };
+    int i = kind_index(c, kind, dtype, dtype_out);
+    if (i < 0 && c->nkind < PREDICT_KIND_CURVES) {
+        i = c->nkind++;
+        c->kind_curve[i] = (struct predict_kind_curve){ .kind = kind, .dtype = dtype, .dtype_out = dtype_out };
     }
-    if (k)
-        predict_curve_add(&k->curve, x, eta);
+    if (i >= 0)
+        predict_curve_add(&c->kind_curve[i].curve, x, eta);
 }
 
 double predict_mix_bw(const struct predict_calib *c, double f)

@@ -53,12 +53,12 @@ void predict_curve_add(struct predict_curve *c, double x, double eta)
     c->n++;
 }
 
-static int memory_class(enum net_class cls) { return cls != NET_MATMUL && cls != NET_ATTENTION; }
+int predict_compute_class(enum net_class cls) { return cls == NET_MATMUL || cls == NET_ATTENTION; }
 
 double predict_op_size(const struct net_op *op, int *compute)
 {
     enum net_class cls = net_kinds[op->kind].cls;
-    *compute = !memory_class(cls);
+    *compute = predict_compute_class(cls);
     return *compute ? op->flops : op->bytes_read + op->bytes_written;
 }
 
@@ -74,7 +74,7 @@ static int kind_index(const struct predict_calib *c, enum net_kind kind, enum ne
 const struct predict_curve *predict_op_curve(const struct predict_calib *c, enum net_kind kind, enum net_dtype dtype,
                                              enum net_dtype dtype_out)
 {
-    int i = memory_class(net_kinds[kind].cls) ? kind_index(c, kind, dtype, dtype_out) : -1;
+    int i = !predict_compute_class(net_kinds[kind].cls) ? kind_index(c, kind, dtype, dtype_out) : -1;
     return i >= 0 ? &c->kind_curve[i].curve : &c->curve[net_kinds[kind].cls];
 }
 
@@ -83,7 +83,7 @@ static void curve_point(struct predict_calib *c, enum net_kind kind, enum net_dt
                         double x, double eta)
 {
     predict_curve_add(&c->curve[net_kinds[kind].cls], x, eta);
-    if (!memory_class(net_kinds[kind].cls))
+    if (predict_compute_class(net_kinds[kind].cls))
         return;
     int i = kind_index(c, kind, dtype, dtype_out);
     if (i < 0 && c->nkind < PREDICT_KIND_CURVES) {
@@ -166,6 +166,12 @@ static double curve_seconds(const struct predict_calib *c, const struct net_op *
     return x / (eta * ceiling(c, op->dtype, compute, read_share(op)));
 }
 
+/* The ceiling a timed op's efficiency is taken against. */
+static double timed_ceiling(const struct predict_calib *c, const struct predict_timed *t)
+{
+    return ceiling(c, t->dtype, predict_compute_class(net_kinds[t->kind].cls), t->bytes > 0 ? t->bytes_read / t->bytes : 1);
+}
+
 void predict_calib_rebuild(struct predict_calib *c)
 {
     memset(c->curve, 0, sizeof c->curve);
@@ -173,9 +179,7 @@ void predict_calib_rebuild(struct predict_calib *c)
     predict_curve_add(&c->curve[NET_MATMUL], c->anchor_flops, 1.0);
     for (int i = 0; i < c->ntimed; i++) {
         const struct predict_timed *t = &c->timed[i];
-        int compute = !memory_class(net_kinds[t->kind].cls);
-        curve_point(c, t->kind, t->dtype, t->dtype_out, t->x,
-                    t->x / t->seconds / ceiling(c, t->dtype, compute, t->bytes > 0 ? t->bytes_read / t->bytes : 1));
+        curve_point(c, t->kind, t->dtype, t->dtype_out, t->x, t->x / t->seconds / timed_ceiling(c, t));
     }
 }
 
@@ -185,11 +189,10 @@ void predict_calib_finish(struct predict_calib *c)
     int n = 0;
     for (int i = 0; i < c->ntimed; i++) {
         const struct predict_timed *t = &c->timed[i];
-        int compute = !memory_class(net_kinds[t->kind].cls);
         double eta = predict_curve_eval(predict_op_curve(c, t->kind, t->dtype, t->dtype_out), t->x);
         if (!(t->x > 0) || !(eta > 0) || !(t->seconds > 0))
             continue;
-        double r = log(t->seconds / (t->x / (eta * ceiling(c, t->dtype, compute, t->bytes > 0 ? t->bytes_read / t->bytes : 1))));
+        double r = log(t->seconds / (t->x / (eta * timed_ceiling(c, t))));
         s += r;
         s2 += r * r;
         n++;

@@ -87,6 +87,8 @@ void predict_calib_finish(struct predict_calib *c);
  * one; else its class's (matmul: one curve, anchored at the sustained GEMM rate). */
 const struct predict_curve *predict_op_curve(const struct predict_calib *c, enum net_kind kind, enum net_dtype dtype,
                                              enum net_dtype dtype_out);
+/* Whether a class's ops are timed against a FLOP/s peak (matmul, attention) rather than bytes. */
+int predict_compute_class(enum net_class cls);
 /* x of an op on its class's curve (FLOPs or bytes) and whether the class is compute-bound. */
 double predict_op_size(const struct net_op *op, int *compute);
 /* The memory ceiling of an op that reads `read_share` of its bytes, bytes/s: the calibration's

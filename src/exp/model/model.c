@@ -912,13 +912,13 @@ static void summary_json(cJSON *info, const cJSON *counted, int excluded, const 
     cJSON_AddStringToObject(cal, "source", "Calculon (Isaev et al., SC23): 8 Megatron step times on A100, re-run");
 }
 
-/* One curve as info.calibration lists it: its class (and kind), basis, ceiling and points. */
-static cJSON *curve_json(cJSON *list, const struct predict_curve *cv, enum net_class k, int per_dtype)
+/* One curve as info.calibration lists it: its class, dtype ("all": a class's), basis, ceiling and points. */
+static cJSON *curve_json(cJSON *list, const struct predict_curve *cv, enum net_class k, const char *dtype, int per_dtype)
 {
     cJSON *e = cJSON_CreateObject();
-    int compute = k == NET_MATMUL || k == NET_ATTENTION;
+    int compute = predict_compute_class(k);
     cJSON_AddStringToObject(e, "class", net_class_names[k]);
-    cJSON_AddStringToObject(e, "dtype", "all");
+    cJSON_AddStringToObject(e, "dtype", dtype);
     cJSON_AddStringToObject(e, "basis", compute ? "flops" : "bytes");
     cJSON_AddStringToObject(e, "against", !compute ? "bandwidth_Bps" : per_dtype ? "peak_flops of each op's dtype"
                             : "peak_flops.fp32");
@@ -945,12 +945,11 @@ static void curves_json(cJSON *ci, const struct predict_calib *c)
     cJSON *cls = cJSON_AddArrayToObject(ci, "classes"), *kinds = cJSON_AddArrayToObject(ci, "kinds");
     for (int k = 0; k < NET_NCLASSES; k++)
         if (c->curve[k].n > 0)
-            curve_json(cls, &c->curve[k], k, per_dtype);
+            curve_json(cls, &c->curve[k], k, "all", per_dtype);
     for (int i = 0; i < c->nkind; i++) {
         const struct predict_kind_curve *kc = &c->kind_curve[i];
-        cJSON *e = curve_json(kinds, &kc->curve, net_kinds[kc->kind].cls, per_dtype);
+        cJSON *e = curve_json(kinds, &kc->curve, net_kinds[kc->kind].cls, net_dtype_names[kc->dtype], per_dtype);
         cJSON_AddStringToObject(e, "kind", net_kinds[kc->kind].name);
-        cJSON_ReplaceItemInObjectCaseSensitive(e, "dtype", cJSON_CreateString(net_dtype_names[kc->dtype]));
         cJSON_AddStringToObject(e, "dtype_out", net_dtype_names[kc->dtype_out]);
     }
     cJSON_AddStringToObject(ci, "curve_rule", "a memory-bound op (norm, elementwise, loss, optimizer, other) follows the "

@@ -450,7 +450,8 @@ M.info.model = object {
   workloads = opt(list(object { id = "string", name = "string", kind = "string", params = positive,
                                 tokens = positive, seq = range("integer", 1, math.huge),
                                 global_batch = range("integer", 1, math.huge), precision = "string", note = opt "string",
-                                source = opt "string", gpus = opt(range("integer", 1, M.limits.count)) })),
+                                source = opt "string", gpus = opt(range("integer", 1, M.limits.count)),
+                                how = opt "string" })),
   systems = opt(list(object { id = "string", name = "string", kind = "string" })),
 }
 function M.experiment_rules.model(e, need)       -- peak_flops: { dtype = FLOP/s, ... }

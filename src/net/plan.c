@@ -323,10 +323,20 @@ size_t net_fp8_count(const struct net_shape *s)
 static int net_lora_parts(const struct net_shape *s, enum net_linear l)
 {
     if (l == NET_LIN_QKV)
-        return 3;
-    if (l == NET_LIN_FC && s->mlp == NET_MLP_SWIGLU)
-        return 2;
-    return l == NET_LIN_LMHEAD ? 0 : 1;
+        return s->lora_targets == NET_LORA_QV ? 2 : 3;
+    if (l == NET_LIN_LMHEAD || s->lora_targets == NET_LORA_QV)
+        return 0;
+    return l == NET_LIN_FC && s->mlp == NET_MLP_SWIGLU ? 2 : 1;
+}
+
+/* The output width of linear l's adapters: the linear's, or for q and v alone their widths (a d + k d). */
+static size_t lora_out(const struct net_shape *s, enum net_linear l, size_t out)
+{
+    if (net_lora_parts(s, l) == 0)
+        return 0;
+    if (l == NET_LIN_QKV && s->lora_targets == NET_LORA_QV)
+        return (size_t)net_q_width(s) + (size_t)net_kv_heads(s) * (size_t)net_head_dim(s);
+    return out;
 }
 
 size_t net_lora_count(const struct net_shape *s)
@@ -336,7 +346,7 @@ size_t net_lora_count(const struct net_shape *s)
         enum net_param w, b;
         size_t in, out;
         net_linear_params(s, l, &w, &b, &in, &out);
-        n += r * ((size_t)net_lora_parts(s, l) * in + out);
+        n += r * ((size_t)net_lora_parts(s, l) * in + lora_out(s, l, out));
     }
     return n * (size_t)s->layers;
 }
@@ -757,6 +767,7 @@ static void lora_dims(const struct net_shape *s, const struct dims *d, int l, do
 {
     int bias;
     linear_dims(s, l, in, out, &bias);
+    *out = (double)lora_out(s, l, (size_t)*out);
     *pr = net_lora_parts(s, l) * d->r;
 }
 
@@ -918,7 +929,7 @@ static void linear_fwd(struct emitter *e, enum net_phase ph, int l, int mb, int 
     if (fwd_dtype(e->s, e->p, lin) == NET_DT_E4M3)
         emit(e, NET_OP_QUANTIZE, ph, l, mb, lin);
     emit(e, NET_OP_MATMUL, ph, l, mb, lin);
-    if (block && e->s->lora_rank > 0) {
+    if (block && e->s->lora_rank > 0 && net_lora_parts(e->s, lin) > 0) {
         emit(e, NET_OP_LORA_A, ph, l, mb, lin);
         emit(e, NET_OP_LORA_B, ph, l, mb, lin);
     }
@@ -934,7 +945,7 @@ static void linear_bwd(struct emitter *e, int l, int mb, int lin)
         emit(e, NET_OP_DEQUANTIZE, NET_BWD, l, mb, lin);
     emit(e, NET_OP_MATMUL_DGRAD, NET_BWD, l, mb, lin);
     if (e->s->lora_rank > 0) {
-        if (!block)
+        if (!block || net_lora_parts(e->s, lin) == 0)
             return;
         emit(e, NET_OP_LORA_B_DGRAD, NET_BWD, l, mb, lin);
         emit(e, NET_OP_LORA_A_DGRAD, NET_BWD, l, mb, lin);

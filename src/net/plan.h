@@ -37,6 +37,10 @@ extern const double net_dtype_bytes[NET_NDTYPES];
 enum net_mlp { NET_MLP_GELU = 0, NET_MLP_SWIGLU };        /* SwiGLU: gate, up, down */
 enum net_normtype { NET_NORM_LAYER = 0, NET_NORM_RMS };
 enum net_att { NET_ATT_UNFUSED = 0, NET_ATT_FLASH };      /* flash: no s x s tensors */
+/* LoRA's targets: every block linear (PEFT's "all-linear": q, k, v, o, and the MLP's), or the query
+ * and value projections only (PEFT's default for the Llama, Qwen, Mistral and Gemma families when no
+ * target is named: TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING). */
+enum net_lora_targets { NET_LORA_ALL = 0, NET_LORA_QV };
 
 /* Optimizer recipes, with the bytes per trained parameter each holds (research note section 3):
  * ADAMW: FP32 master weights, FP32 gradients, two FP32 moments (4 + 4 + 8 = 16, + the recipe's
@@ -75,6 +79,7 @@ struct net_shape {
     int rope;           /* rotary position embedding on q and k; no learned wpe */
     int attention;      /* enum net_att */
     int lora_rank;      /* r > 0: base weights frozen, LoRA adapters on the blocks' linears */
+    int lora_targets;   /* enum net_lora_targets: which of the blocks' linears carry adapters */
     int base_dtype;     /* LoRA: enum net_dtype of the frozen block linears; 0: the recipe's
                            matmul dtype (BF16 under the BF16 and FP8 recipes) */
     int sparse24;       /* the blocks' linear weights 2:4 sparse: their forward matmuls run on

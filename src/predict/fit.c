@@ -46,6 +46,7 @@ void predict_fit_target_for(double capacity, double host_capacity, int shared, i
     t->host_gpus = 0;
     t->zero = PREDICT_ZERO_AUTO;
     t->no_checkpoint = 0;
+    t->micro = 0;
 }
 
 /* "71.2 GB", "1.1 TB": decimal units, as the report prints every capacity. */
@@ -178,13 +179,14 @@ static int divisor_at_most(long per, int b)
 
 /* One ZeRO stage and offload level: as given; smaller micro-batches (accumulation keeping the
  * device's share of the global batch); checkpointing with the largest micro-batch that fits. */
-static int search(const struct net_shape *s, enum net_prec p, int zero, int level, int no_ckpt, struct predict_fit *f)
+static int search(const struct net_shape *s, enum net_prec p, int zero, int level, const struct predict_fit_target *t,
+                  struct predict_fit *f)
 {
     struct net_shape u = *s;
     long per = (long)s->batch * s->accum / dp_of(f);
-    int b0 = divisor_at_most(per, s->batch < per ? s->batch : (int)per);
-    for (int ck = s->checkpoint; ck <= (no_ckpt ? s->checkpoint : 1); ck++)
-        for (int b = b0; b >= 1; b--) {
+    int b0 = t->micro > 0 ? t->micro : divisor_at_most(per, s->batch < per ? s->batch : (int)per);
+    for (int ck = s->checkpoint; ck <= (t->no_checkpoint ? s->checkpoint : 1); ck++)
+        for (int b = b0; b >= (t->micro > 0 ? b0 : 1); b--) {
             if (per % b != 0)
                 continue;
             u.batch = b;
@@ -261,13 +263,13 @@ static void describe_none(const struct net_shape *s, enum net_prec p, const stru
     struct net_shape u = *s;
     struct predict_fit o = *f;
     u.checkpoint = t->no_checkpoint ? s->checkpoint : 1;
-    u.accum = (int)((long)s->batch * s->accum / dp_of(f));
-    u.batch = 1;
+    u.batch = t->micro > 0 ? t->micro : 1;
+    u.accum = (int)((long)s->batch * s->accum / dp_of(f) / u.batch);
     measure(&u, p, zmax, PREDICT_OFFLOAD_GRADIENTS, &o);
     measure(&u, p, zmax, PREDICT_OFFLOAD_NONE, f);
     f->reason[0] = 0;
-    say(f, "does not fit: needs %s with%s activation checkpointing and micro-batch 1", gb(f->device_bytes, a, sizeof a),
-        u.checkpoint ? "" : "out");
+    say(f, "does not fit: needs %s with%s activation checkpointing and micro-batch %d", gb(f->device_bytes, a, sizeof a),
+        u.checkpoint ? "" : "out", u.batch);
     if (f->gpus > 1)
         say(f, " per GPU (ZeRO-%d over %d GPUs)", zmax, f->gpus);
     say(f, ", %s usable here (%s less a %s reserve)", gb(f->capacity_bytes - f->reserve_bytes, a, sizeof a),
@@ -305,14 +307,21 @@ int predict_fit(const struct net_shape *s, enum net_prec p, const struct predict
                  "%d %s", global, dp, f->tp > 1 ? "data-parallel groups" : "GPUs");
         return 0;
     }
-    int b0 = divisor_at_most(global / dp, s->batch < global / dp ? s->batch : (int)(global / dp));
+    if (t->micro > 0 && (global / dp) % t->micro != 0) {
+        measure(s, p, 0, PREDICT_OFFLOAD_NONE, f);
+        snprintf(f->reason, sizeof f->reason, "does not fit: micro-batch %d does not divide a device's %ld sequences of "
+                 "the global batch", t->micro, global / dp);
+        return 0;
+    }
+    int b0 = t->micro > 0 ? t->micro
+             : divisor_at_most(global / dp, s->batch < global / dp ? s->batch : (int)(global / dp));
     int zmin = dp == 1 ? 0 : t->zero == PREDICT_ZERO_AUTO ? 0 : t->zero;
     int zmax = dp == 1 ? 0 : t->zero == PREDICT_ZERO_AUTO ? 3 : t->zero;
     int found = 0;
     for (int z = zmin; z <= zmax && !found; z++)
-        found = search(s, p, z, PREDICT_OFFLOAD_NONE, t->no_checkpoint, f);
+        found = search(s, p, z, PREDICT_OFFLOAD_NONE, t, f);
     for (int level = PREDICT_OFFLOAD_OPTIMIZER; level <= PREDICT_OFFLOAD_GRADIENTS && !t->shared && !found; level++)
-        found = search(s, p, zmax, level, t->no_checkpoint, f);
+        found = search(s, p, zmax, level, t, f);
     if (!found) {
         describe_none(s, p, t, zmax, f);
         return 0;

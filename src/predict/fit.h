@@ -28,6 +28,8 @@ struct predict_fit_target {
                                    and activations; gpus / tp data-parallel ranks; 0 or 1: none */
     int host_gpus;              /* devices one host serves (their offloaded state in its memory, its CPUs
                                    updating it); 0: all of them */
+    int micro;                  /* the job's micro-batch per device, kept (checkpointing and offload tried
+                                   at it, never a smaller one); 0: the largest that fits */
 };
 
 /* Bytes of `amount` memory in the vendor's `unit`: "GiB" (2^30), anything else GB (1e9, the

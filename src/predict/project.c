@@ -62,7 +62,11 @@ static int choice(const cJSON *params, const char *field, const char *choices)
 
 #define SHARDINGS "auto|ddp|zero1|zero2|zero3|fsdp"     /* 0: auto; else ZeRO stage + 1 (fsdp: 3) */
 #define CKPTS "auto|none|full"                          /* enum predict_ckpt */
-#define OPTIMIZERS "adamw|adamw-bf16|adam8bit"          /* enum net_optim, net_optims[].name */
+#define OPTIMIZERS "auto|adamw|adamw-bf16|adam8bit"     /* 0: auto; else enum net_optim + 1 */
+#define PADDINGS "auto|longest|max_length"              /* enum predict_padding */
+#define ATTENTIONS "auto|flash|sdpa|eager"              /* enum predict_attention */
+#define LOSSES "auto|unfused|fused"                     /* enum predict_loss */
+#define LORA_TARGETS "all|qv"                           /* enum net_lora_targets */
 
 /* The scenario's own workload (workload_* fields): its shape, and how its job is run. */
 static void custom_workload(const cJSON *params, struct predict_workload *w)
@@ -87,7 +91,9 @@ static void custom_workload(const cJSON *params, struct predict_workload *w)
         .doc_tokens = (int)param_num(params, "workload_doc_tokens"),
         .base_dtype = lora && strcmp(param_str(params, "workload_base"), "nf4") == 0 ? NET_DT_NF4 : 0,
         .sparse24 = strcmp(param_str(params, "workload_sparsity"), "2:4") == 0,
-        .optimizer = opt > 0 ? opt : NET_OPT_ADAMW };
+        .optimizer = opt > 0 ? opt - 1 : NET_OPT_ADAMW,
+        .lora_targets = choice(params, "workload_lora_targets", LORA_TARGETS) };
+    w->optimizer_auto = opt <= 0;
     w->prec = strcmp(prec, "fp32") == 0 ? NET_FP32 : strcmp(prec, "bf16") == 0 ? NET_BF16 : NET_FP8;
     w->fp4 = strcmp(prec, "fp4") == 0;
     w->tokens = param_num(params, "workload_tokens");
@@ -102,10 +108,15 @@ static void custom_workload(const cJSON *params, struct predict_workload *w)
     w->ckpt = w->ckpt > 0 ? w->ckpt : PREDICT_CKPT_AUTO;
     w->shape.checkpoint = w->ckpt == PREDICT_CKPT_FULL;
     w->fill = param_bool(params, "workload_packing") ? 0 : param_num(params, "workload_fill");
+    w->sample_tokens = param_bool(params, "workload_packing") ? 0 : param_num(params, "workload_sample_tokens");
+    w->padding = choice(params, "workload_padding", PADDINGS);
+    w->attention = choice(params, "workload_attention", ATTENTIONS);
+    w->loss = choice(params, "workload_loss", LOSSES);
+    w->micro = (int)param_num(params, "workload_micro_batch");
     w->tp = (int)param_num(params, "workload_tp");
-    /* auto: the stack such a job runs on, as the reference workloads (Hugging Face + PEFT for LoRA and
-       QLoRA, current PyTorch for the rest) */
-    w->stack = strcmp(stack, "auto") != 0 ? stack : lora > 0 ? "hf-peft" : "pytorch-compile";
+    /* auto: the stack such a job runs on, as the reference workloads (the Hugging Face Trainer of today
+       for LoRA and QLoRA, current PyTorch for the rest) */
+    w->stack = strcmp(stack, "auto") != 0 ? stack : lora > 0 ? "hf-trainer" : "pytorch-compile";
 }
 
 static void custom_system(const cJSON *params, struct predict_system *s)
@@ -173,6 +184,7 @@ static const char *job_nonsense(const cJSON *params, const struct predict_worklo
 {
     const struct net_shape *s = &w->shape;
     double adapted = 0, step = (double)s->batch * s->seq;
+    int dp = w->gpus * w->nodes / (w->tp > 1 ? w->tp : 1);      /* data-parallel devices */
     char a[32], b[32];
     for (int l = 0; l < NET_LIN_LMHEAD; l++) {
         enum net_param pw, pb;
@@ -197,6 +209,31 @@ static const char *job_nonsense(const cJSON *params, const struct predict_worklo
     else if (param_bool(params, "workload_packing") && param_num(params, "workload_fill") != 1)
         snprintf(buf, n, "workload_fill = %g applies to sequences that are not packed, and workload_packing is true: "
                  "set workload_packing = false, or leave workload_fill out", param_num(params, "workload_fill"));
+    else if (param_bool(params, "workload_packing") && param_num(params, "workload_sample_tokens") > 0)
+        snprintf(buf, n, "workload_sample_tokens = %g applies to samples that are not packed, and workload_packing is "
+                 "true: set workload_packing = false (packed documents' length is workload_doc_tokens)",
+                 param_num(params, "workload_sample_tokens"));
+    else if (param_bool(params, "workload_packing") && w->padding > PREDICT_PAD_AUTO)
+        snprintf(buf, n, "workload_padding = '%s' applies to samples that are not packed, and workload_packing is "
+                 "true: set workload_packing = false, or leave workload_padding out",
+                 param_str(params, "workload_padding"));
+    else if (w->sample_tokens > 0 && param_num(params, "workload_fill") != 1)
+        snprintf(buf, n, "workload_sample_tokens = %g and workload_fill = %g both say how full a sequence is: give "
+                 "one of them", w->sample_tokens, param_num(params, "workload_fill"));
+    else if (w->sample_tokens > s->seq)
+        snprintf(buf, n, "workload_sample_tokens = %g is longer than workload_seq = %d: the sequence length is the "
+                 "cutoff a sample is cut to", w->sample_tokens, s->seq);
+    else if (s->lora_rank == 0 && s->lora_targets != NET_LORA_ALL)
+        snprintf(buf, n, "workload_lora_targets '%s' places LoRA adapters, and workload_lora_rank is 0 (full "
+                 "training): give workload_lora_rank, or leave workload_lora_targets out",
+                 param_str(params, "workload_lora_targets"));
+    else if (s->doc_tokens > 0 && w->attention == PREDICT_ATT_EAGER)
+        snprintf(buf, n, "workload_doc_tokens = %d attends within packed documents (FlashAttention's varlen), and "
+                 "workload_attention 'eager' attends over the whole sequence: choose one", s->doc_tokens);
+    else if (w->micro > 0 && s->batch % (w->micro * dp) != 0)
+        snprintf(buf, n, "workload_micro_batch = %d does not divide workload_batch = %d over %d data-parallel "
+                 "device%s: the global batch is micro-batch x accumulation x devices", w->micro, s->batch, dp,
+                 dp > 1 ? "s" : "");
     else if (w->tokens < step)
         snprintf(buf, n, "workload_tokens = %.15g is less than one optimizer step (workload_batch x workload_seq = "
                  "%.15g tokens)", w->tokens, step);
@@ -552,11 +589,12 @@ static void fit_json(cJSON *r, const struct predict_system *sys, const struct pr
         cJSON_AddBoolToObject(r, "marginal", f->marginal);
 }
 
-/* Model FLOPs one token of a workload needs: the plan's matmuls and attention at micro-batch 1,
- * no recomputation (LoRA: no weight gradients of the frozen base). */
-static double flops_per_token(const struct predict_workload *w)
+/* Model FLOPs one token of a workload needs at sequence length seq: the plan's matmuls and attention at
+ * micro-batch 1, no recomputation (LoRA: no weight gradients of the frozen base). */
+static double flops_per_token(const struct predict_workload *w, int seq)
 {
     struct net_shape s = w->shape;
+    s.seq = seq;
     s.batch = s.accum = 1;
     s.checkpoint = 0;
     int n;
@@ -603,13 +641,30 @@ static double tp_bytes(const struct net_shape *s, enum net_prec p, int tp)
 }
 
 /* Time, hours, energy and MFU of a fitted configuration f into r. */
+/* The positions a sample takes in a micro-batch of b samples, and the tokens it holds: packed, seq and
+ * seq; padded to the sequence, seq of which fill x seq (or sample_tokens) are tokens; padded to the
+ * longest of the b samples (predict_padded_positions), whole positions. */
+static void sample_positions(const struct predict_workload *w, int b, double *pos, double *tok)
+{
+    *pos = w->shape.seq;
+    *tok = w->fill > 0 ? w->fill * w->shape.seq : w->shape.seq;
+    if (!(w->sample_tokens > 0))
+        return;
+    *tok = w->sample_tokens;
+    if (w->padding != PREDICT_PAD_MAX_LENGTH)
+        *pos = ceil(predict_padded_positions(w->sample_tokens, b, w->shape.seq));
+}
+
 static void timing_json(cJSON *r, const struct predict_calib *c, const struct recipe *rc, const struct predict_system *sys,
                         const struct predict_workload *w, const struct predict_fit *f, double band_measured)
 {
     struct net_shape s = w->shape;
+    double pos, tok;
     s.batch = f->micro_batch;
     s.accum = f->accum;
     s.checkpoint = f->checkpoint;
+    sample_positions(w, s.batch, &pos, &tok);
+    s.seq = (int)pos;                   /* memory was fitted at the cutoff; time is spent on the padded length */
     struct step_time t;
     struct predict_comm comm = { 0, 0 };
     step_time(c, rc, sys, &s, &t);
@@ -648,9 +703,13 @@ static void timing_json(cJSON *r, const struct predict_calib *c, const struct re
     }
     /* each device times its own share of the global batch; without packing only a share of the
        positions are tokens */
-    double tokens_group = (double)s.batch * s.accum * s.seq * (w->fill > 0 ? w->fill : 1);  /* a data-parallel rank's */
+    double tokens_group = (double)s.batch * s.accum * tok;  /* a data-parallel rank's */
     double tokens_dev = tokens_group / tp, tokens_step = tokens_group * dp;      /* a tensor-parallel group shares them */
     double steps = ceil(w->tokens / tokens_step), peak = recipe_peak(sys, w);
+    if (pos < w->shape.seq || tok < pos) {      /* samples one by one: what a step computes and what it trains */
+        cJSON_AddNumberToObject(r, "positions_per_sample", pos);
+        cJSON_AddNumberToObject(r, "tokens_per_sample", tok);
+    }
     cJSON_AddNumberToObject(r, "step_s", mid);
     cJSON_AddNumberToObject(r, "steps", steps);
     cJSON_AddNumberToObject(r, "tokens_per_s", tokens_step / mid);
@@ -659,7 +718,7 @@ static void timing_json(cJSON *r, const struct predict_calib *c, const struct re
     cJSON_AddNumberToObject(r, "hours_low", steps * lo / 3600);
     cJSON_AddNumberToObject(r, "hours_high", steps * hi / 3600);
     if (peak > 0)
-        cJSON_AddNumberToObject(r, "mfu", flops_per_token(w) * tokens_dev / mid / peak);
+        cJSON_AddNumberToObject(r, "mfu", flops_per_token(w, s.seq) * tokens_dev / mid / peak);
     cJSON_AddNumberToObject(r, "memory_bound_share", t.mem_bound / t.s[1]);
     cJSON *bc = cJSON_AddArrayToObject(r, "by_class");
     for (int i = 0; i < NET_NCLASSES; i++) {
@@ -681,6 +740,26 @@ static void timing_json(cJSON *r, const struct predict_calib *c, const struct re
     if (sys->price_usd > 0)
         cJSON_AddNumberToObject(r, "price_usd", sys->price_usd);
 }
+
+/* The job as its stack runs it: its "auto" settings made the stack's (checkpointing as its trainers do by
+ * default, predict_stack's ckpt_default), eager attention as unfused, the loss fused or not, and the
+ * optimizer recipe every profile's trainers keep (FP32 master weights and moments); on the measured
+ * machine (no stack) the settings as given. */
+static void job_on_stack(const struct predict_workload *w, const struct predict_stack *st, struct predict_workload *j)
+{
+    *j = *w;
+    if (w->ckpt == PREDICT_CKPT_AUTO && st && st->ckpt_default)
+        j->shape.checkpoint = 1;
+    if (w->attention == PREDICT_ATT_EAGER)
+        j->shape.attention = NET_ATT_UNFUSED;
+    if (w->loss != PREDICT_LOSS_AUTO)
+        j->shape.fused_loss = w->loss == PREDICT_LOSS_FUSED;
+    if (w->optimizer_auto)
+        j->shape.optimizer = NET_OPT_ADAMW;
+}
+
+static void compiled_json(cJSON *r, const struct predict_calib *c, const struct predict_system *sys,
+                          const struct predict_workload *given, double band, const int *counts, int n);
 
 /* Device counts the smallest-fit rows try (Sparks over ConnectX-7, HBM GPUs over their node's link). */
 static const int more_devices[] = { 2, 4, 8 };
@@ -734,11 +813,15 @@ static void marginal_json(cJSON *r, const struct predict_calib *c, const struct 
 /* One projection record of series `series`: on the workload's own device count, or (counts
  * given) the smallest of counts[0..n) on which it fits. */
 static cJSON *projection_json(const struct predict_calib *c, const struct predict_system *sys,
-                              const struct predict_workload *w, double band_measured, const char *series,
+                              const struct predict_workload *given, double band_measured, const char *series,
                               const int *counts, int n)
 {
     int measured = strcmp(sys->kind, "measured") == 0;
-    struct recipe rc = { measured ? NULL : workload_stack(w), w->prec, w->fp4, w->tp > 1 ? w->tp : 1 };
+    struct predict_workload job;
+    const struct predict_workload *w = &job;
+    struct recipe rc = { measured ? NULL : workload_stack(given), given->prec, given->fp4,
+                         given->tp > 1 ? given->tp : 1 };
+    job_on_stack(given, rc.st, &job);
     struct predict_fit f;
     struct predict_fit_target tg;
     cJSON *r = cJSON_CreateObject();
@@ -751,6 +834,7 @@ static cJSON *projection_json(const struct predict_calib *c, const struct predic
         tg.reserve = sys->memory - sys->tenant_usable;
     tg.zero = w->zero > 0 ? w->zero - 1 : PREDICT_ZERO_AUTO;
     tg.no_checkpoint = w->ckpt == PREDICT_CKPT_NONE;
+    tg.micro = w->micro;
     tg.tp = w->tp > 1 ? w->tp : 1;
     tg.host_gpus = sys->node_gpus > 1 ? sys->node_gpus : 1;     /* one host per node (data/fabric.csv) */
     if (counts) {
@@ -778,7 +862,34 @@ static cJSON *projection_json(const struct predict_calib *c, const struct predic
     timing_json(r, c, &rc, sys, w, &f, band_measured);
     if (f.marginal)
         marginal_json(r, c, &rc, sys, w, &tg, &f);
+    if (rc.st && !rc.st->compiled && strcmp(sys->kind, "catalog") == 0)
+        compiled_json(r, c, sys, given, band_measured, counts, n);
     return r;
+}
+
+/* The same job on the compiled stack (PREDICT_COMPILED_STACK) beside a projection on an eager one (the
+ * Hugging Face Trainer's, PyTorch FSDP's of 2023-24), as r.compiled: its stack, fit and hours with band;
+ * what the decision's "a compiled stack on both sides" and the page's ratio of the two read. Nothing
+ * when it does not fit there or no compiled profile was fitted. */
+static void compiled_json(cJSON *r, const struct predict_calib *c, const struct predict_system *sys,
+                          const struct predict_workload *given, double band, const int *counts, int n)
+{
+    struct predict_workload alt = *given;
+    alt.stack = PREDICT_COMPILED_STACK;
+    if (!workload_stack(&alt))
+        return;
+    cJSON *a = projection_json(c, sys, &alt, band, "compiled", counts, n), *o;
+    static const char *const keep[] = { "stack", "stack_name", "stack_era", "gpus", "micro_batch", "accum", "checkpoint",
+                                        "hours", "hours_low", "hours_high", "tokens_per_s_per_gpu", "step_s" };
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "fits")) && num(a, "hours") > 0) {
+        o = cJSON_AddObjectToObject(r, "compiled");
+        for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+            cJSON *v = cJSON_GetObjectItemCaseSensitive(a, keep[i]);
+            if (v)
+                cJSON_AddItemToObject(o, keep[i], cJSON_Duplicate(v, 1));
+        }
+    }
+    cJSON_Delete(a);
 }
 
 /* The smallest count of 2, 4, 8 devices of a catalog system that runs a workload one device
@@ -795,9 +906,46 @@ static cJSON *devices_json(const struct predict_calib *c, const struct predict_s
                            (int)(sizeof more_devices / sizeof more_devices[0]));
 }
 
-static cJSON *workload_json(const struct predict_workload *w)
+/* How a job is run, in the report's words: "micro-batch 1 (as set), samples of 166 tokens one by one,
+ * each micro-batch padded to its longest, activation checkpointing on (the stack's default), fused
+ * attention, the cross-entropy unfused, LoRA on every block linear, AdamW with FP32 master weights". */
+static void how_text(const struct predict_workload *w, char *buf, size_t n)
 {
+    static const char *const optim[NET_NOPTIMS] = { [NET_OPT_ADAMW] = "AdamW with FP32 master weights and moments",
+        [NET_OPT_ADAMW_BF16] = "AdamW in pure BF16", [NET_OPT_ADAM8] = "8-bit AdamW" };
     const struct net_shape *s = &w->shape;
+    size_t o = 0;
+    if (w->micro > 0)
+        o += (size_t)snprintf(buf + o, n - o, "micro-batch %d (as set), ", w->micro);
+    else
+        o += (size_t)snprintf(buf + o, n - o, "the largest micro-batch that fits, ");
+    if (w->sample_tokens > 0)
+        o += (size_t)snprintf(buf + o, n - o, "samples of %.0f tokens one by one, %s, ", w->sample_tokens,
+                              w->padding == PREDICT_PAD_MAX_LENGTH ? "each padded to the sequence length"
+                              : "each micro-batch padded to its longest sample");
+    else if (w->fill > 0)
+        o += (size_t)snprintf(buf + o, n - o, "samples one by one, %.0f %% of each sequence tokens, ", 100 * w->fill);
+    else
+        o += (size_t)snprintf(buf + o, n - o, "sequences packed, ");
+    o += (size_t)snprintf(buf + o, n - o, "activation checkpointing %s, %s attention, the cross-entropy %s, ",
+                          w->ckpt == PREDICT_CKPT_FULL ? "on (as set)" : w->ckpt == PREDICT_CKPT_NONE ? "off (as set)"
+                          : s->checkpoint ? "on (the stack's default)" : "where memory needs it",
+                          s->attention == NET_ATT_FLASH ? "fused" : "eager", s->fused_loss ? "fused with the head"
+                          : "unfused");
+    if (s->lora_rank > 0)
+        o += (size_t)snprintf(buf + o, n - o, "LoRA on %s, ", s->lora_targets == NET_LORA_QV ? "the query and value "
+                              "projections" : "every block linear");
+    snprintf(buf + o, n - o, "%s", optim[net_optim_of(s, w->prec)]);
+}
+
+static cJSON *workload_json(const struct predict_workload *given)
+{
+    struct predict_workload job;
+    const struct predict_workload *w = &job;
+    const struct net_shape *s = &job.shape;
+    char how[512];
+    job_on_stack(given, workload_stack(given), &job);
+    how_text(w, how, sizeof how);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "id", w->id);
     cJSON_AddStringToObject(o, "name", w->name);
@@ -824,6 +972,12 @@ static cJSON *workload_json(const struct predict_workload *w)
     cJSON_AddBoolToObject(o, "amp", s->amp && w->prec != NET_FP32);
     cJSON_AddBoolToObject(o, "causal", s->causal);
     cJSON_AddBoolToObject(o, "fused_loss", s->fused_loss);
+    cJSON_AddStringToObject(o, "attention", s->attention == NET_ATT_FLASH ? "fused" : "eager");
+    if (w->micro > 0)
+        cJSON_AddNumberToObject(o, "job_micro_batch", w->micro);
+    if (w->sample_tokens > 0)
+        cJSON_AddNumberToObject(o, "sample_tokens", w->sample_tokens);
+    cJSON_AddStringToObject(o, "how", how);
     return o;
 }
 
@@ -901,7 +1055,7 @@ static void vendor_claims_json(const struct predict_calib *cal, const struct pre
          * stores its base in 4 bits and computes in BF16 */
         const char *compute = *str(c, "compute") ? str(c, "compute") : str(c, "precision");
         const char *field = claim_peak_field(compute);
-        double f = flops_per_token(&w), peak = field ? on->peak_fp4 > 0 && strcmp(field, "fp4_tflops") == 0
+        double f = flops_per_token(&w, w.shape.seq), peak = field ? on->peak_fp4 > 0 && strcmp(field, "fp4_tflops") == 0
                    ? on->peak_fp4 : predict_system_peak(on, strcmp(field, "fp8_tflops") == 0 ? NET_DT_E4M3
                    : strcmp(field, "fp32_tflops") == 0 ? NET_DT_F32 : NET_DT_BF16) : 0;
         cJSON_AddStringToObject(r, "series", "vendor_claim");
@@ -1011,6 +1165,13 @@ static void rules_json(cJSON *rules)
         "the weights) or the one the job names. A job one device cannot hold without offload also gets the "
         "smallest of 2, 4, 8 devices that holds it (series projection_devices: two Sparks over ConnectX-7, HBM GPUs "
         "over their node's link). Hours are for the whole configuration and energy counts every GPU's power");
+    cJSON_AddStringToObject(rules, "samples",
+        "samples one by one (not packed): memory sized for the cutoff, the longest a sample may be; time for the "
+        "positions a step computes: each micro-batch padded to its longest sample (the Hugging Face collators' "
+        "default), the expected longest of its samples' lengths taken as exponentially distributed about their "
+        "mean (an assumption: a data set's lengths are rarely published), so micro-batch 1 pads nothing, or "
+        "every sample padded to the cutoff; tokens/s counts the samples' tokens, not the padding. A job's "
+        "\"auto\" settings (checkpointing, attention, loss, optimizer) are its stack's: each profile's defaults");
     cJSON_AddStringToObject(rules, "traffic",
         "data-parallel traffic on several devices, per device (bus bytes): ZeRO-0 all-reduces the gradients once "
         "per step, 2(N-1)/N G; ZeRO-1 reduce-scatters them and all-gathers the updated weights, (N-1)/N (G + W); "

@@ -112,6 +112,8 @@ static const double att_measured[PREDICT_NGENS] = { [PREDICT_GB10] = 55.0 / 125 
 
 static struct predict_stack stacks[] = {
     { .id = "pytorch", .short_name = "PyTorch FSDP", .name = "PyTorch with FSDP (MosaicML llm-foundry, Composer, FlashAttention)",
+      .defaults = "activation checkpointing where memory needs it; FlashAttention; the loss unfused; FP32 master "
+                  "weights and AdamW moments (FSDP's mixed precision)",
       .fitted_on = "pytorch", .era = "2023-24: eager PyTorch 2.x under autocast, FSDP1, FlashAttention 2 "
       "(llm-foundry's published tables of April 2024)",
       .basis = "fitted on MosaicML llm-foundry's published throughput tables (A100 80GB and H100 80GB, BF16): "
@@ -120,7 +122,9 @@ static struct predict_stack stacks[] = {
     { .id = "fused-cuda", .short_name = "llm.c", .name = "fused CUDA training code (llm.c)", .fitted_on = "pytorch",
       .era = "2024: llm.c's GPT-2 reproductions (cuBLASLt, cuDNN attention), on the PyTorch profile's efficiencies",
       .fused = { [NET_OP_RESIDUAL] = 1, [NET_OP_CAST_GRAD] = 1, [NET_OP_QUANTIZE] = 1 },
-      .op_s_override = FUSED_OP_S, .mem_eta_override = STREAM_ETA,
+      .defaults = "activation checkpointing where memory needs it; cuDNN's fused attention; its fused classifier (the "
+                  "logits held); FP32 master weights and AdamW moments",
+      .op_s_override = FUSED_OP_S, .mem_eta_override = STREAM_ETA, .compiled = 1,
       .basis = "the PyTorch profile's matmul and attention efficiencies (the same cuBLAS and "
                "FlashAttention-class kernels) with llm.c's fusions (karpathy/llm.c train_gpt2.cu: the residual "
                "add fused into the next layernorm, BF16 outputs written by the kernels that produce them, "
@@ -129,7 +133,9 @@ static struct predict_stack stacks[] = {
                "0.85 of the bandwidth (an assumption: the middle of the 0.8-0.9 a streaming kernel reaches on "
                "HBM parts) instead of PyTorch's fitted share" },
     { .id = "megatron-te", .short_name = "Megatron + Transformer Engine", .name = "Megatron-Core with Transformer Engine (NVIDIA NeMo, Megatron-Bridge)",
-      .fitted_on = "megatron-te", .fp8_backward = 1,
+      .defaults = "activation checkpointing where memory needs it; Transformer Engine's fused attention; the loss "
+                  "unfused; FP32 master weights and moments in the distributed optimizer",
+      .fitted_on = "megatron-te", .fp8_backward = 1, .compiled = 1,
       .era = "2024-25: NeMo 24.07 and Megatron-Bridge 25.11 containers, Transformer Engine FP8",
       .fused = { [NET_OP_RESIDUAL] = 1, [NET_OP_CAST_GRAD] = 1, [NET_OP_QUANTIZE] = 1 },
       .basis = "fitted on NVIDIA's published NeMo and Megatron-Bridge throughput tables (pre-training, SFT and LoRA "
@@ -138,6 +144,8 @@ static struct predict_stack stacks[] = {
                "add kernels, the distributed optimizer; the BF16 recipe on this stack takes the same efficiencies "
                "on the BF16 peak (no BF16 rows without model parallelism are published)" },
     { .id = "hf-peft", .short_name = "Hugging Face + PEFT", .name = "Hugging Face Trainer with PEFT on one GPU (eager PyTorch, FlashAttention 2)",
+      .defaults = "activation checkpointing where memory needs it (the Trainer's default of 2023 is off); "
+                  "FlashAttention 2; the loss unfused; FP32 master weights and AdamW moments",
       .fitted_on = "hf-peft", .compute_from = "pytorch", .per_micro = 1,
       .era = "2023: PyTorch 2.0, CUDA 11.8, FlashAttention 2, Hugging Face Trainer (the Qwen README of 2023-10)",
       .basis = "fitted on single-GPU LoRA fine-tuning throughput published by the Qwen team (QwenLM/Qwen README, "
@@ -148,7 +156,9 @@ static struct predict_stack stacks[] = {
                "and a cost per micro-batch nothing hides (the Trainer waits on the GPU every micro-batch: its loss "
                "check and bookkeeping)" },
     { .id = "pytorch-compile", .short_name = "PyTorch + torch.compile", .name = "PyTorch with torch.compile (torchtitan, FSDP2, torchao Float8; Triton kernels)",
-      .fitted_on = "pytorch-compile", .fp8_backward = 1,
+      .defaults = "activation checkpointing where memory needs it; fused attention; the loss unfused; FP32 master "
+                  "weights and AdamW moments (FSDP2's mixed precision)",
+      .fitted_on = "pytorch-compile", .fp8_backward = 1, .compiled = 1,
       .fused = { [NET_OP_RESIDUAL] = 1, [NET_OP_CAST_GRAD] = 1 },
       .era = "2024-26: PyTorch 2.6-2.12 with torch.compile, FSDP2, torchao Float8 (torchtitan's tables of "
       "2024-12) and torch.compile with Triton kernels on a GB10 (N8python/spark-gpt, 2026-10)",
@@ -158,6 +168,27 @@ static struct predict_stack stacks[] = {
                "varlen attention over packed documents): the compiler fuses each residual add and cast into its "
                "neighbour, its own matmul, attention and memory efficiencies; its GB10 efficiencies are the only "
                "ones fitted on a Spark" },
+    { .id = "hf-trainer", .short_name = "Hugging Face Trainer", .name = "Hugging Face Trainer with PEFT or TRL, "
+      "as of 2025-26 (eager PyTorch, SDPA attention)",
+      .fitted_on = "hf-trainer", .compute_from = "pytorch-compile", .per_micro = 1, .ckpt_default = 1,
+      .era = "2025-26: Transformers 4.5x, PEFT 0.17, TRL 0.19-0.26, PyTorch 2.8-2.13 in eager mode (NVIDIA's PyTorch "
+      "containers 25.08-25.11 on the DGX Spark), SDPA attention",
+      .defaults = "activation checkpointing on (TRL's SFTConfig defaults gradient_checkpointing to True since "
+                  "huggingface/trl pull request 3510, 2025-08; LLaMA-Factory's disable_gradient_checkpointing defaults "
+                  "to False); attention through PyTorch's SDPA (transformers' default without flash-attn, which had no "
+                  "sm_121 build through 2025: Dao-AILab/flash-attention issue 1969); the loss unfused (Liger is off "
+                  "unless use_liger_kernel); FP32 master weights and AdamW moments under BF16 autocast (TRL loads a "
+                  "model in float32 unless told a dtype, LLaMA-Factory casts the trained parameters to FP32 unless "
+                  "pure_bf16); samples one by one, each micro-batch padded to its longest",
+      .basis = "fitted on current published Hugging Face Trainer runs: NVIDIA's LLaMA-Factory playbook on a DGX Spark "
+               "(LoRA rank 8 on every linear of Llama-3 8B and of Qwen3-4B, micro-batch 1 of about 166 tokens, "
+               "checkpointing, SDPA), a TRL LoRA run on one H100 (MakazhanAlpamys/Soup) and Hugging Face Trainer "
+               "full fine-tunes on 8 A100s (linkedin/Liger-Kernel's baselines): the current profile's matmul and "
+               "attention efficiencies (the same cuBLAS and fused attention kernels), its own memory efficiency "
+               "(eager elementwise ops: each norm, activation, rotary embedding and LoRA scaling its own kernel), "
+               "per-op cost (each op dispatched from Python: a micro-batch of a few hundred tokens is bound by the "
+               "host, on a DGX Spark as on an HBM GPU) and per-micro-batch cost (the Trainer's loss check waits on "
+               "the GPU every micro-batch)" },
 };
 #define NSTACKS ((int)(sizeof stacks / sizeof stacks[0]))
 
@@ -336,11 +367,39 @@ static double number_or(const cJSON *row, const char *name, double dflt)
     return isnan(x) ? dflt : x;
 }
 
+double predict_padded_positions(double mean, int b, int seq)
+{
+    double longest = 0;
+    for (int i = 1; i <= b; i++)
+        longest += mean / i;
+    return fmin(seq, longest);
+}
+
+/* A column that names one of a list ("sdpa" of "flash|sdpa|eager"): its index; an empty cell dflt, a
+ * name not in the list -1. */
+static int named_choice(const cJSON *row, const char *name, const char *const *names, int n, int dflt)
+{
+    const char *v = text(row, name);
+    if (!v[0])
+        return dflt;
+    for (int i = 0; i < n; i++)
+        if (strcmp(v, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+static const char *const attention_names[] = { "eager", "flash", "sdpa" };      /* enum net_att, sdpa fused */
+static const char *const loss_names[] = { "unfused", "fused" };
+static const char *const target_names[] = { "all", "qv" };                      /* enum net_lora_targets */
+
 /* The run's shape: the GPT layout of the llm-foundry and llm.c rows unless arch says "llama"
  * (SwiGLU, RMSNorm, RoPE, GQA with kv_heads, ffn wide; head_dim where the head size is not
  * hidden / heads; doc_tokens for packed documents attended one by one). As the stacks run it: BF16
- * activations, FlashAttention, causal; checkpoint 1 full, 2 selective (op-level: net/plan.h). */
-static void run_shape(const cJSON *row, struct net_shape *s)
+ * activations, FlashAttention (attention: sdpa, a fused kernel too, or eager, the scores in memory),
+ * causal, the loss unfused (loss: fused), AdamW with FP32 master weights and moments (optimizer);
+ * checkpoint 1 full, 2 selective (op-level: net/plan.h); LoRA on every block linear (lora_targets: qv,
+ * the query and value projections). Returns -1 for a column naming no known choice. */
+static int run_shape(const cJSON *row, struct net_shape *s)
 {
     int llama = strcmp(text(row, "arch"), "llama") == 0;
     *s = (struct net_shape){ .layers = (int)number(row, "layers"), .hidden = (int)number(row, "hidden"),
@@ -356,6 +415,16 @@ static void run_shape(const cJSON *row, struct net_shape *s)
         s->norm = NET_NORM_RMS;
         s->rope = 1;
     }
+    int att = named_choice(row, "attention", attention_names, 3, NET_ATT_FLASH);
+    int loss = named_choice(row, "loss", loss_names, 2, 0);
+    int opt = -1, targets = named_choice(row, "lora_targets", target_names, 2, NET_LORA_ALL);
+    for (int i = 0; i < NET_NOPTIMS; i++)
+        opt = strcmp(text(row, "optimizer"), net_optims[i].name) == 0 ? i : opt;
+    s->attention = att == 2 ? NET_ATT_FLASH : att;
+    s->fused_loss = loss;
+    s->optimizer = text(row, "optimizer")[0] ? opt : NET_OPT_ADAMW;
+    s->lora_targets = targets;
+    return att < 0 || loss < 0 || s->optimizer < 0 || targets < 0 ? -1 : 0;
 }
 
 /* The link between the run's GPUs (data/fabric.csv's columns on the catalog row). */
@@ -375,7 +444,13 @@ static int run_from_row(const cJSON *row, const cJSON *catalog, struct predict_r
     snprintf(r->source, sizeof r->source, "%s", text(row, "source"));
     const cJSON *sys = catalog_row(catalog, r->system);
     const char *prec = text(row, "precision");
-    run_shape(row, &r->shape);
+    int choices = run_shape(row, &r->shape);
+    /* samples one by one (sample_tokens): the micro-batch padded to its longest, the positions timed */
+    r->sample_tokens = number_or(row, "sample_tokens", 0);
+    if (r->sample_tokens > 0 && r->sample_tokens <= r->shape.seq)
+        r->shape.seq = (int)ceil(predict_padded_positions(r->sample_tokens, r->shape.batch, r->shape.seq));
+    else if (!(r->sample_tokens > 0))
+        r->sample_tokens = r->shape.seq;
     r->prec = strcmp(prec, "fp8") == 0 ? NET_FP8 : NET_BF16;
     r->gpus = (int)number(row, "gpus");
     r->zero = zero_of(text(row, "sharding"));
@@ -388,6 +463,9 @@ static int run_from_row(const cJSON *row, const cJSON *catalog, struct predict_r
     r->gen = predict_stack_gen(r->system);
     r->sms = predict_stack_sms(r->system, r->peak[NET_DT_BF16]);
     const char *why = !sys ? "names a system the catalog lacks" : !predict_stack_find(r->stack) ? "names an unknown stack"
+                      : choices < 0 ? "names an attention (flash, sdpa, eager), loss (unfused, fused), optimizer "
+                                      "(adamw, adamw-bf16, adam8bit) or lora_targets (all, qv) not known"
+                      : r->sample_tokens > r->shape.seq ? "has sample_tokens above its seq (the cutoff)"
                       : net_shape_problem(&r->shape) ? net_shape_problem(&r->shape)
                       : !(r->published > 0) || !(r->gpus > 0) ? "has no tokens_per_s_per_gpu or gpus above 0"
                       : r->zero < 0 ? "has a sharding other than NO_SHARD, ZERO_1, SHARD_GRAD_OP, FULL_SHARD"
@@ -446,7 +524,7 @@ double predict_run_tokens(const struct predict_stack *st, const double *p, const
         micro += p[PREDICT_MICRO_S];
     if (r->zero >= 1)               /* the optimizer state is sharded: each GPU updates its share */
         update /= r->gpus;
-    double tokens = (double)r->shape.batch * r->shape.seq * r->shape.accum;
+    double tokens = (double)r->shape.batch * r->sample_tokens * r->shape.accum;
     return tokens / predict_dp_step_seconds(micro, r->shape.accum, update, &r->comm, r->link);
 }
 
@@ -782,6 +860,7 @@ static cJSON *profile_json(const struct predict_stack *st, const struct predict_
     cJSON_AddStringToObject(o, "fitted_on", st->fitted_on);
     cJSON_AddStringToObject(o, "era", st->era);
     cJSON_AddStringToObject(o, "basis", st->basis);
+    cJSON_AddStringToObject(o, "defaults", st->defaults);
     for (int j = 0; j < PREDICT_NSTACKP; j++)
         cJSON_AddNumberToObject(p, predict_stack_param_names[j], j == PREDICT_OP_S && st->op_s_override > 0
                                 ? st->op_s_override : j == PREDICT_MEM_ETA && st->mem_eta_override > 0

@@ -40,7 +40,8 @@ extern const char *const predict_stack_param_names[PREDICT_NSTACKP];
  * neighbouring kernel (their own traffic not counted) and whether the loss is fused with the
  * LM head. */
 struct predict_stack {
-    const char *id;             /* "pytorch", "fused-cuda", "megatron-te", "hf-peft", "pytorch-compile" */
+    const char *id;             /* "pytorch", "fused-cuda", "megatron-te", "hf-peft", "pytorch-compile",
+                                   "hf-trainer" */
     const char *name;
     const char *short_name;     /* as the decision page names it: "PyTorch FSDP" */
     const char *era;            /* when the runs it was fitted on were made, and with what software */
@@ -52,6 +53,11 @@ struct predict_stack {
     int fp8_backward;           /* the FP8 recipe runs the blocks' dgrad and wgrad GEMMs in FP8 too
                                    (Transformer Engine: E4M3 x E5M2), not only their forward */
     int per_micro;              /* its trainer waits on the host every micro-batch: micro_s is fitted */
+    int ckpt_default;           /* its trainers checkpoint activations unless told not to (a job's
+                                   checkpointing "auto") */
+    int compiled;               /* its kernels are compiled or fused (torch.compile, llm.c, Transformer
+                                   Engine), not eager PyTorch dispatching each op from Python */
+    const char *defaults;       /* what a job's "auto" settings become on it, with the sources */
     double op_s_override;       /* > 0: this per-op cost instead of the fitted one */
     double mem_eta_override;    /* > 0: this memory efficiency for its own elementwise ops */
     double p[PREDICT_NSTACKP];  /* fitted (copied from fitted_on's fit) */
@@ -98,6 +104,13 @@ double predict_grad_bytes(enum net_prec p);
 double predict_dp_step_seconds(double micro_s, int accum, double update_s, const struct predict_comm *comm,
                             double link);
 
+/* Positions a micro-batch of b samples of mean length `mean` tokens takes per sample when each
+ * micro-batch is padded to its longest sample (the Hugging Face collators' default): the expected
+ * longest of b lengths drawn from an exponential distribution of that mean, mean (1 + 1/2 + ... + 1/b)
+ * (an assumption: a data set's lengths are rarely published; one sample a micro-batch is never
+ * padded), at most seq. */
+double predict_padded_positions(double mean, int b, int seq);
+
 /* One published run: a model shape trained on `gpus` GPUs of a catalog system. */
 struct predict_run {
     char id[64], system[48], stack[32], model[32], source[256];
@@ -114,6 +127,7 @@ struct predict_run {
                                    scale-up link within a node, else the NIC); 0: none given */
     struct predict_comm comm;   /* the data-parallel traffic of one GPU */
     double published;           /* tokens/s per GPU */
+    double sample_tokens;       /* tokens a sequence holds (shape.seq positions when packed or filled) */
     double predicted, loo;      /* by the full fit; by the fit without this run */
     struct net_op *ops;         /* one micro-batch's ops, the blocks folded into the first */
     double *weight;             /* how many times each counts */
@@ -137,7 +151,11 @@ const struct predict_stack *predict_stack_find(const char *id);
 /* Whether the profile (or the one it takes its efficiencies from) was fitted on runs. */
 int predict_stack_fitted(const struct predict_stack *st);
 /* The ids of every profile, as the scenario's choices list them (stack.c's table, in order). */
-#define PREDICT_STACK_IDS "pytorch|fused-cuda|megatron-te|hf-peft|pytorch-compile"
+#define PREDICT_STACK_IDS "pytorch|fused-cuda|megatron-te|hf-peft|pytorch-compile|hf-trainer"
+
+/* The compiled stack a job on an eager one is set beside (the decision's "a compiled stack on both
+ * sides"): the current PyTorch profile, torch.compile. */
+#define PREDICT_COMPILED_STACK "pytorch-compile"
 
 /* Tokens per second per GPU that profile parameters p predict for a run. */
 double predict_run_tokens(const struct predict_stack *st, const double *p, const struct predict_run *r);

@@ -80,19 +80,19 @@ const struct predict_workload predict_workloads[] = {
       LLAMA(32, 4096, 32, 14336, 0, 4, 8, 16, 0, NET_OPT_ADAMW), NET_BF16, 1e8,
       FT_BASIS "; LoRA rank 16 on q, k, v, o, gate, up and down (PEFT's all-linear target: 41.9M "
       "trainable parameters), BF16 base",
-      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "hf-peft", .tokens_basis = "assumed" },
+      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "hf-trainer", .tokens_basis = "assumed" },
     { "llama-3.1-8b-qlora", "Llama-3.1 8B QLoRA fine-tune (rank 16, NF4)", "QLoRA",
       LLAMA(32, 4096, 32, 14336, 0, 4, 8, 16, NET_DT_NF4, NET_OPT_ADAMW), NET_BF16, 1e8,
       FT_BASIS "; the LoRA fine-tune with its frozen base weights in NF4 (QLoRA, Dettmers et al. 2023: "
       "4.127 bits per weight), to set beside the BF16-base LoRA: 4-bit weights on one system against "
       "BF16 on another",
-      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "hf-peft", .tokens_basis = "assumed" },
+      LLAMA_SRC("Llama-3.1-8B") "as the full fine-tune", 1, .stack = "hf-trainer", .tokens_basis = "assumed" },
     { "llama-3.3-70b-qlora", "Llama-3.3 70B QLoRA fine-tune (rank 16, NF4)", "QLoRA",
       LLAMA(80, 8192, 64, 28672, 0, 1, 32, 16, NET_DT_NF4, NET_OPT_ADAMW), NET_BF16, 1e8,
       FT_BASIS "; QLoRA (Dettmers et al. 2023): NF4 base with double-quantized scales (4.127 bits per "
       "weight) on the blocks' linears, embedding and head BF16, LoRA rank 16 on every block linear",
       LLAMA_SRC("Llama-3.3-70B-Instruct") "80 layers, hidden 8192, 64 heads, 8 KV heads, SwiGLU 28,672, "
-      "vocab 128,256, untied head, RMSNorm, RoPE, no biases", 1, .stack = "hf-peft", .tokens_basis = "assumed" },
+      "vocab 128,256, untied head, RMSNorm, RoPE, no biases", 1, .stack = "hf-trainer", .tokens_basis = "assumed" },
 };
 const int predict_nworkloads = (int)(sizeof predict_workloads / sizeof predict_workloads[0]);
 

@@ -33,14 +33,34 @@ struct predict_workload {
                                    peak, on a part that has one */
     double fill;                /* without sequence packing: the share of a sequence's positions that hold
                                    tokens (hours divided by it); 0: packed (every position a token) */
+    int micro;                  /* the job's micro-batch per device (a trainer's per_device_train_batch_size),
+                                   kept by the fit; 0: the fit chooses the largest that fits */
+    double sample_tokens;       /* without packing: the mean tokens of a training sample (each micro-batch
+                                   padded as `padding` says); 0: every sample fills the sequence */
+    int padding;                /* enum predict_padding */
+    int attention;              /* enum predict_attention */
+    int loss;                   /* enum predict_loss */
+    int optimizer_auto;         /* the optimizer recipe is the stack's (shape.optimizer set from it) */
     int tp;                     /* tensor parallelism with sequence parallelism over the node's link
                                    (Megatron): 0 or 1: none */
     const char *tokens_basis;   /* what the tokens are: "published" (a published run's, the default),
                                    "assumed" (this tool's round figure for every fine-tune), "scenario" */
 };
 
-/* Activation checkpointing: the fit adds it when needed (auto), never (none), always (full). */
+/* Activation checkpointing: as the stack runs it by default, the fit adding it when memory needs it
+ * (auto), never (none), always (full). */
 enum predict_ckpt { PREDICT_CKPT_AUTO = 0, PREDICT_CKPT_NONE, PREDICT_CKPT_FULL };
+/* Samples that are not packed: each micro-batch padded to its longest sample (the Hugging Face
+ * collators' default, "longest"; auto), or every sample padded to the sequence length (max_length). */
+enum predict_padding { PREDICT_PAD_AUTO = 0, PREDICT_PAD_LONGEST, PREDICT_PAD_MAX_LENGTH };
+/* The attention kernel: the stack's (auto), a fused FlashAttention-class kernel (flash: FlashAttention 2
+ * or 3, or PyTorch's scaled_dot_product_attention, which dispatches to a fused flash or cuDNN kernel), or
+ * eager attention (the s x s scores written to memory and read back by the softmax and its backward). */
+enum predict_attention { PREDICT_ATT_AUTO = 0, PREDICT_ATT_FLASH, PREDICT_ATT_SDPA, PREDICT_ATT_EAGER };
+/* The loss: the stack's (auto), unfused (the [tokens, vocabulary] logits written, read by the
+ * cross-entropy and its backward), or fused / chunked with the LM head (Liger's fused linear
+ * cross-entropy, torchtune's chunked loss, Unsloth's, Cut Cross-Entropy: no logits in memory). */
+enum predict_loss { PREDICT_LOSS_AUTO = 0, PREDICT_LOSS_UNFUSED, PREDICT_LOSS_FUSED };
 
 extern const struct predict_workload predict_workloads[];
 extern const int predict_nworkloads;

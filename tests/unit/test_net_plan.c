@@ -361,6 +361,17 @@ static void test_lora(void)
     struct net_shape l8 = { .layers = 32, .hidden = 4096, .heads = 32, .seq = 1024, .vocab = 128256, .batch = 1,
                               .accum = 1, .kv_heads = 8, .ffn = 14336, .mlp = NET_MLP_SWIGLU, .lora_rank = 16 };
     EXPECT(net_lora_count(&l8) == 41943040u);
+    /* PEFT's default targets for Llama, q_proj and v_proj: "trainable params: 6,815,744" for Llama-3 8B at rank
+       16 (q: 16 (4096 + 4096), v: 16 (4096 + 1024), 32 layers); only the query and value projections carry
+       adapters, so only they have LoRA ops, and the adapters' B maps to q and v only */
+    struct net_shape qv = l8;
+    qv.lora_targets = NET_LORA_QV;
+    EXPECT(net_lora_count(&qv) == 6815744u);
+    int nq = plan(&qv, NET_BF16);
+    EXPECT(count(nq, NET_OP_LORA_A) == qv.layers && count(nq, NET_OP_LORA_B_WGRAD) == qv.layers);
+    const struct net_op *bq = find(nq, NET_OP_LORA_B, NET_LIN_QKV, 0);
+    EXPECT(bq && bq->n == 4096 + 1024 && bq->k == 16 && find(nq, NET_OP_LORA_A, NET_LIN_FC, 0) == NULL);
+    EXPECT(count(nq, NET_OP_MATMUL_DGRAD) == 4 * qv.layers + 1);      /* the frozen linears' dgrad stays */
     for (int p = 0; p < NET_NPRECS; p++)
         for (int ck = 0; ck < 2; ck++) {
             s.checkpoint = ck;

@@ -21,7 +21,7 @@ static double device_bytes(struct net_shape s, int checkpoint, int batch)
 /* A target without a reserve, one GPU: the decisions alone. */
 static struct predict_fit_target target(double capacity, double host, int shared)
 {
-    struct predict_fit_target t = { capacity, host, 0, shared, 1, PREDICT_ZERO_AUTO, 0, 1, 0 };
+    struct predict_fit_target t = { capacity, host, 0, shared, 1, PREDICT_ZERO_AUTO, 0, 1, 0, 0 };
     return t;
 }
 
@@ -149,7 +149,7 @@ static void test_zero(void)
 
     /* "auto": the lowest stage that fits; the global batch split over the GPUs */
     struct predict_fit f;
-    struct predict_fit_target t = { (m[1].total + m[0].total) / 2, 0, 0, 0, 8, PREDICT_ZERO_AUTO, 0, 1, 0 };
+    struct predict_fit_target t = { (m[1].total + m[0].total) / 2, 0, 0, 0, 8, PREDICT_ZERO_AUTO, 0, 1, 0, 0 };
     s.batch = 4; s.accum = 4;                   /* 16 sequences: 2 per GPU, micro-batch 2 */
     EXPECT(predict_fit(&s, NET_BF16, &t, &f) == 1 && f.zero == 1 && f.gpus == 8);
     EXPECT(f.micro_batch == 2 && f.accum == 1 && !f.checkpoint && f.device_bytes == m[1].total);
@@ -198,8 +198,8 @@ static void test_workloads(void)
         /* as people run them: AMP, causal attention, published GPU counts (llm.c: 8), a stack */
         int llmc = strncmp(w->id, "gpt2-", 5) == 0;
         EXPECT(w->shape.amp && w->shape.causal && !w->shape.fused_loss);
-        int peft = w->shape.lora_rank > 0;      /* LoRA and QLoRA on Hugging Face PEFT, full training on FSDP */
-        EXPECT(w->gpus == (llmc ? 8 : 1) && strcmp(w->stack, llmc ? "fused-cuda" : peft ? "hf-peft" : "pytorch") == 0);
+        int peft = w->shape.lora_rank > 0;      /* LoRA and QLoRA on the Hugging Face Trainer, full training on FSDP */
+        EXPECT(w->gpus == (llmc ? 8 : 1) && strcmp(w->stack, llmc ? "fused-cuda" : peft ? "hf-trainer" : "pytorch") == 0);
         EXPECT((w->shape.batch * w->shape.accum) % w->gpus == 0);
     }
     EXPECT(predict_workload_find("nonesuch") == NULL && predict_workload_find(NULL) == NULL);

@@ -380,9 +380,9 @@ local function tokens_text(w)
 end
 
 local function workload_text(w)
-  return ("%s parameters, %s, sequence %s, global batch %d, %s%s (source: %s).")
+  return ("%s parameters, %s, sequence %s, global batch %d, %s%s (source: %s).%s")
     :format(fmt.count(w.params), tokens_text(w), fmt.whole(w.seq), w.global_batch, w.precision:upper(),
-            w.note and ("; " .. w.note) or "", w.source or "none given")
+            w.note and ("; " .. w.note) or "", w.source or "none given", w.how and (" Run with " .. w.how .. ".") or "")
 end
 
 -- The configuration a projection ran: "8 x NVIDIA H100 SXM5" when it used more than one GPU.
@@ -610,7 +610,8 @@ local function profile_summary(doc, exp)
                           { title = "Bias", align = "right" }, { title = "Band", align = "right" } },
               rows = rows }
   for _, pr in ipairs(exp.info.stack_profiles) do
-    doc:paragraph(("%s%s: %s."):format(pr.name, pr.era and (" (era: %s)"):format(pr.era) or "", pr.basis), "note")
+    doc:paragraph(("%s%s: %s.%s"):format(pr.name, pr.era and (" (era: %s)"):format(pr.era) or "", pr.basis,
+      pr.defaults and (" A job's automatic settings on it: %s."):format(pr.defaults) or ""), "note")
   end
 end
 
@@ -628,7 +629,9 @@ local function runs_table(doc, exp)
                 .. "derived stack, never fitted on. Sources: data/gpu-runs.csv (MosaicML llm-foundry benchmark "
                 .. "tables; llm.c's GPT-2 runs, discussions #481 and #677; NVIDIA NeMo 24.07 and Megatron-Bridge 25.11 "
                 .. "performance summaries; the Qwen team's single-GPU LoRA profile; torchtitan's H100 tables; "
-                .. "N8python/spark-gpt's DGX Spark runs).",
+                .. "N8python/spark-gpt's DGX Spark runs; NVIDIA's LLaMA-Factory playbook on a DGX Spark; a TRL run "
+                .. "on an H100, MakazhanAlpamys/Soup). Seq: the positions a sample takes; samples one by one count "
+                .. "their tokens.",
               columns = { { title = "Model", width = 0.11 }, { title = "System", width = 0.14 },
                           { title = "Seq", align = "right" }, { title = "GPUs", align = "right" },
                           { title = "Micro x acc", align = "right" }, { title = "Ckpt" },

@@ -92,21 +92,48 @@ const struct param model_params[] = {
     { "workload_sharding", PARAM_ENUM, 0, NULL, "auto|ddp|zero1|zero2|zero3|fsdp", "auto", 0, 0,
       "auto: the lowest ZeRO stage that fits; ddp: plain data parallelism; zero1: optimizer state sharded; zero2: "
       "and gradients; zero3 or fsdp: and weights (each with the traffic it implies over the link)" },
-    { "workload_optimizer", PARAM_ENUM, 0, NULL, "adamw|adamw-bf16|adam8bit", "adamw", 0, 0,
-      "optimizer recipe: adamw (FP32 master and moments), adamw-bf16 (pure BF16), adam8bit (bitsandbytes)" },
+    { "workload_optimizer", PARAM_ENUM, 0, NULL, "auto|adamw|adamw-bf16|adam8bit", "adamw", 0, 0,
+      "optimizer recipe: adamw (FP32 master weights and moments: what every profile's trainers keep, so also "
+      "auto, the stack's), adamw-bf16 (pure BF16: the model loaded in BF16 and trained so), adam8bit "
+      "(bitsandbytes)" },
     { "workload_stack", PARAM_ENUM, 0, NULL, "auto|" PREDICT_STACK_IDS, "auto", 0, 0,
-      "software stack whose fitted profile times it: auto (hf-peft for a LoRA or QLoRA job, pytorch-compile "
-      "otherwise: the stacks people run them on), pytorch-compile (current PyTorch: torch.compile, FSDP2, "
-      "torchao Float8; fitted on torchtitan's H100 runs and DGX Spark runs), pytorch (PyTorch with FSDP as "
-      "llm-foundry ran it in 2023-24, as the reference full fine-tunes), fused-cuda (llm.c, GPT-2 layout only), "
-      "megatron-te (NeMo / Megatron-Core with Transformer Engine), hf-peft (Hugging Face Trainer with PEFT, as the "
-      "reference LoRA and QLoRA fine-tunes)" },
+      "software stack whose fitted profile times it: auto (hf-trainer for a LoRA or QLoRA job, pytorch-compile "
+      "otherwise: the stacks people run them on), hf-trainer (the Hugging Face Trainer with PEFT or TRL as of "
+      "2025-26: eager PyTorch, SDPA attention; fitted on DGX Spark, H100 and A100 runs), pytorch-compile (current "
+      "PyTorch: torch.compile, FSDP2, torchao Float8; fitted on torchtitan's H100 runs and DGX Spark runs), "
+      "pytorch (PyTorch with FSDP as llm-foundry ran it in 2023-24, as the reference full fine-tunes), fused-cuda "
+      "(llm.c, GPT-2 layout only), megatron-te (NeMo / Megatron-Core with Transformer Engine), hf-peft (the Hugging "
+      "Face Trainer with PEFT as of 2023, fitted on one A100 table)" },
     { "workload_checkpoint", PARAM_ENUM, 0, NULL, "auto|none|full", "auto", 0, 0,
-      "activation checkpointing: auto (the fit adds it when memory needs it), none (never), full (every block)" },
+      "activation checkpointing: auto (as the stack runs by default: hf-trainer's front ends, TRL and "
+      "LLaMA-Factory, turn it on; the others add it when memory needs it), none (never), full (every block)" },
+    { "workload_micro_batch", PARAM_INT, 0, NULL, NULL, "0", 0, 1048576,
+      "sequences per device per forward pass, as the trainer is told (per_device_train_batch_size): the fit keeps "
+      "it (checkpointing or offload before a smaller one) and accumulates to workload_batch; 0: the fit chooses "
+      "the largest that fits" },
     { "workload_packing", PARAM_BOOL, 0, NULL, NULL, "true", 0, 0,
-      "sequences packed (every position a training token); false: workload_fill of them are" },
+      "sequences packed (every position a training token); false: samples one by one, padded as workload_padding "
+      "says (workload_sample_tokens long on average), or workload_fill of the positions tokens" },
+    { "workload_sample_tokens", PARAM_NUM, 0, NULL, NULL, "0", 0, 1048576,
+      "without packing: the mean tokens of a training sample (an instruction and its answer, a conversation), at "
+      "most workload_seq (the cutoff, which memory is sized for); 0: every sample fills workload_seq" },
+    { "workload_padding", PARAM_ENUM, 0, NULL, "auto|longest|max_length", "auto", 0, 0,
+      "without packing: each micro-batch padded to its longest sample (longest, auto: the Hugging Face collators' "
+      "default; with micro-batch 1 no padding at all), or every sample to workload_seq (max_length)" },
     { "workload_fill", PARAM_NUM, 0, NULL, NULL, "1", 0.01, 1,
-      "without packing: the share of a sequence's positions that hold tokens (the mean example over seq)" },
+      "without packing, every sample padded to workload_seq: the share of its positions that hold tokens (the mean "
+      "sample over seq); workload_sample_tokens says the same in tokens" },
+    { "workload_attention", PARAM_ENUM, 0, NULL, "auto|flash|sdpa|eager", "auto", 0, 0,
+      "attention kernel: auto (the stack's: a fused kernel), flash (FlashAttention 2 or 3), sdpa (PyTorch's "
+      "scaled_dot_product_attention, dispatching to a fused flash or cuDNN kernel: timed as flash), eager (the "
+      "scores written to memory as a [heads, seq, seq] tensor and read back by the softmax, both directions)" },
+    { "workload_loss", PARAM_ENUM, 0, NULL, "auto|unfused|fused", "auto", 0, 0,
+      "cross-entropy: auto (the stack's: unfused), unfused (the [tokens, vocabulary] logits in memory), fused "
+      "(fused or chunked with the LM head: Liger's fused linear cross-entropy, torchtune's chunked loss, Unsloth, "
+      "Cut Cross-Entropy; no logits held)" },
+    { "workload_lora_targets", PARAM_ENUM, 0, NULL, "all|qv", "all", 0, 0,
+      "LoRA: adapters on every block linear (all: PEFT's all-linear) or on the query and value projections only "
+      "(qv: PEFT's default for Llama, Qwen, Mistral and Gemma when no target is named)" },
     /* a system of the scenario's own, beside the catalog's */
     { "system_name", PARAM_STR, 0, "none", NULL, "none", 0, 0,
       "name of the scenario's own system (none: no such system); the system_* fields give its figures" },

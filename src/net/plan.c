@@ -166,8 +166,12 @@ const char *net_shape_problem(const struct net_shape *s)
         return "layers, hidden, heads, seq, batch and accum must be at least 1, vocab at least 2";
     if (s->head_dim == 0 && s->hidden % s->heads != 0)
         return "heads must divide hidden (the head size is hidden / heads)";
-    if (s->kv_heads < 0 || s->ffn < 0 || s->lora_rank < 0 || s->head_dim < 0 || s->doc_tokens < 0)
-        return "kv_heads, ffn, lora_rank, head_dim and doc_tokens must not be negative";
+    if (s->kv_heads < 0 || s->ffn < 0 || s->lora_rank < 0 || s->head_dim < 0 || s->doc_tokens < 0 || s->window < 0
+        || s->window_layers < 0 || s->window_layers > s->layers)
+        return "kv_heads, ffn, lora_rank, head_dim, doc_tokens and window must not be negative, window_layers at most "
+               "layers";
+    if (s->lora_targets != NET_LORA_ALL && s->lora_targets != NET_LORA_QV)
+        return "lora_targets must be all or qv";
     if (s->kv_heads > 0 && s->heads % s->kv_heads != 0)
         return "kv_heads must divide heads (each key/value head serves heads / kv_heads query heads)";
     if ((unsigned)s->mlp > NET_MLP_SWIGLU || (unsigned)s->norm > NET_NORM_RMS
@@ -203,6 +207,8 @@ const char *net_shape_extension(const struct net_shape *s)
         return "a head size other than hidden / heads (head_dim)";
     if (s->doc_tokens > 0)
         return "attention within packed documents (varlen)";
+    if (s->window > 0)
+        return "sliding-window attention";
     return NULL;
 }
 
@@ -534,6 +540,13 @@ static void dims_of(const struct net_shape *s, enum net_prec p, struct dims *d)
     d->cz = s->causal ? (d->s + 1) / (2 * d->s) : 1;
     double D = s->doc_tokens > 0 && s->doc_tokens < s->seq && s->attention == NET_ATT_FLASH ? s->doc_tokens : d->s;
     d->keys = s->causal ? (D + 1) / 2 : D;
+    if (s->window > 0 && s->window < D && s->attention == NET_ATT_FLASH) {
+        /* a causal query i attends min(i + 1, W) keys: on average W - W (W - 1) / 2D; a layer without the
+           window the whole span; the plan's layers are one, so the keys per query are their mean */
+        double W = s->window, share = s->window_layers > 0 ? (double)s->window_layers / s->layers : 1;
+        double windowed = s->causal ? W - W * (W - 1) / (2 * D) : W;
+        d->keys = share * windowed + (1 - share) * d->keys;
+    }
 }
 
 /* Bytes per element of a linear's output and of its gradient: the logits' for the LM head. */

@@ -98,6 +98,10 @@ struct net_shape {
     int doc_tokens;     /* > 0: the sequence packs documents of this many tokens and attention runs
                            within each (FlashAttention's varlen: block-diagonal), keys per query
                            (D + 1) / 2 causal instead of (s + 1) / 2; 0: over the whole sequence */
+    int window;         /* > 0: sliding-window attention of W keys (Mistral, Gemma 2 and 3) on
+                           window_layers of the layers (fused attention skips the keys outside the
+                           window: the keys per query averaged over the layers); 0: none */
+    int window_layers;  /* how many of the layers use the window; 0 with window: all of them */
 };
 
 /* The optimizer recipe a shape trains with in recipe p (ADAMW_BF16 is ADAMW under FP32). */

@@ -648,6 +648,21 @@ static void test_head_dim_varlen(void)
     s.doc_tokens = 8192;        /* longer than the sequence: the whole sequence */
     n = plan(&s, NET_BF16);
     EXPECT(find(n, NET_OP_FLASH_ATTENTION, 0, 0)->flops == 2 * T * 4097 * 2048);
+    /* a sliding window of 1024 keys on 24 of the 28 layers (Gemma 3's five local layers to one global): a
+       causal query i attends min(i + 1, 1024) keys, 1024 - 1024 x 1023 / 8192 on average over 4096 positions;
+       eager attention computes the whole s x s whatever the mask */
+    s.doc_tokens = 0;
+    s.window = 1024;
+    s.window_layers = 24;
+    n = plan(&s, NET_BF16);
+    double keys = 24.0 / 28 * (1024 - 1024.0 * 1023 / (2 * 4096)) + 4.0 / 28 * 4097 / 2;
+    EXPECT_NEAR(find(n, NET_OP_FLASH_ATTENTION, 0, 0)->flops, 4 * T * keys * 2048, 1e-12);
+    EXPECT_STR(net_shape_extension(&(struct net_shape){ 2, 64, 4, 64, 256, 8, 1, 0, .tied = 0, .window = 16 }),
+               "sliding-window attention");
+    s.window_layers = 29;       /* more layers than the model has */
+    EXPECT_STR(net_shape_problem(&s), "kv_heads, ffn, lora_rank, head_dim, doc_tokens and window must not be "
+               "negative, window_layers at most layers");
+    s.window = s.window_layers = 0;
     s.head_dim = 0;
     s.hidden = 1000;            /* 16 does not divide 1000, and no head_dim says the size */
     EXPECT_STR(net_shape_problem(&s), "heads must divide hidden (the head size is hidden / heads)");

@@ -9,6 +9,7 @@
 
 #include "predict/project.h"
 #include "predict/fit.h"
+#include "predict/jobspec.h"
 #include "predict/scale.h"
 #include "predict/stack.h"
 #include "predict/workloads.h"
@@ -46,77 +47,21 @@ static int named(const cJSON *params, const char *field)
     return v && strcmp(v, "none") != 0;
 }
 
-/* A choice of a workload_* enum: its index in the '|' list choices, or -1. */
-static int choice(const cJSON *params, const char *field, const char *choices)
+/* The model experiment's workload_* fields, the older form of sr.job (kept one release): the job they
+ * describe, named by workload_name, parsed as any job is (its messages name the workload_* fields). */
+static int alias_job(const cJSON *params, struct jobspec *j, char *err, size_t errlen)
 {
-    const char *v = param_str(params, field);
-    size_t n = v ? strlen(v) : 0;
-    for (int i = 0; v && *choices; i++) {
-        const char *bar = strchr(choices, '|'), *end = bar ? bar : choices + strlen(choices);
-        if ((size_t)(end - choices) == n && strncmp(choices, v, n) == 0)
-            return i;
-        choices = bar ? bar + 1 : end;
+    cJSON *given = cJSON_CreateObject();
+    for (const struct param *q = jobspec_params; q->name; q++) {
+        char name[64];
+        snprintf(name, sizeof name, "workload_%s", q->name);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, name);
+        if (v)
+            cJSON_AddItemToObject(given, q->name, cJSON_Duplicate(v, 1));
     }
-    return -1;
-}
-
-#define SHARDINGS "auto|ddp|zero1|zero2|zero3|fsdp"     /* 0: auto; else ZeRO stage + 1 (fsdp: 3) */
-#define CKPTS "auto|none|full"                          /* enum predict_ckpt */
-#define OPTIMIZERS "auto|adamw|adamw-bf16|adam8bit"     /* 0: auto; else enum net_optim + 1 */
-#define PADDINGS "auto|longest|max_length"              /* enum predict_padding */
-#define ATTENTIONS "auto|flash|sdpa|eager"              /* enum predict_attention */
-#define LOSSES "auto|unfused|fused"                     /* enum predict_loss */
-#define LORA_TARGETS "all|qv"                           /* enum net_lora_targets */
-
-/* The scenario's own workload (workload_* fields): its shape, and how its job is run. */
-static void custom_workload(const cJSON *params, struct predict_workload *w)
-{
-    int llama = strcmp(param_str(params, "workload_arch"), "llama") == 0;
-    int lora = (int)param_num(params, "workload_lora_rank");
-    const char *prec = param_str(params, "workload_precision"), *stack = param_str(params, "workload_stack");
-    int gpus = (int)param_num(params, "workload_gpus"), nodes = (int)param_num(params, "workload_nodes");
-    int shard = choice(params, "workload_sharding", SHARDINGS), opt = choice(params, "workload_optimizer", OPTIMIZERS);
-    memset(w, 0, sizeof *w);
-    w->id = "scenario";
-    w->name = param_str(params, "workload_name");
-    w->kind = lora == 0 ? "full training" : strcmp(param_str(params, "workload_base"), "nf4") == 0 ? "QLoRA" : "LoRA";
-    w->shape = (struct net_shape){
-        .layers = (int)param_num(params, "workload_layers"), .hidden = (int)param_num(params, "workload_hidden"),
-        .heads = (int)param_num(params, "workload_heads"), .seq = (int)param_num(params, "workload_seq"),
-        .vocab = (int)param_num(params, "workload_vocab"), .batch = (int)param_num(params, "workload_batch"),
-        .accum = 1, .kv_heads = (int)param_num(params, "workload_kv_heads"),
-        .ffn = (int)param_num(params, "workload_ffn"), .mlp = llama ? NET_MLP_SWIGLU : NET_MLP_GELU,
-        .norm = llama ? NET_NORM_RMS : NET_NORM_LAYER, .nobias = llama, .rope = llama,
-        .attention = NET_ATT_FLASH, .lora_rank = lora, .head_dim = (int)param_num(params, "workload_head_dim"),
-        .doc_tokens = (int)param_num(params, "workload_doc_tokens"),
-        .base_dtype = lora && strcmp(param_str(params, "workload_base"), "nf4") == 0 ? NET_DT_NF4 : 0,
-        .sparse24 = strcmp(param_str(params, "workload_sparsity"), "2:4") == 0,
-        .optimizer = opt > 0 ? opt - 1 : NET_OPT_ADAMW,
-        .lora_targets = choice(params, "workload_lora_targets", LORA_TARGETS) };
-    w->optimizer_auto = opt <= 0;
-    w->prec = strcmp(prec, "fp32") == 0 ? NET_FP32 : strcmp(prec, "bf16") == 0 ? NET_BF16 : NET_FP8;
-    w->fp4 = strcmp(prec, "fp4") == 0;
-    w->tokens = param_num(params, "workload_tokens");
-    w->basis = "the scenario's own workload: its figures as the scenario gives them";
-    w->tokens_basis = "scenario";
-    w->source = "the scenario";
-    w->shape.amp = w->shape.causal = 1;       /* mixed precision and causal attention, as run */
-    w->gpus = gpus > 0 ? gpus : 1;
-    w->nodes = nodes > 0 ? nodes : 1;
-    w->zero = shard == 5 ? 4 : shard > 0 ? shard : 0;       /* fsdp is ZeRO-3 */
-    w->ckpt = choice(params, "workload_checkpoint", CKPTS);
-    w->ckpt = w->ckpt > 0 ? w->ckpt : PREDICT_CKPT_AUTO;
-    w->shape.checkpoint = w->ckpt == PREDICT_CKPT_FULL;
-    w->fill = param_bool(params, "workload_packing") ? 0 : param_num(params, "workload_fill");
-    w->sample_tokens = param_bool(params, "workload_packing") ? 0 : param_num(params, "workload_sample_tokens");
-    w->padding = choice(params, "workload_padding", PADDINGS);
-    w->attention = choice(params, "workload_attention", ATTENTIONS);
-    w->loss = choice(params, "workload_loss", LOSSES);
-    w->micro = (int)param_num(params, "workload_micro_batch");
-    w->tp = (int)param_num(params, "workload_tp");
-    /* auto: the stack such a job runs on, as the reference workloads (the Hugging Face Trainer of today
-       for LoRA and QLoRA, current PyTorch for the rest) */
-    w->stack = strcmp(stack, "auto") != 0 ? stack : lora > 0 ? "hf-trainer" : "pytorch-compile";
+    int rc = jobspec_parse(given, NULL, "workload_", j, err, errlen);
+    cJSON_Delete(given);
+    return rc;
 }
 
 static void custom_system(const cJSON *params, struct predict_system *s)
@@ -135,111 +80,6 @@ static void custom_system(const cJSON *params, struct predict_system *s)
     s->link_bw = PCIE_LINK_BPS;
     s->power_w = param_num(params, "system_power_w");
     s->price_usd = param_num(params, "system_price_usd");
-}
-
-/* What the scenario's own job asks that cannot be run: a message naming the field, or NULL. */
-static const char *job_problem(const struct predict_workload *w, char *buf, size_t n)
-{
-    int devices = w->gpus * w->nodes;
-    if (w->shape.doc_tokens > w->shape.seq)
-        snprintf(buf, n, "workload_doc_tokens %d is longer than workload_seq %d: a packed document lies within one "
-                 "sequence", w->shape.doc_tokens, w->shape.seq);
-    else if (w->tp > 1 && w->gpus % w->tp != 0)
-        snprintf(buf, n, "workload_tp %d must divide workload_gpus %d: tensor parallelism runs within a node, over "
-                 "its GPUs' link", w->tp, w->gpus);
-    else if (w->tp > 1 && w->shape.heads % w->tp != 0)
-        snprintf(buf, n, "workload_tp %d must divide workload_heads %d: each GPU takes whole attention heads", w->tp,
-                 w->shape.heads);
-    else if (w->tp > 1 && net_kv_heads(&w->shape) % w->tp != 0)
-        snprintf(buf, n, "workload_tp %d must divide workload_kv_heads %d: each GPU takes whole key/value heads",
-                 w->tp, net_kv_heads(&w->shape));
-    else if (w->tp > 1 && strcmp(w->stack, "megatron-te") != 0 && strcmp(w->stack, "pytorch-compile") != 0)
-        snprintf(buf, n, "workload_tp %d: workload_stack '%s' does not run tensor parallelism (megatron-te and "
-                 "pytorch-compile do)", w->tp, w->stack);
-    else if (w->zero > 1 && devices < 2)
-        snprintf(buf, n, "workload_sharding '%s' shards over devices: workload_gpus x workload_nodes is %d, it needs 2 "
-                 "or more", w->zero == 4 ? "zero3 or fsdp" : w->zero == 3 ? "zero2" : "zero1", devices);
-    else if (strcmp(w->stack, "fused-cuda") == 0 && net_shape_extension(&w->shape))
-        snprintf(buf, n, "workload_stack 'fused-cuda' (llm.c) trains the GPT-2 layout only (workload_arch gpt2, "
-                 "no LoRA, dense), not %s", net_shape_extension(&w->shape));
-    else if (w->fp4 && w->shape.lora_rank > 0 && w->shape.base_dtype == NET_DT_NF4)
-        snprintf(buf, n, "workload_precision 'fp4' computes in NVFP4: workload_base 'nf4' (QLoRA's storage format, "
-                 "computed in BF16) is another recipe; choose one");
-    else
-        return NULL;
-    return buf;
-}
-
-/* "8.03 B" */
-static char *count_text(double n, char *buf, size_t len)
-{
-    snprintf(buf, len, n >= 1e9 ? "%.3g B" : n >= 1e6 ? "%.3g M" : "%.0f", n >= 1e9 ? n / 1e9 : n >= 1e6 ? n / 1e6 : n);
-    return buf;
-}
-
-/* What the scenario's own job asks that makes no physical sense: fields given that its other
- * fields make meaningless, a LoRA rank that is not low, fewer tokens than one optimizer step. A
- * message naming the field and the value, or NULL. */
-static const char *job_nonsense(const cJSON *params, const struct predict_workload *w, char *buf, size_t n)
-{
-    const struct net_shape *s = &w->shape;
-    double adapted = 0, step = (double)s->batch * s->seq;
-    int dp = w->gpus * w->nodes / (w->tp > 1 ? w->tp : 1);      /* data-parallel devices */
-    char a[32], b[32];
-    for (int l = 0; l < NET_LIN_LMHEAD; l++) {
-        enum net_param pw, pb;
-        size_t in, out;
-        net_linear_params(s, (enum net_linear)l, &pw, &pb, &in, &out);
-        adapted += (double)in * (double)out * s->layers;
-    }
-    int side = s->hidden, kv = net_kv_heads(s) * (s->hidden / s->heads), f = net_ffn(s);
-    side = kv < side ? kv : side;
-    side = f < side ? f : side;
-    if (s->lora_rank == 0 && strcmp(param_str(params, "workload_base"), "bf16") != 0)
-        snprintf(buf, n, "workload_base '%s' is the frozen base of a LoRA job, and workload_lora_rank is 0 (full "
-                 "training): give workload_lora_rank, or leave workload_base out", param_str(params, "workload_base"));
-    else if (s->lora_rank > side)
-        snprintf(buf, n, "workload_lora_rank = %d is not a low rank: an adapter's rank is at most the smaller side of "
-                 "the matrix it adapts, here %d (the smallest of workload_hidden, the key/value width and "
-                 "workload_ffn), and a LoRA's is far below it", s->lora_rank, side);
-    else if (s->lora_rank > 0 && (double)net_lora_count(s) >= adapted)
-        snprintf(buf, n, "workload_lora_rank = %d is not a low rank: its adapters would hold %s values, as many as "
-                 "the %s weights they adapt or more (a LoRA's rank is far below workload_hidden = %d)", s->lora_rank,
-                 count_text((double)net_lora_count(s), a, sizeof a), count_text(adapted, b, sizeof b), s->hidden);
-    else if (param_bool(params, "workload_packing") && param_num(params, "workload_fill") != 1)
-        snprintf(buf, n, "workload_fill = %g applies to sequences that are not packed, and workload_packing is true: "
-                 "set workload_packing = false, or leave workload_fill out", param_num(params, "workload_fill"));
-    else if (param_bool(params, "workload_packing") && param_num(params, "workload_sample_tokens") > 0)
-        snprintf(buf, n, "workload_sample_tokens = %g applies to samples that are not packed, and workload_packing is "
-                 "true: set workload_packing = false (packed documents' length is workload_doc_tokens)",
-                 param_num(params, "workload_sample_tokens"));
-    else if (param_bool(params, "workload_packing") && w->padding > PREDICT_PAD_AUTO)
-        snprintf(buf, n, "workload_padding = '%s' applies to samples that are not packed, and workload_packing is "
-                 "true: set workload_packing = false, or leave workload_padding out",
-                 param_str(params, "workload_padding"));
-    else if (w->sample_tokens > 0 && param_num(params, "workload_fill") != 1)
-        snprintf(buf, n, "workload_sample_tokens = %g and workload_fill = %g both say how full a sequence is: give "
-                 "one of them", w->sample_tokens, param_num(params, "workload_fill"));
-    else if (w->sample_tokens > s->seq)
-        snprintf(buf, n, "workload_sample_tokens = %g is longer than workload_seq = %d: the sequence length is the "
-                 "cutoff a sample is cut to", w->sample_tokens, s->seq);
-    else if (s->lora_rank == 0 && s->lora_targets != NET_LORA_ALL)
-        snprintf(buf, n, "workload_lora_targets '%s' places LoRA adapters, and workload_lora_rank is 0 (full "
-                 "training): give workload_lora_rank, or leave workload_lora_targets out",
-                 param_str(params, "workload_lora_targets"));
-    else if (s->doc_tokens > 0 && w->attention == PREDICT_ATT_EAGER)
-        snprintf(buf, n, "workload_doc_tokens = %d attends within packed documents (FlashAttention's varlen), and "
-                 "workload_attention 'eager' attends over the whole sequence: choose one", s->doc_tokens);
-    else if (w->micro > 0 && s->batch % (w->micro * dp) != 0)
-        snprintf(buf, n, "workload_micro_batch = %d does not divide workload_batch = %d over %d data-parallel "
-                 "device%s: the global batch is micro-batch x accumulation x devices", w->micro, s->batch, dp,
-                 dp > 1 ? "s" : "");
-    else if (w->tokens < step)
-        snprintf(buf, n, "workload_tokens = %.15g is less than one optimizer step (workload_batch x workload_seq = "
-                 "%.15g tokens)", w->tokens, step);
-    else
-        return NULL;
-    return buf;
 }
 
 /* The smallest figure of the scenario's own system that describes a machine one trains on; below
@@ -284,16 +124,12 @@ static int check_system(const cJSON *params, char *err, size_t errlen)
 int predict_check(const cJSON *params, char *err, size_t errlen)
 {
     if (named(params, "workload_name")) {
-        struct predict_workload w;
-        char buf[480];
-        custom_workload(params, &w);
-        const char *why = net_shape_problem(&w.shape);
-        if (!why)
-            why = job_problem(&w, buf, sizeof buf);
-        if (!why)
-            why = job_nonsense(params, &w, buf, sizeof buf);
-        if (why) {
-            snprintf(err, errlen, "model: workload '%.60s': %s", w.name, why);
+        struct jobspec j;
+        char why[560];
+        int rc = alias_job(params, &j, why, sizeof why);
+        jobspec_free(&j);
+        if (rc != 0) {
+            snprintf(err, errlen, "model: %s", why);
             return -1;
         }
     }
@@ -1207,12 +1043,15 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
                      const struct predict_inputs *in, cJSON *results, cJSON *info)
 {
     const cJSON *wl = param_get(params, "workloads"), *sl = param_get(params, "systems"), *row;
-    struct predict_workload own;
-    int has_own = named(params, "workload_name");
-    if (has_own)
-        custom_workload(params, &own);
-    if (is_none(wl) && !has_own)
+    struct jobspec ownjob;
+    char why[560];
+    const struct predict_workload *own = &ownjob.w;
+    int has_own = named(params, "workload_name") && alias_job(params, &ownjob, why, sizeof why) == 0;
+    if (is_none(wl) && !has_own) {
+        if (named(params, "workload_name"))
+            jobspec_free(&ownjob);
         return;
+    }
     fit_profiles(in, results, info);
     /* the measured machine's band: the validation's largest error (at least 5 %), and 10 % more
      * because the reference workloads' ops are larger than any the calibration timed */
@@ -1238,7 +1077,7 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
     for (int i = 0; i < nsys; i++)
         cJSON_AddItemToArray(sj, system_json(&sys[i]));
     for (int i = 0; i <= predict_nworkloads; i++) {
-        const struct predict_workload *w = i < predict_nworkloads ? &predict_workloads[i] : has_own ? &own : NULL;
+        const struct predict_workload *w = i < predict_nworkloads ? &predict_workloads[i] : has_own ? own : NULL;
         if (!w || (i < predict_nworkloads && (is_none(wl) || !listed(wl, w->id))))
             continue;
         cJSON_AddItemToArray(wj, workload_json(w));
@@ -1266,6 +1105,8 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
                             "catalog's board or module power (energy_basis \"chip\"); price: the catalog's purchase "
                             "price, not a rental cost");
     free(sys);
+    if (named(params, "workload_name"))
+        jobspec_free(&ownjob);
     predict_scale(in, results, info);   /* N = 1, 2, 4, 8 devices of each projection above */
 }
 

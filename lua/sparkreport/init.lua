@@ -82,6 +82,67 @@ function sr.team(given)
   return setmetatable({ raw = raw, team = team_check(raw, 3) }, Team)
 end
 
+-- sr.job { name = "our 8B LoRA", config = "data/models/llama-3.1-8b.json", lora_rank = 16, ... }: a training job
+-- as people describe it, checked and parsed in C where it enters (src/predict/jobspec.c: every field, the
+-- config.json's shape with the fields beside it overriding it); the plain copy it returns is what the
+-- projection and the team's jobs take. A config.json is one shipped with sparkreport (data/models/) or a
+-- file, relative to the folder sparkreport runs in.
+local Job = {}
+Job.__index = Job
+
+function sr.job(given)
+  if type(given) ~= "table" then
+    error(("sr.job expects a table (name = ..., config = ... or the shape's fields, ...), got %s"):format(type(given)), 2)
+  end
+  local job, err = bench.job(given)
+  if not job then error(err, 2) end
+  return setmetatable({ job = job }, Job)
+end
+
+-- sr.measured { job = "our 8B LoRA", system = "dgx-spark", tokens_per_s = 405, source = "our run of ..." }: a
+-- rate the team measured itself (or trainer_state = "...json", or log = "train.log"), checked against its job
+-- in sr.scenario (src/predict/measured.c); it calibrates that job's rows.
+local Measured = {}
+Measured.__index = Measured
+
+function sr.measured(given)
+  if type(given) ~= "table" then
+    error(("sr.measured expects a table (job = ..., system = ..., tokens_per_s = ..., source = ...), got %s")
+          :format(type(given)), 2)
+  end
+  local raw = {}
+  for k, v in pairs(given) do raw[k] = v end
+  return setmetatable({ raw = raw }, Measured)
+end
+
+-- The scenario's jobs and rates as plain data, each rate checked against its job (its shape, for a
+-- trainer_state's total_flos); jobs named once.
+local function scenario_jobs(jobs, rates, level)
+  local by = {}
+  for _, j in ipairs(jobs) do
+    if by[j.name] then error(("scenario: two jobs are named '%s' (sr.job names a job once)"):format(j.name), level) end
+    by[j.name] = j
+  end
+  local plain = {}
+  for i, m in ipairs(rates) do
+    local raw = getmetatable(m) == Measured and m.raw or m
+    local job = by[raw.job]
+    if not job then
+      error(("scenario: sr.measured %d names job '%s', which no sr.job of the scenario is"):format(i, tostring(raw.job)),
+            level)
+    end
+    local catalog = require "sparkreport.catalog"
+    if not catalog.find(raw.system) then
+      error(("scenario: sr.measured %d: system '%s' is not a catalog system (valid: %s)")
+            :format(i, tostring(raw.system), table.concat(catalog.ids(), ", ")), level)
+    end
+    local rate, err = bench.rate(raw, job)
+    if not rate then error("scenario: " .. err, level) end
+    plain[#plain + 1] = rate
+  end
+  return plain
+end
+
 -- The scenario's team against its experiments: the model must project every job's workload. Its
 -- life and electricity price are the scenario's unless the team gives its own.
 local function scenario_team(value, fields, list, level)
@@ -110,14 +171,15 @@ local function scenario_team(value, fields, list, level)
   end
   return team
 end
-sr.internal = { scenario_team = scenario_team }   -- the runner checks a prepared scenario's team with it
+sr.internal = { scenario_team = scenario_team, scenario_jobs = scenario_jobs }   -- the runner checks a prepared
+                                                                                  -- scenario's team and jobs with them
 
 -- sr.scenario { title = ..., budget_s = ..., sr.bandwidth { ... }, ... }
 function sr.scenario(given)
   if type(given) ~= "table" then
     error("sr.scenario expects a table, got " .. type(given), 2)
   end
-  local fields, list, n = {}, {}, 0
+  local fields, list, n, jobs, rates = {}, {}, 0, {}, {}
   for k, v in pairs(given) do
     if math.type(k) == "integer" then n = n + 1 else fields[k] = v end
   end
@@ -126,6 +188,10 @@ function sr.scenario(given)
     if getmetatable(given[i]) == Team then     -- sr.team { } among the experiments: the scenario's team
       if fields.team ~= nil then error("scenario: one team per scenario (sr.team { } is given twice)", 2) end
       fields.team = given[i]
+    elseif getmetatable(given[i]) == Job then
+      jobs[#jobs + 1] = given[i].job
+    elseif getmetatable(given[i]) == Measured then
+      rates[#rates + 1] = given[i]
     elseif not sr.is_experiment(given[i]) then
       error(("scenario: entry %d is not an experiment (write sr.<experiment> { ... }; experiments: %s)")
             :format(i, names(experiments)), 2)
@@ -145,7 +211,7 @@ function sr.scenario(given)
   local ok, cerr = catalog.check_ids(params.systems)
   if not ok then error("scenario: " .. cerr, 2) end
   if #list == 0 then error("scenario: no experiments (add e.g. sr.bandwidth { })", 2) end
-  return { scenario = true, params = params, experiments = list,
+  return { scenario = true, params = params, experiments = list, jobs = jobs, measured = scenario_jobs(jobs, rates, 2),
            team = team ~= nil and scenario_team(team, fields, list, 3) or nil }
 end
 

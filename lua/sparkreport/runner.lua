@@ -112,7 +112,15 @@ function M.prepare(data, chunkname, sets)
   if #exps > M.max_experiments then
     bad("lists %d experiments; at most %d fit in one run (each takes a second at least)", #exps, M.max_experiments)
   end
-  local scn = { scenario = true, params = params, experiments = exps }
+  local scn = { scenario = true, params = params, experiments = exps, jobs = {}, measured = {} }
+  for i, j in ipairs(type(data.jobs) == "table" and data.jobs or {}) do    -- each checked again as it enters
+    local job, jerr = bench.job(j)
+    if not job then bad("has an invalid job %d: %s", i, jerr) end
+    scn.jobs[i] = job
+  end
+  local okj, rates = pcall(sr.internal.scenario_jobs, scn.jobs, type(data.measured) == "table" and data.measured or {}, 0)
+  if not okj then bad("has an invalid measured rate: %s", rates) end
+  scn.measured = rates
   if data.team ~= nil then
     local okt, team = pcall(sr.internal.scenario_team, data.team, params, exps, 0)
     if not okt then bad("has an invalid team: %s", team) end
@@ -200,7 +208,7 @@ local function project(doc)
     rows[i] = row
   end
   local added = bench.project(doc.experiments, rows, catalog.data("data/gpu-runs.csv"),
-                              catalog.data("data/vendor-claims.csv"))
+                              catalog.data("data/vendor-claims.csv"), doc.scenario.jobs or {}, doc.scenario.measured or {})
   for i, a in pairs(added) do
     local e = doc.experiments[i]
     if a.error then
@@ -240,7 +248,7 @@ function M.execute(scn, ctx, meta)
                  template = p.template, budget_s = p.budget_s, systems = p.systems,
                  baseline = p.baseline, cwd = meta.cwd,
                  decide = p.decide, life_years = p.life_years, utilisation = p.utilisation, kwh_usd = p.kwh_usd,
-                 team = scn.team },
+                 team = scn.team, jobs = scn.jobs, measured = scn.measured },
     catalog = catalog_block(ctx, p.systems),
     experiments = {},
   }

@@ -11,6 +11,8 @@
 #include "decide/decide.h"
 #include "decide/team.h"
 #include "exp/experiment.h"
+#include "predict/jobspec.h"
+#include "predict/measured.h"
 #include "predict/project.h"
 #include "lua/convert.h"
 #include "lua/embedded.h"
@@ -19,6 +21,7 @@
 #include "measure/context.h"
 #include "measure/dram.h"
 #include "util/error.h"
+#include "util/fsutil.h"
 #include "util/json.h"
 #include "util/mwu.h"
 #include "util/progress.h"
@@ -106,7 +109,7 @@ static int l_parse(lua_State *L)
     return 1;
 }
 
-/* bench.project(experiments, catalog [, runs [, claims]]) -> { [i] = { results, info } | { error } }:
+/* bench.project(experiments, catalog [, runs [, claims [, jobs [, measured]]]]) -> { [i] = { results, info } | { error } }:
  * the projection stage (src/predict/project.h) over the results document's experiments, after
  * they all ran: each model experiment's calibration projected onto the catalog rows, the stack
  * profiles fitted on the published GPU runs, the vendor claims reconciled, the link the
@@ -114,14 +117,14 @@ static int l_parse(lua_State *L)
  * to its results and add to its info; nothing for an experiment with nothing to project. */
 static int l_project(lua_State *L)
 {
-    static const char *const names[] = { "catalog", "runs", "claims" };
+    static const char *const names[] = { "catalog", "runs", "claims", "jobs", "measured" };
     if (sr_lua_is_scenario(L))
         return luaL_error(L, "bench.project is not available in a scenario");
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_checktype(L, 2, LUA_TTABLE);
     char err[1024];
-    cJSON *lists[3] = { NULL, NULL, NULL }, *exps = NULL;
-    for (int i = 0; i < 3; i++) {
+    cJSON *lists[5] = { NULL, NULL, NULL, NULL, NULL }, *exps = NULL;
+    for (int i = 0; i < 5; i++) {
         if (lua_isnoneornil(L, 2 + i))
             continue;
         luaL_checktype(L, 2 + i, LUA_TTABLE);
@@ -130,7 +133,8 @@ static int l_project(lua_State *L)
     }
     if (!(exps = lua_to_json(L, 1, "experiments", err, sizeof err)))
         goto fail;
-    struct predict_inputs in = { .catalog = lists[0], .runs = lists[1], .claims = lists[2] };
+    struct predict_inputs in = { .catalog = lists[0], .runs = lists[1], .claims = lists[2], .jobs = lists[3],
+                                 .measured = lists[4] };
     predict_inputs_link(exps, &in);
     predict_contention_load(exps, &in.contention);
     const struct experiment *model = experiment_find("model");
@@ -154,13 +158,77 @@ static int l_project(lua_State *L)
         cJSON_Delete(out);
     }
     cJSON_Delete(exps);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 5; k++)
         cJSON_Delete(lists[k]);
     return 1;
 fail:
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 5; k++)
         cJSON_Delete(lists[k]);
     return luaL_error(L, "%s", err);
+}
+
+/* A job's config.json: the copy shipped in the program (data/models/...) where the path names one, else
+ * the file, relative to the folder sparkreport runs in. */
+static int read_config(const char *path, char **text, size_t *n, char *err, size_t errlen)
+{
+    const struct embedded_file *f = embedded_find(path);
+    if (!f)
+        return fs_read_file(path, 1 << 20, text, n, err, errlen);
+    *text = xmalloc(f->size + 1);
+    memcpy(*text, f->data, f->size + 1);
+    *n = f->size;
+    return 0;
+}
+
+/* bench.job(given) -> the job as plain data (every field, a config.json's shape in place) | nil, message:
+ * sr.job's check, parsed once into the projection's workload (src/predict/jobspec.h) and written back. */
+static int l_job(lua_State *L)
+{
+    char err[1024];
+    struct jobspec j;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    cJSON *given = lua_to_json(L, 1, "job", err, sizeof err);
+    if (!given || jobspec_parse(given, read_config, "", &j, err, sizeof err) != 0) {
+        cJSON_Delete(given);
+        luaL_pushfail(L);
+        lua_pushstring(L, err);
+        return 2;
+    }
+    cJSON_Delete(given);
+    cJSON *norm = jobspec_json(&j);
+    jobspec_free(&j);
+    lua_push_json(L, norm);
+    cJSON_Delete(norm);
+    return 1;
+}
+
+/* bench.rate(given, job) -> the measured rate as plain data (tokens_per_s, how it was had) | nil, message:
+ * sr.measured's check against its job (a plain job from bench.job, whose shape a total_flos needs). */
+static int l_rate(lua_State *L)
+{
+    char err[1024];
+    struct jobspec j;
+    struct measured m;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    cJSON *given = lua_to_json(L, 1, "measured", err, sizeof err);
+    cJSON *job = given ? lua_to_json(L, 2, "job", err, sizeof err) : NULL;
+    int rc = job && jobspec_parse(job, read_config, "", &j, err, sizeof err) == 0 ? 0 : -1;
+    if (rc == 0) {
+        rc = measured_parse(given, NULL, &j.w.shape, &m, err, sizeof err);
+        jobspec_free(&j);
+    }
+    cJSON_Delete(given);
+    cJSON_Delete(job);
+    if (rc != 0) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err);
+        return 2;
+    }
+    cJSON *o = measured_json(&m);
+    lua_push_json(L, o);
+    cJSON_Delete(o);
+    return 1;
 }
 
 /* bench.team(given) -> the team with its defaults filled | nil, message: sr.team's check, parsed
@@ -445,12 +513,14 @@ static const luaL_Reg bench_funcs[] = {
     { "experiments", l_experiments },
     { "format_bytes", l_format_bytes },
     { "format_duration", l_format_duration },
+    { "job", l_job },
     { "mann_whitney", l_mann_whitney },
     { "measured", l_measured },
     { "note", l_note },
     { "now", l_now },
     { "parse", l_parse },
     { "project", l_project },
+    { "rate", l_rate },
     { "resource", l_resource },
     { "run", l_run },
     { "sha256", l_sha256 },

@@ -11,6 +11,7 @@
 #include "predict/hfconfig.h"
 #include "predict/stack.h"
 #include "util/fsutil.h"
+#include "util/json.h"
 #include "util/sha256.h"
 
 #define SHARDINGS "auto|ddp|zero1|zero2|zero3|fsdp"     /* 0: auto; else ZeRO stage + 1 (fsdp: 3) */
@@ -151,16 +152,19 @@ static void typed_shape(const cJSON *p, struct net_shape *s)
 }
 
 /* The shape read from the config.json, the fields given beside it in its place (named in j->overrides). */
-static int config_shape(const cJSON *given, const cJSON *p, const char *base_dir, const char *prefix,
+static int read_file(const char *path, char **text, size_t *n, char *err, size_t errlen)
+{
+    return fs_read_file(path, 1 << 20, text, n, err, errlen);
+}
+
+static int config_shape(const cJSON *given, const cJSON *p, jobspec_reader read, const char *prefix,
                         struct jobspec *j, struct net_shape *s, char *err, size_t errlen)
 {
-    char path[512], *text = NULL;
+    char *text = NULL;
     size_t n = 0;
-    const char *c = param_str(p, "config");
-    snprintf(path, sizeof path, "%s%s%s", c[0] == '/' || !base_dir ? "" : base_dir, c[0] == '/' || !base_dir ? "" : "/",
-             c);
+    const char *c = param_str(p, "config"), *path = c;
     snprintf(j->config, sizeof j->config, "%s", c);
-    if (fs_read_file(path, 1 << 20, &text, &n, err, errlen) != 0) {
+    if ((read ? read : read_file)(path, &text, &n, err, errlen) != 0) {
         char why[400];
         snprintf(why, sizeof why, "%.380s", err);
         snprintf(err, errlen, "%sconfig: %s", prefix, why);
@@ -383,6 +387,20 @@ static cJSON *recorded_fields(const cJSON *p, const struct net_shape *s, const s
     return o;
 }
 
+/* A results file's copy: its shape is the config's, read when the job entered; what was read stays said. */
+static void read_before(const cJSON *given, struct jobspec *j)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(given, "config_read");
+    if (!cJSON_IsString(c))
+        return;
+    snprintf(j->config, sizeof j->config, "%s", c->valuestring);
+    snprintf(j->config_sha256, sizeof j->config_sha256, "%s", json_str(given, "config_sha256", ""));
+    snprintf(j->model_type, sizeof j->model_type, "%s", json_str(given, "config_model_type", ""));
+    snprintf(j->overrides, sizeof j->overrides, "%s", json_str(given, "overrides", ""));
+    snprintf(j->basis, sizeof j->basis, "the shape of %.100s (model_type %.31s)%s%.60s", j->config, j->model_type,
+             j->overrides[0] ? "; given beside it: " : "", j->overrides);
+}
+
 /* The given table without what jobspec_json records beside the fields (a results file's copy). */
 static cJSON *fields_of(const cJSON *given)
 {
@@ -392,7 +410,7 @@ static cJSON *fields_of(const cJSON *given)
     return g;
 }
 
-int jobspec_parse(const cJSON *given, const char *base_dir, const char *prefix, struct jobspec *j, char *err,
+int jobspec_parse(const cJSON *given, jobspec_reader read, const char *prefix, struct jobspec *j, char *err,
                   size_t errlen)
 {
     char what[160], why[480];
@@ -411,12 +429,13 @@ int jobspec_parse(const cJSON *given, const char *base_dir, const char *prefix, 
     if (!p)
         goto done;
     if (strcmp(param_str(p, "config"), "none") != 0) {
-        if (config_shape(g, p, base_dir, prefix, j, &shape, why, sizeof why) != 0) {
+        if (config_shape(g, p, read, prefix, j, &shape, why, sizeof why) != 0) {
             snprintf(err, errlen, "%s: %s", what, why);
             goto done;
         }
     } else {
         typed_shape(p, &shape);
+        read_before(given, j);
     }
     workload_of(p, &shape, j);
     const char *bad = net_shape_problem(&j->w.shape);

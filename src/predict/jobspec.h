@@ -27,12 +27,15 @@ struct jobspec {
     cJSON *fields;              /* the normalised fields, the config's shape in place (jobspec_json) */
 };
 
+/* Reads a config.json named `path` into a new buffer (*text, *n bytes): 0, or -1 with err naming it. */
+typedef int (*jobspec_reader)(const char *path, char **text, size_t *n, char *err, size_t errlen);
+
 /* Parses `given` (a job's table as the scenario gives it, or its normalised copy in a results file)
- * into j. A config.json path is taken relative to base_dir unless absolute (base_dir NULL: the current
- * directory). `prefix` is what the fields are called where they came from ("" for sr.job,
- * "workload_" for the model experiment's fields), for the messages. 0, or -1 with err =
- * "job 'NAME': FIELD ..." naming the field and its value. */
-int jobspec_parse(const cJSON *given, const char *base_dir, const char *prefix, struct jobspec *j, char *err,
+ * into j; its config.json through `read` (NULL: the file, relative to the current directory). `prefix`
+ * is what the fields are called where they came from ("" for sr.job, "workload_" for the model
+ * experiment's fields), for the messages. 0, or -1 with err = "job 'NAME': FIELD ..." naming the
+ * field and its value. */
+int jobspec_parse(const cJSON *given, jobspec_reader read, const char *prefix, struct jobspec *j, char *err,
                   size_t errlen);
 
 /* The job as plain data again, every field filled in, the config's values in place of the file (and

@@ -130,7 +130,11 @@ int measured_parse(const cJSON *given, const char *base_dir, const struct net_sh
     char what[200], why[480], path[600];
     memset(m, 0, sizeof *m);
     snprintf(what, sizeof what, "measured[%.60s on %.40s]", json_str(given, "job", "?"), json_str(given, "system", "?"));
-    cJSON *p = param_check(what, measured_params, given, err, errlen);
+    cJSON *g = cJSON_Duplicate(given, 1);             /* a results file's copy says how the rate was had */
+    if (cJSON_IsObject(g))
+        cJSON_DeleteItemFromObjectCaseSensitive(g, "from");
+    cJSON *p = param_check(what, measured_params, g, err, errlen);
+    cJSON_Delete(g);
     if (!p)
         return -1;
     snprintf(m->job, sizeof m->job, "%s", param_str(p, "job"));
@@ -148,7 +152,7 @@ int measured_parse(const cJSON *given, const char *base_dir, const struct net_sh
         snprintf(err, errlen, "%s: give the rate one way: tokens_per_s, trainer_state or log (%d given)", what, forms);
     } else if (param_num(p, "tokens_per_s") > 0) {
         m->tokens_per_s = param_num(p, "tokens_per_s");
-        snprintf(m->from, sizeof m->from, "given");
+        snprintf(m->from, sizeof m->from, "%s", json_str(given, "from", "given"));
         rc = 0;
     } else {
         size_t n;
@@ -165,4 +169,17 @@ int measured_parse(const cJSON *given, const char *base_dir, const struct net_sh
     }
     cJSON_Delete(p);
     return rc;
+}
+
+cJSON *measured_json(const struct measured *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "job", m->job);
+    cJSON_AddStringToObject(o, "system", m->system);
+    cJSON_AddStringToObject(o, "stack", m->stack);
+    cJSON_AddNumberToObject(o, "tokens_per_s", m->tokens_per_s);
+    cJSON_AddNumberToObject(o, "spread", m->spread);
+    cJSON_AddStringToObject(o, "source", m->source);
+    cJSON_AddStringToObject(o, "from", m->from);
+    return o;
 }

@@ -31,6 +31,10 @@ struct measured {
 int measured_parse(const cJSON *given, const char *base_dir, const struct net_shape *shape, struct measured *m,
                    char *err, size_t errlen);
 
+/* The rate as plain data (its fields, the rate in tokens_per_s, and `from`): what a results file keeps
+ * and measured_parse reads back the same. */
+cJSON *measured_json(const struct measured *m);
+
 /* The parameters transformers' num_parameters(exclude_embeddings=True) counts for a shape: every weight
  * but the token (and GPT-2's position) embedding, an untied head included, LoRA's adapters too. */
 double measured_hf_params(const struct net_shape *s);

@@ -10,6 +10,7 @@
 #include "predict/project.h"
 #include "predict/fit.h"
 #include "predict/jobspec.h"
+#include "predict/measured.h"
 #include "predict/scale.h"
 #include "predict/stack.h"
 #include "predict/workloads.h"
@@ -59,7 +60,7 @@ static int alias_job(const cJSON *params, struct jobspec *j, char *err, size_t e
         if (v)
             cJSON_AddItemToObject(given, q->name, cJSON_Duplicate(v, 1));
     }
-    int rc = jobspec_parse(given, NULL, "workload_", j, err, errlen);
+    int rc = jobspec_parse(given, NULL, "workload_", j, err, errlen);     /* no config.json in this form */
     cJSON_Delete(given);
     return rc;
 }
@@ -491,6 +492,30 @@ static void sample_positions(const struct predict_workload *w, int b, double *po
         *pos = ceil(predict_padded_positions(w->sample_tokens, b, w->shape.seq));
 }
 
+/* A job calibrated on the team's own measured rate: its step on every system divided by the measured rate
+ * over the projected one there (the model's ratios between systems kept), the measured system's band the
+ * measurement's own spread; r.calibrated says on what. */
+static void calibrate(cJSON *r, const struct predict_workload *w, const struct predict_system *sys, double *lo,
+                      double *mid, double *hi)
+{
+    int here = strcmp(sys->id, w->calibrated_on) == 0;
+    *lo /= w->speed;
+    *mid /= w->speed;
+    *hi /= w->speed;
+    if (here) {
+        *lo = *mid / (1 + w->calibrated_spread);
+        *hi = *mid / (1 - w->calibrated_spread);
+    }
+    cJSON *o = cJSON_AddObjectToObject(r, "calibrated");
+    cJSON_AddStringToObject(o, "on", w->calibrated_on);
+    cJSON_AddBoolToObject(o, "here", here);
+    cJSON_AddNumberToObject(o, "ratio", w->speed);
+    cJSON_AddNumberToObject(o, "measured_tokens_per_s", w->calibrated_rate);
+    cJSON_AddNumberToObject(o, "spread", w->calibrated_spread);
+    cJSON_AddStringToObject(o, "source", w->calibrated_source);
+    cJSON_AddStringToObject(o, "from", w->calibrated_from);
+}
+
 static void timing_json(cJSON *r, const struct predict_calib *c, const struct recipe *rc, const struct predict_system *sys,
                         const struct predict_workload *w, const struct predict_fit *f, double band_measured)
 {
@@ -531,6 +556,8 @@ static void timing_json(cJSON *r, const struct predict_calib *c, const struct re
         hi += extra;
         cJSON_AddNumberToObject(r, "offload_s_per_step", extra);
     }
+    if (w->speed > 0)
+        calibrate(r, w, sys, &lo, &mid, &hi);
     if (dp > 1) {
         cJSON_AddNumberToObject(r, "traffic_bytes_per_micro", comm.micro);
         cJSON_AddNumberToObject(r, "traffic_bytes_per_step", comm.step);
@@ -712,6 +739,7 @@ static void compiled_json(cJSON *r, const struct predict_calib *c, const struct 
 {
     struct predict_workload alt = *given;
     alt.stack = PREDICT_COMPILED_STACK;
+    alt.speed = 0;              /* a rate measured on the job's own stack says nothing of this one */
     if (!workload_stack(&alt))
         return;
     cJSON *a = projection_json(c, sys, &alt, band, "compiled", counts, n), *o;
@@ -1039,6 +1067,94 @@ static cJSON *tenant_within(void *ud, double usable)
     return projection_json(t->c, &share, t->w, t->band, "projection", NULL, 0);
 }
 
+/* The team's own measured rate m of job j (on a catalog system of sys[0..n), or its catalog row): the
+ * job's projection there as the model makes it, the measured rate over it as j's speed. Returns the
+ * message of a rate that calibrates nothing, or NULL. */
+static const char *calibrate_on(const struct predict_calib *c, const struct predict_system *sys, int n,
+                                const struct predict_inputs *in, double band, const struct measured *m,
+                                struct jobspec *j, char *buf, size_t bn)
+{
+    struct predict_system row;
+    const struct predict_system *on = NULL;
+    const cJSON *r;
+    for (int i = 0; i < n && !on; i++)
+        on = strcmp(sys[i].id, m->system) == 0 && strcmp(sys[i].kind, "measured") != 0 ? &sys[i] : NULL;
+    cJSON_ArrayForEach(r, in->catalog)
+        if (!on && strcmp(str(r, "id"), m->system) == 0) {
+            system_from_row(r, &row);
+            on = &row;
+        }
+    if (!on) {
+        snprintf(buf, bn, "measured[%.60s on %.40s]: %.40s is not a catalog system", m->job, m->system, m->system);
+        return buf;
+    }
+    if (strcmp(m->stack, "auto") != 0 && strcmp(m->stack, j->w.stack) != 0) {
+        snprintf(buf, bn, "measured[%.60s on %.40s]: measured on stack '%.31s', and the job runs on '%.31s' (its "
+                 "stack field): give the stack the team runs it on", m->job, m->system, m->stack, j->w.stack);
+        return buf;
+    }
+    cJSON *p = projection_json(c, on, &j->w, band, "projection", NULL, 0);
+    double rate = num(p, "tokens_per_s_per_gpu");
+    cJSON_Delete(p);
+    if (!(rate > 0)) {
+        snprintf(buf, bn, "measured[%.60s on %.40s]: the job is not projected there (it does not fit, or no profile "
+                 "times it), so a rate there calibrates nothing", m->job, m->system);
+        return buf;
+    }
+    j->w.speed = m->tokens_per_s / rate;
+    j->w.calibrated_on = m->system;
+    j->w.calibrated_rate = m->tokens_per_s;
+    j->w.calibrated_spread = m->spread;
+    j->w.calibrated_source = m->source;
+    j->w.calibrated_from = m->from;
+    return NULL;
+}
+
+/* The scenario's jobs (in->jobs: sr.job, each parsed once more from the plain copy the scenario record
+ * holds), each calibrated on the team's measured rate of it where there is one (in->measured; the
+ * last one given counts); what cannot be read is info.job_errors. *n jobs in a new array. */
+static struct jobspec *scenario_jobs(const struct predict_calib *c, const struct predict_system *sys, int nsys,
+                                     const struct predict_inputs *in, double band, int *n, struct measured **rates_out,
+                                     cJSON *info)
+{
+    int cap = cJSON_GetArraySize(in->jobs), nr = 0, nm = cJSON_GetArraySize(in->measured);
+    struct jobspec *jobs = cap ? xmalloc((size_t)cap * sizeof *jobs) : NULL;
+    struct measured *rates = nm ? xmalloc((size_t)nm * sizeof *rates) : NULL;   /* the jobs point at their texts */
+    *rates_out = rates;
+    const cJSON *e;
+    char err[600];
+    cJSON *errors = NULL;
+    *n = 0;
+    cJSON_ArrayForEach(e, in->jobs) {
+        if (jobspec_parse(e, NULL, "", &jobs[*n], err, sizeof err) != 0) {
+            cJSON_AddItemToArray(errors ? errors : (errors = cJSON_AddArrayToObject(info, "job_errors")),
+                                 cJSON_CreateString(err));
+            continue;
+        }
+        jobs[*n].w.id = jobs[*n].name;
+        (*n)++;
+    }
+    cJSON_ArrayForEach(e, in->measured) {
+        struct measured *m = &rates[nr++];
+        const char *why = NULL;
+        int found = 0;
+        if (measured_parse(e, NULL, NULL, m, err, sizeof err) != 0)
+            why = err;
+        for (int i = 0; !why && i < *n; i++)
+            if (strcmp(jobs[i].name, m->job) == 0 && (found = 1))
+                why = calibrate_on(c, sys, nsys, in, band, m, &jobs[i], err, sizeof err);
+        if (!why && !found) {
+            snprintf(err, sizeof err, "measured[%.60s on %.40s]: no job of the scenario is named '%.60s' (sr.job)",
+                     m->job, m->system, m->job);
+            why = err;
+        }
+        if (why)
+            cJSON_AddItemToArray(errors ? errors : (errors = cJSON_AddArrayToObject(info, "job_errors")),
+                                 cJSON_CreateString(why));
+    }
+    return jobs;
+}
+
 void predict_project(const cJSON *params, const struct predict_calib *c, const char *device, const cJSON *measured,
                      const struct predict_inputs *in, cJSON *results, cJSON *info)
 {
@@ -1047,7 +1163,7 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
     char why[560];
     const struct predict_workload *own = &ownjob.w;
     int has_own = named(params, "workload_name") && alias_job(params, &ownjob, why, sizeof why) == 0;
-    if (is_none(wl) && !has_own) {
+    if (is_none(wl) && !has_own && cJSON_GetArraySize(in->jobs) == 0) {
         if (named(params, "workload_name"))
             jobspec_free(&ownjob);
         return;
@@ -1076,8 +1192,13 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
     cJSON *wj = cJSON_AddArrayToObject(info, "workloads"), *sj = cJSON_AddArrayToObject(info, "systems");
     for (int i = 0; i < nsys; i++)
         cJSON_AddItemToArray(sj, system_json(&sys[i]));
-    for (int i = 0; i <= predict_nworkloads; i++) {
-        const struct predict_workload *w = i < predict_nworkloads ? &predict_workloads[i] : has_own ? own : NULL;
+    int njobs = 0;
+    struct measured *rates;
+    struct jobspec *jobs = scenario_jobs(c, sys, nsys, in, band, &njobs, &rates, info);
+    for (int i = 0; i <= predict_nworkloads + njobs; i++) {
+        const struct predict_workload *w = i < predict_nworkloads ? &predict_workloads[i]
+                                           : i > predict_nworkloads ? &jobs[i - predict_nworkloads - 1].w
+                                           : has_own ? own : NULL;
         if (!w || (i < predict_nworkloads && (is_none(wl) || !listed(wl, w->id))))
             continue;
         cJSON_AddItemToArray(wj, workload_json(w));
@@ -1107,6 +1228,10 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
     free(sys);
     if (named(params, "workload_name"))
         jobspec_free(&ownjob);
+    for (int i = 0; i < njobs; i++)
+        jobspec_free(&jobs[i]);
+    free(jobs);
+    free(rates);
     predict_scale(in, results, info);   /* N = 1, 2, 4, 8 devices of each projection above */
 }
 

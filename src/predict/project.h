@@ -19,6 +19,8 @@
  * run's collective measured (bus bytes/s over ranks on hosts; 0: none). NULL lists: none. */
 struct predict_inputs {
     const cJSON *catalog, *runs, *claims;
+    const cJSON *jobs;          /* the scenario's jobs (sr.job), as plain data (jobspec_json); NULL: none */
+    const cJSON *measured;      /* rates the team measured (sr.measured, measured_json); NULL: none */
     double link_Bps, link_ranks;
     int link_hosts;
     struct predict_contention contention;   /* the tenants experiment's (predict_contention_load) */

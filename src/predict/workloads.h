@@ -41,6 +41,12 @@ struct predict_workload {
     int attention;              /* enum predict_attention */
     int loss;                   /* enum predict_loss */
     int optimizer_auto;         /* the optimizer recipe is the stack's (shape.optimizer set from it) */
+    /* calibrated on the team's own measured rate (sr.measured): every system's time divided by speed, the
+       measured system's band the measurement's spread */
+    double speed;               /* measured rate over the projected one on calibrated_on; 0: not calibrated */
+    const char *calibrated_on;  /* the catalog system the rate was measured on */
+    double calibrated_rate, calibrated_spread;  /* tokens/s per GPU measured there, and how well known */
+    const char *calibrated_source, *calibrated_from;    /* whose run, and how the rate was had */
     int tp;                     /* tensor parallelism with sequence parallelism over the node's link
                                    (Megatron): 0 or 1: none */
     const char *tokens_basis;   /* what the tokens are: "published" (a published run's, the default),

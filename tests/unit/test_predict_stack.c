@@ -17,9 +17,12 @@
 #include "check.h"
 #include "exp/model/model.h"
 #include "predict/fit.h"
+#include "predict/hfconfig.h"
+#include "predict/jobspec.h"
 #include "predict/project.h"
 #include "predict/stack.h"
 #include "util/error.h"
+#include "hfconfigs.h"
 
 /* ---- a CSV file (RFC 4180) as rows of strings keyed by its header, empty cells absent ---- */
 
@@ -387,6 +390,123 @@ static cJSON *project(const char *json, cJSON **info)
     cJSON_Delete(runs);
     cJSON_Delete(claims);
     return results;
+}
+
+/* Projects the scenario's jobs (each as sr.job gives it, normalised by jobspec as bench.job does) with the
+ * team's measured rates onto systems; the records. */
+static cJSON *project_jobs(const char *systems, const char *jobs_json, const char *measured_json, cJSON **info)
+{
+    cJSON *cat = catalog(), *runs = csv_rows("data/gpu-runs.csv"), *jobs = cJSON_CreateArray(), *j;
+    cJSON *given = cJSON_Parse(jobs_json), *measured = cJSON_Parse(measured_json ? measured_json : "[]");
+    char err[600];
+    cJSON_ArrayForEach(j, given) {
+        struct jobspec js;
+        if (jobspec_parse(j, NULL, "", &js, err, sizeof err) != 0)
+            printf("job: %s\n", err);
+        else
+            cJSON_AddItemToArray(jobs, jobspec_json(&js));
+        jobspec_free(&js);
+    }
+    struct predict_inputs in = { .catalog = cat, .runs = runs, .jobs = jobs, .measured = measured };
+    struct predict_calib c = { .peak = 1e11, .bw = 1e10, .q = 64 };
+    char pj[256];
+    snprintf(pj, sizeof pj, "{\"workloads\":\"none\",\"systems\":%s}", systems);
+    cJSON *p = params(pj), *results = cJSON_CreateArray();
+    *info = cJSON_CreateObject();
+    predict_project(p, &c, "cpu", NULL, &in, results, *info);
+    cJSON_Delete(p);
+    cJSON_Delete(cat);
+    cJSON_Delete(runs);
+    cJSON_Delete(jobs);
+    cJSON_Delete(given);
+    cJSON_Delete(measured);
+    return results;
+}
+
+/* A job read from a config.json of each family the reader takes projects exactly as the same shape typed
+ * into the job's fields; a field given beside the config replaces the file's; a rate the team measured
+ * moves its row to it on that system (within 1 %) and every other system's by the ratio the model gives. */
+static void jobs_from_configs(void)
+{
+    static const struct { const char *name, *text; int lora; } files[] = {
+        { "llama", LLAMA31_8B, 16 }, { "mistral", MISTRAL_7B_V01, 16 }, { "qwen2", QWEN25_7B, 16 },
+        { "qwen3", QWEN3_4B, 8 }, { "gemma2", GEMMA2_9B, 16 }, { "gemma3", GEMMA3_4B_IT, 0 },
+        { "gemma3-270m", GEMMA3_270M, 0 }, { "gpt2", GPT2, 0 }, { "phi3", PHI3_MINI, 8 },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[64], jobs[2048];
+        struct hfconfig hc;
+        char err[512];
+        snprintf(path, sizeof path, "/tmp/test_predict_stack_%s.json", files[i].name);
+        FILE *f = fopen(path, "w");
+        fputs(files[i].text, f);
+        fclose(f);
+        EXPECT(hfconfig_load(path, &hc, err, sizeof err) == 0);
+        const struct net_shape *t = &hc.shape;
+        snprintf(jobs, sizeof jobs, "[{\"name\":\"from config\",\"config\":\"%s\",\"seq\":2048,\"batch\":16,"
+                 "\"lora_rank\":%d},{\"name\":\"typed\",\"arch\":\"%s\",\"layers\":%d,\"hidden\":%d,\"heads\":%d,"
+                 "\"kv_heads\":%d,\"ffn\":%d,\"head_dim\":%d,\"vocab\":%d,\"tied\":%s,\"window\":%d,"
+                 "\"window_layers\":%d,\"seq\":2048,\"batch\":16,\"lora_rank\":%d}]", path, files[i].lora,
+                 hc.llama ? "llama" : "gpt2", t->layers, t->hidden, t->heads, net_kv_heads(t), net_ffn(t), t->head_dim,
+                 t->vocab, t->tied ? "true" : "false", t->window, t->window_layers, files[i].lora);
+        cJSON *info, *res = project_jobs("[\"dgx-spark\",\"h100-sxm\"]", jobs, NULL, &info);
+        for (int k = 0; k < 2; k++) {
+            const char *sys = k ? "h100-sxm" : "dgx-spark";
+            const cJSON *a = record(res, "projection", "from config", sys), *b = record(res, "projection", "typed", sys);
+            if (!(a && b && num(a, "hours") == num(b, "hours")))
+                printf("%s on %s: from config %g h, typed %g h\n", files[i].name, sys, num(a, "hours"), num(b, "hours"));
+            EXPECT(a && b && num(a, "hours") > 0 && num(a, "hours") == num(b, "hours")
+                   && num(a, "memory_bytes") == num(b, "memory_bytes"));
+        }
+        cJSON_Delete(res);
+        cJSON_Delete(info);
+        remove(path);
+    }
+    /* the layer count given beside a config replaces the file's, and the workload says so */
+    FILE *f = fopen("/tmp/test_predict_stack_q.json", "w");
+    fputs(QWEN3_4B, f);
+    fclose(f);
+    cJSON *info, *res = project_jobs("[\"dgx-spark\"]", "[{\"name\":\"short\",\"config\":\"/tmp/test_predict_stack_q.json\","
+                                     "\"layers\":18,\"seq\":2048,\"batch\":16},{\"name\":\"typed\",\"layers\":18,"
+                                     "\"hidden\":2560,\"heads\":32,\"kv_heads\":8,\"ffn\":9728,\"head_dim\":128,"
+                                     "\"vocab\":151936,\"tied\":true,\"seq\":2048,\"batch\":16}]", NULL, &info);
+    EXPECT(num(record(res, "projection", "short", "dgx-spark"), "hours")
+           == num(record(res, "projection", "typed", "dgx-spark"), "hours"));
+    const cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItem(info, "workloads"), 0);
+    EXPECT(w && strstr(cJSON_GetStringValue(cJSON_GetObjectItem(w, "note")), "given beside it: layers") != NULL);
+    cJSON_Delete(res);
+    cJSON_Delete(info);
+    remove("/tmp/test_predict_stack_q.json");
+
+    /* the team's own rate of the LLaMA-Factory job on a Spark: 404.9 tok/s there; the H100's row keeps the
+       model's ratio to the Spark's */
+    static const char *const lf = "[{\"name\":\"lf\",\"lora_rank\":8,\"seq\":2048,\"packing\":false,"
+        "\"sample_tokens\":166.2,\"micro_batch\":1,\"batch\":8,\"tokens\":543384}]";
+    cJSON *i0, *before = project_jobs("[\"dgx-spark\",\"h100-sxm\"]", lf, NULL, &i0);
+    res = project_jobs("[\"dgx-spark\",\"h100-sxm\"]", lf, "[{\"job\":\"lf\",\"system\":\"dgx-spark\","
+                       "\"tokens_per_s\":404.9,\"spread\":0.03,\"source\":\"the playbook\"}]", &info);
+    const cJSON *sp = record(res, "projection", "lf", "dgx-spark"), *h = record(res, "projection", "lf", "h100-sxm");
+    const cJSON *sp0 = record(before, "projection", "lf", "dgx-spark"), *h0 = record(before, "projection", "lf", "h100-sxm");
+    EXPECT(fabs(num(sp, "tokens_per_s_per_gpu") / 404.9 - 1) < 0.01);
+    EXPECT_NEAR(num(h, "tokens_per_s_per_gpu") / num(sp, "tokens_per_s_per_gpu"),
+                num(h0, "tokens_per_s_per_gpu") / num(sp0, "tokens_per_s_per_gpu"), 1e-9);
+    const cJSON *cal = cJSON_GetObjectItem(sp, "calibrated");
+    EXPECT(cal && cJSON_IsTrue(cJSON_GetObjectItem(cal, "here")) && cJSON_IsFalse(cJSON_GetObjectItem(
+           cJSON_GetObjectItem(h, "calibrated"), "here")));
+    EXPECT_NEAR(num(sp, "hours_high") / num(sp, "hours"), 1 / 0.97, 1e-9);     /* the measurement's 3 % */
+    EXPECT(num(sp, "hours_high") / num(sp, "hours") < num(sp0, "hours_high") / num(sp0, "hours"));
+    cJSON_Delete(res);
+    cJSON_Delete(info);
+    /* a rate of a job the scenario does not have calibrates nothing, and says so */
+    res = project_jobs("[\"dgx-spark\"]", lf, "[{\"job\":\"other\",\"system\":\"dgx-spark\",\"tokens_per_s\":400,"
+                       "\"source\":\"x\"}]", &info);
+    EXPECT_STR(cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(info, "job_errors"), 0)),
+               "measured[other on dgx-spark]: no job of the scenario is named 'other' (sr.job)");
+    EXPECT(!cJSON_GetObjectItem(record(res, "projection", "lf", "dgx-spark"), "calibrated"));
+    cJSON_Delete(res);
+    cJSON_Delete(info);
+    cJSON_Delete(before);
+    cJSON_Delete(i0);
 }
 
 /* The matmul size term in tile products per SM: the same work per SM, the same efficiency, whatever the
@@ -822,6 +942,7 @@ int main(void)
     marginal_energy();
     hf_trainer_jobs();
     long_fine_tune_fits();
+    jobs_from_configs();
     own_jobs();
     own_job_messages();
     communication();

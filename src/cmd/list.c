@@ -9,6 +9,8 @@
 
 #include "decide/team.h"
 #include "exp/experiment.h"
+#include "predict/jobspec.h"
+#include "predict/measured.h"
 #include "lua/embedded.h"
 #include "lua/state.h"
 #include "util/error.h"
@@ -59,6 +61,12 @@ int list_command(void)
     printf("    offers             rental offers replacing data/offers.csv: { { id, system, provider, usd_per_gpu_hour,\n"
            "                       instance_gpus, billing_step_s, min_billed_s, source, date }, ... }\n");
     param_print_help(stdout, team_params);
+    printf("\na job (sr.job { ... } in a scenario; the team's jobs and sr.measured name it; a config.json shipped with "
+           "sparkreport:\n  data/models/gpt2.json, gpt2-medium, gpt2-large, gpt2-xl, llama-3.2-1b, llama-3.2-3b, "
+           "llama-3.1-8b, llama-3.3-70b-instruct):\n");
+    param_print_help(stdout, jobspec_params);
+    printf("\na rate the team measured (sr.measured { ... }: it calibrates its job's rows):\n");
+    param_print_help(stdout, measured_params);
     printf("\ntemplates:\n");
     for (const struct embedded_file *f = embedded_files; f->name; f++)
         if (!strncmp(f->name, "templates/", 10))

@@ -23,10 +23,12 @@
 #define LORA_TARGETS "all|qv"                           /* enum net_lora_targets */
 
 const struct param jobspec_params[] = {
-    { "name", PARAM_STR, 0, NULL, NULL, "job", 0, 0, "the job's name, as the report and sr.team's jobs name it" },
+    { "name", PARAM_STR, 0, NULL, NULL, "job", 0, 0,
+      "the job's name (required), as the report, the team's jobs and sr.measured name it" },
     { "config", PARAM_STR, 0, "none", NULL, "none", 0, 0,
-      "a Hugging Face config.json (llama, mistral, qwen2, qwen3, gemma2, gemma3, gpt2, phi3) the shape is read from, "
-      "relative to the scenario's folder; the shape fields given beside it override it, and the report says so" },
+      "a Hugging Face config.json (llama, mistral, qwen2, qwen3, gemma2, gemma3, gpt2, phi3) the shape is read from: "
+      "one shipped with sparkreport by its path (data/models/...), else a file relative to the folder sparkreport runs "
+      "in; the shape fields given beside it override it, and the report says so" },
     { "arch", PARAM_ENUM, 0, NULL, "gpt2|llama", "llama", 0, 0,
       "gpt2: LayerNorm, GELU MLP, learned positions, biases; llama: RMSNorm, SwiGLU, RoPE, no biases" },
     { "layers", PARAM_INT, 0, NULL, NULL, "32", 1, 1024, "transformer blocks" },

@@ -20,4 +20,16 @@ return sr.scenario {
 
   -- Only triad and read, FP32, at the sizes above, with 1 and all threads.
   sr.bandwidth { kernels = { "triad", "read" }, precisions = "fp32", sizes = sizes, threads = "sweep" },
+
+  -- Your own training job, as you would describe it: the model's shape read from its Hugging Face
+  -- config.json (one shipped with sparkreport here; the file of any model on disk works the same, and a
+  -- field given beside it overrides it), LoRA rank 16, samples of about 400 tokens one by one under a
+  -- 2,048-token cutoff, 2 per device per step, 16 per optimizer step; `sparkreport list` shows every field.
+  sr.job { name = "our 8B LoRA", config = "data/models/llama-3.1-8b.json", lora_rank = 16, seq = 2048,
+           packing = false, sample_tokens = 400, micro_batch = 2, batch = 16, tokens = 2e7 },
+  -- A rate you measured yourself calibrates that job's rows (tokens_per_s, or trainer_state =
+  -- "path/to/trainer_state.json", or log = "train.log"):
+  --   sr.measured { job = "our 8B LoRA", system = "dgx-spark", tokens_per_s = 900, source = "our run of ..." },
+  -- The training-time model projects it onto the systems above (and a small validation of its own).
+  sr.model { workloads = "none", systems = { "dgx-spark", "h100-sxm" } },
 }

@@ -211,6 +211,12 @@ function sr.scenario(given)
   local ok, cerr = catalog.check_ids(params.systems)
   if not ok then error("scenario: " .. cerr, 2) end
   if #list == 0 then error("scenario: no experiments (add e.g. sr.bandwidth { })", 2) end
+  if #jobs > 0 then
+    local model = false
+    for _, e in ipairs(list) do model = model or e.experiment == "model" end
+    if not model then error(("scenario: sr.job '%s' is projected by the model: add sr.model { } to the scenario")
+                            :format(jobs[1].name), 2) end
+  end
   return { scenario = true, params = params, experiments = list, jobs = jobs, measured = scenario_jobs(jobs, rates, 2),
            team = team ~= nil and scenario_team(team, fields, list, 3) or nil }
 end

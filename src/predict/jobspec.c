@@ -199,8 +199,8 @@ static int config_shape(const cJSON *given, const cJSON *p, jobspec_reader read,
             *dst[i] = src[i];
     }
     snprintf(j->model_type, sizeof j->model_type, "%s", hc.model_type);
-    snprintf(j->basis, sizeof j->basis, "the shape of %.100s (model_type %.31s)%s%.60s", c, hc.model_type,
-             j->overrides[0] ? "; given beside it: " : "", j->overrides);
+    snprintf(j->basis, sizeof j->basis, "the shape read from its Hugging Face config.json (%.31s)%s%.60s",
+             hc.model_type, j->overrides[0] ? "; given beside it: " : "", j->overrides);
     return 0;
 }
 
@@ -240,7 +240,8 @@ static void workload_of(const cJSON *p, const struct net_shape *shape, struct jo
     w->tokens = param_num(p, "tokens");
     w->basis = j->basis[0] ? j->basis : "the scenario's own workload: its figures as the scenario gives them";
     w->tokens_basis = "scenario";
-    w->source = j->config[0] ? j->config : "the scenario";
+    w->source = j->config[0] ? "the config.json the scenario names (results.json keeps its path and sha256)"
+                : "the scenario";
     w->gpus = (int)param_num(p, "gpus");
     w->nodes = (int)param_num(p, "nodes");
     w->zero = shard == 5 ? 4 : shard;          /* fsdp is ZeRO-3 */
@@ -399,8 +400,8 @@ static void read_before(const cJSON *given, struct jobspec *j)
     snprintf(j->config_sha256, sizeof j->config_sha256, "%s", json_str(given, "config_sha256", ""));
     snprintf(j->model_type, sizeof j->model_type, "%s", json_str(given, "config_model_type", ""));
     snprintf(j->overrides, sizeof j->overrides, "%s", json_str(given, "overrides", ""));
-    snprintf(j->basis, sizeof j->basis, "the shape of %.100s (model_type %.31s)%s%.60s", j->config, j->model_type,
-             j->overrides[0] ? "; given beside it: " : "", j->overrides);
+    snprintf(j->basis, sizeof j->basis, "the shape read from its Hugging Face config.json (%.31s)%s%.60s",
+             j->model_type, j->overrides[0] ? "; given beside it: " : "", j->overrides);
 }
 
 /* The given table without what jobspec_json records beside the fields (a results file's copy). */

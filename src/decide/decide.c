@@ -13,20 +13,6 @@
 #include "decide/decide_int.h"
 #include "util/json.h"
 
-void dc_num(cJSON *r, const char *k, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(r, k, v);
-}
-
-cJSON *dc_record(cJSON *results, const char *series)
-{
-    cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "series", series);
-    cJSON_AddItemToArray(results, r);
-    return r;
-}
-
 static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
 
 static void bill_json(const struct dc_ctx *c, cJSON *r, const struct dc_bill *b)

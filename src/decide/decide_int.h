@@ -1,7 +1,7 @@
-/* decide_int.h: what the team decision's files share (read.c, options.c, rows.c, flips.c, decide.c)
- * and no one outside src/decide includes: the typed inputs read once from the results document, the
- * cost terms of owning and renting, an option costed for a year, and the figures the answer and its
- * flips compare. */
+/* decide_int.h: what the team decision's files share (read.c, options.c, rows.c, flips.c, records.c,
+ * decide.c) and no one outside src/decide includes: the typed inputs read once from the results
+ * document, the cost terms of owning and renting, an option costed for a year, and the figures the
+ * answer and its flips compare. */
 #ifndef SR_DECIDE_INT_H
 #define SR_DECIDE_INT_H
 
@@ -181,9 +181,6 @@ double dc_busy_hour_usd(const struct dc_option *o);
 double dc_hours(const struct dc_knobs *k, int i, double h);
 
 /* rows.c: the per-job records (job_row, verdict) on the decision's basis. */
-/* The stack fields of a projection record (stack, stack_name, stack_era, stack_fitted_on) into r,
- * each name with `prefix`: every row names both sides' stacks. */
-void dc_stack_json(cJSON *r, const cJSON *rec, const char *prefix);
 void dc_rows(const struct dc_ctx *c, const struct dc_knobs *k, const struct dc_option *opts, int n, cJSON *results);
 
 /* flips.c: what flips the answer (flip records), each naming the option found there and its cost. */
@@ -191,8 +188,12 @@ void dc_flips(const struct dc_ctx *c, const struct dc_knobs *k, const char *ans,
 /* The answer's id under knobs k (and its option, and every option, when wanted). */
 void dc_answer_at(const struct dc_ctx *c, const struct dc_knobs *k, char *id, size_t n, struct dc_option *best);
 
-/* decide.c's record helpers, shared */
+/* records.c: a record of `series` appended to results; a number written only where it is a figure; a
+ * string field of a projection record copied under another name; the stack fields of a projection
+ * record (stack, stack_name, stack_era, stack_fitted_on) with `prefix`: every row names both sides'. */
 cJSON *dc_record(cJSON *results, const char *series);
 void dc_num(cJSON *r, const char *k, double v);
+void dc_copy_str(cJSON *r, const cJSON *rec, const char *from, const char *to);
+void dc_stack_json(cJSON *r, const cJSON *rec, const char *prefix);
 
 #endif

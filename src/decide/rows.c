@@ -45,36 +45,19 @@ static const struct dc_run *spark_base(const struct dc_ctx *c, int i)
     return j->base.devices ? &j->base : j->more.devices ? &j->more : NULL;
 }
 
-static void copy_str(cJSON *r, const cJSON *rec, const char *from, const char *to)
-{
-    const char *v = json_str(rec, from, NULL);
-    if (v)
-        cJSON_AddStringToObject(r, to, v);
-}
-
-/* The stack a configuration was projected on (both sides of a comparison carry theirs). */
-void dc_stack_json(cJSON *r, const cJSON *rec, const char *prefix)
-{
-    static const char *const F[] = { "stack", "stack_name", "stack_era", "stack_fitted_on" };
-    for (size_t f = 0; f < sizeof F / sizeof F[0]; f++) {
-        char key[48];
-        snprintf(key, sizeof key, "%s%s", prefix, F[f]);
-        copy_str(r, rec, F[f], key);
-    }
-}
 
 /* The fit of a configuration as the projection wrote it, and what it becomes if a marginal fit
  * does not fit after all (its hours for the job's size). */
 static void fit_json(cJSON *r, const cJSON *rec, double scale)
 {
     const cJSON *alt = get(rec, "if_not_fit");
-    copy_str(r, rec, "fit", "fit");
+    dc_copy_str(r, rec, "fit", "fit");
     if (!get(r, "fit"))
-        copy_str(r, rec, "sharding", "fit");
+        dc_copy_str(r, rec, "sharding", "fit");
     cJSON_AddBoolToObject(r, "marginal", cJSON_IsTrue(get(rec, "marginal")));
     if (cJSON_IsTrue(get(rec, "marginal")) && cJSON_IsObject(alt)) {
-        copy_str(r, alt, "fit", "if_not_fit");
-        copy_str(r, alt, "offload", "if_not_fit_offload");
+        dc_copy_str(r, alt, "fit", "if_not_fit");
+        dc_copy_str(r, alt, "offload", "if_not_fit_offload");
         dc_num(r, "if_not_fit_gpus", json_num(alt, "gpus", NAN));
         cJSON_AddBoolToObject(r, "if_not_fit_fits", cJSON_IsTrue(get(alt, "fits")));
         if (cJSON_IsBool(get(alt, "checkpoint")))
@@ -82,7 +65,7 @@ static void fit_json(cJSON *r, const cJSON *rec, double scale)
         dc_num(r, "if_not_fit_hours", json_num(alt, "hours", NAN) * scale);
         dc_num(r, "if_not_fit_zero", json_num(alt, "zero", NAN));
     }
-    copy_str(r, rec, "offload", "offload");
+    dc_copy_str(r, rec, "offload", "offload");
     if (cJSON_IsBool(get(rec, "checkpoint")))
         cJSON_AddBoolToObject(r, "checkpoint", cJSON_IsTrue(get(rec, "checkpoint")));
     dc_num(r, "tp", json_num(rec, "tp", NAN));

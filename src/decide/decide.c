@@ -230,10 +230,14 @@ static void spark_count(const struct dc_ctx *c, const struct dc_knobs *k, const 
     dc_num(r, "deadline_h", k->deadline_h);
     if (sp->keeps_up)
         dc_num(r, "result_p95_h", sp->q.all.result_p95_h);
-    if (sp->count > 1 && dc_spark_option(c, sp->count - 1, k, &o) == 0 && o.keeps_up)
+    if (sp->count > 1 && dc_spark_option(c, sp->count - 1, k, &o) == 0 && o.keeps_up) {
+        cJSON_AddNumberToObject(r, "fewer_count", o.count);
         dc_num(r, "fewer_result_p95_h", o.q.all.result_p95_h);
-    if (sp->count < c->t.max_sparks && dc_spark_option(c, sp->count + 1, k, &o) == 0 && o.keeps_up)
+    }
+    if (sp->count < c->t.max_sparks && dc_spark_option(c, sp->count + 1, k, &o) == 0 && o.keeps_up) {
+        cJSON_AddNumberToObject(r, "more_count", o.count);
         dc_num(r, "more_result_p95_h", o.q.all.result_p95_h);
+    }
     for (int n = 1; n <= c->t.max_sparks; n++)
         if (dc_spark_option(c, n, k, &o) == 0 && o.keeps_up) {
             cJSON_AddNumberToObject(r, "fewest_keeping_up", n);

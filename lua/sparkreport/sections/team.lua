@@ -158,9 +158,9 @@ local function count_text(t)
       c.longest_units == 2 and "two linked Sparks" or "one Spark")
   end
   return ("Why %s Sparks: %s; %s is the fewest beyond which one more shortens the 95th-percentile time to result by "
-    .. "less than %s (%s%s: %s%s)."):format(n, why, n, fmt.pct(c.gain_limit), c.fewer_result_p95_h
-    and ("%s: %s, "):format(fmt.int(c.count - 1), within(c.fewer_result_p95_h)) or "", n, within(c.result_p95_h),
-    c.more_result_p95_h and (", %s: %s"):format(fmt.int(c.count + 1), within(c.more_result_p95_h)) or "")
+    .. "less than %s (%s%s: %s%s)."):format(n, why, n, fmt.pct(c.gain_limit), c.fewer_count
+    and ("%s: %s, "):format(fmt.int(c.fewer_count), within(c.fewer_result_p95_h)) or "", n, within(c.result_p95_h),
+    c.more_count and (", %s: %s"):format(fmt.int(c.more_count), within(c.more_result_p95_h)) or "")
 end
 
 local function scope_text(t)

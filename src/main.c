@@ -257,10 +257,12 @@ __attribute__((section(".preinit_array"), used)) static void (*const preinit_sta
 static int close_stdout(int rc)
 {
     errno = 0;
-    int bad = ferror(stdout), e = 0;
+    int bad = ferror(stdout), e = 0, fd = fileno(stdout);
     if (fflush(stdout) != 0)
         e = errno;
     bad |= ferror(stdout);
+    if (bad && !e && fd >= 0 && write(fd, "\n", 1) < 0)   /* the failed write's reason was not kept: ask once more */
+        e = errno;
     errno = 0;
     if (fclose(stdout) != 0 && !e)
         e = errno;

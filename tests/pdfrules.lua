@@ -46,7 +46,9 @@ function M.text_of(l)
   return table.concat(t, " ")
 end
 
-local function footer(l) return M.text_of(l):match("^Page %d+ of %d+$") ~= nil end
+-- The running footer: the page number, and beside it for whom and from which run (below the body).
+local function footer(l) return M.text_of(l):match("^Page %d+ of %d+$") ~= nil or l.y0 > M.BODY_BOTTOM end
+M.footer = footer
 local function header(l) return l.y1 < M.BODY_TOP end
 
 function M.heading(l)

@@ -74,10 +74,12 @@ local function rate(x)           -- as sparkreport.format writes a rate: "3,350"
   if x >= 100 then return ("%.0f"):format(x) elseif x >= 10 then return ("%.1f"):format(x) end
   return ("%.2f"):format(x)
 end
--- A PDF's plain text without the page furniture (footer "Page N of M", the form feed and the running
--- title after it), so that a paragraph reads on across a page break.
+-- A PDF's plain text without the page furniture (the running footer, "Prepared for ... · run ...",
+-- and "Page N of M", the form feed and the running title after it), so that a paragraph reads on
+-- across a page break.
 local function plain(pdf)
   local t = sh(("%s %s -"):format(q(os.getenv("PDFTOTEXT") or "pdftotext"), q(pdf)))
+  t = t:gsub("\n[^\n]*Prepared for [^\n]* · run [^\n]*\n", "\n")
   return (t:gsub("%s*Page %d+ of %d+%s*\f[^\n]*\n", " "))
 end
 -- The command prefix that starts n ranks of an MPI job, or nil and why an MPI test skips (no MPI

@@ -110,6 +110,7 @@ function M.find(id) return M.load().by_id[id] end
 -- cell raises "data/costs.csv:LINE: ...", naming the value.
 M.costs_source = "data/costs.csv"
 local COST_NUMERIC = { purchase_usd = true, rent_usd_per_gpu_hour = true, system_power_w = true, launch_usd = true,
+                       idle_power_w = true,
                        server_gpus = true }
 
 function M.parse_costs(text, source)

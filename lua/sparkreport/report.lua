@@ -27,8 +27,11 @@ end
 
 -- M.check(results) -> true | false, "PATH must be ...": whether the sections can draw these
 -- results (sparkreport.schema) with a template this sparkreport has; render calls it first, so a
--- damaged file is refused with the path of the bad value instead of failing half-way.
+-- damaged file is refused with the path of the bad value instead of failing half-way. A file that
+-- predates the team decision's records gets them first (sparkreport.stages.prepare), and they are
+-- checked like a run's.
 function M.check(results)
+  require("sparkreport.stages").prepare(results)
   local ok, err = require("sparkreport.schema").check(results)
   if not ok then return false, err end
   local name = results.template or results.scenario and results.scenario.template or "procurement"

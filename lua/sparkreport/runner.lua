@@ -167,6 +167,11 @@ local function catalog_block(ctx, systems)
   for _, id in ipairs(systems) do use(id) end
   local costs, crows = catalog.costs(), {}
   for _, r in ipairs(rows) do crows[#crows + 1] = costs.by_id[r.id] end
+  for i, r in ipairs(rows) do     -- one price per system in results.json: the cost file's (catalog.costs)
+    local copy = {}
+    for k, v in pairs(r) do if k ~= "price_usd" then copy[k] = v end end
+    rows[i] = copy
+  end
   local offers, orows = catalog.offers(), {}
   for _, o in ipairs(offers.rows) do if seen[o.system] then orows[#orows + 1] = o end end
   return { source = catalog.source, sha256 = cat.sha256, match = row and row.id,
@@ -199,12 +204,14 @@ end
 -- adds goes into that experiment's results and info.
 local function project(doc)
   -- each row with the whole system's power per device from the cost file (system_power_w), the basis
-  -- of the decision pages' kWh, so that results.json's energy_kwh is on it too
+  -- of the decision pages' kWh, so that results.json's energy_kwh is on it too, and the cost file's
+  -- price per device (host included, dated) as its price: one price per system in the document
   local rows, costs = {}, catalog.costs().by_id
   for i, r in ipairs(catalog.load().rows) do
     local row = {}
     for k, v in pairs(r) do row[k] = v end
     row.system_power_w = costs[r.id] and costs[r.id].system_power_w or nil
+    row.price_usd = costs[r.id] and costs[r.id].purchase_usd or nil
     rows[i] = row
   end
   local added = bench.project(doc.experiments, rows, catalog.data("data/gpu-runs.csv"),
@@ -221,16 +228,11 @@ local function project(doc)
 end
 
 -- The team decision, a stage over the results after the projection (src/decide/decide.h): what each
--- way of getting the team's compute costs a year, how long results take, the answer and what flips
--- it. It reads the scenario, the catalog block and the model experiments' records; a failure is
--- recorded with its reason, never a half answer.
-local function decide(doc)
-  local models = {}
-  for _, e in ipairs(doc.experiments) do if e.name == "model" then models[#models + 1] = e end end
-  local out = bench.decide({ scenario = doc.scenario, catalog = doc.catalog, experiments = models })
-  if out and out.error then out = { error = out.error } end
-  return out
-end
+-- way of getting the team's compute costs a year, how long results take, the answer, what decides it
+-- and what flips it, and every job on every system on the same terms (without a team, the decide
+-- list's jobs at the scenario's use). It reads the scenario, the catalog block and the model
+-- experiments' records; a failure is recorded with its reason, never a half answer.
+M.decide = require("sparkreport.stages").decide
 
 -- Runs every experiment; meta = { path=, source=, command= } from the C program.
 function M.execute(scn, ctx, meta)
@@ -281,7 +283,7 @@ function M.execute(scn, ctx, meta)
   end
   bench.measured()      -- a signal from now on cuts nothing measured (src/util/signals.h)
   project(doc)
-  if scn.team then doc.team_decision = decide(doc) end
+  doc.team_decision = M.decide(doc)
   -- the machine's measured ceilings, from the measurements above (sparkreport.ceilings)
   doc.ceilings = require("sparkreport.ceilings").build(doc)
   local finished = bench.wall()

@@ -40,6 +40,19 @@ M.versions = {
                          .. "report's title); a workload says what its tokens are (tokens_basis: published, "
                          .. "assumed, scenario); a vendor claim names the precision its arithmetic runs in "
                          .. "(compute_precision), whose peak it is set against" },
+  { version = 4, added = "the decision stage owns every cost the decision pages print: team_decision's records "
+                         .. "job_row (every job on every compared system, bought at the team's use and rented on its "
+                         .. "own configuration's cheapest offer, with its fit and both sides' stacks), verdict (per "
+                         .. "workload: the Spark against the cheapest HBM way, break-evens and ties), binding (what "
+                         .. "decides the answer and the answer without it), spark_count, next_step; a flip names the "
+                         .. "option found there (to_count, to_usd_per_year, the answer's cost there) and job sizes "
+                         .. "flip (tokens, tokens_all); an option lists each cost term (idle power of owned machines "
+                         .. "included) and its unit price; info.jobs (each team job's tokens: tokens, samples x "
+                         .. "tokens_per_sample or epochs x dataset_tokens in scenario.team.jobs), info.prices, "
+                         .. "info.scope, info.cost_terms; without a team, the decide list's rows and verdicts at "
+                         .. "the scenario's use; catalog.costs' idle power; one price per system (the cost file's: "
+                         .. "catalog.rows no longer carry price_usd, projection records carry the cost file's). "
+                         .. "An older file's team decision is derived again when it is drawn" },
 }
 
 -- Size limits of a results file's sections (README, "Limits"): beyond them a file is refused
@@ -212,16 +225,43 @@ M.document = object {
       id = "string", purchase_usd = opt(usd), rent_usd_per_gpu_hour = opt(range("number", 0, M.limits.usd, true)),
       system_power_w = opt(watts),
       server_gpus = opt(range("integer", 1, M.limits.count)), launch_usd = opt(usd), purchase_date = opt "string",
-      launch_date = opt "string", purchase_source = opt "string",
+      launch_date = opt "string", purchase_source = opt "string", idle_power_w = opt(watts),
+      idle_power_source = opt "string",
     }, M.limits.catalog_rows)) }),
     offers = opt(object { source = opt "string", rows = opt(list(M.offer, M.limits.catalog_rows)) }),
   },
+  -- the machine's measured ceilings (sparkreport.ceilings, a stage over the experiments): what a run writes
+  ceilings = opt(object {
+    version = opt "integer", kind = opt "string", note = opt "string",
+    dram = opt(list(object { device = "string", gbps = positive, read_gbps = opt(positive), write_gbps = opt(positive),
+                             mix_gbps = opt(positive), kernel = opt "string", precision = opt "string" })),
+    peaks = opt(list(object { device = "string", precision = "string", gflops = opt(positive), gflops_best = opt(positive) })),
+    gemm = opt(list(object { device = "string", precision = "string", gflops = opt(positive), efficiency = opt(nonneg) })),
+    gemm_rates = opt(list(object { device = "string", precision = "string", gflops = positive })),
+    bandwidth_ladder = opt(list(object { device = "string", gbps_best = opt(positive), gbps_median = opt(positive) })),
+    knees = opt(list(object { device = "string", precision = "string", knee_flops_per_byte = opt(positive) })),
+    not_measured = opt(list(object { item = "string", reason = "string" })),
+  }),
   team_decision = opt(object { error = opt "string", results = opt(list(object { series = "string" })),
                                info = opt(object {
                                  answer = opt(object { option = "string", alternative = opt "string",
                                                        meets_deadline = "boolean" }),
                                  terms = opt(list(object { field = "string", value = "number", source = "string" })),
-                                 method = opt "string",
+                                 cost_terms = opt(list(object { field = "string", words = "string" })),
+                                 method = opt "string", basis = opt "string", utilisation = opt(share),
+                                 derived_at_render = opt "string", jobs_per_month = opt(nonneg),
+                                 team = opt(object { people = "number", deadline_h = "number" }),
+                                 jobs = opt(list(object { workload = "string", name = "string", team = "boolean",
+                                                          per_month = opt(nonneg), tokens = opt(positive),
+                                                          tokens_basis = "string", size = opt "string" }, 128)),
+                                 prices = opt(list(object { system = "string", purchase_usd = opt(usd),
+                                                            server_usd = opt(range("number", 1, M.limits.usd * 64)),
+                                                            server_gpus = opt(range("number", 1, 64)),
+                                                            idle_power_w = opt(watts), system_power_w = opt(watts),
+                                                            purchase_date = opt "string" }, 64)),
+                                 offers = opt(list(M.offer, M.limits.catalog_rows)),
+                                 scope = opt(object { costed = "string",
+                                                      excluded = list(object { what = "string", why = "string" }, 16) }),
                                  simulation = opt(object { months = "number" }) }) }),
 }
 
@@ -460,37 +500,93 @@ function M.experiment_rules.model(e, need)       -- peak_flops: { dtype = FLOP/s
   for k in pairs(cal.peak_flops) do need("info.calibration.peak_flops." .. tostring(k), "number") end
 end
 
--- The team decision's records (src/decide/decide.c) as sections/team.lua and decision.lua read them.
+-- The team decision's records (src/decide: decide.c, rows.c, flips.c) as sections/team.lua and
+-- decision.lua draw them, with the ranges a run writes: money, hours and counts the pages print are
+-- refused outside them, with their place. Fields a section reads with a fallback are optional.
+local money = range("number", 0, M.limits.usd * 1e3)         -- a year of a fleet, or one job
+local hrs, cnt = range("number", 0, M.limits.hours), range("number", 0, M.limits.count)
+local rate = range("number", 0, M.limits.usd, true)         -- USD per GPU-hour or per hour
+local ohrs, omoney, ocnt, orate, onn = opt(hrs), opt(money), opt(cnt), opt(rate), opt(nonneg)
+local stack = { stack = opt "string", stack_name = opt "string", stack_era = opt "string", stack_fitted_on = opt "string",
+                base_stack = opt "string", base_stack_name = opt "string", base_stack_era = opt "string",
+                base_stack_fitted_on = opt "string" }
+local function with(fields, more)
+  local out = {}
+  for k, v in pairs(fields) do out[k] = v end
+  for k, v in pairs(more or {}) do out[k] = v end
+  return object(out)
+end
 M.team_records = {
-  option = { option = "string", kind = "string", count = "number", outlay_usd = "number", usd_per_year = "number",
-             usd_per_job = "number", utilisation = "number", keeps_up = "boolean", meets_deadline = "boolean",
-             answer = "boolean", jobs_per_year = "number" },
-  option_job = { option = "string", workload = "string", on = "string", units = "number", run_h = "number" },
-  offer_job = { workload = "string", offer = "string", system = "string", provider = "string", gpus = "number",
-                instance_gpus = "number", usd = "number", result_h = "number", meets_deadline = "boolean" },
-  tying_rent = { system = "string", utilisation = "number", usd_per_gpu_hour = "number",
-                 base_usd_per_gpu_hour = "number" },
-  flip = { what = "string", direction = "string", found = "boolean" },
-  people_per_spark = { workload = "string", projected = "boolean" },
+  option = object { option = "string", kind = "string", count = cnt, units = ocnt, outlay_usd = money,
+                    usd_per_year = money, usd_per_job = money, utilisation = nonneg, keeps_up = "boolean",
+                    meets_deadline = "boolean", answer = "boolean", jobs_per_year = nonneg, unit_price_usd = omoney,
+                    capital_usd_per_year = omoney, energy_usd_per_year = omoney, idle_usd_per_year = omoney,
+                    facility_usd_per_year = omoney, support_usd_per_year = omoney, rent_usd_per_year = omoney,
+                    busy_hour_usd = omoney, server_gpus = ocnt, system = opt "string",
+                    result_p50_h = ohrs, result_p95_h = ohrs },
+  option_job = object { option = "string", workload = "string", on = "string", units = cnt, run_h = ohrs,
+                        run_fast_h = ohrs, marginal = opt "boolean", usd = omoney, result_h = ohrs, gpus = ocnt,
+                        instance_gpus = ocnt, provider = opt "string", system = opt "string", result_p95_h = ohrs },
+  offer_job = object { workload = "string", offer = "string", system = "string", provider = "string", gpus = cnt,
+                       instance_gpus = cnt, usd = money, result_h = hrs, meets_deadline = "boolean", run_h = ohrs,
+                       billed_h = ohrs },
+  tying_rent = object { system = "string", utilisation = share, usd_per_gpu_hour = rate, base_usd_per_gpu_hour = rate,
+                        offer = opt "string", provider = opt "string" },
+  flip = object { what = "string", direction = "string", found = "boolean", to = opt "string", factor = opt(positive),
+                  value = onn, base = onn, to_count = ocnt, to_usd_per_year = omoney, answer_usd_per_year_at = omoney,
+                  usd_per_gpu_hour = orate, base_usd_per_gpu_hour = orate, workload = opt "string", system = opt "string",
+                  jobs_at_flip = opt(list(object { workload = "string", tokens = positive }, 64)) },
+  people_per_spark = object { workload = "string", projected = "boolean", people = ocnt, result_p95_h = ohrs,
+                              hours_alone = ohrs, reason = opt "string" },
+  spark_count = object { count = cnt, rule = "string", deadline_h = hrs, result_p95_h = ohrs, fewer_count = ocnt,
+                         more_count = ocnt,
+                         fewer_result_p95_h = ohrs, more_result_p95_h = ohrs, fewest_keeping_up = ocnt,
+                         longest_workload = opt "string", longest_run_h = ohrs, longest_units = ocnt, gain_limit = share },
+  binding = object { constraint = "string", answer_usd_per_year = money, deadline_h = hrs, without = opt "string",
+                     without_count = ocnt, without_usd_per_year = omoney, without_result_p95_h = ohrs,
+                     workload = opt "string", units = ocnt, job_run_h = ohrs, job_run_low_h = ohrs,
+                     job_run_high_h = ohrs, job_result_p95_h = ohrs, margin_h = opt "number", needs_bytes = onn,
+                     usable_bytes = opt "number", margin_usd_per_year = opt "number" },
+  next_step = object { system = "string", offer = "string", provider = "string", gpus = cnt, usd_per_hour = rate,
+                       date = "string" },
+  job_row = with(stack, { workload = "string", system = "string", role = "string", gpus = cnt, fits = "boolean",
+                          fit = opt "string", marginal = opt "boolean", if_not_fit = opt "string",
+                          if_not_fit_hours = ohrs, zero = opt(range("number", 0, 3)), tokens = opt(positive),
+                          hours = ohrs, hours_low = ohrs, hours_high = ohrs, kwh = onn, buy_usd = omoney,
+                          buy_utilisation = onn, rent_usd = omoney, rent_offer = opt "string",
+                          rent_provider = opt "string", rent_instance_gpus = ocnt, faster_per_job = opt(positive),
+                          faster_per_device = opt(positive), spark_base = opt "boolean", extrapolated = opt "boolean",
+                          extrapolation_spread = opt(positive), stack_runs = onn, memory_bound_share = opt(share) }),
+  verdict = object { workload = "string", kind = "string", spark_gpus = ocnt, spark_hours = ohrs, spark_usd = omoney,
+                     spark_usd_low = omoney, spark_usd_high = omoney, utilisation = onn, alt_system = opt "string",
+                     alt_gpus = ocnt, alt_hours = ohrs, alt_how = opt "string", alt_usd = omoney,
+                     break_even_utilisation = onn, kwh_usd_tie = onn, spark_price_tie = omoney,
+                     rent_usd_per_gpu_hour_tie = orate, memory_bound_share = opt(share), hbm_bandwidth_ratio = onn,
+                     hbm_bf16_ratio = onn, shrink_with_bandwidth = onn, bf16_tie_factor = onn, bf16_tie_tflops = onn },
 }
-local TEAM_FOUND = { option = { result_p50_h = "number", result_p95_h = "number" } }
+-- What a record says only in some states: an option that keeps up has its times to result; a rented
+-- job its bill; a flip found names its option; a row that runs has its hours and band.
+local function team_rule(r, need)
+  if r.series == "option" and r.keeps_up == true then need("result_p50_h", hrs); need("result_p95_h", hrs) end
+  if r.series == "option_job" and r.on == "rented" then
+    for _, f in ipairs { "usd", "result_h", "gpus", "instance_gpus" } do need(f, "number") end
+    for _, f in ipairs { "provider", "system" } do need(f, "string") end
+  end
+  if r.series == "flip" and r.found == true then
+    need("to", "string")
+    if r.what ~= "spark_speed" then need("factor", "number") end
+  end
+  if r.series == "people_per_spark" and r.projected == true then need("people", "number") end
+  if r.series == "job_row" and r.fits == true then
+    for _, f in ipairs { "hours", "hours_low", "hours_high" } do need(f, hrs) end
+  end
+end
 
 local function check_team_decision(td, path)
   for j, r in ipairs(td.results or {}) do
     local rpath = ("%s.results[%d]"):format(path, j)
-    for f, spec in pairs(M.team_records[r.series] or {}) do check(r[f], spec, rpath .. "." .. f) end
-    if r.series == "option" and r.keeps_up == true then
-      for f, spec in pairs(TEAM_FOUND.option) do check(r[f], spec, rpath .. "." .. f) end
-    end
-    if r.series == "option_job" and r.on == "rented" then
-      for _, f in ipairs { "usd", "result_h", "gpus", "instance_gpus" } do check(r[f], "number", rpath .. "." .. f) end
-      for _, f in ipairs { "provider", "system" } do check(r[f], "string", rpath .. "." .. f) end
-    end
-    if r.series == "flip" and r.found == true then
-      check(r.to, "string", rpath .. ".to")
-      if r.what ~= "spark_speed" then check(r.factor, "number", rpath .. ".factor") end
-    end
-    if r.series == "people_per_spark" and r.projected == true then check(r.people, "number", rpath .. ".people") end
+    if M.team_records[r.series] then check(r, M.team_records[r.series], rpath) end
+    team_rule(r, function(f, spec) check(r[f], spec, rpath .. "." .. f) end)
   end
 end
 
@@ -557,8 +653,10 @@ function M.check(results, what)
     check_catalog(results.catalog)
     check_scenario(results.scenario)
     if results.team_decision then
-      if results.team_decision.results and not results.scenario.team then
-        error({ schema = "team_decision has records but scenario.team (the team they answer for) is missing" }, 0)
+      for _, r in ipairs(type(results.team_decision.results) == "table" and results.team_decision.results or {}) do
+        if type(r) == "table" and r.series == "option" and not results.scenario.team then
+          error({ schema = "team_decision has options but scenario.team (the team they answer for) is missing" }, 0)
+        end
       end
       check_team_decision(results.team_decision, "team_decision")
     end

@@ -57,7 +57,9 @@ int list_command(void)
     printf("\nscenario fields (sr.scenario { ... }):\n");
     param_print_help(stdout, scenario_params);
     printf("\nthe team (team = sr.team { ... } in a scenario; the first page answers for it):\n");
-    printf("    jobs               the team's jobs: { { WORKLOAD, per_month = N }, ... } (workloads of sr.model)\n");
+    printf("    jobs               the team's jobs: { { WORKLOAD, per_month = N, tokens = T }, ... } (workloads of sr.model),\n"
+           "                       each job's fields:\n");
+    param_print_help(stdout, team_job_params());
     printf("    offers             rental offers replacing data/offers.csv: { { id, system, provider, usd_per_gpu_hour,\n"
            "                       instance_gpus, billing_step_s, min_billed_s, source, date }, ... }\n");
     param_print_help(stdout, team_params);

@@ -1,8 +1,9 @@
 /* options.c: each way the team can get its compute, costed for a year and queued: k Sparks (a
  * linked pair for a job one cannot hold), rented HBM GPUs (the cheapest offer per job that meets the
  * deadline, billed as the provider bills), an HBM server bought whole with its room, power and
- * support; and the answer among them. Arithmetic on the typed inputs only: reading the document is
- * read.c's, writing records decide.c's. */
+ * support; and the answer among them. What an option costs is the sum of its terms (dc_terms), each
+ * one function here. Arithmetic on the typed inputs only: reading the document is read.c's, writing
+ * records decide.c's. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,8 +11,100 @@
 #include "decide/decide_int.h"
 
 #define DC_MAX_SERVERS 8
-#define DC_MARGINAL 0.10        /* one more Spark is not worth it when it shortens the 95th percentile
-                                   time to result by less than this share */
+
+/* ---- the cost terms ------------------------------------------------------------------------- */
+
+static int is_server(const struct dc_ctx *c, const struct dc_option *o)
+{
+    return o->sys >= 0 && c->sys[o->sys].server_gpus > 1;
+}
+
+/* The room's overhead on a server's power (PUE); a desk-side box pays none. */
+static double overhead(const struct dc_ctx *c, const struct dc_option *o)
+{
+    return is_server(c, o) ? c->t.pue : 1;
+}
+
+static double t_capital(const struct dc_ctx *c, const struct dc_option *o)
+{
+    return o->outlay_usd / c->t.life_years;
+}
+
+static double t_energy(const struct dc_ctx *c, const struct dc_option *o)
+{
+    return o->sys < 0 ? 0 : o->busy_unit_h * c->sys[o->sys].power_w / 1000 * overhead(c, o) * c->t.kwh_usd;
+}
+
+/* The hours its machines stand idle, at their idle power (the cost file's, where one is cited). */
+static double t_idle(const struct dc_ctx *c, const struct dc_option *o)
+{
+    if (o->sys < 0)
+        return 0;
+    double idle_h = fmax(0, o->units * DC_HOURS_PER_YEAR - o->busy_unit_h);
+    return idle_h * c->sys[o->sys].idle_w / 1000 * overhead(c, o) * c->t.kwh_usd;
+}
+
+/* Rack space and power capacity for a server, per kW of its maximum. */
+static double t_facility(const struct dc_ctx *c, const struct dc_option *o)
+{
+    return is_server(c, o) ? o->units * c->sys[o->sys].power_w / 1000 * c->t.facility_usd_per_kw_month * 12 : 0;
+}
+
+static double t_support(const struct dc_ctx *c, const struct dc_option *o)
+{
+    return is_server(c, o) ? o->outlay_usd * c->t.support_share : 0;
+}
+
+static double t_rent(const struct dc_ctx *c, const struct dc_option *o)
+{
+    (void)c;
+    return o->rent_usd;
+}
+
+const struct dc_term dc_terms[DC_NTERMS] = {
+    [DC_T_CAPITAL] = { "capital_usd_per_year", "the purchase spread over its life", 1, t_capital },
+    [DC_T_ENERGY] = { "energy_usd_per_year", "electricity of the hours it trains (a server's at the room's PUE)", 1,
+                      t_energy },
+    [DC_T_IDLE] = { "idle_usd_per_year", "electricity of the hours it stands idle, where an idle power is cited", 1,
+                    t_idle },
+    [DC_T_FACILITY] = { "facility_usd_per_year", "a server's rack space and power capacity", 1, t_facility },
+    [DC_T_SUPPORT] = { "support_usd_per_year", "a server's support contract", 1, t_support },
+    [DC_T_RENT] = { "rent_usd_per_year", "the rent of every job rented, billed as its offer bills", 0, t_rent },
+};
+
+/* Every term of o, and their sum. */
+static void totals(const struct dc_ctx *c, struct dc_option *o)
+{
+    o->usd_per_year = 0;
+    for (int t = 0; t < DC_NTERMS; t++)
+        o->usd_per_year += o->term[t] = dc_terms[t].usd_per_year(c, o);
+    o->usd_per_job = o->jobs_per_year > 0 ? o->usd_per_year / o->jobs_per_year : NAN;
+}
+
+double dc_busy_hour_usd(const struct dc_option *o)
+{
+    double owned = 0;
+    for (int t = 0; t < DC_NTERMS; t++)
+        if (dc_terms[t].owned)
+            owned += o->term[t];
+    return o->busy_unit_h > 0 ? owned / o->busy_unit_h : NAN;
+}
+
+int dc_unit_option(const struct dc_ctx *c, int s, double u, struct dc_option *o)
+{
+    memset(o, 0, sizeof *o);
+    if (s < 0 || !(c->sys[s].price_usd > 0) || !(u > 0))
+        return -1;
+    o->kind = s == c->spark ? DC_OPT_SPARK : DC_OPT_SERVER;
+    o->sys = s, o->count = 1, o->units = 1;
+    o->outlay_usd = c->sys[s].price_usd;
+    o->busy_unit_h = u * DC_HOURS_PER_YEAR;
+    o->utilisation = u;
+    totals(c, o);
+    return 0;
+}
+
+/* ---- renting -------------------------------------------------------------------------------- */
 
 void dc_knobs_default(const struct dc_ctx *c, struct dc_knobs *k)
 {
@@ -19,7 +112,14 @@ void dc_knobs_default(const struct dc_ctx *c, struct dc_knobs *k)
     k->volume = 1;
     for (int s = 0; s < DC_MAX_SYS; s++)
         k->rent[s] = 1;
+    for (int i = 0; i < DC_MAX_CLASSES; i++)
+        k->size[i] = 1;
     k->deadline_h = c->t.deadline_h;
+}
+
+double dc_hours(const struct dc_knobs *k, int i, double h)
+{
+    return h * k->size[i];
 }
 
 /* Hours billed for `h` hours of an instance: whole billing steps, at least the minimum. */
@@ -35,6 +135,8 @@ static int better(const struct dc_bill *b, const struct dc_bill *best)
 {
     if (!best->ok)
         return b->ok;
+    if (!b->ok)
+        return 0;
     if (b->meets != best->meets)
         return b->meets;
     if (b->meets)
@@ -42,7 +144,7 @@ static int better(const struct dc_bill *b, const struct dc_bill *best)
     return b->result_h < best->result_h || (b->result_h == best->result_h && b->usd < best->usd);
 }
 
-struct dc_bill dc_bill_offer(const struct dc_ctx *c, int i, int o, const struct dc_knobs *k)
+struct dc_bill dc_bill_offer(const struct dc_ctx *c, int i, int o, int devices, const struct dc_knobs *k)
 {
     struct dc_bill best = { 0 };
     const struct team_offer *of = &c->offers[o];
@@ -52,11 +154,13 @@ struct dc_bill dc_bill_offer(const struct dc_ctx *c, int i, int o, const struct 
     const struct dc_sysjob *j = &c->cls[i].on[s];
     for (int r = 0; r < j->nrun; r++) {
         int size = 0;
+        if (devices > 0 && j->run[r].devices != devices)
+            continue;
         for (int z = 0; z < of->nsizes && !size; z++)
             size = of->sizes[z] >= j->run[r].devices ? of->sizes[z] : 0;
         if (!size)
             continue;
-        struct dc_bill b = { 1, o, j->run[r].devices, size, j->run[r].h, 0, 0, 0, 0 };
+        struct dc_bill b = { 1, o, j->run[r].devices, size, dc_hours(k, i, j->run[r].h), 0, 0, 0, 0, &j->run[r] };
         b.result_h = c->t.setup_h + b.run_h;
         b.billed_h = billed_hours(of, b.result_h);
         b.usd = b.billed_h * size * of->usd_per_gpu_hour * k->rent[s];
@@ -67,13 +171,13 @@ struct dc_bill dc_bill_offer(const struct dc_ctx *c, int i, int o, const struct 
     return best;
 }
 
-struct dc_bill dc_bill_best(const struct dc_ctx *c, int i, int s, const struct dc_knobs *k)
+struct dc_bill dc_bill_best(const struct dc_ctx *c, int i, int s, int devices, const struct dc_knobs *k)
 {
     struct dc_bill best = { 0 };
     for (int o = 0; o < c->noffers; o++) {
         if (c->offer_sys[o] < 0 || (s >= 0 && c->offer_sys[o] != s))
             continue;
-        struct dc_bill b = dc_bill_offer(c, i, o, k);
+        struct dc_bill b = dc_bill_offer(c, i, o, devices, k);
         if (better(&b, &best))
             best = b;
     }
@@ -85,20 +189,33 @@ static int rented(const struct dc_ctx *c, int i, const struct dc_knobs *k, struc
 {
     memset(f, 0, sizeof *f);
     f->where = DC_RENT;
-    f->bill = dc_bill_best(c, i, -1, k);
+    f->bill = dc_bill_best(c, i, -1, 0, k);
     f->run_h = f->bill.result_h;
+    f->run = f->bill.run;
     return f->bill.ok ? 0 : -1;
 }
 
+/* A team job the memory counterfactual leaves out: one no single Spark holds. */
+static int dropped(const struct dc_ctx *c, const struct dc_knobs *k, int i)
+{
+    return k->drop_unheld && c->spark >= 0 && c->cls[i].on[c->spark].base.devices != 1;
+}
+
+/* ---- queueing and totals --------------------------------------------------------------------- */
+
 /* Queues the option's classes on `units` machines and fills in the per-year figures every option
- * shares; the kind-specific costs are the caller's. */
+ * shares; the kind-specific parts (outlay, units) are the caller's, the terms totals'. */
 static int queue_and_total(const struct dc_ctx *c, const struct dc_knobs *k, int units, struct dc_option *o)
 {
     struct queue_class q[TEAM_MAX_JOBS];
     double total = 0;
+    int n = 0, map[TEAM_MAX_JOBS];
     for (int i = 0; i < c->nteam; i++) {
+        if (o->cf[i].where == DC_DROPPED)
+            continue;
         double per_month = c->cls[i].per_month * k->volume;
-        q[i] = (struct queue_class){ per_month / DC_HOURS_PER_MONTH, o->cf[i].run_h, o->cf[i].units };
+        map[n] = i;
+        q[n++] = (struct queue_class){ per_month / DC_HOURS_PER_MONTH, o->cf[i].run_h, o->cf[i].units };
         total += per_month;
         o->jobs_per_year += per_month * 12;
         if (o->cf[i].where == DC_RENT)
@@ -106,24 +223,29 @@ static int queue_and_total(const struct dc_ctx *c, const struct dc_knobs *k, int
         else
             o->busy_unit_h += per_month * 12 * o->cf[i].units * o->cf[i].run_h;
     }
+    if (n == 0)
+        return -1;
     double months = fmax(1, fmin(c->t.months, floor(DC_MAX_SIM_JOBS / total)));
-    if (queue_simulate(q, c->nteam, units, months * DC_HOURS_PER_MONTH, 0.1 * months * DC_HOURS_PER_MONTH,
+    if (queue_simulate(q, n, units, months * DC_HOURS_PER_MONTH, 0.1 * months * DC_HOURS_PER_MONTH,
                        c->t.seed, &o->q) != 0)
         return -1;
     o->keeps_up = o->q.keeps_up;
     o->meets = o->keeps_up;
-    for (int i = 0; i < c->nteam; i++) {
-        o->cf[i].q = o->q.cls[i];
-        if (!o->keeps_up || !(o->cf[i].q.result_p95_h <= k->deadline_h))
+    for (int m = 0; m < n; m++) {
+        struct dc_classfig *f = &o->cf[map[m]];
+        f->q = o->q.cls[m];
+        if (!o->keeps_up || !(f->q.result_p95_h <= k->deadline_h))
             o->meets = 0;
     }
     return 0;
 }
 
-static void totals(struct dc_option *o)
+/* The configuration of class i a Spark option of `count` runs: one Spark, or a linked pair when one
+ * cannot hold it and there are two; NULL: rented. */
+static const struct dc_run *spark_run(const struct dc_ctx *c, int i, int count)
 {
-    o->usd_per_year = o->capital_usd + o->energy_usd + o->facility_usd + o->support_usd + o->rent_usd;
-    o->usd_per_job = o->jobs_per_year > 0 ? o->usd_per_year / o->jobs_per_year : NAN;
+    const struct dc_sysjob *j = &c->cls[i].on[c->spark];
+    return j->base.devices == 1 ? &j->base : j->more.devices == 2 && count >= 2 ? &j->more : NULL;
 }
 
 int dc_spark_option(const struct dc_ctx *c, int count, const struct dc_knobs *k, struct dc_option *o)
@@ -133,26 +255,28 @@ int dc_spark_option(const struct dc_ctx *c, int count, const struct dc_knobs *k,
         return -1;
     int own = 0;
     memset(o, 0, sizeof *o);
-    o->kind = DC_OPT_SPARK, o->sys = c->spark, o->count = count;
+    o->kind = DC_OPT_SPARK, o->sys = c->spark, o->count = count, o->units = count;
     for (int i = 0; i < c->nteam; i++) {
-        const struct dc_sysjob *j = &c->cls[i].on[c->spark];
-        const struct dc_run *r = j->base.devices == 1 ? &j->base : j->more.devices == 2 && count >= 2 ? &j->more : NULL;
+        const struct dc_run *r = spark_run(c, i, count);
+        if (dropped(c, k, i)) {
+            o->cf[i].where = DC_DROPPED;
+            continue;
+        }
         if (!r) {
             if (rented(c, i, k, &o->cf[i]) != 0)
                 return -1;
             continue;
         }
-        o->cf[i] = (struct dc_classfig){ .where = DC_SPARK_ON, .units = r->devices,
-                                         .run_h = k->spark_fast ? r->lo : r->h, .fast_h = r->lo };
+        o->cf[i] = (struct dc_classfig){ .where = DC_SPARK_ON, .units = r->devices, .run = r,
+                                         .run_h = dc_hours(k, i, k->spark_fast ? r->lo : r->h),
+                                         .fast_h = dc_hours(k, i, r->lo) };
         own++;
     }
     if (own == 0 || queue_and_total(c, k, count, o) != 0)     /* Sparks that run none of the jobs: no option */
         return -1;
     o->outlay_usd = count * sp->price_usd;
-    o->capital_usd = o->outlay_usd / c->t.life_years;
-    o->energy_usd = o->busy_unit_h * sp->power_w / 1000 * c->t.kwh_usd;
     o->utilisation = o->busy_unit_h / (count * DC_HOURS_PER_YEAR);
-    totals(o);
+    totals(c, o);
     return 0;
 }
 
@@ -189,29 +313,29 @@ int dc_server_option(const struct dc_ctx *c, int s, int count, const struct dc_k
         return -1;
     int own = 0;
     memset(o, 0, sizeof *o);
-    o->kind = DC_OPT_SERVER, o->sys = s, o->count = count;
+    o->kind = DC_OPT_SERVER, o->sys = s, o->count = count, o->units = count * g;
     for (int i = 0; i < c->nteam; i++) {
         const struct dc_sysjob *j = &c->cls[i].on[s];
         const struct dc_run *r = j->base.devices && j->base.devices <= g ? &j->base
                                  : j->more.devices && j->more.devices <= g ? &j->more : NULL;
+        if (dropped(c, k, i)) {
+            o->cf[i].where = DC_DROPPED;
+            continue;
+        }
         if (!r) {
             if (rented(c, i, k, &o->cf[i]) != 0)
                 return -1;
             continue;
         }
-        o->cf[i] = (struct dc_classfig){ .where = DC_SERVER_ON, .units = r->devices, .run_h = r->h };
+        o->cf[i] = (struct dc_classfig){ .where = DC_SERVER_ON, .units = r->devices, .run = r,
+                                         .run_h = dc_hours(k, i, r->h) };
         own++;
     }
     if (own == 0 || queue_and_total(c, k, count * g, o) != 0)
         return -1;
-    double kw = g * sy->power_w / 1000;
     o->outlay_usd = count * g * sy->price_usd;
-    o->capital_usd = o->outlay_usd / c->t.life_years;
-    o->support_usd = o->outlay_usd * c->t.support_share;
-    o->facility_usd = count * kw * c->t.facility_usd_per_kw_month * 12;
-    o->energy_usd = o->busy_unit_h * sy->power_w / 1000 * c->t.pue * c->t.kwh_usd;
     o->utilisation = o->busy_unit_h / (count * g * DC_HOURS_PER_YEAR);
-    totals(o);
+    totals(c, o);
     return 0;
 }
 
@@ -241,6 +365,10 @@ int dc_rent_option(const struct dc_ctx *c, const struct dc_knobs *k, struct dc_o
     memset(o, 0, sizeof *o);
     o->kind = DC_OPT_RENT, o->sys = -1, o->count = 0;
     for (int i = 0; i < c->nteam; i++) {
+        if (dropped(c, k, i)) {
+            o->cf[i].where = DC_DROPPED;
+            continue;
+        }
         if (rented(c, i, k, &o->cf[i]) != 0)
             return -1;
         double n = c->cls[i].per_month * k->volume * 12;
@@ -250,7 +378,7 @@ int dc_rent_option(const struct dc_ctx *c, const struct dc_knobs *k, struct dc_o
     if (queue_and_total(c, k, 1, o) != 0)
         return -1;
     o->utilisation = billed > 0 ? used / billed : NAN;
-    totals(o);
+    totals(c, o);
     return 0;
 }
 
@@ -289,10 +417,4 @@ void dc_option_id(const struct dc_ctx *c, const struct dc_option *o, char *buf, 
         snprintf(buf, n, "rent");
     else
         snprintf(buf, n, "server:%s", c->sys[o->sys].id);
-}
-
-double dc_spark_hour_usd(const struct dc_ctx *c, double u)
-{
-    const struct dc_sys *sp = &c->sys[c->spark];
-    return sp->price_usd / (c->t.life_years * DC_HOURS_PER_YEAR * u) + sp->power_w / 1000 * c->t.kwh_usd;
 }

@@ -74,8 +74,68 @@ static const char *workload_choices(void)
 static struct param job_params[] = {
     { "workload", PARAM_ENUM, 0, NULL, NULL, "gpt2-124m", 0, 0, "the reference workload the job runs" },
     { "per_month", PARAM_NUM, 0, NULL, NULL, "1", 0.01, TEAM_MAX_JOBS_PER_MONTH, "jobs of it a month" },
+    { "tokens", PARAM_NUM, 0, "workload", NULL, "workload", 1e3, TEAM_MAX_TOKENS,
+      "tokens one job trains on (workload: the workload's own figure, the projection's)" },
+    { "samples", PARAM_NUM, 0, "none", NULL, "none", 1, 1e12, "samples one job trains on (with tokens_per_sample)" },
+    { "tokens_per_sample", PARAM_NUM, 0, "none", NULL, "none", 1, 1e7, "tokens of a sample, padding included" },
+    { "epochs", PARAM_NUM, 0, "none", NULL, "none", 0.01, 1000, "passes over the data set (with dataset_tokens)" },
+    { "dataset_tokens", PARAM_NUM, 0, "none", NULL, "none", 1e3, TEAM_MAX_TOKENS, "tokens of the data set" },
     { NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
 };
+
+const struct param *team_job_params(void)
+{
+    job_params[0].choices = workload_choices();
+    return job_params;
+}
+
+const char *team_size_name(const struct team_job *j)
+{
+    static const char *const names[] = { "workload", "tokens", "samples", "epochs" };
+    return names[j->size];
+}
+
+/* A number field of a checked job, or 0 when it holds its keyword (not given). */
+static double given_num(const cJSON *norm, const char *field)
+{
+    const cJSON *v = param_get(norm, field);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* The job's size: one of tokens, samples with tokens_per_sample, epochs with dataset_tokens, or none
+ * (the workload's); a half pair or two forms at once are refused naming the fields. */
+static int job_size(const cJSON *norm, const char *path, struct team_job *tj, char *err, size_t errlen)
+{
+    tj->tokens = given_num(norm, "tokens");
+    tj->samples = given_num(norm, "samples"), tj->tokens_per_sample = given_num(norm, "tokens_per_sample");
+    tj->epochs = given_num(norm, "epochs"), tj->dataset_tokens = given_num(norm, "dataset_tokens");
+    int forms = (tj->tokens > 0) + (tj->samples > 0 || tj->tokens_per_sample > 0) + (tj->epochs > 0 || tj->dataset_tokens > 0);
+    if (forms > 1) {
+        snprintf(err, errlen, "%s gives its size twice: give tokens, or samples with tokens_per_sample, or epochs "
+                 "with dataset_tokens", path);
+        return -1;
+    }
+    if ((tj->samples > 0) != (tj->tokens_per_sample > 0) || (tj->epochs > 0) != (tj->dataset_tokens > 0)) {
+        snprintf(err, errlen, "%s gives %s without %s: a job's size is samples x tokens_per_sample or epochs x "
+                 "dataset_tokens", path, tj->samples > 0 ? "samples" : tj->tokens_per_sample > 0 ? "tokens_per_sample"
+                 : tj->epochs > 0 ? "epochs" : "dataset_tokens", tj->samples > 0 ? "tokens_per_sample"
+                 : tj->tokens_per_sample > 0 ? "samples" : tj->epochs > 0 ? "dataset_tokens" : "epochs");
+        return -1;
+    }
+    tj->size = tj->tokens > 0 ? TEAM_SIZE_TOKENS : tj->samples > 0 ? TEAM_SIZE_SAMPLES
+               : tj->epochs > 0 ? TEAM_SIZE_EPOCHS : TEAM_SIZE_WORKLOAD;
+    if (tj->size == TEAM_SIZE_SAMPLES)
+        tj->tokens = tj->samples * tj->tokens_per_sample;
+    if (tj->size == TEAM_SIZE_EPOCHS)
+        tj->tokens = tj->epochs * tj->dataset_tokens;
+    if (tj->size != TEAM_SIZE_WORKLOAD && !(tj->tokens >= 1e3 && tj->tokens <= TEAM_MAX_TOKENS)) {
+        snprintf(err, errlen, "%s: %s make %.6g tokens a job; from 1000 to %.0e", path,
+                 tj->size == TEAM_SIZE_SAMPLES ? "samples x tokens_per_sample" : "epochs x dataset_tokens", tj->tokens,
+                 TEAM_MAX_TOKENS);
+        return -1;
+    }
+    return 0;
+}
 
 static const struct param offer_params[] = {
     { "id", PARAM_STR, 0, NULL, NULL, "", 0, 0, "the offer's name" },
@@ -154,7 +214,7 @@ static int parse_jobs(const cJSON *jobs, struct team *t, char *err, size_t errle
 {
     const cJSON *j;
     double total = 0;
-    job_params[0].choices = workload_choices();
+    team_job_params();
     if (!cJSON_IsArray(jobs) || cJSON_GetArraySize(jobs) == 0) {
         snprintf(err, errlen, "team.jobs must list the team's jobs, e.g. { { workload = \"llama-3.1-8b-lora\", "
                  "per_month = 40 } }");
@@ -178,7 +238,10 @@ static int parse_jobs(const cJSON *jobs, struct team *t, char *err, size_t errle
         struct team_job *tj = &t->jobs[t->njobs];
         snprintf(tj->workload, sizeof tj->workload, "%s", param_str(norm, "workload"));
         tj->per_month = param_num(norm, "per_month");
+        int bad = job_size(norm, path, tj, err, errlen);
         cJSON_Delete(norm);
+        if (bad)
+            return -1;
         for (int k = 0; k < t->njobs; k++)
             if (strcmp(t->jobs[k].workload, tj->workload) == 0) {
                 snprintf(err, errlen, "%s: workload '%s' is listed twice (team.jobs[%d] and [%d]); give it once with "
@@ -240,6 +303,32 @@ static int subnormal(const cJSON *j, const char *path, char *err, size_t errlen)
     return 0;
 }
 
+/* The scalars of a checked table into t. */
+static void scalars_of(const cJSON *norm, struct team *t)
+{
+    t->people = (int)param_num(norm, "people");
+    t->deadline_h = param_num(norm, "deadline_h");
+    t->life_years = param_num(norm, "life_years");
+    t->kwh_usd = param_num(norm, "kwh_usd");
+    t->pue = param_num(norm, "pue");
+    t->facility_usd_per_kw_month = param_num(norm, "facility_usd_per_kw_month");
+    t->support_share = param_num(norm, "support_share");
+    t->setup_h = param_num(norm, "setup_h");
+    t->seed = (unsigned long)param_num(norm, "seed");
+    t->months = (int)param_num(norm, "months");
+    t->max_sparks = (int)param_num(norm, "max_sparks");
+}
+
+void team_defaults(struct team *t)
+{
+    char err[256];
+    memset(t, 0, sizeof *t);
+    cJSON *norm = param_check("team", team_params, NULL, err, sizeof err);
+    if (norm)
+        scalars_of(norm, t);
+    cJSON_Delete(norm);
+}
+
 int team_parse(const cJSON *given, struct team *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
@@ -256,24 +345,14 @@ int team_parse(const cJSON *given, struct team *t, char *err, size_t errlen)
     cJSON_Delete(scalars);
     if (!norm)
         return -1;
-    t->people = (int)param_num(norm, "people");
-    t->deadline_h = param_num(norm, "deadline_h");
-    t->life_years = param_num(norm, "life_years");
-    t->kwh_usd = param_num(norm, "kwh_usd");
-    t->pue = param_num(norm, "pue");
-    t->facility_usd_per_kw_month = param_num(norm, "facility_usd_per_kw_month");
-    t->support_share = param_num(norm, "support_share");
-    t->setup_h = param_num(norm, "setup_h");
-    t->seed = (unsigned long)param_num(norm, "seed");
-    t->months = (int)param_num(norm, "months");
-    t->max_sparks = (int)param_num(norm, "max_sparks");
+    scalars_of(norm, t);
     cJSON_Delete(norm);
     if (parse_jobs(cJSON_GetObjectItemCaseSensitive(given, "jobs"), t, err, errlen) != 0)
         return -1;
     return parse_offers(cJSON_GetObjectItemCaseSensitive(given, "offers"), t, err, errlen);
 }
 
-static cJSON *offer_json(const struct team_offer *o)
+cJSON *team_offer_json(const struct team_offer *o)
 {
     cJSON *j = cJSON_CreateObject(), *sizes = cJSON_AddArrayToObject(j, "instance_gpus");
     cJSON_AddStringToObject(j, "id", o->id);
@@ -296,9 +375,20 @@ cJSON *team_json(const struct team *t)
     cJSON_AddNumberToObject(j, "people", t->people);
     cJSON_AddNumberToObject(j, "deadline_h", t->deadline_h);
     for (int i = 0; i < t->njobs; i++) {
+        const struct team_job *tj = &t->jobs[i];
         cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "workload", t->jobs[i].workload);
-        cJSON_AddNumberToObject(e, "per_month", t->jobs[i].per_month);
+        cJSON_AddStringToObject(e, "workload", tj->workload);
+        cJSON_AddNumberToObject(e, "per_month", tj->per_month);
+        if (tj->size == TEAM_SIZE_TOKENS)
+            cJSON_AddNumberToObject(e, "tokens", tj->tokens);
+        if (tj->size == TEAM_SIZE_SAMPLES) {
+            cJSON_AddNumberToObject(e, "samples", tj->samples);
+            cJSON_AddNumberToObject(e, "tokens_per_sample", tj->tokens_per_sample);
+        }
+        if (tj->size == TEAM_SIZE_EPOCHS) {
+            cJSON_AddNumberToObject(e, "epochs", tj->epochs);
+            cJSON_AddNumberToObject(e, "dataset_tokens", tj->dataset_tokens);
+        }
         cJSON_AddItemToArray(jobs, e);
     }
     cJSON_AddNumberToObject(j, "life_years", t->life_years);
@@ -313,7 +403,7 @@ cJSON *team_json(const struct team *t)
     if (t->noffers > 0) {
         cJSON *offers = cJSON_AddArrayToObject(j, "offers");
         for (int i = 0; i < t->noffers; i++)
-            cJSON_AddItemToArray(offers, offer_json(&t->offers[i]));
+            cJSON_AddItemToArray(offers, team_offer_json(&t->offers[i]));
     }
     return j;
 }

@@ -16,10 +16,19 @@
 #define TEAM_MAX_OFFERS 64
 #define TEAM_MAX_SIZES 8
 #define TEAM_MAX_JOBS_PER_MONTH 10000   /* all jobs together: the simulation's size bound */
+#define TEAM_MAX_TOKENS 1e15            /* tokens of one job (the results' limit on a workload's) */
+
+/* A job's size, as its owner gives it: tokens a job, samples x tokens a sample, or epochs over a data
+ * set; none: the workload's own tokens (the projection's). */
+enum team_size { TEAM_SIZE_WORKLOAD = 0, TEAM_SIZE_TOKENS, TEAM_SIZE_SAMPLES, TEAM_SIZE_EPOCHS };
 
 struct team_job {
     char workload[48];          /* a reference workload id (src/predict/workloads.c) */
     double per_month;           /* jobs of it a month, > 0 */
+    enum team_size size;        /* how its size was given */
+    double tokens;              /* tokens one job trains on; 0: the workload's (TEAM_SIZE_WORKLOAD) */
+    double samples, tokens_per_sample;  /* TEAM_SIZE_SAMPLES: tokens = samples x tokens_per_sample */
+    double epochs, dataset_tokens;      /* TEAM_SIZE_EPOCHS: tokens = epochs x dataset_tokens */
 };
 
 /* A way to rent GPUs: a provider's instance of one catalog system, its price and billing terms. */
@@ -55,8 +64,9 @@ struct team {
 };
 
 /* The team's scalar fields (limits, defaults, help), for sparkreport list; jobs and offers are
- * lists checked entry by entry. */
+ * lists checked entry by entry, a job against team_job_params. */
 extern const struct param team_params[];
+const struct param *team_job_params(void);
 
 /* Parses `given` (a table: people, jobs = { { workload = ID, per_month = N }, ... }, deadline_h,
  * the terms, offers) into t, defaults filled. 0, or -1 with err = "team.FIELD: why (value)". The
@@ -64,9 +74,19 @@ extern const struct param team_params[];
  * check against its catalog. */
 int team_parse(const cJSON *given, struct team *t, char *err, size_t errlen);
 
+/* The team of a results file that has none: every term at its default, no jobs (the decision then
+ * costs the scenario's decide list per job, on the scenario's own life, electricity and use). */
+void team_defaults(struct team *t);
+
+/* "samples", "epochs", "tokens", "workload": how job j's size was given, as its record says it. */
+const char *team_size_name(const struct team_job *j);
+
 /* One offer row (a scenario's, or a data/offers.csv row as the catalog block carries it, numbers
  * as numbers) into o; `path` names it in messages ("team.offers[2]", "catalog.offers.rows[3]"). */
 int team_offer_parse(const cJSON *row, const char *path, struct team_offer *o, char *err, size_t errlen);
+
+/* An offer as a table again (the form team_offer_parse reads). */
+cJSON *team_offer_json(const struct team_offer *o);
 
 /* The team as a table again, every default filled in: what a results file records. */
 cJSON *team_json(const struct team *t);

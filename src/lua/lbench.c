@@ -8,6 +8,7 @@
 
 #include <lauxlib.h>
 
+#include "config.h"
 #include "decide/decide.h"
 #include "decide/team.h"
 #include "exp/experiment.h"
@@ -255,7 +256,7 @@ static int l_team(lua_State *L)
 
 /* bench.decide(document) -> { results, info } | { error } | nil: the team decision stage
  * (src/decide/decide.h) over a results document whose projection ran; nil when the scenario has
- * no team. */
+ * neither a team nor a decide list. */
 static int l_decide(lua_State *L)
 {
     char err[1024];
@@ -539,5 +540,7 @@ int luaopen_bench(lua_State *L)
     lua_setfield(L, -2, "schema_version");
     lua_pushstring(L, MEASURE_DRAM_RULE);
     lua_setfield(L, -2, "dram_rule");
+    lua_pushstring(L, PACKAGE_NAME " " PACKAGE_VERSION);
+    lua_setfield(L, -2, "version");
     return 1;
 }

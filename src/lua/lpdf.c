@@ -244,6 +244,13 @@ static int l_header(lua_State *L)
     return 0;
 }
 
+static int l_footer(lua_State *L)
+{
+    struct pdf_doc *d = checkdoc(L);
+    pdf_doc_footer(d, luaL_checkstring(L, 2));
+    return 0;
+}
+
 static int l_section(lua_State *L)
 {
     struct pdf_doc *d = checkdoc(L);
@@ -670,6 +677,7 @@ static const luaL_Reg doc_methods[] = {
     { "chart", l_chart },
     { "code", l_code },
     { "contents", l_contents },
+    { "footer", l_footer },
     { "header", l_header },
     { "notice", l_notice },
     { "page_break", l_page_break },

@@ -15,6 +15,7 @@
 #define HEADER_SIZE 8.0
 #define HEADER_BASELINE (PDF_PAGE_H - 40.0)
 #define FOOTER_SIZE 8.0
+#define FOOTER_TEXT_SIZE 7.0    /* the running footer's text beside the page number */
 #define FOOTER_BASELINE 30.0
 #define TITLE_SIZE 20.0
 #define SUBTITLE_SIZE 13.0
@@ -279,6 +280,7 @@ void pdf_doc_free(struct pdf_doc *d)
     free(d->toc);
     free(d->pages);
     free(d->header);
+    free(d->footer);
     free(d);
 }
 
@@ -323,6 +325,14 @@ void pdf_doc_header(struct pdf_doc *d, const char *utf8)
         return;
     free(d->header);
     d->header = utf8 && *utf8 ? pdf_cp1252(utf8) : NULL;
+}
+
+void pdf_doc_footer(struct pdf_doc *d, const char *utf8)
+{
+    if (!pdf_enter(d, "pdf_doc_footer"))
+        return;
+    free(d->footer);
+    d->footer = utf8 && *utf8 ? pdf_cp1252(utf8) : NULL;
 }
 
 /* ---- saving ------------------------------------------------------------------------- */
@@ -374,7 +384,15 @@ static void number_pages(struct pdf_doc *d)
         set_ink(p, SUBTLE_INK);
         sr_fmt(buf, sizeof buf, "Page %d of %d", i + 1, d->npages);
         pdf_text_in(p, d->regular, FOOTER_SIZE, PDF_MARGIN_X, PDF_TEXT_W, FOOTER_BASELINE,
-                    buf, strlen(buf), PDF_ALIGN_CENTER);
+                    buf, strlen(buf), d->footer ? PDF_ALIGN_RIGHT : PDF_ALIGN_CENTER);
+        if (d->footer) {
+            char *f = xstrdup(d->footer);
+            double room = PDF_TEXT_W - pdf_width(d->regular, FOOTER_SIZE, buf, strlen(buf)) - 12.0;
+            pdf_ellipsize(f, d->regular, FOOTER_TEXT_SIZE, room);
+            set_ink(p, SUBTLE_INK);
+            pdf_text(p, d->regular, FOOTER_TEXT_SIZE, PDF_MARGIN_X, FOOTER_BASELINE, f, strlen(f));
+            free(f);
+        }
         if (i == 0 || !d->header)
             continue;
         char *h = xstrdup(d->header);

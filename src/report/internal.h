@@ -51,6 +51,7 @@ struct pdf_doc {
     int npages, cap_pages;
     double y;                   /* cursor: top of the free space on the page, pt from bottom */
     char *header;               /* CP1252 running header, or NULL */
+    char *footer;               /* CP1252 running footer beside the page number, or NULL */
     HPDF_Outline chapter;       /* the last level-1 outline entry: parent of level 2 */
     struct pdf_heading {        /* headings waiting for the content they keep with */
         char *cp;               /* CP1252 */

@@ -62,6 +62,10 @@ void pdf_doc_log(struct pdf_doc *d, FILE *f);
 /* Running header text printed on every page but the first (e.g. the report title). */
 void pdf_doc_header(struct pdf_doc *d, const char *utf8);
 
+/* Running footer text printed on every page, left of the page number (who the document is for,
+ * which run, which tool): shortened with an ellipsis to fit beside "Page N of M". */
+void pdf_doc_footer(struct pdf_doc *d, const char *utf8);
+
 /* Draws the page numbers ("Page N of M"), then writes the file at path. Returns 0, or -1
  * with a message naming the path and the reason (including any libharu error recorded while
  * drawing). The caller writes to a temporary name and renames. */

@@ -6,6 +6,6 @@
 #define SR_UTIL_SCHEMA_H
 
 #define SR_SCHEMA "sparkreport/results"
-#define SR_SCHEMA_VERSION 3
+#define SR_SCHEMA_VERSION 4
 
 #endif

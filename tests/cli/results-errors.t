@@ -14,7 +14,7 @@ $ printf '{"a": 1}' > $OUT/other.json && sparkreport render $OUT/other.json
 sparkreport: {*}/other.json: not a sparkreport results file (no "schema": "sparkreport/results")
 [4]
 $ printf '{"schema": "sparkreport/results", "schema_version": 99}' > $OUT/future.json && sparkreport render $OUT/future.json
-sparkreport: {*}/future.json: schema version 99 is newer than this sparkreport reads (3); update sparkreport
+sparkreport: {*}/future.json: schema version 99 is newer than this sparkreport reads (4); update sparkreport
 [4]
 $ printf '{"schema": "sparkreport/results", "schema_version": 1, "context": [], "scenario": {}, "experiments": []}' > $OUT/typed.json && sparkreport render $OUT/typed.json
 sparkreport: {*}/typed.json: 'context' must be an object

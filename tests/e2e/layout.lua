@@ -24,7 +24,7 @@ local function no_near_empty_page(pages, what)
   for n, p in ipairs(pages) do
     local low = 0
     for _, l in ipairs(p.lines) do
-      if not text_of(l):match("^Page %d+ of %d+$") then low = math.max(low, l.y1) end
+      if not rules.footer(l) then low = math.max(low, l.y1) end
     end
     if n < #pages and low < 421 then fail("%s: page %d is near empty (text ends at %.0f pt)", what, n, low) end
   end
@@ -42,7 +42,7 @@ local function footnotes_with_their_table(pages, what)
   for n, p in ipairs(pages) do
     local first
     for _, l in ipairs(p.lines) do
-      if l.y0 > 60 and not text_of(l):match("^Page %d+ of %d+$") and (not first or l.y0 < first.y0) then first = l end
+      if l.y0 > 60 and not rules.footer(l) and (not first or l.y0 < first.y0) then first = l end
     end
     if n > 1 and first and text_of(first):match("^%[%d+%] ") then
       fail("%s: page %d opens with the footnote %q, away from its table", what, n, text_of(first):sub(1, 60))

@@ -3,9 +3,12 @@
  * Pollaczek-Khinchine), reproducible from its seed; the team's fields refused where they enter, each
  * message naming the field and value; a rented job billed as the provider bills (whole hours on an
  * 8-GPU node, per second with a minimum, setup included); and the stage over a small document: every
- * option's yearly cost recomputed from its parts, the rent that ties Sparks, and people per Spark
- * from shared-use records. With a results file as argument it prints the stage's output (a tool for
- * looking at a run, not a test). */
+ * option's yearly cost recomputed from its parts (idle power included), the rent that ties Sparks on
+ * the offer the jobs take, people per Spark from shared-use records, a job's own size scaling its
+ * hours, each row rented on its own configuration (and the cheaper configuration as a row of its
+ * own), what decides the answer against the answer without a deadline, every flip naming the option
+ * found there, and the per-job costs of a file without a team at the scenario's use. With a results
+ * file as argument it prints the stage's output (a tool for looking at a run, not a test). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +115,28 @@ static void team_refusals(void)
                "(team.jobs[1] and [2]); give it once with its jobs per month added up");
     EXPECT_STR(parse_msg("{\"jobs\":[{\"workload\":\"gpt2-124m\",\"per_month\":6000},{\"workload\":\"llama-3.1-8b\","
                          "\"per_month\":6000}]}", &t), "team.jobs add up to 12000 jobs a month; at most 10000");
+    /* a job's size: tokens, samples x tokens a sample, or epochs over a data set; one form at a time */
+    EXPECT_STR(parse_msg("{\"jobs\":[{\"workload\":\"gpt2-124m\",\"per_month\":1,\"tokens\":5e7}]}", &t), "");
+    EXPECT(t.jobs[0].size == TEAM_SIZE_TOKENS && t.jobs[0].tokens == 5e7);
+    EXPECT_STR(parse_msg("{\"jobs\":[{\"workload\":\"gpt2-124m\",\"per_month\":1,\"samples\":2e5,"
+                         "\"tokens_per_sample\":500}]}", &t), "");
+    EXPECT(t.jobs[0].size == TEAM_SIZE_SAMPLES && t.jobs[0].tokens == 1e8);
+    EXPECT_STR(parse_msg("{\"jobs\":[{\"workload\":\"gpt2-124m\",\"per_month\":1,\"epochs\":2,"
+                         "\"dataset_tokens\":5e7}]}", &t), "");
+    EXPECT(t.jobs[0].size == TEAM_SIZE_EPOCHS && t.jobs[0].tokens == 1e8);
+    EXPECT_STR(parse_msg("{" JOB "}", &t), "");
+    EXPECT(t.jobs[0].size == TEAM_SIZE_WORKLOAD && t.jobs[0].tokens == 0);
+    EXPECT_STR(parse_msg("{\"jobs\":[{\"workload\":\"gpt2-124m\",\"per_month\":1,\"tokens\":1e7,\"epochs\":2,"
+                         "\"dataset_tokens\":5e7}]}", &t), "team.jobs[1] gives its size twice: give tokens, or samples "
+               "with tokens_per_sample, or epochs with dataset_tokens");
+    EXPECT_STR(parse_msg("{\"jobs\":[{\"workload\":\"gpt2-124m\",\"per_month\":1,\"samples\":10}]}", &t),
+               "team.jobs[1] gives samples without tokens_per_sample: a job's size is samples x tokens_per_sample or "
+               "epochs x dataset_tokens");
+    EXPECT_STR(parse_msg("{\"jobs\":[{\"workload\":\"gpt2-124m\",\"per_month\":1,\"tokens\":10}]}", &t),
+               "team.jobs[1]: parameter 'tokens' = 10 is out of range (1000 .. 1e+15)");
+    EXPECT_STR(parse_msg("{\"jobs\":[{\"workload\":\"gpt2-124m\",\"per_month\":1,\"epochs\":1000,"
+                         "\"dataset_tokens\":1e15}]}", &t), "team.jobs[1]: epochs x dataset_tokens make 1e+18 tokens a "
+               "job; from 1000 to 1e+15");
     EXPECT_STR(parse_msg("{" JOB ",\"offers\":[{\"id\":\"x\",\"system\":\"b200\",\"provider\":\"P\","
                          "\"usd_per_gpu_hour\":4,\"date\":\"2026\"}]}", &t),
                "team.offers[1].source is missing or empty: an offer names it");
@@ -136,8 +161,8 @@ static void small_ctx(struct dc_ctx *c)
     EXPECT(team_parse(j, &c->t, err, sizeof err) == 0);
     cJSON_Delete(j);
     c->nsys = 2, c->spark = 0, c->nclasses = c->nteam = 1;
-    c->sys[0] = (struct dc_sys){ "dgx-spark", "DGX Spark", 4699, 1, 240 };
-    c->sys[1] = (struct dc_sys){ "b200", "B200", 64375, 8, 1787.5 };
+    c->sys[0] = (struct dc_sys){ .id = "dgx-spark", .name = "DGX Spark", .price_usd = 4699, .server_gpus = 1, .power_w = 240 };
+    c->sys[1] = (struct dc_sys){ .id = "b200", .name = "B200", .price_usd = 64375, .server_gpus = 8, .power_w = 1787.5 };
     snprintf(c->cls[0].workload, sizeof c->cls[0].workload, "gpt2-124m");
     c->cls[0].per_month = 10;
     c->cls[0].on[0] = (struct dc_sysjob){ .base = { 1, 82.5, 53.7, 96.3 }, .nrun = 1, .run = { { 1, 82.5, 53.7, 96.3 } } };
@@ -159,32 +184,32 @@ static void billing(void)
     small_ctx(&c);
     dc_knobs_default(&c, &k);
     /* an 8-GPU node billed by the whole hour: 0.31 h + 0.25 h setup is one hour of 8 GPUs at $4 */
-    struct dc_bill b = dc_bill_offer(&c, 0, 0, &k);
+    struct dc_bill b = dc_bill_offer(&c, 0, 0, 0, &k);
     EXPECT(b.ok && b.devices == 8 && b.instance_gpus == 8 && b.billed_h == 1 && b.usd == 32);
     EXPECT_NEAR(b.result_h, 0.56, 1e-12);
     /* per second: one GPU for 2.72 h (2.72 GPU-hours) is cheaper than 8 for 0.56 h (4.48) */
-    b = dc_bill_offer(&c, 0, 1, &k);
+    b = dc_bill_offer(&c, 0, 1, 0, &k);
     EXPECT(b.ok && b.devices == 1 && b.instance_gpus == 1);
     EXPECT_NEAR(b.billed_h, ceil(2.72 * 3600 - 1e-9) / 3600, 1e-12);
     EXPECT_NEAR(b.usd, b.billed_h * 6, 1e-12);
     /* the cheapest of the two: the per-second GPU ($16.3) before the hourly node ($32) */
-    struct dc_bill best = dc_bill_best(&c, 0, -1, &k);
+    struct dc_bill best = dc_bill_best(&c, 0, -1, 0, &k);
     EXPECT(best.offer == 1 && best.usd < 17);
     /* a deadline of 1 h: only 8 GPUs (0.56 h) meet it; by the second they cost less than the hourly node */
     k.deadline_h = 1;
-    best = dc_bill_best(&c, 0, -1, &k);
+    best = dc_bill_best(&c, 0, -1, 0, &k);
     EXPECT(best.offer == 1 && best.meets && best.devices == 8);
     EXPECT_NEAR(best.usd, 8 * 6 * ceil(0.56 * 3600 - 1e-9) / 3600, 1e-12);
     /* without it, the node's whole hour, however dear */
     c.noffers = 1;
-    best = dc_bill_best(&c, 0, -1, &k);
+    best = dc_bill_best(&c, 0, -1, 0, &k);
     EXPECT(best.offer == 0 && best.meets && best.usd == 32);
     c.noffers = 2;
     /* a minimum: 30 s billed as 60 s */
     c.t.setup_h = 0;
     c.cls[0].on[1].run[1].h = 30.0 / 3600;
     k.deadline_h = 24;
-    b = dc_bill_offer(&c, 0, 1, &k);
+    b = dc_bill_offer(&c, 0, 1, 0, &k);
     EXPECT_NEAR(b.billed_h, 60.0 / 3600, 1e-12);
 }
 
@@ -196,14 +221,15 @@ static cJSON *document(void)
         "{\"scenario\":{\"systems\":[\"dgx-spark\",\"b200\"],\"team\":{\"people\":6,\"deadline_h\":24,"
         "\"jobs\":[{\"workload\":\"llama-3.1-8b-lora\",\"per_month\":40},{\"workload\":\"gpt2-124m\",\"per_month\":1}]}},"
         "\"catalog\":{\"rows\":[{\"id\":\"dgx-spark\",\"name\":\"NVIDIA DGX Spark\"},{\"id\":\"b200\",\"name\":\"B200\"}],"
-        "\"costs\":{\"rows\":[{\"id\":\"dgx-spark\",\"purchase_usd\":4699,\"server_gpus\":1,\"system_power_w\":240},"
+        "\"costs\":{\"rows\":[{\"id\":\"dgx-spark\",\"purchase_usd\":4699,\"server_gpus\":1,\"system_power_w\":240,"
+        "\"idle_power_w\":25},"
         "{\"id\":\"b200\",\"purchase_usd\":64375,\"server_gpus\":8,\"system_power_w\":1787.5}]},"
         "\"offers\":{\"rows\":[{\"id\":\"node\",\"system\":\"b200\",\"provider\":\"N\",\"usd_per_gpu_hour\":8.6,"
         "\"instance_gpus\":[8],\"billing_step_s\":3600,\"min_billed_s\":3600,\"source\":\"s\",\"date\":\"d\"},"
         "{\"id\":\"pod\",\"system\":\"b200\",\"provider\":\"P\",\"usd_per_gpu_hour\":6.79,\"instance_gpus\":[1,2,4,8],"
         "\"billing_step_s\":1,\"min_billed_s\":1,\"source\":\"s\",\"date\":\"d\"}]}},"
         "\"experiments\":[{\"name\":\"model\",\"status\":\"complete\",\"info\":{\"calibration\":{\"device\":\"cpu\"},"
-        "\"workloads\":[{\"id\":\"llama-3.1-8b-lora\",\"name\":\"Llama LoRA\"},{\"id\":\"gpt2-124m\",\"name\":\"GPT-2\"}]},"
+        "\"workloads\":[{\"id\":\"llama-3.1-8b-lora\",\"name\":\"Llama LoRA\",\"tokens\":1e8},{\"id\":\"gpt2-124m\",\"name\":\"GPT-2\",\"tokens\":9.89e9}]},"
         "\"results\":["
         "{\"series\":\"projection\",\"workload\":\"llama-3.1-8b-lora\",\"system\":\"dgx-spark\",\"fits\":true,\"gpus\":1,"
         "\"hours\":41.9,\"hours_low\":28.2,\"hours_high\":48.5},"
@@ -250,11 +276,14 @@ static void stage(void)
     EXPECT(spark && rent && server);
     if (!spark || !rent || !server)
         goto done;
-    /* Sparks: capital over 3 years, energy of the hours they train at 240 W and $0.15/kWh */
+    /* Sparks: capital over 3 years, energy of the hours they train at 240 W and of the hours they idle
+     * at 25 W, at $0.15/kWh */
     double k = json_num(spark, "count", 0), busy = 12 * (40 * 41.9 + 1 * 82.5);
     EXPECT_NEAR(json_num(spark, "outlay_usd", 0), k * 4699, 1e-12);
     EXPECT_NEAR(json_num(spark, "busy_unit_hours_per_year", 0), busy, 1e-9);
-    EXPECT_NEAR(json_num(spark, "usd_per_year", 0), k * 4699 / 3 + busy * 0.240 * 0.15, 1e-9);
+    EXPECT_NEAR(json_num(spark, "idle_usd_per_year", 0), (k * 8766 - busy) * 0.025 * 0.15, 1e-9);
+    EXPECT_NEAR(json_num(spark, "usd_per_year", 0), k * 4699 / 3 + busy * 0.240 * 0.15 + (k * 8766 - busy) * 0.025 * 0.15,
+                1e-9);
     EXPECT_NEAR(json_num(spark, "utilisation", 0), busy / (k * 8766), 1e-9);
     EXPECT(!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spark, "meets_deadline")));    /* 41.9 h > 24 h */
     /* one server: capital, support 20 %, room at $196/kW-month for 14.3 kW, energy at PUE 1.56 */
@@ -276,7 +305,7 @@ static void stage(void)
             tie = r;
     EXPECT(tie != NULL);
     if (tie) {
-        double hour = 4699 / (3 * 8766.0) + 0.240 * 0.15;
+        double hour = 4699 / (3 * 8766.0) + 0.240 * 0.15;        /* busy all the time: no idle hour */
         EXPECT_NEAR(json_num(tie, "usd_per_gpu_hour", 0),
                     6.79 * busy * hour / json_num(tie, "rent_usd_per_year", 0), 1e-9);
     }
@@ -292,6 +321,180 @@ static void stage(void)
     EXPECT_STR(json_str(ans, "alternative", ""), "spark");
 done:
     cJSON_Delete(doc);
+    cJSON_Delete(out);
+}
+
+/* The stage on document d (consumed): its output, or NULL with the reason printed. */
+static cJSON *stage_of(cJSON *d)
+{
+    char err[512] = "";
+    cJSON *out = cJSON_CreateObject();
+    if (decide_stage(d, out, err, sizeof err) != 0) {
+        printf("decide_stage: %s\n", err);
+        check_failures++;
+        cJSON_Delete(out);
+        out = NULL;
+    }
+    cJSON_Delete(d);
+    return out;
+}
+
+static const cJSON *row_of(const cJSON *out, const char *workload, const char *system, int gpus)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(out, "results"))
+        if (strcmp(json_str(r, "series", ""), "job_row") == 0 && strcmp(json_str(r, "workload", ""), workload) == 0
+            && strcmp(json_str(r, "system", ""), system) == 0 && json_num(r, "gpus", 0) == gpus)
+            return r;
+    return NULL;
+}
+
+static cJSON *team_of(cJSON *d) { return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d, "scenario"), "team"); }
+
+/* Each row its own configuration: GPT-2 on 8 B200s is billed as 8 GPUs on its cheapest offer (per
+ * second: 8 x $6.79 for 0.56 h, not the hourly node's $68.80), and renting it on one GPU (2.47 h,
+ * cheaper) is a row of its own; a job's own size scales its hours; the Spark bought per job is an
+ * hour of the team's Sparks (their terms over their busy hours) times its hours. */
+static void rows(void)
+{
+    cJSON *out = stage_of(document());
+    if (!out)
+        return;
+    const cJSON *g8 = row_of(out, "gpt2-124m", "b200", 8), *g1 = row_of(out, "gpt2-124m", "b200", 1);
+    EXPECT(g8 && g1);
+    if (g8 && g1) {
+        EXPECT_STR(json_str(g8, "role", ""), "projection");
+        EXPECT_STR(json_str(g8, "rent_offer", ""), "pod");
+        EXPECT_NEAR(json_num(g8, "rent_usd", 0), 8 * 6.79 * ceil(0.56 * 3600 - 1e-9) / 3600, 1e-9);
+        EXPECT_STR(json_str(g1, "role", ""), "rent");
+        EXPECT_NEAR(json_num(g1, "rent_usd", 0), 6.79 * ceil(2.72 * 3600 - 1e-9) / 3600, 1e-9);
+        EXPECT_NEAR(json_num(g8, "faster_per_job", 0), 82.5 / 0.31, 1e-12);
+        EXPECT_NEAR(json_num(g1, "kwh", 0), 2.47 * 1.7875, 1e-12);
+    }
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(out, "results"), *sp = find(res, "option", "option", "spark");
+    const cJSON *lora = row_of(out, "llama-3.1-8b-lora", "dgx-spark", 1);
+    EXPECT(sp && lora);
+    if (sp && lora)
+        EXPECT_NEAR(json_num(lora, "buy_usd", 0), 41.9 * (json_num(sp, "usd_per_year", 0)
+                    / json_num(sp, "busy_unit_hours_per_year", 1)), 1e-9);
+    cJSON_Delete(out);
+    /* half the tokens: half the hours, on every row and option */
+    cJSON *d = document(), *job = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(team_of(d), "jobs"), 0);
+    cJSON_AddNumberToObject(job, "tokens", 5e7);
+    out = stage_of(d);
+    if (!out)
+        return;
+    lora = row_of(out, "llama-3.1-8b-lora", "dgx-spark", 1);
+    EXPECT(lora && json_num(lora, "hours", 0) == 41.9 * 0.5 && json_num(lora, "hours_high", 0) == 48.5 * 0.5);
+    const cJSON *oj = NULL, *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(out, "results"))
+        if (strcmp(json_str(r, "series", ""), "option_job") == 0 && strcmp(json_str(r, "option", ""), "spark") == 0
+            && strcmp(json_str(r, "workload", ""), "llama-3.1-8b-lora") == 0)
+            oj = r;
+    EXPECT(oj && json_num(oj, "run_h", 0) == 41.9 * 0.5);
+    cJSON_Delete(out);
+}
+
+/* A team's offers: only the 8-GPU node billed by the hour (renting a LoRA job costs 2 h x 8 GPUs). */
+static void node_only(cJSON *d)
+{
+    cJSON *offers = cJSON_Parse("[{\"id\":\"node\",\"system\":\"b200\",\"provider\":\"N\",\"usd_per_gpu_hour\":8.6,"
+                                "\"instance_gpus\":[8],\"billing_step_s\":3600,\"min_billed_s\":3600,\"source\":\"s\","
+                                "\"date\":\"d\"}]");
+    cJSON_AddItemToObject(team_of(d), "offers", offers);
+}
+
+/* Every flip names the option the stage finds there: the cheapest that meets the deadline at that
+ * point, its count and cost as every option's cost there says, below the answer's own there. */
+static void check_flips(const cJSON *res)
+{
+    const cJSON *r;
+    int flips = 0;
+    cJSON_ArrayForEach(r, res) {
+        if (strcmp(json_str(r, "series", ""), "flip") != 0 || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "found")))
+            continue;
+        const cJSON *o, *best = NULL;
+        cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(r, "options_at_flip"))
+            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "meets_deadline"))
+                && (!best || json_num(o, "usd_per_year", 0) < json_num(best, "usd_per_year", 0)))
+                best = o;
+        EXPECT(best != NULL);
+        if (!best)
+            continue;
+        EXPECT_STR(json_str(r, "to", ""), json_str(best, "option", "?"));
+        EXPECT(json_num(r, "to_count", -1) == json_num(best, "count", -2));
+        EXPECT(json_num(r, "to_usd_per_year", -1) == json_num(best, "usd_per_year", -2));
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "answer_meets_at")))
+            EXPECT(json_num(r, "to_usd_per_year", 0) < json_num(r, "answer_usd_per_year_at", 0));
+        flips++;
+    }
+    EXPECT(flips > 0);
+}
+
+/* What decides the answer. With renting by the hour on 8-GPU nodes only, Sparks are far cheaper but
+ * a Spark's LoRA job alone takes 41.9 h against 24 h: the deadline decides, and without it the
+ * answer is the stage's own answer for a team that waits a year. With the per-second offer back,
+ * renting is the cheapest either way: cost decides, by its margin over the next option that meets
+ * the deadline. */
+static void binding_and_flips(void)
+{
+    cJSON *d = document(), *lax_d = document();
+    node_only(d);
+    node_only(lax_d);
+    cJSON_ReplaceItemInObject(team_of(lax_d), "deadline_h", cJSON_CreateNumber(8766));
+    cJSON *out = stage_of(d), *lax = stage_of(lax_d), *cheap = stage_of(document());
+    if (out && lax && cheap) {
+        const cJSON *res = cJSON_GetObjectItemCaseSensitive(out, "results");
+        const cJSON *b = find(res, "binding", "constraint", "deadline");
+        const cJSON *ans = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(lax, "info"), "answer");
+        EXPECT(b != NULL);
+        EXPECT_STR(json_str(ans, "option", ""), "spark");
+        EXPECT_STR(json_str(b, "without", ""), json_str(ans, "option", "?"));
+        EXPECT(json_num(b, "margin_h", 0) > 0 && json_num(b, "job_result_p95_h", 0) > 24);
+        check_flips(res);
+        res = cJSON_GetObjectItemCaseSensitive(cheap, "results");
+        b = find(res, "binding", "constraint", "cost");
+        const cJSON *next = b ? find(res, "option", "option", json_str(b, "without", "?")) : NULL;
+        const cJSON *a = find(res, "option", "option", "rent");
+        EXPECT(b && next && a);
+        if (b && next && a)
+            EXPECT_NEAR(json_num(b, "margin_usd_per_year", 0),
+                        json_num(next, "usd_per_year", 0) - json_num(a, "usd_per_year", 0), 1e-12);
+        check_flips(res);
+    }
+    cJSON_Delete(out);
+    cJSON_Delete(lax);
+    cJSON_Delete(cheap);
+}
+
+/* Without a team: per-job rows and verdicts at the scenario's use (50 %), no options. A Spark-hour
+ * bought costs its price over 3 years of hours at that use, its power training, and its idle power
+ * over the hours it stands (1 - u) / u per busy hour. */
+static void no_team(void)
+{
+    cJSON *d = document(), *scn = cJSON_GetObjectItemCaseSensitive(d, "scenario"), *list = cJSON_CreateArray();
+    cJSON_DeleteItemFromObjectCaseSensitive(scn, "team");
+    cJSON_AddItemToArray(list, cJSON_CreateString("gpt2-124m"));
+    cJSON_AddItemToObject(scn, "decide", list);
+    cJSON_AddNumberToObject(scn, "utilisation", 0.5);
+    cJSON_AddNumberToObject(scn, "life_years", 3);
+    cJSON_AddNumberToObject(scn, "kwh_usd", 0.15);
+    cJSON *out = stage_of(d);
+    if (!out)
+        return;
+    EXPECT(!find(cJSON_GetObjectItemCaseSensitive(out, "results"), "option", "kind", "spark"));
+    const cJSON *r = row_of(out, "gpt2-124m", "dgx-spark", 1);
+    double hour = 4699 / (3 * 8766 * 0.5) + 0.240 * 0.15 + 0.025 * 0.15 * (1 - 0.5) / 0.5;
+    EXPECT(r && fabs(json_num(r, "buy_usd", 0) - 82.5 * hour) < 1e-9 * 82.5 * hour);
+    const cJSON *v = find(cJSON_GetObjectItemCaseSensitive(out, "results"), "verdict", "workload", "gpt2-124m");
+    EXPECT(v != NULL);
+    if (v && r) {
+        /* the break-even use: where the Spark's cost a job equals the cheapest HBM way's */
+        double u = json_num(v, "break_even_utilisation", NAN), alt = json_num(v, "alt_usd", NAN);
+        double at = 82.5 * (4699 / (3 * 8766 * u) + 0.240 * 0.15 + 0.025 * 0.15 * (1 - u) / u);
+        EXPECT(u > 0 && fabs(at - alt) < 1e-6 * alt);
+        EXPECT_STR(json_str(v, "alt_system", ""), "b200");
+    }
     cJSON_Delete(out);
 }
 
@@ -325,5 +528,8 @@ int main(int argc, char **argv)
     team_refusals();
     billing();
     stage();
+    rows();
+    binding_and_flips();
+    no_team();
     return CHECK_DONE();
 }

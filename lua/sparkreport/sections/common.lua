@@ -28,8 +28,24 @@ local function gpu_line(ctx)
   return "none measured: " .. (cu.reason or "unknown reason")
 end
 
+-- Who a document is for and what made it, as it is filed: "Prepared for one ML team", the run
+-- (its folder's name, the date it finished), the tool (version and commit).
+function S.filing(results)
+  local scn, tool = results.scenario or {}, (results.context or {}).tool or {}
+  local team = type(scn.team_name) == "string" and scn.team_name ~= "" and scn.team_name or "one ML team"
+  local date = type(results.finished_utc) == "string" and results.finished_utc:sub(1, 10) or "an unknown date"
+  return { team = team, run = scn.run_folder or "unrecorded", date = date,
+           tool = ("%s %s (%s)"):format(tool.name or "sparkreport", tool.version or "?", tool.git or "commit unknown") }
+end
+
+-- The running footer of both documents: for whom, which run, which tool.
+function S.footer(results)
+  local f = S.filing(results)
+  return ("Prepared for %s · run %s, %s · %s"):format(f.team, f.run, f.date, f.tool)
+end
+
 -- The report's first lines: its title (the scenario's, unless `title` is given), and a partial
--- run said before any figure.
+-- run said before any figure; the running header and footer.
 function S.title_block(doc, results, subtitle, title)
   local scn = results.scenario or {}
   title = title or scn.title or "sparkreport"
@@ -39,6 +55,7 @@ function S.title_block(doc, results, subtitle, title)
                :format(results.status_reason or results.status), "bad")
   end
   doc:header(title)
+  doc:footer(S.footer(results))
 end
 
 -- The decision report's title: the question it answers, for whom (the scenario's team_name).

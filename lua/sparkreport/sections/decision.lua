@@ -1,20 +1,17 @@
--- sparkreport.sections.decision: the report's first pages, the answer to "a DGX Spark or HBM?":
--- per workload of the scenario's `decide` list, hours with band, fit, cost per job and energy on
--- each compared system, a verdict in plain words, what binds the Spark, what this run measured
--- and what it projected, and the costs' appendix. Draws from the model's projection records, which
--- it reads defensively (fields may be absent); the numbers themselves are the model's and cost's.
+-- sparkreport.sections.decision: the per-job pages of the decision report: every job (the team's and
+-- the scenario's decide list) on every compared system, hours with band, fit, cost bought and rented
+-- and energy, each row its own configuration; without a team, the verdict per workload, the cost
+-- basis and the sensitivity; what binds the Spark; what this run measured and what it projected; the
+-- costs' appendix. It draws the team decision stage's records (src/decide: job_row, verdict, info)
+-- and computes nothing: every figure is a field the stage wrote (STYLE.md rule 26).
 local appendix = require "sparkreport.appendix"
 local catalog = require "sparkreport.catalog"
-local cost = require "sparkreport.cost"
 local fmt = require "sparkreport.format"
 local R = require "sparkreport.results"
 
 local S = {}
 
 local SPARK = "dgx-spark"
-local DEFAULT_DECIDE = { "gpt2-124m", "llama-3.1-8b-lora", "llama-3.1-8b", "llama-3.3-70b-qlora" }
-local TFLOPS = { fp32 = "fp32_tflops", tf32 = "tf32_tflops", bf16 = "bf16_tflops", fp16 = "fp16_tflops",
-                 fp8 = "fp8_tflops" }
 
 local function p(text) return { text = text, kind = "projected" } end
 local function s(text) return { text = text, kind = "spec" } end
@@ -23,7 +20,8 @@ local function num(x) return type(x) == "number" and x == x and x or nil end
 
 -- ---- what the section reads ------------------------------------------------------------------
 
--- The model experiment to answer from: one calibrated on a GPU when the run has it, else the first.
+-- The model experiment the projection came from: one calibrated on a GPU when the run has it, else
+-- the first (src/decide/read.c's rule).
 local function model_exp(results)
   local first
   for _, e in ipairs(R.experiments(results, "model")) do
@@ -36,198 +34,61 @@ local function model_exp(results)
   return first
 end
 
--- With a team decision (src/decide), a job's costs here are the team's: the rent of its cheapest
--- offer on that system, billed as the provider bills (setup included), and a bought system's price
--- spread at the use the team's jobs give it. nil for a results file without one.
-local function team_costs(results)
-  local t = require("sparkreport.sections.team").gather(results)
-  if not t then return nil end
-  local out = { rent = {}, use = {}, t = t }
-  for _, r in ipairs(t.offers) do
-    local k = r.workload .. "|" .. r.system
-    local best = out.rent[k]
-    if not best or (r.meets_deadline and not best.meets_deadline)
-       or (r.meets_deadline == best.meets_deadline and r.usd < best.usd) then out.rent[k] = r end
-  end
-  for _, o in ipairs(t.order) do
-    if o.system and o.utilisation and o.utilisation > 0 then out.use[o.system] = math.min(o.utilisation, 1) end
-  end
-  return out
-end
-
--- Everything the tables and sentences need, gathered once.
+-- The stage's per-job records, gathered once: the workloads in its order, each with its rows (in the
+-- stage's order: per system, the projection's configuration, the fewest devices that hold it, the
+-- cheapest to rent) and its verdict.
 local function gather(results, exp)
-  local info, scn = exp.info, results.scenario or {}
-  local ctx = { results = results, exp = exp, workloads = {}, systems = {}, recs = {},
-                params = cost.params(scn), catalog = {} }
-  ctx.costs, ctx.costs_source = cost.rows(results)
+  local td = results.team_decision
+  local ctx = { results = results, exp = exp, workloads = {}, by = {}, catalog = {}, prices = {}, compare = {},
+                info = td.info or {} }
   for _, r in ipairs(results.catalog and results.catalog.rows or {}) do ctx.catalog[r.id] = r end
-  for _, sy in ipairs(info.systems or {}) do ctx.systems[sy.id] = sy end
-  for _, r in ipairs(R.records(exp, { series = "projection" })) do
-    ctx.recs[tostring(r.workload) .. "|" .. tostring(r.system)] = r
+  for _, pr in ipairs(ctx.info.prices or {}) do ctx.prices[pr.system] = pr; ctx.compare[#ctx.compare + 1] = pr.system end
+  for _, j in ipairs(ctx.info.jobs or {}) do
+    local w = { id = j.workload, name = j.name, job = j, rows = {}, systems = {} }
+    ctx.by[j.workload] = w
   end
-  -- the smallest count of devices that holds a job one device cannot (src/predict/project.c)
-  ctx.multi = {}
-  for _, r in ipairs(R.records(exp, { series = "projection_devices" })) do
-    ctx.multi[tostring(r.workload) .. "|" .. tostring(r.system)] = r
+  for _, r in ipairs(td.results or {}) do
+    local w = ctx.by[r.workload or ""]
+    if w and r.series == "job_row" then
+      w.rows[#w.rows + 1] = r
+      if not w.systems[r.system] or r.role == "projection" then w.systems[r.system] = r end
+    elseif w and r.series == "verdict" then
+      w.verdict = r
+    end
   end
-  local wl = {}
-  for _, w in ipairs(info.workloads or {}) do wl[w.id] = w end
+  for _, j in ipairs(ctx.info.jobs or {}) do
+    local w = ctx.by[j.workload]
+    if #w.rows > 0 then ctx.workloads[#ctx.workloads + 1] = w end
+  end
   ctx.missing = {}
-  for _, id in ipairs(type(scn.decide) == "table" and scn.decide or DEFAULT_DECIDE) do
-    if wl[id] then ctx.workloads[#ctx.workloads + 1] = wl[id] else ctx.missing[#ctx.missing + 1] = id end
+  for _, id in ipairs(type(results.scenario.decide) == "table" and results.scenario.decide or {}) do
+    if not (ctx.by[id] and #ctx.by[id].rows > 0) then ctx.missing[#ctx.missing + 1] = id end
   end
-  ctx.compare = {}
-  for _, id in ipairs(scn.systems or scn.compare or results.catalog and (results.catalog.systems or results.catalog.compare) or {}) do
-    if ctx.systems[id] or ctx.catalog[id] then ctx.compare[#ctx.compare + 1] = id end
-  end
-  ctx.team = team_costs(results)
+  ctx.team = ctx.info.basis == "team"
   return ctx
 end
 
 local function name_of(ctx, id)
-  local row = ctx.catalog[id] or ctx.systems[id] or catalog.find(id)
+  local row = ctx.catalog[id] or catalog.find(id)
   return row and row.name or id
 end
 
-local function row_of(ctx, id) return ctx.catalog[id] or catalog.find(id) end
+local function short_name(ctx, id) return (name_of(ctx, id):gsub("^NVIDIA ", "")) end
 
--- The record of workload w on system id: this machine's own one when it is that system and the
--- model was calibrated on its GPU (a CPU calibration says nothing of the system's GPU).
-local function rec(ctx, w, id)
-  local match = ctx.results.catalog and ctx.results.catalog.match
-  local cal = ctx.exp.info.calibration
-  local own = match == id and cal and cal.device == "gpu" and ctx.recs[w.id .. "|this"]
-  if own and own.hours then return own, true end
-  return ctx.recs[w.id .. "|" .. id], false
-end
-
-local function job(ctx, r, id)
-  if not r or not num(r.hours) then return {} end
-  local params = ctx.params
-  if ctx.team then            -- the team's use of that system and its offers' bills
-    local team = ctx.team.t.team
-    params = { utilisation = ctx.team.use[id] or 1, life_years = team.life_years, kwh_usd = team.kwh_usd }
-  end
-  local out = cost.job(r.hours, num(r.gpus) or 1, row_of(ctx, id), ctx.costs[id], params)
-  if ctx.team then
-    local bill = ctx.team.rent[tostring(r.workload) .. "|" .. id]
-    out.rent_usd = bill and bill.usd
-    if not ctx.team.use[id] then out.capital_usd, out.buy_usd = nil, nil end
-  end
-  return out
-end
-
--- ---- the numbers every part of the page uses ---------------------------------------------------
-
--- "46.9 h", "1,234 h", "292 h (12.2 days)": hours always, days only beside them.
-local function hours(h, days)
-  local t = fmt.hours(h)
-  if days and h >= 48 then t = ("%s (%s days)"):format(t, fmt.rate(h / 24)) end
-  return t
-end
+-- ---- the per-workload table -----------------------------------------------------------------
 
 local function band_text(r)
   if not (num(r.hours_low) and num(r.hours_high)) then return "" end
   return ("%s–%s"):format(fmt.hours(r.hours_low, ""), fmt.hours(r.hours_high, ""))
 end
 
--- "1 GPU", "8 GPUs", "2 devices": what a job configuration runs on.
-local function devices(r)
-  local n = num(r.gpus) or 1
-  return n == 1 and "1" or fmt.int(n)
-end
-
--- Every figure of one workload on one system, computed once: what the table prints, what the
--- verdict compares and what the tests recompute. nil when the system has no record.
-local function figures(ctx, w, id, r)
-  local own = false
-  if not r then r, own = rec(ctx, w, id) end
-  if not r then return nil end
-  local f = { id = id, r = r, own = own, fits = r.fits, hours = num(r.hours), gpus = num(r.gpus) or 1 }
-  if f.hours then
-    f.cost = job(ctx, r, id)
-    f.lo = num(r.hours_low) or f.hours
-    f.hi = num(r.hours_high) or f.hours
-  else
-    f.cost = {}
-  end
-  return f
-end
-
--- The cost of job f at `h` hours instead of its central figure (costs are linear in hours).
-local function at_hours(f, usd, h) return usd and f.hours and usd * h / f.hours end
-
--- The cheapest way to the job on an HBM system: renting where a rate is published, buying where a
--- whole-system price is. Returns figures, usd, "rented" | "bought" (nil: none).
-local function cheapest_hbm(ctx, wf)
-  local best, usd, how
-  for _, id in ipairs(ctx.compare) do
-    local f = wf.by[id]
-    if id ~= SPARK and f and f.hours then
-      for _, k in ipairs { "rent_usd", "buy_usd" } do
-        local x = f.cost[k]
-        if x and (not usd or x < usd) then best, usd, how = f, x, k == "rent_usd" and "rented" or "bought" end
-      end
-    end
-  end
-  return best, usd, how
-end
-
--- One workload's answer: { w, by = { id -> figures }, spark, alt, alt_usd, alt_how, kind, u, ... }.
--- kind: "no-spark" (not projected), "too-big" (does not fit), "buy" (the Spark bought is cheaper
--- per job beyond the bands), "rent" (the HBM alternative is), "tie" (the two costs' ranges over
--- the hours bands overlap).
-local function decide(ctx, w)
-  local wf = { w = w, by = {}, multi = {} }
-  for _, id in ipairs(ctx.compare) do
-    wf.by[id] = figures(ctx, w, id)
-    local m = ctx.multi[w.id .. "|" .. id]    -- written only where one device cannot hold the job
-    if m and num(m.hours) then
-      wf.multi[id] = figures(ctx, w, id, m)
-    end
-  end
-  local a = wf.by[SPARK]
-  wf.spark = a
-  wf.alt, wf.alt_usd, wf.alt_how = cheapest_hbm(ctx, wf)
-  if not a or (a.fits and not a.hours) then wf.kind = "no-spark"; return wf end
-  if not a.fits then wf.kind = "too-big"; return wf end
-  local buy = a.cost.buy_usd
-  if not (buy and wf.alt_usd) then wf.kind = "no-spark"; return wf end
-  wf.u = cost.break_even_utilisation(a.cost, wf.alt_usd)
-  local lo_a, hi_a = at_hours(a, buy, a.lo), at_hours(a, buy, a.hi)
-  local lo_b, hi_b = at_hours(wf.alt, wf.alt_usd, wf.alt.lo), at_hours(wf.alt, wf.alt_usd, wf.alt.hi)
-  if math.max(lo_a, lo_b) <= math.min(hi_a, hi_b) then wf.kind = "tie"
-  elseif buy < wf.alt_usd then wf.kind = "buy" else wf.kind = "rent" end
-  -- what would flip it, each other term as it is
-  local rate = ctx.costs[wf.alt.id] and ctx.costs[wf.alt.id].rent_usd_per_gpu_hour
-  if wf.alt_how == "rented" and rate then wf.rate_flip = buy / (wf.alt.hours * wf.alt.gpus) end
-  wf.kwh_flip = cost.break_even_kwh_usd(a.cost, wf.alt_usd)
-  local price = cost.price(row_of(ctx, SPARK), ctx.costs[SPARK])
-  wf.price_flip = price and cost.break_even_price(a.cost, price, wf.alt_usd)
-  -- the Spark's hours at which it ties, and the BF16 rate that would give them: only the
-  -- compute-bound share of the step scales with the rate
-  local per_h = buy / a.hours
-  local ratio, m = wf.alt_usd / per_h / a.hours, num(a.r.memory_bound_share)
-  if m and ratio > m then wf.bf16_flip = (1 - m) / (ratio - m) end
-  return wf
-end
-
--- ---- the per-workload table -----------------------------------------------------------------
-
--- "*": a row whose GPU generation its profile has no runs of (the caption says how much wider its band is).
-local function extrapolated(r)
-  return r and r.extrapolated and "*" or ""
-end
-
 -- "DGX Spark (GB10) x1.16, B200 (HGX) x1.08": the extrapolated systems and their bands' factors.
 local function extrapolations(ctx)
   local out, seen = {}, {}
-  for _, wf in ipairs(ctx.answers) do
-    for _, id in ipairs(ctx.compare) do
-      local f = wf.by[id] or wf.multi[id]
-      local sp = f and f.r.extrapolated and num(f.r.extrapolation_spread)
-      local key = sp and ("%s x%s"):format(name_of(ctx, id):gsub("^NVIDIA ", ""), fmt.rate(sp))
+  for _, w in ipairs(ctx.workloads) do
+    for _, r in ipairs(w.rows) do
+      local key = r.extrapolated and num(r.extrapolation_spread)
+        and ("%s x%s"):format(short_name(ctx, r.system), fmt.rate(r.extrapolation_spread))
       if key and not seen[key] then seen[key], out[#out + 1] = true, key end
     end
   end
@@ -237,99 +98,78 @@ end
 -- The fit, and for a marginal one what the job becomes if it does not fit after all.
 local function fit_cell(r)
   local text = R.fit_short(r)
+  if num(r.zero) and r.role == "devices" then text = ("ZeRO-%d + %s"):format(r.zero, text) end
   if r.fits and r.marginal then
-    local alt = type(r.if_not_fit) == "table" and r.if_not_fit or {}
-    local zero = num(alt.zero) and alt.zero > 0 and ("ZeRO-%d + "):format(alt.zero) or ""
-    text = text .. ", marginal; if not: " .. (num(alt.hours) and ("%s%s, %s h"):format(zero, R.fit_short(alt),
-      fmt.hours(alt.hours, "")) or "does not fit")
+    local alt = { fits = r.if_not_fit_fits, fit = r.if_not_fit, gpus = r.if_not_fit_gpus or r.gpus, offload = r.if_not_fit_offload,
+                  checkpoint = r.if_not_fit_checkpoint }
+    local zero = num(r.if_not_fit_zero) and r.if_not_fit_zero > 0 and ("ZeRO-%d + "):format(r.if_not_fit_zero) or ""
+    text = text .. ", marginal; if not: " .. (r.if_not_fit_fits and num(r.if_not_fit_hours)
+      and ("%s%s, %s h"):format(zero, R.fit_short(alt), fmt.hours(r.if_not_fit_hours, "")) or "does not fit")
   end
   return { text = text, tone = r.fits and "good" or "bad" }
 end
 
--- The Spark configuration the "faster" columns compare with: one Spark where it holds the job, else
--- the fewest linked Sparks that do; nil when none does.
-local function spark_base(wf)
-  local a = wf.spark
-  if a and a.hours then return a end
-  local m = wf.multi[SPARK]
-  return m and m.hours and m or nil
+-- How much faster the row runs the job than the Spark configuration compared with, per job and per
+-- device, as the stage wrote them; a cell that has no ratio says why.
+local function faster_cells(r)
+  if r.spark_base then return "base", "base" end
+  if not r.fits then return "n/a: no fit", "n/a: no fit" end
+  if not num(r.faster_per_job) then return "no Spark fits", "no Spark fits" end
+  return p(fmt.factor(r.faster_per_job)), p(fmt.factor(r.faster_per_device))
 end
 
--- How much faster configuration f runs the job than the Spark base, per job and per device; a cell
--- that has no ratio says why.
-local function faster_cells(wf, f)
-  local b = spark_base(wf)
-  if f == b then return "base", "base" end
-  if not b then return "no Spark fits", "no Spark fits" end
-  if not (f and f.hours) then return "n/a: no fit", "n/a: no fit" end
-  return p(fmt.factor(b.hours / f.hours)), p(fmt.factor(b.hours * b.gpus / (f.hours * f.gpus)))
-end
+local ROLE = { projection = "%s", devices = "%s x %s", rent = "%s x %s, to rent" }
 
-local function system_row(ctx, wf, id)
-  local f = wf.by[id]
-  local label = name_of(ctx, id):gsub("^NVIDIA ", "") .. (f and f.own and " (measured here)" or "")
-                .. extrapolated(f and f.r)
-  if not f then return { label, "", "not projected", "n/a", "n/a", "", "", "", "" } end
-  local c = f.cost
-  local per_job, per_dev = faster_cells(wf, f)
-  local hrs = f.hours and p(("%s (%s)"):format(fmt.hours(f.hours, ""), band_text(f.r)))
-              or (f.fits and "not projected" or "n/a")
-  return { label, devices(f.r), hrs, per_job, per_dev, fit_cell(f.r),
-           c.buy_usd and p(cost.usd(c.buy_usd)) or "n/a", c.rent_usd and p(cost.usd(c.rent_usd)) or "n/a",
-           c.energy_kwh and p(fmt.rate(c.energy_kwh)) or "n/a" }
-end
-
--- The smallest count of devices that holds a job one device cannot: "2 x DGX Spark", fit "ZeRO-3 + ...".
-local function multi_row(ctx, wf, id)
-  local f, c = wf.multi[id], wf.multi[id].cost
-  local label = ("%s x %s"):format(fmt.int(f.gpus), (name_of(ctx, id):gsub("^NVIDIA ", ""))) .. extrapolated(f.r)
-  local per_job, per_dev = faster_cells(wf, f)
-  local fc = fit_cell(f.r)
-  fc.text = ("ZeRO-%d + %s"):format(num(f.r.zero) or 0, fc.text)
-  return { label, devices(f.r), p(("%s (%s)"):format(fmt.hours(f.hours, ""), band_text(f.r))), per_job, per_dev, fc,
-           c.buy_usd and p(cost.usd(c.buy_usd)) or "n/a", c.rent_usd and p(cost.usd(c.rent_usd)) or "n/a",
-           c.energy_kwh and p(fmt.rate(c.energy_kwh)) or "n/a" }
+local function row_cells(ctx, r)
+  local name = short_name(ctx, r.system)
+  local label = r.role == "projection" and name or ROLE[r.role]:format(fmt.int(r.gpus), name)
+  label = label .. (r.own and " (this machine)" or "") .. (r.extrapolated and "*" or "")
+  if not r.fits then
+    return { label, fmt.int(r.gpus), "n/a", "n/a: no fit", "n/a: no fit", fit_cell(r), "n/a", "n/a", "n/a" }
+  end
+  local per_job, per_dev = faster_cells(r)
+  return { label, fmt.int(r.gpus), p(("%s (%s)"):format(fmt.hours(r.hours, ""), band_text(r))), per_job, per_dev,
+           fit_cell(r), num(r.buy_usd) and p(fmt.usd(r.buy_usd)) or "n/a",
+           num(r.rent_usd) and p(fmt.usd(r.rent_usd)) or "n/a", num(r.kwh) and p(fmt.rate(r.kwh)) or "n/a" }
 end
 
 local FIT_WORDS = "ckpt: activation checkpointing; accum N: gradient accumulation over N micro-batches; offload: "
   .. "optimizer state in host memory; N GPUs: data parallel on N GPUs of one node (ZeRO sharding where the "
   .. "appendix names it); a row \"N x system\", fit ZeRO-K: the smallest of 2, 4, 8 devices that holds a job one "
   .. "device cannot, sharded over them (ZeRO-1: the optimizer state; ZeRO-2: also the gradients; ZeRO-3: also "
-  .. "the weights), their traffic over the system's link (Sparks: ConnectX-7). LoRA rank 16: rank-16 adapters trained, base weights frozen; QLoRA, NF4: the same over "
-  .. "4-bit NormalFloat base weights; 8-bit Adam: optimizer state in 8 bits."
+  .. "the weights), their traffic over the system's link (Sparks: ConnectX-7); a row \"N x system, to rent\": the "
+  .. "configuration the job is cheapest to rent in, where it is not a row above. LoRA rank 16: rank-16 adapters "
+  .. "trained, base weights frozen; QLoRA, NF4: the same over 4-bit NormalFloat base weights; 8-bit Adam: optimizer "
+  .. "state in 8 bits."
 
 -- The software stack a workload's rows were projected with, as fitted: "Hugging Face + PEFT, fitted
 -- on 18 runs (2023)"; a profile that takes another's efficiencies says whose.
-local function profile_text(wf)
+local function profile_text(w)
   local r
-  for _, f in pairs(wf.by) do r = r or (f.r and f.r.stack_name and f.r) end
+  for _, x in ipairs(w.rows) do r = r or (x.stack_name and x) end
   if not r then return nil end
   local era = type(r.stack_era) == "string" and r.stack_era:match("^([^:]+):") or nil
-  if r.stack_fitted_on ~= r.stack_name then
+  if r.stack_fitted_on and r.stack_fitted_on ~= r.stack_name then
     return ("%s on %s's efficiencies, fitted on %s runs"):format(r.stack_name, r.stack_fitted_on,
                                                                fmt.int(num(r.stack_runs) or 0))
   end
   return ("%s, fitted on %s runs%s"):format(r.stack_name, fmt.int(num(r.stack_runs) or 0), era and (" of " .. era) or "")
 end
 
--- One table for every workload: a row naming the workload, then a row per compared system, kept
--- on one page together.
+local TOKEN_KIND = { assumed = "assumed", published = "spec" }
+
+-- One table for every workload: a row naming the workload and its size, then its rows.
 local function decision_table(doc, ctx)
   local rows, groups, stacks = {}, {}, {}
-  for i, wf in ipairs(ctx.answers) do
-    local w = wf.w
-    local prof = profile_text(wf)
+  for i, w in ipairs(ctx.workloads) do
+    local prof = profile_text(w)
     if prof then stacks[#stacks + 1] = ("(%d) %s"):format(i, prof) end
-    local assumed = R.tokens_assumed(w)
+    local j = w.job
     rows[#rows + 1] = { { text = ("(%d) %s"):format(i, w.name), tone = "neutral" }, "",
-                        { text = ("%s tokens"):format(fmt.count(w.tokens)), kind = assumed and "assumed" or "spec" },
-                        "", "", "", "", "", (w.precision or "?"):upper() }
-    local n = 1
-    for _, id in ipairs(ctx.compare) do
-      rows[#rows + 1], n = system_row(ctx, wf, id), n + 1
-      if wf.multi[id] then rows[#rows + 1], n = multi_row(ctx, wf, id), n + 1 end
-    end
-    groups[#groups + 1] = n
+                        { text = ("%s tokens"):format(fmt.count(j.tokens)), kind = TOKEN_KIND[j.tokens_basis] },
+                        "", "", "", "", "", "" }
+    for _, r in ipairs(w.rows) do rows[#rows + 1] = row_cells(ctx, r) end
+    groups[#groups + 1] = #w.rows + 1
   end
   doc:table {
     columns = { { title = "Workload / system", width = 0.2 }, { title = "GPUs", align = "center", width = 0.05 },
@@ -339,76 +179,69 @@ local function decision_table(doc, ctx)
                 { title = "Buy\n$/job", align = "right", width = 0.09 }, { title = "Rent\n$/job", align = "right", width = 0.09 },
                 { title = "kWh", align = "right" } },
     rows = rows, groups = groups,
-    caption = "Hours: projected time of the whole job configuration (GPUs column) for the workload's tokens, band "
-      .. "low–high. Software stack each workload is projected on, with the published runs it was fitted on: "
-      .. table.concat(stacks, "; ") .. ". *: extrapolated: that stack has no runs on this GPU generation, its "
-      .. "efficiencies borrowed from another stack's ratio between generations, the band widened by a factor ("
-      .. extrapolations(ctx) .. "). Marginal: less than a tenth "
-      .. "of the usable memory left; if not: what the job takes if it does not fit after all. "
-      .. "Tokens: a pre-training run's published size (s, its source in the projection appendix); a "
-      .. "fine-tune's, the round figure this report assumes for every fine-tune so that rows compare (a; time scales "
-      .. "linearly with tokens). Faster per job: the Spark's hours / this row's hours, the configurations as they "
-      .. "run (base: the Spark configuration compared with, one Spark or, where one cannot hold the job, the fewest "
-      .. "linked Sparks that can); faster per device: the same per GPU (device-hours against device-hours). Fit: "
-      .. FIT_WORDS
-      .. " Buy, Rent, kWh: on the one cost basis below.",
+    caption = "Hours: projected time of the whole job configuration (GPUs column) for the job's tokens, band "
+      .. "low–high. " .. (#stacks > 0 and ("Software stack each workload is projected on, with the published runs it "
+      .. "was fitted on: " .. table.concat(stacks, "; ") .. ". ") or "") .. (extrapolations(ctx) ~= ""
+      and ("*: extrapolated: that stack has no runs on this GPU generation, its efficiencies borrowed from another "
+      .. "stack's ratio between generations, the band widened by a factor (" .. extrapolations(ctx) .. "). ") or "")
+      .. "Marginal: less than a tenth of the usable memory left; if not: what the job takes "
+      .. "if it does not fit after all. Tokens: a pre-training run's published size (s, its source in the projection "
+      .. "appendix); a team's job, the size the team gave; a fine-tune otherwise, the round figure this report assumes "
+      .. "for every fine-tune so that rows compare (a; time scales linearly with tokens). Faster per job: the Spark's "
+      .. "hours / this row's hours, the configurations as they run (base: the Spark configuration compared with, one "
+      .. "Spark or, where one cannot hold the job, the fewest linked Sparks that can); faster per device: the same per "
+      .. "GPU (device-hours against device-hours). Fit: " .. FIT_WORDS .. " Buy, Rent, kWh: on the one cost basis below.",
   }
 end
 
--- ---- the verdict ----------------------------------------------------------------------------
+-- ---- the verdict (a results file without a team) ------------------------------------------------
 
-local function wname(wf) return wf.w.name end
-
--- "8 NVIDIA B200 (HGX) rented, 0.28 h: $8.87"
-local function alt_text(ctx, wf)
-  local f = wf.alt
-  if not f then return "no HBM system was projected" end
-  return ("%s%s %s, %s: %s"):format(f.gpus > 1 and (fmt.int(f.gpus) .. " x ") or "", name_of(ctx, f.id), wf.alt_how,
-    fmt.hours(f.hours), cost.usd(wf.alt_usd))
+-- "1 x B200 (HGX) rented, 2.44 h: $18.3"
+local function alt_text(ctx, v)
+  if not v.alt_system then return "no HBM system was projected" end
+  return ("%s x %s %s, %s: %s"):format(fmt.int(v.alt_gpus), short_name(ctx, v.alt_system), v.alt_how,
+    fmt.hours(v.alt_hours), fmt.usd(v.alt_usd))
 end
 
-local function pct0(x) return ("%.0f %%"):format(100 * x) end
-
--- One workload's case in the verdict box: the costs compared and the condition it holds under.
-local function case_text(ctx, wf)
-  local a = wf.spark
-  if wf.kind == "no-spark" then
-    return a and "the Spark's hours or cost are not projected" or "not projected on the Spark"
-  end
-  if wf.kind == "too-big" then
-    local need = tostring(a.r.fit):match("needs ([%d.]+ [GMT]i?B)")
-    local have = tostring(a.r.fit):match("([%d.]+ [GMT]i?B) usable")
-    have = have and (have .. " usable") or tostring(a.r.fit):match("([%d.]+ [GMT]i?B) here")
-    local m, two = wf.multi[SPARK], ""
-    if m then
-      two = (" %s Sparks over their ConnectX-7 link (ZeRO-%d) hold it: %s, %s bought per job;"):format(fmt.int(m.gpus),
-        num(m.r.zero) or 0, hours(m.hours, true), m.cost.buy_usd and cost.usd(m.cost.buy_usd) or "price n/a")
+local function case_text(ctx, w)
+  local v = w.verdict
+  local sp = w.systems[SPARK]
+  if v.kind == "no-spark" then return sp and "the Spark's hours or cost are not projected" or "not projected on the Spark" end
+  if v.kind == "too-big" then
+    local need = sp and tostring(sp.fit):match("needs ([%d.]+ [GMT]i?B)")
+    local have = sp and tostring(sp.fit):match("([%d.]+ [GMT]i?B) usable")
+    have = have and (have .. " usable") or sp and tostring(sp.fit):match("([%d.]+ [GMT]i?B) here")
+    local two = ""
+    if num(v.spark_gpus) and v.spark_gpus > 1 then
+      two = (" %s Sparks over their ConnectX-7 link hold it: %s, %s bought per job;"):format(fmt.int(v.spark_gpus),
+        fmt.hours_days(v.spark_hours), num(v.spark_usd) and fmt.usd(v.spark_usd) or "price n/a")
     end
-    return ("does not fit on a Spark%s;%s %s per job."):format(need and have and (" (needs %s, %s)"):format(need, have)
-      or "", two, alt_text(ctx, wf))
+    return ("does not fit on a Spark%s;%s %s per job."):format(need and have and (" (needs %s, %s)"):format(need,
+      have) or "", two, alt_text(ctx, v))
   end
-  local head = ("Spark bought, %s: %s; %s."):format(hours(a.hours, true), cost.usd(a.cost.buy_usd), alt_text(ctx, wf))
-  if wf.kind == "tie" then return head .. " A tie within the hours bands." end
-  if wf.kind == "buy" then return head .. " The Spark is cheaper per job." end
-  return head .. (" Renting is cheaper at %s utilisation."):format(pct0(ctx.params.utilisation))
+  local head = ("Spark bought, %s: %s; %s."):format(fmt.hours_days(v.spark_hours), fmt.usd(v.spark_usd), alt_text(ctx, v))
+  if v.kind == "tie" then return head .. " A tie within the hours bands." end
+  if v.kind == "buy" then return head .. " The Spark is cheaper per job." end
+  return head .. (" Renting is cheaper at %s utilisation."):format(fmt.pct(v.utilisation))
 end
 
--- What would flip one workload's answer, each threshold alone; where nothing can, why.
-local function flips_text(ctx, wf)
-  if wf.kind == "too-big" then return "only a Spark with more memory: the job does not fit one" end
-  if wf.kind == "no-spark" then return "nothing to flip: no Spark cost was projected" end
-  local spark_row, up = row_of(ctx, SPARK) or {}, wf.kind ~= "buy"
-  local t = {}
-  t[#t + 1] = wf.u and wf.u <= 1 and ("utilisation %s %s"):format(up and "above" or "below", pct0(wf.u))
-              or "no utilisation (break-even above 100 %)"
-  if wf.rate_flip then t[#t + 1] = ("rent %s %s/GPU-h"):format(up and "above" or "below", cost.usd(wf.rate_flip)) end
-  if wf.kwh_flip then t[#t + 1] = ("electricity %s %s/kWh"):format(up and "below" or "above", fmt.usd(wf.kwh_flip)) end
-  if wf.bf16_flip and num(spark_row.bf16_tflops) then
-    t[#t + 1] = ("Spark BF16 %s %s TFLOPS (%s spec)"):format(up and "at" or "below",
-      fmt.rate(spark_row.bf16_tflops * wf.bf16_flip), fmt.factor(wf.bf16_flip))
-  elseif up and num(wf.spark.r.memory_bound_share) then   -- the memory-bound floor: faster compute cannot tie
-    t[#t + 1] = ("no Spark BF16 rate: its memory-bound %s alone costs more"):format(
-      fmt.pct(wf.spark.r.memory_bound_share))
+local function flips_text(w)
+  local v = w.verdict
+  if v.kind == "too-big" then return "only a Spark with more memory: the job does not fit one" end
+  if v.kind == "no-spark" then return "nothing to flip: no Spark cost was projected" end
+  local up, t = v.kind ~= "buy", {}
+  t[#t + 1] = num(v.break_even_utilisation) and v.break_even_utilisation <= 1
+    and ("utilisation %s %s"):format(up and "above" or "below", fmt.pct(v.break_even_utilisation))
+    or "no utilisation (break-even above 100 %)"
+  if num(v.rent_usd_per_gpu_hour_tie) then
+    t[#t + 1] = ("rent %s %s/GPU-h"):format(up and "above" or "below", fmt.usd(v.rent_usd_per_gpu_hour_tie))
+  end
+  if num(v.kwh_usd_tie) then t[#t + 1] = ("electricity %s %s/kWh"):format(up and "below" or "above", fmt.usd(v.kwh_usd_tie)) end
+  if num(v.bf16_tie_tflops) then
+    t[#t + 1] = ("Spark BF16 %s %s TFLOPS (%s spec)"):format(up and "at" or "below", fmt.rate(v.bf16_tie_tflops),
+      fmt.factor(v.bf16_tie_factor))
+  elseif up and num(v.memory_bound_share) then   -- the memory-bound floor: faster compute cannot tie
+    t[#t + 1] = ("no Spark BF16 rate: its memory-bound %s alone costs more"):format(fmt.pct(v.memory_bound_share))
   end
   return table.concat(t, "; ")
 end
@@ -418,16 +251,14 @@ local KIND_HEAD = { buy = "Buy a DGX Spark", tie = "Either: a tie", rent = "Rent
                     ["too-big"] = "Too big for a Spark: rent HBM", ["no-spark"] = "Not decided" }
 local KIND_TONE = { buy = "good", tie = "neutral", rent = "bad", ["too-big"] = "bad", ["no-spark"] = "neutral" }
 
--- The verdict box: one recommendation per group of workloads, each workload's case and what
--- would flip it; the Spark's price; what else would change the answer.
 local function verdict_box(doc, ctx)
   local rows, groups = {}, {}
   for _, k in ipairs(KIND_ORDER) do
     local n = 0
-    for i, wf in ipairs(ctx.answers) do
-      if wf.kind == k then
+    for i, w in ipairs(ctx.workloads) do
+      if w.verdict and w.verdict.kind == k then
         rows[#rows + 1] = { n == 0 and { text = KIND_HEAD[k], tone = KIND_TONE[k] } or "",
-          ("(%d) %s"):format(i, wname(wf)), case_text(ctx, wf), flips_text(ctx, wf) or "" }
+          ("(%d) %s"):format(i, w.name), case_text(ctx, w), flips_text(w) }
         n = n + 1
       end
     end
@@ -436,34 +267,33 @@ local function verdict_box(doc, ctx)
   doc:table { columns = { { title = "Verdict", width = 0.14 }, { title = "Workload", width = 0.19 },
                           { title = "Per job (projected)", width = 0.36 }, { title = "Flips when, each alone" } },
               rows = rows, groups = groups }
-  local price, _, covers = cost.price(row_of(ctx, SPARK), ctx.costs[SPARK])
+  local sp = ctx.prices[SPARK] or {}
   doc:paragraph(("A Spark costs %s, %s (spec; sources in the costs appendix); an HBM GPU is priced as its share "
     .. "of its 8-GPU server, host included (cost basis below). Break-even, rent, electricity and Spark price "
     .. "thresholds: the sensitivity table. A driver update moves the Spark's measured rates: rerun the scenario "
     .. "against this run (the command is in the technical annex, its last appendix), and the rows that moved are "
-    .. "named under the table."):format(price and cost.usd(price) or "n/a (no published price)",
-    covers or "its price not published"), "small")
+    .. "named under the table."):format(sp.purchase_usd and fmt.usd(sp.purchase_usd) or "n/a (no published price)",
+    sp.purchase_covers or "its price not published"), "small")
 end
 
--- ---- sensitivity ---------------------------------------------------------------------------
-
 local function sensitivity_table(doc, ctx)
-  local rows, u0 = {}, ctx.params.utilisation
-  for i, wf in ipairs(ctx.answers) do
-    if wf.kind == "buy" or wf.kind == "rent" or wf.kind == "tie" then
-      local a = wf.spark
-      local function at(u) return p(cost.usd(a.cost.capital_full_usd / u + (a.cost.energy_usd or 0))) end
-      rows[#rows + 1] = { ("(%d) %s"):format(i, wname(wf)), at(0.25), at(u0), at(1.0),
-        p(("%s, %s %s"):format(cost.usd(wf.alt_usd), name_of(ctx, wf.alt.id), wf.alt_how)),
-        p(wf.u and (wf.u <= 1 and pct0(wf.u) or ("none (%s)"):format(pct0(wf.u))) or "none"),
-        wf.rate_flip and p(cost.usd(wf.rate_flip)) or "n/a", wf.kwh_flip and p(fmt.usd(wf.kwh_flip)) or "none",
-        wf.price_flip and p(cost.usd(wf.price_flip)) or "none" }
+  local rows, u0 = {}, ctx.info.utilisation
+  for i, w in ipairs(ctx.workloads) do
+    local v = w.verdict
+    if v and (v.kind == "buy" or v.kind == "rent" or v.kind == "tie") then
+      local be = num(v.break_even_utilisation)
+      rows[#rows + 1] = { ("(%d) %s"):format(i, w.name), p(fmt.usd(v.spark_usd_at_25)), p(fmt.usd(v.spark_usd)),
+        p(fmt.usd(v.spark_usd_at_100)), p(("%s, %s %s"):format(fmt.usd(v.alt_usd), short_name(ctx, v.alt_system), v.alt_how)),
+        p(be and (be <= 1 and fmt.pct(be) or ("none (%s)"):format(fmt.pct(be))) or "none"),
+        num(v.rent_usd_per_gpu_hour_tie) and p(fmt.usd(v.rent_usd_per_gpu_hour_tie)) or "n/a",
+        num(v.kwh_usd_tie) and p(fmt.usd(v.kwh_usd_tie)) or "none",
+        num(v.spark_price_tie) and p(fmt.usd(v.spark_price_tie)) or "none" }
     end
   end
   if #rows == 0 then return end
   doc:table {
     columns = { { title = "Workload", width = 0.17 }, { title = "Spark $/job\nat 25 %", align = "right", width = 0.09 },
-                { title = ("at %s"):format(pct0(u0)), align = "right", width = 0.08 },
+                { title = ("at %.0f %%"):format(100 * u0), align = "right", width = 0.08 },
                 { title = "at 100 %", align = "right", width = 0.08 },
                 { title = "Cheapest HBM\n$/job", width = 0.15 },
                 { title = "Break-even\nutilisation", align = "right", width = 0.16 },
@@ -472,19 +302,14 @@ local function sensitivity_table(doc, ctx)
                 { title = "Spark price\nthat ties", align = "right" } },
     rows = rows,
     caption = ("Sensitivity, each term alone, the others as stated: the Spark bought per job at 25 %%, %s and 100 %% "
-      .. "utilisation; the cheapest HBM way to the job; the utilisation above which the Spark bought is cheaper "
-      .. "(capital at 100 %% / (the HBM cost - the Spark's energy cost); above 100 %%: none); the HBM rent per "
-      .. "GPU-hour, the electricity price and the Spark price at which the two cost the same."):format(pct0(u0)),
+      .. "utilisation (its price over its life and busy hours, its electricity training and idle); the cheapest HBM "
+      .. "way to the job; the utilisation above which the Spark bought is cheaper (above 100 %%: none); the rent per "
+      .. "GPU-hour of that offer, the electricity price and the Spark price at which the two cost the same.")
+      :format(fmt.pct(u0)),
   }
 end
 
 -- ---- what binds the Spark ---------------------------------------------------------------------
-
-local function ratio_of(ctx, id, field)
-  local a, b = row_of(ctx, SPARK), row_of(ctx, id)
-  local x, y = a and num(a[field]), b and num(b[field])
-  return x and y and y / x or nil
-end
 
 local function binds_table(doc, ctx)
   local cols = { { title = "System", width = 0.3 }, { title = "Memory\nGB/s", align = "right", width = 0.12 },
@@ -493,11 +318,11 @@ local function binds_table(doc, ctx)
   for i in ipairs(ctx.workloads) do cols[#cols + 1] = { title = ("Mem.\nbound\n(%d)"):format(i), align = "right", width = 0.44 / n } end
   local rows = {}
   for _, id in ipairs(ctx.compare) do
-    local row = row_of(ctx, id) or {}
+    local row = ctx.catalog[id] or catalog.find(id) or {}
     local out = { name_of(ctx, id), num(row.mem_bw_gbs) and s(fmt.rate(row.mem_bw_gbs)) or "unknown",
                   num(row.bf16_tflops) and s(fmt.rate(row.bf16_tflops)) or "unknown" }
     for _, w in ipairs(ctx.workloads) do
-      local r = rec(ctx, w, id)
+      local r = w.systems[id]
       out[#out + 1] = r and num(r.memory_bound_share) and p(fmt.pct(r.memory_bound_share)) or "n/a"
     end
     rows[#rows + 1] = out
@@ -507,20 +332,17 @@ local function binds_table(doc, ctx)
       .. "memory time exceeds their compute time; the rest is compute-bound. Memory and compute: catalog spec figures." }
 end
 
--- "HBM bandwidth alone": the Spark's step with only its memory-bound share sped up by the HBM ratio.
+-- "HBM bandwidth alone": the first workload's Spark step with only its memory-bound share sped up.
 local function binds_text(ctx)
-  local wf = ctx.answers[1]
-  local a = wf and wf.spark
-  local bid = wf and wf.alt and wf.alt.id
-  if not (a and num(a.r.memory_bound_share) and bid) then return nil end
-  local m, kbw, kc = a.r.memory_bound_share, ratio_of(ctx, bid, "mem_bw_gbs"), ratio_of(ctx, bid, TFLOPS.bf16)
-  if not kbw then return nil end
-  local alone = 1 / ((1 - m) + m / kbw)
+  local w = ctx.workloads[1]
+  local v = w and w.verdict
+  if not (v and num(v.memory_bound_share) and num(v.shrink_with_bandwidth) and v.alt_system) then return nil end
   return ("What binds the Spark: in %s, %s of its projected step is compute-bound and %s memory-bound. The %s has "
-    .. "%.0fx its memory bandwidth%s (spec): with that bandwidth alone the Spark's step would shrink %.1fx, not %.0fx "
+    .. "%sx its memory bandwidth%s (spec): with that bandwidth alone the Spark's step would shrink %sx, not %sx "
     .. "(projected), because the compute-bound share does not move. HBM alone would not close the gap.")
-    :format(wf.w.name, fmt.pct(1 - m), fmt.pct(m), name_of(ctx, bid), kbw,
-            kc and (" and %.0fx its dense BF16 compute"):format(kc) or "", alone, kbw)
+    :format(w.name, fmt.pct(v.compute_bound_share), fmt.pct(v.memory_bound_share), name_of(ctx, v.alt_system),
+            fmt.int(v.hbm_bandwidth_ratio), num(v.hbm_bf16_ratio) and (" and %sx its dense BF16 compute"):format(
+            fmt.int(v.hbm_bf16_ratio)) or "", fmt.rate(v.shrink_with_bandwidth), fmt.int(v.hbm_bandwidth_ratio))
 end
 
 -- ---- measured, projected, kinds ------------------------------------------------------------
@@ -594,89 +416,83 @@ local function measured_text(ctx)
               .. "(mean %s, max %s)"):format(loo.n, fmt.pct(loo.mean), fmt.pct(loo.max)) or "the profiles' error")
 end
 
--- The provider a rental rate comes from: its source up to " blog", a quote or a comma.
-local function provider(src)
-  return src and (src:match("^(.-) blog") or src:match("^([^,'(]+)")):gsub("%s+$", "") or nil
+-- ---- the cost basis ------------------------------------------------------------------------------
+
+local function term_value(ctx, field)
+  for _, t in ipairs(ctx.info.terms or {}) do if t.field == field then return t.value end end
 end
 
--- Where the rental rates come from: one provider's rate card when one covers every rented system;
--- else that provider's systems, and for each other system the provider and date used instead.
-local function rent_text(ctx)
-  local by, order = {}, {}
-  for _, id in ipairs(ctx.compare) do
-    local c = ctx.costs[id] or {}
-    local p = c.rent_usd_per_gpu_hour and provider(c.rent_source)
-    if p then
-      if not by[p] then by[p], order[#order + 1] = {}, p end
-      by[p][#by[p] + 1] = id
-    end
-  end
-  if #order == 0 then return "none published" end
-  table.sort(order, function(a, b) return #by[a] > #by[b] or (#by[a] == #by[b] and a < b) end)
-  local main, names = order[1], {}
-  for _, id in ipairs(by[main]) do names[#names + 1] = name_of(ctx, id) end
-  local text = ("%s (%s)"):format(main, table.concat(names, ", "))
-  for k = 2, #order do
-    for _, id in ipairs(by[order[k]]) do
-      text = text .. ("; %s has no %s rate we can cite, so its rent is %s's of %s, another rate card and date: "
-        .. "compare it with care"):format(name_of(ctx, id), main, order[k], ctx.costs[id].rent_date or "undated")
-    end
-  end
-  return text
-end
-
--- The one cost basis, stated once.
+-- Without a team: the one cost basis, stated once.
 local function cost_basis(doc, ctx)
-  local pr = ctx.params
   local rows = {}
   for _, id in ipairs(ctx.compare) do
-    local price, _, covers = cost.price(row_of(ctx, id), ctx.costs[id])
-    local rents = (ctx.costs[id] or {}).rent_usd_per_gpu_hour
-    rows[#rows + 1] = { name_of(ctx, id), price and { text = cost.usd(price), kind = "spec" } or "n/a",
-      price and (covers or "") or ("no whole-system price we can cite: not priced bought%s")
-        :format(rents and "; its rent is its only cost" or "") }
+    local pr = ctx.prices[id] or {}
+    rows[#rows + 1] = { name_of(ctx, id), pr.purchase_usd and s(fmt.usd(pr.purchase_usd)) or "n/a",
+      pr.purchase_usd and (pr.purchase_covers or "") or "no whole-system price we can cite: not priced bought; its rent is its only cost" }
   end
   doc:table {
     columns = { { title = "Bought: the price of a whole system per device, host included", width = 0.32 },
                 { title = "Price", align = "right", width = 0.1 }, { title = "What it covers" } },
     rows = rows,
     caption = ("Cost basis, one for every system. Buy: that price spread over %s years at %s utilisation (the "
-      .. "scenario's figures), plus the job's energy at %s per kWh. kWh: the job's hours x devices x the whole "
-      .. "system's power per device at its maximum, the same figure on this page and in the appendices. Rent: a "
-      .. "specialty GPU cloud's on-demand price per GPU-hour (power included), dated, from %s; nobody rents a Spark by "
-      .. "the hour. Sources and dates: the costs appendix. A cost difference inside the hours bands is called a tie.")
-      :format(fmt.rate(pr.life_years), fmt.pct(pr.utilisation), fmt.usd(pr.kwh_usd), rent_text(ctx)),
+      .. "scenario's figures), plus the job's electricity at %s per kWh, its share of the idle hours' electricity "
+      .. "where an idle power is cited, and for a server its room, power at the room's overhead and support (the team "
+      .. "terms' defaults, in the appendix). kWh: the job's hours x devices x the whole system's power per device at "
+      .. "its maximum. Rent: the row's own configuration on its cheapest offer, billed in the offer's steps with %s h "
+      .. "setup, the whole instance (the offers in the appendix); nobody rents a Spark by the hour. A cost difference "
+      .. "inside the hours bands is called a tie."):format(fmt.rate(term_value(ctx, "life_years")),
+      fmt.pct(ctx.info.utilisation), fmt.usd(term_value(ctx, "kwh_usd")), fmt.rate(term_value(ctx, "setup_h"))),
   }
+end
+
+-- With a team: the per-job table's basis in the team's terms.
+local function team_cost_text(ctx)
+  local uses, seen = {}, {}
+  for _, w in ipairs(ctx.workloads) do
+    for _, r in ipairs(w.rows) do
+      if num(r.buy_utilisation) and not seen[r.system] then
+        seen[r.system], uses[#uses + 1] = true, ("%s %s"):format(short_name(ctx, r.system), fmt.pct(r.buy_utilisation))
+      end
+    end
+  end
+  return ("Cost per job in this table, on the team's basis (first page): Buy is what an hour of that system's "
+    .. "machines costs the team at the use its jobs give them (%s): the purchase over its life, electricity training "
+    .. "and idle, and for a server its room and support, times the job's device-hours; a system the team would not "
+    .. "buy shows n/a. Rent is the row's own configuration on its cheapest offer, billed as the provider bills it "
+    .. "(whole billing steps, setup included, the whole instance). kWh: the job's hours x devices x the whole "
+    .. "system's power per device."):format(#uses > 0 and table.concat(uses, ", ") or "none")
 end
 
 -- ---- appendix: the cost figures --------------------------------------------------------------
 
--- One row per system and figure: what it is, what it covers, its source and date.
 local function costs_appendix(doc, ctx)
   local rows, groups = {}, {}
   for _, id in ipairs(ctx.compare) do
-    local row, c = row_of(ctx, id), ctx.costs[id] or {}
-    local price, psrc, pcovers = cost.price(row, c)
-    local w, covers = cost.power(row, c)
-    rows[#rows + 1] = { name_of(ctx, id), "Buy, per device", price and s(cost.usd(price)) or "n/a",
-      price and ("%s; %s, %s"):format(pcovers or "", psrc or "", c.purchase_date or "undated")
+    local pr = ctx.prices[id] or {}
+    rows[#rows + 1] = { name_of(ctx, id), "Buy, per device", pr.purchase_usd and s(fmt.usd(pr.purchase_usd)) or "n/a",
+      pr.purchase_usd and ("%s; %s, %s"):format(pr.purchase_covers or "", pr.purchase_source or "", pr.purchase_date or "undated")
         or "no whole-system price we can cite (not priced bought)" }
-    if not ctx.team then          -- with a team, rents are its offers' (their own appendix)
-      rows[#rows + 1] = { "", "Rent, per GPU-hour", c.rent_usd_per_gpu_hour and s(cost.usd(c.rent_usd_per_gpu_hour)) or "n/a",
-        c.rent_source and (c.rent_source .. ", " .. (c.rent_date or "undated")) or "none published" }
-    end
-    rows[#rows + 1] = { "", "Power, per device", w and s(fmt.int(w) .. " W") or "n/a",
-      w and ((covers or "") .. (c.system_power_source and ("; " .. c.system_power_source) or "")) or "none" }
-    groups[#groups + 1] = ctx.team and 2 or 3
+    rows[#rows + 1] = { "", "Power, per device", pr.system_power_w and s(fmt.int(pr.system_power_w) .. " W") or "n/a",
+      pr.system_power_w and ((pr.system_power_covers or "") .. (pr.system_power_source and ("; " .. pr.system_power_source) or ""))
+        or "none" }
+    rows[#rows + 1] = { "", "Idle power", pr.idle_power_w and s(fmt.int(pr.idle_power_w) .. " W") or "n/a",
+      pr.idle_power_w and ((pr.idle_power_covers or "") .. "; " .. (pr.idle_power_source or ""))
+        or "none we can cite: idle hours are not costed" }
+    groups[#groups + 1] = 3
   end
+  local cat = ctx.results.catalog or {}
   doc:table {
     columns = { { title = "System", width = 0.18 }, { title = "Figure", width = 0.15 },
                 { title = "Value", align = "right", width = 0.1 }, { title = "What it covers; source, date" } },
     rows = rows, groups = groups,
-    caption = ("From %s (the whole-system price per device, rental and power) and the catalog (%s). The catalog's "
-      .. "price_usd of an HBM part is the GPU board alone and is not used for the cost per job.")
-      :format(ctx.costs_source, ctx.results.catalog and ctx.results.catalog.source or catalog.source),
+    caption = ("From %s (the whole-system price per device, power and idle power) and the catalog (%s). Rents are "
+      .. "the offers'%s.")
+      :format(cat.costs and cat.costs.source or catalog.costs_source, cat.source or catalog.source,
+              ctx.team and " (the team decision's appendix)" or ", below"),
   }
+  if not ctx.team then
+    require("sparkreport.sections.team").offers_table(doc, ctx.info.offers or {}, function(id) return short_name(ctx, id) end)
+  end
 end
 
 -- ---- the section --------------------------------------------------------------------------------
@@ -694,12 +510,12 @@ local function baseline_text(ctx)
   local n, list = 0, {}
   for _, w in ipairs(ctx.workloads) do
     for _, id in ipairs(ctx.compare) do
-      local r = rec(ctx, w, id)
-      local key = r and (w.id .. "|" .. tostring(r.system))
+      local r = w.systems[id]
+      local key = r and (w.id .. "|" .. (r.own and "this" or id))
       if key and compared[key] then
         n = n + 1
         local m = moved[key]
-        if m then list[#list + 1] = ("%s on %s (%s)"):format(w.name or w.id, name_of(ctx, id), m.why) end
+        if m then list[#list + 1] = ("%s on %s (%s)"):format(w.name, name_of(ctx, id), m.why) end
       end
     end
   end
@@ -712,27 +528,13 @@ local function baseline_text(ctx)
   return against .. ("the answer changed in %d of the %d rows above: %s."):format(#list, n, table.concat(list, "; "))
 end
 
--- The cost basis of the per-job table under a team decision: in the team's terms, no field names.
-local function team_cost_text(ctx)
-  local uses = {}
-  for _, id in ipairs(ctx.compare) do
-    local u = ctx.team.use[id]
-    if u then uses[#uses + 1] = ("%s %s"):format((name_of(ctx, id):gsub("^NVIDIA ", "")), fmt.pct(u)) end
-  end
-  return ("Cost per job in this table, on the team's basis (first page): Buy is the system's price per device "
-    .. "spread over its life at the use the team's jobs give it (%s), plus the job's electricity; a system the team "
-    .. "would not buy shows n/a. Rent is the job's cheapest offer of that GPU type, billed as the provider bills it "
-    .. "(whole billing steps, setup included, the whole instance). kWh: the job's hours x devices x the whole "
-    .. "system's power per device. A cost difference inside the hours bands is a tie.")
-    :format(#uses > 0 and table.concat(uses, ", ") or "none")
-end
-
 function S.decision(doc, results)
   local common = require "sparkreport.sections.common"
-  local team_page = type(results.team_decision) == "table"      -- the team section drew the title and answer
+  local team_page = type(results.team_decision) == "table" and (results.scenario or {}).team   -- the team section drew the title
   if not team_page then
-    common.title_block(doc, results, "The answer first; the machine that ran it: the technical annex",
-                       common.decision_title(results))
+    local f = common.filing(results)
+    common.title_block(doc, results, ("The answer first, prepared for %s; the machine that ran it: the technical "
+                       .. "annex."):format(f.team), common.decision_title(results))
   end
   local exp = model_exp(results)
   if not exp then
@@ -740,9 +542,13 @@ function S.decision(doc, results)
       .. "there are no hours, costs or verdicts to give. What it measured: the technical annex.")
     return
   end
+  local td = results.team_decision
+  if type(td) ~= "table" or td.error then
+    doc:paragraph(("No per-job answer: the decision could not be made (%s)."):format(type(td) == "table" and td.error
+      or "this run's scenario has neither a team nor a list of workloads to decide"))
+    return
+  end
   local ctx = gather(results, exp)
-  ctx.answers = {}
-  for _, w in ipairs(ctx.workloads) do ctx.answers[#ctx.answers + 1] = decide(ctx, w) end
   if ctx.team then
     doc:section("Each job on each system", 2)
   else
@@ -756,14 +562,19 @@ function S.decision(doc, results)
     doc:paragraph(("Not projected in this run: %s (the scenario asks for them; its model experiment does not "
       .. "project them)."):format(table.concat(ctx.missing, ", ")), "note")
   end
-  if ctx.team then doc:paragraph(team_cost_text(ctx), "small") else cost_basis(doc, ctx) end
-  if not ctx.team then sensitivity_table(doc, ctx) end
+  if ctx.team then doc:paragraph(team_cost_text(ctx), "small") else cost_basis(doc, ctx); sensitivity_table(doc, ctx) end
   local bt = binds_text(ctx)
   if bt then doc:paragraph(bt) end
   if #ctx.workloads > 0 then binds_table(doc, ctx) end
   doc:paragraph(measured_text(ctx), "small")
-  local label = appendix.defer(doc, "Costs: prices, rental and power", function(d) costs_appendix(d, ctx) end)
-  doc:paragraph(("Prices, rental rates and power with what each covers, their sources and dates: %s."):format(label), "small")
+  if not ctx.team then
+    local f = common.filing(results)
+    doc:paragraph(("Prepared for %s from run %s of %s, %s.%s"):format(f.team, f.run, f.date, f.tool,
+      ctx.info.derived_at_render and (" The per-job figures were derived again by %s when this report was drawn: the "
+        .. "results file predates the decision's records."):format(ctx.info.derived_at_render) or ""), "small")
+  end
+  local label = appendix.defer(doc, "Costs: prices, power and idle power", function(d) costs_appendix(d, ctx) end)
+  doc:paragraph(("Prices, power and idle power with what each covers, their sources and dates: %s."):format(label), "small")
 end
 
 return S

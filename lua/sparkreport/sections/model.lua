@@ -9,7 +9,7 @@
 local dram_of = require("sparkreport.ceilings").dram
 local dram_text = require("sparkreport.ceilings").dram_text
 local ceilings = require "sparkreport.ceilings"
-local cost = require "sparkreport.cost"
+local catalog = require "sparkreport.catalog"
 local fmt = require "sparkreport.format"
 local marks = require "sparkreport.marks"
 local R = require "sparkreport.results"
@@ -399,18 +399,22 @@ local function memory_text(r)
   return p(("%s %s %s"):format(gb(need), r.fits and "/" or ">", gb(have)))
 end
 
--- kWh and price on the decision pages' one basis (sparkreport.cost): the whole system per device.
+-- kWh and price as the decision stage used them (its job rows: the whole system per device, the cost
+-- file's price); a system it did not compare: the projection's kWh ("(chip)" where it is the GPU's or
+-- SoC's alone) and the cost file's price.
 local function projection_row(ctx, sys, r)
-  local row, c = ctx.catalog[sys.id] or sys, ctx.costs[sys.id]
-  local price = cost.price(row, c)
-  local _, _, chip = cost.power(row, c)
-  local kwh = r.hours and cost.job(r.hours, r.gpus or 1, row, c, ctx.cost_params).energy_kwh
+  local id = r.system == "this" and ctx.match or r.system
+  local row = ctx.kwh[("%s|%s|%d"):format(r.workload, id or "?", r.gpus or 1)]
+  local stage = row and r.hours and row.hours == r.hours and row.kwh      -- the same job: the workload's own tokens
+  local price = ctx.prices[sys.id] or ctx.prices[id]
+  local chip = not stage and r.energy_basis ~= "system"
+  local kwh = r.hours and (stage or r.energy_kwh)
   local hrs = r.hours and p(hours(r.hours))
     or r.fits and { text = "not projected" } or { text = "does not fit", tone = "bad" }
   local fit = R.fit_short(r) .. (r.fits and r.marginal and ", marginal" or "")
   return { config_name(ctx, r) .. (r.extrapolated and " (extrapolated)" or ""), BASIS[r.system_kind] or r.system_kind,
            hrs, r.hours and p(band(r)) or "", { text = fit, tone = r.fits and "good" or "bad" }, memory_text(r),
-           kwh and p(fmt.rate(kwh) .. (chip and " (chip)" or "")) or "n/a", price and s(cost.usd(price)) or "n/a" }
+           kwh and p(fmt.rate(kwh) .. (chip and " (chip)" or "")) or "n/a", price and s(fmt.usd(price)) or "n/a" }
 end
 
 local function workload_table(doc, ctx, exp, w)
@@ -582,11 +586,34 @@ end
 
 -- ---- the section -----------------------------------------------------------------------
 
+-- The price per device of each system, as the decision stage used it (the cost file's); a file
+-- without a decision: its cost rows.
+local function prices(results)
+  local out, td = {}, results.team_decision
+  local info = type(td) == "table" and td.info
+  if info and info.prices then
+    for _, pr in ipairs(info.prices) do out[pr.system] = pr.purchase_usd end
+    return out
+  end
+  local rows = results.catalog and results.catalog.costs and results.catalog.costs.rows
+  for _, r in ipairs(rows or catalog.costs().rows) do out[r.id] = r.purchase_usd end
+  return out
+end
+
+-- The decision stage's kWh of each job row it wrote, by workload, system and devices.
+local function stage_kwh(results)
+  local out, td = {}, results.team_decision
+  for _, r in ipairs(type(td) == "table" and type(td.results) == "table" and td.results or {}) do
+    if r.series == "job_row" and r.kwh and r.hours then out[("%s|%s|%d"):format(r.workload, r.system, r.gpus)] = r end
+  end
+  return out
+end
+
 local function context(results, exp)
   local info = exp.info or {}
   return { systems = by_id(info.systems), system_list = info.systems or {}, workloads = info.workloads or {},
-           catalog = by_id(results.catalog and results.catalog.rows), costs = cost.rows(results),
-           cost_params = cost.params(results.scenario) }
+           catalog = by_id(results.catalog and results.catalog.rows), prices = prices(results),
+           kwh = stage_kwh(results), match = results.catalog and results.catalog.match }
 end
 
 -- ---- the GPU stack profiles and their leave-one-out check ----------------------------------

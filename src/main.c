@@ -36,8 +36,7 @@ static const char usage[] =
     "        DIR/<UTC stamp>-<host>-<scenario>/ with report.pdf (the decision report),\n"
     "        annex.pdf (the technical annex), results.json, results.csv and run.log, and\n"
     "        points DIR/latest at it (DIR defaults to ./reports, in the current folder).\n"
-    "        KEY is a scenario field (budget_s=60) or\n"
-    "        EXPERIMENT.PARAMETER (bandwidth.min_reps=3).\n"
+    "        KEY is a scenario field (budget_s=60) or EXPERIMENT.PARAMETER (bandwidth.min_reps=3).\n"
     "  render RESULTS.json [-o PDF] [--annex PDF]\n"
     "        draw the decision report and the technical annex again from a results file\n"
     "        (default: report.pdf and annex.pdf beside it; with -o X.pdf, the annex is\n"
@@ -88,7 +87,7 @@ static const char usage[] =
     "OMP_NUM_THREADS (threads of the CPU experiments, 1 .. 4096), SPARKREPORT_SCENARIO_TIME_S (processor\n"
     "seconds a scenario's code may use before it returns its experiments; default 10),\n"
     "SPARKREPORT_MPI_JOIN_S (seconds the ranks of an mpirun job may take to join; default 60),\n"
-    "SPARKREPORT_DATA_DIR (the folder of the shipped scenarios; default " SR_PKGDATADIR ").\n";
+    "SPARKREPORT_DATA_DIR (its scenarios/ holds the shipped scenarios; default\n" SR_PKGDATADIR ").\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {

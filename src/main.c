@@ -31,11 +31,12 @@ static const char usage[] =
     "\n"
     "Commands:\n"
     "  run SCENARIO [-o DIR] [--set KEY=VALUE]... [-q]\n"
-    "        run a scenario; writes DIR/<UTC stamp>-<host>-<scenario>/ with report.pdf (the\n"
-    "        decision report), annex.pdf (the technical annex), results.json, results.csv\n"
-    "        and run.log, and points DIR/latest at it\n"
-    "        (DIR defaults to ./reports). KEY is a scenario field (budget_s=60) or\n"
-    "        EXPERIMENT.PARAMETER (bandwidth.min_reps=3).\n"
+    "        run a scenario: a file, or when no file of that name is here, the name of a\n"
+    "        shipped scenario (default, quick, ...: list shows them); writes\n"
+    "        DIR/<UTC stamp>-<host>-<scenario>/ with report.pdf (the decision report),\n"
+    "        annex.pdf (the technical annex), results.json, results.csv and run.log, and\n"
+    "        points DIR/latest at it (DIR defaults to ./reports, in the current folder).\n"
+    "        KEY is a scenario field (budget_s=60) or EXPERIMENT.PARAMETER (bandwidth.min_reps=3).\n"
     "  render RESULTS.json [-o PDF] [--annex PDF]\n"
     "        draw the decision report and the technical annex again from a results file\n"
     "        (default: report.pdf and annex.pdf beside it; with -o X.pdf, the annex is\n"
@@ -49,7 +50,7 @@ static const char usage[] =
     "        (default ./comparison.pdf), or with --json prints the comparison document\n"
     "  info [--json]\n"
     "        describe this machine: CPU, caches, memory, OpenMP, BLAS, CUDA devices\n"
-    "  list  experiments with their parameters, templates, catalog systems\n"
+    "  list  experiments with their parameters, templates, shipped scenarios, catalog systems\n"
     "  tenant SPEC\n"
     "        internal: one tenant process of the tenants experiment (it starts them)\n"
     "\n"
@@ -85,7 +86,8 @@ static const char usage[] =
     "Environment: SOURCE_DATE_EPOCH (PDF dates; 0 .. 253402300799), SPARKREPORT_FONT_DIR (DejaVu fonts),\n"
     "OMP_NUM_THREADS (threads of the CPU experiments, 1 .. 4096), SPARKREPORT_SCENARIO_TIME_S (processor\n"
     "seconds a scenario's code may use before it returns its experiments; default 10),\n"
-    "SPARKREPORT_MPI_JOIN_S (seconds the ranks of an mpirun job may take to join; default 60).\n";
+    "SPARKREPORT_MPI_JOIN_S (seconds the ranks of an mpirun job may take to join; default 60),\n"
+    "SPARKREPORT_DATA_DIR (its scenarios/ holds the shipped scenarios; default\n" SR_PKGDATADIR ").\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -148,7 +150,7 @@ static int cmd_run(int argc, char **argv)
     }
     if (!o.scenario) {
         free(sets);
-        return usage_error("%s", "run needs a scenario file, e.g. sparkreport run scenarios/default.lua");
+        return usage_error("%s", "run needs a scenario, a file or a shipped scenario's name, e.g. sparkreport run quick");
     }
     o.sets = sets;
     char *cmd = command_line(argc, argv);

@@ -1,5 +1,6 @@
 /* list.c: the `list` command: the experiments and their parameters, the scenario's fields, the
- * templates and the catalog's systems, from the same tables the run and the report use. */
+ * templates, the shipped scenarios and the catalog's systems, from the same tables and folder the
+ * run and the report use. */
 #include "cmd/list.h"
 
 #include <stdio.h>
@@ -13,7 +14,9 @@
 #include "predict/measured.h"
 #include "lua/embedded.h"
 #include "lua/state.h"
+#include "util/datadir.h"
 #include "util/error.h"
+#include "util/fsutil.h"
 #include "util/param.h"
 
 /* Catalog rows through the Lua library, so `list` shows exactly what reports use. */
@@ -47,8 +50,26 @@ static int list_catalog(void)
     return 0;
 }
 
+/* The shipped scenarios, one name a line, or why there are none. */
+static void list_scenarios(void)
+{
+    char names[4096], err[FS_PATH_MAX + 64];
+    int n = datadir_scenarios(names, sizeof names, "\n  ", err, sizeof err);
+    printf("shipped scenarios (sparkreport run NAME; a file NAME here comes first), in %s/scenarios:\n", datadir_path());
+    if (n < 0)
+        printf("  none: %s (`make install` puts them there; a scenario file runs by its path)\n", err);
+    else
+        printf("  %s\n", n > 0 ? names : "none");
+    printf("\n");
+}
+
 int list_command(void)
 {
+    char err[FS_PATH_MAX + 64];
+    if (datadir_check_env(err, sizeof err) != 0) {
+        fprintf(stderr, "sparkreport: %s\n", err);
+        return SR_EXIT_USAGE;
+    }
     printf("experiments (sr.NAME { ... } in a scenario):\n");
     for (const struct experiment *e = experiments; e->name; e++) {
         printf("  %s: %s\n", e->name, e->help);
@@ -69,11 +90,12 @@ int list_command(void)
     param_print_help(stdout, jobspec_params);
     printf("\na rate the team measured (sr.measured { ... }: it calibrates its job's rows):\n");
     param_print_help(stdout, measured_params);
-    printf("\ntemplates:\n");
+    printf("\ntemplates (a scenario's template = NAME; built in, their source in %s/templates):\n", datadir_path());
     for (const struct embedded_file *f = embedded_files; f->name; f++)
         if (!strncmp(f->name, "templates/", 10))
             printf("  %.*s\n", (int)(strlen(f->name) - 14), f->name + 10);
     printf("\n");
+    list_scenarios();
     return list_catalog() == 0 ? SR_EXIT_OK : SR_EXIT_FAILURE;
 }
 

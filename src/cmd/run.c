@@ -27,6 +27,7 @@
 #include "results/draw.h"
 #include "measure/context.h"
 #include "util/env.h"
+#include "util/datadir.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/json.h"
@@ -543,13 +544,14 @@ static int load_and_prepare(lua_State *L, const struct run_opts *o, const char *
 }
 
 /* What the run needs before its scenario runs: the environment, the output, the scenario's
- * text; an exit code, 0 with *source (caller frees) to go on. */
-static int preflight(const struct run_opts *o, char **source)
+ * file (o->scenario becomes it: the file given, or the shipped scenario it names; *path, caller
+ * frees) and its text; an exit code, 0 with *source (caller frees) to go on. */
+static int preflight(struct run_opts *o, char **path, char **source)
 {
     char err[SR_ERR_MAX];
     size_t n;
     if (draw_check_env(err, sizeof err) != 0 || env_check_threads(err, sizeof err) != 0
-        || env_check_seconds(err, sizeof err) != 0) {
+        || env_check_seconds(err, sizeof err) != 0 || datadir_check_env(err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_USAGE;
     }
@@ -558,6 +560,11 @@ static int preflight(const struct run_opts *o, char **source)
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_FAILURE;
     }
+    if (!(*path = datadir_scenario(o->scenario, err, sizeof err))) {
+        fprintf(stderr, "sparkreport: %s\n", err);
+        return SR_EXIT_SCENARIO;
+    }
+    o->scenario = *path;
     if (fs_read_file(o->scenario, SCENARIO_MAX_BYTES, source, &n, err, sizeof err) != 0) {
         fprintf(stderr, "sparkreport: %s\n", err);
         return SR_EXIT_SCENARIO;
@@ -570,12 +577,15 @@ static int preflight(const struct run_opts *o, char **source)
     return bad;
 }
 
-int run_command(const struct run_opts *o)
+int run_command(const struct run_opts *given)
 {
-    char err[SR_ERR_MAX], *source = NULL;
-    int bad = preflight(o, &source);
-    if (bad != 0)
+    char err[SR_ERR_MAX], *source = NULL, *path = NULL;
+    struct run_opts resolved = *given, *o = &resolved;
+    int bad = preflight(o, &path, &source);
+    if (bad != 0) {
+        free(path);
         return bad;
+    }
     progress_quiet(o->quiet);
     signals_catch(!job_launched(), o->quiet);  /* under mpirun a signal ends the job: stop at once, folder removed */
     lua_State *L = sr_lua_new(SR_LUA_MEM_LIMIT);
@@ -652,6 +662,7 @@ done:
     free(tmpdir);
     free(final);
     free(source);
+    free(path);
     sr_lua_close(L);
     return rc;
 }

@@ -5,7 +5,7 @@
 #define SR_CMD_RUN_H
 
 struct run_opts {
-    const char *scenario;       /* path of the scenario file */
+    const char *scenario;       /* path of the scenario file, or a shipped scenario's name (util/datadir.h) */
     const char *outdir;         /* reports root: the run folder is made inside it */
     const char **sets;          /* "key=value" overrides */
     int nsets;

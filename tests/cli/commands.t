@@ -19,7 +19,7 @@ $ sparkreport frobnicate
 sparkreport: unknown command 'frobnicate' (see sparkreport --help)
 [2]
 $ sparkreport run
-sparkreport: run needs a scenario file, e.g. sparkreport run scenarios/default.lua (see sparkreport --help)
+sparkreport: run needs a scenario, a file or a shipped scenario's name, e.g. sparkreport run quick (see sparkreport --help)
 [2]
 $ sparkreport run scenarios/quick.lua --frob
 sparkreport: unknown option '--frob' for run (see sparkreport --help)
@@ -52,8 +52,10 @@ $ sparkreport list
 experiments (sr.NAME { ... } in a scenario):
   bandwidth: memory bandwidth: STREAM kernels over a working-set sweep and thread counts
 ...
-templates:
+templates (a scenario's template = NAME; built in, their source in {*}/sparkreport/templates):
   procurement
+...
+shipped scenarios (sparkreport run NAME; a file NAME here comes first), in {*}/sparkreport/scenarios:
 ...
 catalog systems (data/systems.csv; spec figures, sources in the report):
   dgx-spark            NVIDIA DGX Spark (GB10)                         128 GB     273 GB/s

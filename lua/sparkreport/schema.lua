@@ -535,7 +535,11 @@ M.team_records = {
   flip = object { what = "string", direction = "string", found = "boolean", to = opt "string", factor = opt(positive),
                   value = onn, base = onn, to_count = ocnt, to_usd_per_year = omoney, answer_usd_per_year_at = omoney,
                   usd_per_gpu_hour = orate, base_usd_per_gpu_hour = orate, workload = opt "string", system = opt "string",
-                  jobs_at_flip = opt(list(object { workload = "string", tokens = positive }, 64)) },
+                  jobs_at_flip = opt(list(object { workload = "string", tokens = positive }, 64)),
+                  answer_there = opt "string",
+                  jobs = opt(list(object { workload = "string", stack_name = opt "string",
+                                           compiled_stack_name = opt "string", spark_h = ohrs,
+                                           spark_compiled_h = ohrs, speed_of_compiled = opt(positive) }, 64)) },
   people_per_spark = object { workload = "string", projected = "boolean", people = ocnt, result_p95_h = ohrs,
                               hours_alone = ohrs, reason = opt "string" },
   spark_count = object { count = cnt, rule = "string", deadline_h = hrs, result_p95_h = ohrs, fewer_count = ocnt,
@@ -574,7 +578,7 @@ local function team_rule(r, need)
   end
   if r.series == "flip" and r.found == true then
     need("to", "string")
-    if r.what ~= "spark_speed" then need("factor", "number") end
+    if r.what ~= "spark_speed" and r.what ~= "compiled_stack" then need("factor", "number") end
   end
   if r.series == "people_per_spark" and r.projected == true then need("people", "number") end
   if r.series == "job_row" and r.fits == true then

@@ -140,7 +140,7 @@ static void tying_rents(const struct dc_ctx *c, const struct dc_knobs *k, cJSON 
             struct dc_bill b = dc_bill_best(c, i, s, 0, &any);
             if (!r || !b.ok)
                 continue;
-            spark_h += c->cls[i].per_month * 12 * r->devices * dc_hours(k, i, r->h);
+            spark_h += c->cls[i].per_month * 12 * r->devices * dc_run_hours(k, i, r);
             rent += c->cls[i].per_month * 12 * b.usd;
             by_offer[b.offer] += c->cls[i].per_month * 12 * b.usd;
         }

@@ -31,6 +31,8 @@ struct dc_run {
     int devices;
     double h, lo, hi;
     const cJSON *rec;
+    double compiled_h;          /* the same configuration on the compiled stack (the record's compiled, scaled
+                                   as h); 0: none (the job is on a compiled stack already, or it does not fit) */
 };
 
 /* A job on a system: the projection's own configuration (base; devices 0: none that runs), the
@@ -103,6 +105,7 @@ struct dc_knobs {
     double rent[DC_MAX_SYS];    /* each system's rental rates multiplied by this */
     double size[DC_MAX_CLASSES];        /* each job's tokens (so its hours) multiplied by this */
     int spark_fast;             /* the Spark's hours at the fast end of their band */
+    int compiled;               /* every job on the compiled stack on every system, where it was projected there */
     int drop_unheld;            /* leave out the team's jobs no single Spark holds (the memory counterfactual) */
     double deadline_h;
 };
@@ -179,6 +182,9 @@ int dc_unit_option(const struct dc_ctx *c, int s, double u, struct dc_option *o)
 double dc_busy_hour_usd(const struct dc_option *o);
 /* The hours of run r of class i under knobs k (the job's size scaled). */
 double dc_hours(const struct dc_knobs *k, int i, double h);
+/* The central hours of configuration r of class i under knobs k: on the compiled stack when k asks it
+ * and r has them. */
+double dc_run_hours(const struct dc_knobs *k, int i, const struct dc_run *r);
 
 /* rows.c: the per-job records (job_row, verdict) on the decision's basis. */
 void dc_rows(const struct dc_ctx *c, const struct dc_knobs *k, const struct dc_option *opts, int n, cJSON *results);

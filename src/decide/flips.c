@@ -187,6 +187,47 @@ static void scaled_flips(const struct dc_ctx *c, const struct dc_knobs *k, const
     }
 }
 
+/* Every job on the compiled stack on both sides (where its stack is an eager one and the projection set
+ * the compiled stack beside it): the answer then, and for each such job on a Spark its eager stack's speed
+ * against the compiled one's (what the page says of Hugging Face's stack on a GB10). A flip record whether
+ * or not the answer moves, since the page says either. */
+static void compiled_flip(const struct dc_ctx *c, const struct dc_knobs *k, const char *ans, cJSON *results)
+{
+    struct dc_knobs comp = *k;
+    char to[64];
+    int any = 0;
+    comp.compiled = 1;
+    cJSON *jobs = cJSON_CreateArray();
+    for (int i = 0; i < c->nteam; i++) {
+        for (int s = 0; s < c->nsys; s++) {
+            const struct dc_run *r = &c->cls[i].on[s].base;
+            if (r->devices == 0 || !(r->compiled_h > 0))
+                continue;
+            any = 1;
+            if (s != c->spark)
+                continue;
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "workload", c->cls[i].workload);
+            dc_stack_json(e, r->rec, "");
+            dc_copy_str(e, cJSON_GetObjectItemCaseSensitive(r->rec, "compiled"), "stack_name", "compiled_stack_name");
+            dc_copy_str(e, cJSON_GetObjectItemCaseSensitive(r->rec, "compiled"), "stack_era", "compiled_stack_era");
+            dc_num(e, "spark_h", dc_hours(k, i, r->h));
+            dc_num(e, "spark_compiled_h", dc_hours(k, i, r->compiled_h));
+            dc_num(e, "speed_of_compiled", r->compiled_h / r->h);
+            cJSON_AddItemToArray(jobs, e);
+        }
+    }
+    if (!any) {
+        cJSON_Delete(jobs);
+        return;
+    }
+    dc_answer_at(c, &comp, to, sizeof to, NULL);
+    cJSON *r = flip_record(results, "compiled_stack", "both", strcmp(to, ans) != 0, to);
+    cJSON_AddStringToObject(r, "answer_there", to);
+    cJSON_AddItemToObject(r, "jobs", jobs);
+    flip_costs(c, &comp, ans, r);
+}
+
 void dc_flips(const struct dc_ctx *c, const struct dc_knobs *k, const char *ans, cJSON *results)
 {
     double jobs = 0;
@@ -205,4 +246,5 @@ void dc_flips(const struct dc_ctx *c, const struct dc_knobs *k, const char *ans,
     cJSON *r = flip_record(results, "spark_speed", "faster", strcmp(to, ans) != 0, to);
     if (strcmp(to, ans) != 0)
         flip_costs(c, &fast, ans, r);
+    compiled_flip(c, k, ans, results);
 }

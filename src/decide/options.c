@@ -122,6 +122,11 @@ double dc_hours(const struct dc_knobs *k, int i, double h)
     return h * k->size[i];
 }
 
+double dc_run_hours(const struct dc_knobs *k, int i, const struct dc_run *r)
+{
+    return dc_hours(k, i, k->compiled && r->compiled_h > 0 ? r->compiled_h : r->h);
+}
+
 /* Hours billed for `h` hours of an instance: whole billing steps, at least the minimum. */
 static double billed_hours(const struct team_offer *o, double h)
 {
@@ -160,7 +165,7 @@ struct dc_bill dc_bill_offer(const struct dc_ctx *c, int i, int o, int devices, 
             size = of->sizes[z] >= j->run[r].devices ? of->sizes[z] : 0;
         if (!size)
             continue;
-        struct dc_bill b = { 1, o, j->run[r].devices, size, dc_hours(k, i, j->run[r].h), 0, 0, 0, 0, &j->run[r] };
+        struct dc_bill b = { 1, o, j->run[r].devices, size, dc_run_hours(k, i, &j->run[r]), 0, 0, 0, 0, &j->run[r] };
         b.result_h = c->t.setup_h + b.run_h;
         b.billed_h = billed_hours(of, b.result_h);
         b.usd = b.billed_h * size * of->usd_per_gpu_hour * k->rent[s];
@@ -268,7 +273,7 @@ int dc_spark_option(const struct dc_ctx *c, int count, const struct dc_knobs *k,
             continue;
         }
         o->cf[i] = (struct dc_classfig){ .where = DC_SPARK_ON, .units = r->devices, .run = r,
-                                         .run_h = dc_hours(k, i, k->spark_fast ? r->lo : r->h),
+                                         .run_h = k->spark_fast ? dc_hours(k, i, r->lo) : dc_run_hours(k, i, r),
                                          .fast_h = dc_hours(k, i, r->lo) };
         own++;
     }
@@ -328,7 +333,7 @@ int dc_server_option(const struct dc_ctx *c, int s, int count, const struct dc_k
             continue;
         }
         o->cf[i] = (struct dc_classfig){ .where = DC_SERVER_ON, .units = r->devices, .run = r,
-                                         .run_h = dc_hours(k, i, r->h) };
+                                         .run_h = dc_run_hours(k, i, r) };
         own++;
     }
     if (own == 0 || queue_and_total(c, k, count * g, o) != 0)

@@ -136,7 +136,10 @@ static int run_of(const cJSON *r, const char *dev, double scale, struct dc_run *
     const cJSON *fits = get(r, "fits");
     if (cJSON_IsFalse(fits) || !(h > 0 && h < 1e9) || !(d >= 1 && d <= 64) || d != floor(d))
         return 0;
-    *out = (struct dc_run){ (int)d, h, json_num(r, "hours_low", h), json_num(r, "hours_high", h), r };
+    const cJSON *alt = get(r, "compiled");
+    double ch = json_num(alt, "hours", 0);
+    *out = (struct dc_run){ (int)d, h, json_num(r, "hours_low", h), json_num(r, "hours_high", h), r,
+                            json_num(alt, "gpus", 1) == json_num(r, "gpus", 1) && ch > 0 && ch < 1e9 ? ch * scale : 0 };
     if (!(out->lo > 0 && out->lo <= h))
         out->lo = h;
     if (!(out->hi >= h && out->hi < 1e9))

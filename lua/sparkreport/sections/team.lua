@@ -374,6 +374,57 @@ local function spark_text(t)
     :format(at, option_name(t, t.answer))
 end
 
+-- "Hugging Face Trainer (2025-26)": a stack as the page names it, its era's years.
+local function stack_text(name, era)
+  local years = type(era) == "string" and era:match("^([^:]+):") or nil
+  return years and ("%s (%s)"):format(name, years) or name
+end
+
+-- The software each job runs on, on a Spark and on the answer's (or the HBM option's) machines: the same
+-- stack on both sides unless the team says otherwise, each with its era.
+local function software_text(t)
+  local out = {}
+  for _, j in ipairs(t.info.jobs or {}) do
+    local sp, other = j.team and t.jobs["spark|" .. j.workload], nil
+    for _, o in ipairs(t.order) do
+      local oj = j.team and t.jobs[o.option .. "|" .. j.workload]
+      if o.kind ~= "spark" and oj and oj.stack_name then other = other or oj end
+    end
+    local a, b = sp and sp.stack_name and stack_text(sp.stack_name, sp.stack_era),
+                 other and stack_text(other.stack_name, other.stack_era)
+    if a and b and a == b then
+      out[#out + 1] = ("%s on %s on every option"):format(job_name(t, j.workload), a)
+    elseif a or b then
+      out[#out + 1] = ("%s on %s on Sparks and %s on HBM GPUs"):format(job_name(t, j.workload), a or "none", b or "none")
+    end
+  end
+  if #out == 0 then return nil end
+  return "Software: " .. table.concat(out, "; ") .. " (the stacks people run such jobs on; the appendix names the "
+    .. "published runs each is fitted on)."
+end
+
+-- A compiled stack on both sides: how fast it runs each job on a GB10 against the job's own stack, and
+-- the answer then (the stage's record).
+local function compiled_text(t)
+  local f = flip_of(t, "compiled_stack")
+  if not f then return "" end
+  local speeds, name = {}, nil
+  for _, j in ipairs(f.jobs or {}) do
+    name = name or (j.compiled_stack_name and stack_text(j.compiled_stack_name, j.compiled_stack_era))
+    if j.speed_of_compiled and j.stack_name then
+      speeds[#speeds + 1] = ("the %s runs %s at %s of a compiled one's speed (%s instead of %s)"):format(
+        j.stack_name, job_name(t, j.workload), fmt.pct(j.speed_of_compiled), within(j.spark_h), within(j.spark_compiled_h))
+    end
+  end
+  local on = #speeds > 0 and (" On a GB10 " .. table.concat(speeds, "; ") .. ".") or ""
+  if f.found then
+    return ("Software: with a compiled stack on both sides (%s), %s is the answer.%s"):format(name or "torch.compile",
+      to_text(t, f), on)
+  end
+  return ("Software: a compiled stack on both sides (%s) leaves the answer %s (%s a year).%s"):format(
+    name or "torch.compile", option_name(t, t.answer), fmt.usd(f.answer_usd_per_year_at or t.answer.usd_per_year), on)
+end
+
 local function deadline_text(t)
   local out = {}
   for _, dir in ipairs { "above", "below" } do
@@ -618,10 +669,11 @@ function S.team(doc, results)
   if sc then doc:paragraph(sc, "small") end
   doc:paragraph(team_text(t))
   options_table(doc, t)
-  local jt = jobs_text(t)
+  local jt, sw = jobs_text(t), software_text(t)
+  if sw then jt = jt ~= "" and (jt .. " " .. sw) or sw end
   if jt ~= "" then doc:paragraph(jt, "small") end
   doc:paragraph("What flips it. " .. deadline_text(t) .. " " .. size_text(t) .. " " .. volume_text(t) .. " "
-    .. rent_text(t) .. " " .. spark_text(t))
+    .. rent_text(t) .. " " .. spark_text(t) .. " " .. compiled_text(t))
   ties_table(doc, t)
   local pt = people_text(t)
   if pt then doc:paragraph(pt) end

@@ -39,12 +39,16 @@ function sr.is_experiment(v) return getmetatable(v) == Experiment end
 -- workload first in its table or as workload = ID.
 local Team = {}
 Team.__index = Team
+local Job = {}              -- sr.job's values (below): { job = the plain job }
+Job.__index = Job
+local Measured = {}         -- sr.measured's: { raw = its fields }
+Measured.__index = Measured
 
 local function team_raw(given, level)
   if type(given) ~= "table" then
     error(("sr.team expects a table (people = N, jobs = { ... }, deadline_h = H), got %s"):format(type(given)), level)
   end
-  local t = {}
+  local t, own = {}, {}
   for k, v in pairs(given) do t[k] = v end
   if type(given.jobs) == "table" then
     local jobs = {}
@@ -54,18 +58,23 @@ local function team_raw(given, level)
           error(("team.jobs[%s]: name one workload, first in the table or as workload = ID, and the rest by name "
                  .. "(per_month = N)"):format(tostring(k)), level)
         end
-        local c = { workload = j[1] }
+        local first = j[1]
+        if getmetatable(first) == Job then      -- an sr.job itself: the team's job is it, by its name
+          own[#own + 1] = first.job
+          first = first.job.name
+        end
+        local c = { workload = first }
         for f, v in pairs(j) do if f ~= 1 then c[f] = v end end
         jobs[k] = c
       else jobs[k] = j end
     end
     t.jobs = jobs
   end
-  return t
+  return t, own
 end
 
-local function team_check(raw, level)
-  local norm, err = bench.team(raw)
+local function team_check(raw, level, jobs)
+  local norm, err = bench.team(raw, jobs or {})
   if not norm then error(err, level) end
   local catalog = require "sparkreport.catalog"
   for i, o in ipairs(norm.offers or {}) do
@@ -78,8 +87,8 @@ local function team_check(raw, level)
 end
 
 function sr.team(given)
-  local raw = team_raw(given, 3)
-  return setmetatable({ raw = raw, team = team_check(raw, 3) }, Team)
+  local raw, own = team_raw(given, 3)
+  return setmetatable({ raw = raw, jobs = own, team = team_check(raw, 3, own) }, Team)
 end
 
 -- sr.job { name = "our 8B LoRA", config = "data/models/llama-3.1-8b.json", lora_rank = 16, ... }: a training job
@@ -87,9 +96,6 @@ end
 -- config.json's shape with the fields beside it overriding it); the plain copy it returns is what the
 -- projection and the team's jobs take. A config.json is one shipped with sparkreport (data/models/) or a
 -- file, relative to the folder sparkreport runs in.
-local Job = {}
-Job.__index = Job
-
 function sr.job(given)
   if type(given) ~= "table" then
     error(("sr.job expects a table (name = ..., config = ... or the shape's fields, ...), got %s"):format(type(given)), 2)
@@ -102,9 +108,6 @@ end
 -- sr.measured { job = "our 8B LoRA", system = "dgx-spark", tokens_per_s = 405, source = "our run of ..." }: a
 -- rate the team measured itself (or trainer_state = "...json", or log = "train.log"), checked against its job
 -- in sr.scenario (src/predict/measured.c); it calibrates that job's rows.
-local Measured = {}
-Measured.__index = Measured
-
 function sr.measured(given)
   if type(given) ~= "table" then
     error(("sr.measured expects a table (job = ..., system = ..., tokens_per_s = ..., source = ...), got %s")
@@ -145,7 +148,7 @@ end
 
 -- The scenario's team against its experiments: the model must project every job's workload. Its
 -- life and electricity price are the scenario's unless the team gives its own.
-local function scenario_team(value, fields, list, level)
+local function scenario_team(value, fields, list, level, jobs)
   local inner = level > 0 and level + 1 or 0       -- 0: no position (the runner's --set and prepare)
   local raw = getmetatable(value) == Team and value.raw or team_raw(value, inner)
   local plain = {}
@@ -153,17 +156,23 @@ local function scenario_team(value, fields, list, level)
   for _, k in ipairs { "life_years", "kwh_usd" } do
     if plain[k] == nil and fields[k] ~= nil then plain[k] = fields[k] end
   end
-  local team = team_check(plain, inner)
+  local team = team_check(plain, inner, jobs)
+  local named = {}
+  for _, j in ipairs(jobs or {}) do named[j.name] = true end
   local model
   for _, e in ipairs(list) do if e.experiment == "model" then model = model or e end end
   if not model then error("scenario: the team's jobs are projected by the model: add sr.model { } to the scenario", level) end
   local wl = model.params.workloads
-  if wl == "none" then error("scenario: the team has jobs but sr.model projects no workloads (workloads = \"none\")", level) end
+  local reference = false
+  for _, j in ipairs(team.jobs) do reference = reference or not named[j.workload] end
+  if wl == "none" and reference then
+    error("scenario: the team has jobs but sr.model projects no workloads (workloads = \"none\")", level)
+  end
   if type(wl) == "table" then
     local has = {}
     for _, id in ipairs(wl) do has[id] = true end
     for i, j in ipairs(team.jobs) do
-      if not (has[j.workload] or has.all) then
+      if not (has[j.workload] or has.all or named[j.workload]) then
         error(("scenario: team.jobs[%d]: workload '%s' is not among sr.model's workloads (%s): add it there")
               :format(i, j.workload, table.concat(wl, ", ")), level)
       end
@@ -205,6 +214,9 @@ function sr.scenario(given)
   end
   local team = fields.team
   fields.team = nil
+  if getmetatable(team) == Team then            -- the team's own sr.jobs are the scenario's too
+    for _, j in ipairs(team.jobs) do jobs[#jobs + 1] = j end
+  end
   local params, err = bench.check("scenario", fields)
   if not params then error(err, 2) end
   local catalog = require "sparkreport.catalog"
@@ -217,8 +229,16 @@ function sr.scenario(given)
     if not model then error(("scenario: sr.job '%s' is projected by the model: add sr.model { } to the scenario")
                             :format(jobs[1].name), 2) end
   end
-  return { scenario = true, params = params, experiments = list, jobs = jobs, measured = scenario_jobs(jobs, rates, 2),
-           team = team ~= nil and scenario_team(team, fields, list, 3) or nil }
+  local unique = {}
+  for _, j in ipairs(jobs) do
+    local same = unique[j.name]
+    if same and same ~= j then error(("scenario: two jobs are named '%s' (sr.job names a job once)"):format(j.name), 2) end
+    unique[j.name] = j
+  end
+  local kept, seen = {}, {}
+  for _, j in ipairs(jobs) do if not seen[j] then kept[#kept + 1] = j; seen[j] = true end end
+  return { scenario = true, params = params, experiments = list, jobs = kept, measured = scenario_jobs(kept, rates, 2),
+           team = team ~= nil and scenario_team(team, fields, list, 3, kept) or nil }
 end
 
 -- Unknown names are errors that list what exists.

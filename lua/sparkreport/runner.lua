@@ -34,7 +34,7 @@ local function apply_set(scn, set, touched)
     local t = {}
     for k, v in pairs(scn.team) do t[k] = v end
     t[pname] = tonumber(text) or text
-    local ok, team = pcall(sr.internal.scenario_team, t, scn.params, scn.experiments, 0)
+    local ok, team = pcall(sr.internal.scenario_team, t, scn.params, scn.experiments, 0, scn.jobs)
     if not ok then error(("--set %s: %s"):format(set, team), 0) end
     scn.team = team
     return
@@ -122,7 +122,7 @@ function M.prepare(data, chunkname, sets)
   if not okj then bad("has an invalid measured rate: %s", rates) end
   scn.measured = rates
   if data.team ~= nil then
-    local okt, team = pcall(sr.internal.scenario_team, data.team, params, exps, 0)
+    local okt, team = pcall(sr.internal.scenario_team, data.team, params, exps, 0, scn.jobs)
     if not okt then bad("has an invalid team: %s", team) end
     scn.team = team
   end

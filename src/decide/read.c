@@ -268,7 +268,7 @@ int dc_read(const cJSON *doc, struct dc_ctx *c, char *err, size_t errlen)
     memset(c, 0, sizeof *c);
     const cJSON *scn = get(doc, "scenario"), *team = get(scn, "team");
     c->has_team = team != NULL;
-    if (c->has_team ? team_parse(team, &c->t, err, errlen) : read_no_team(scn, c, err, errlen))
+    if (c->has_team ? team_parse(team, get(scn, "jobs"), &c->t, err, errlen) : read_no_team(scn, c, err, errlen))
         return -1;
     if (read_systems(doc, c, err, errlen) != 0 || read_offers(doc, c, err, errlen) != 0)
         return -1;

@@ -113,6 +113,9 @@ static struct row one_row(const struct dc_ctx *c, const struct dc_knobs *k, int 
     dc_num(r, "tokens", cl->tokens);
     fit_json(r, rec, scale);
     dc_stack_json(r, rec, "");
+    const cJSON *cal = cJSON_GetObjectItemCaseSensitive(rec, "calibrated");
+    if (cJSON_IsObject(cal))        /* the team's own measured rate moved it (sr.measured) */
+        cJSON_AddItemToObject(r, "calibrated", cJSON_Duplicate(cal, 1));
     if (base)
         dc_stack_json(r, base->rec, "base_");
     if (!run)

@@ -210,11 +210,10 @@ done:
     return rc;
 }
 
-static int parse_jobs(const cJSON *jobs, struct team *t, char *err, size_t errlen)
+static int parse_job_list(const cJSON *jobs, struct team *t, double *sum, char *err, size_t errlen)
 {
     const cJSON *j;
     double total = 0;
-    team_job_params();
     if (!cJSON_IsArray(jobs) || cJSON_GetArraySize(jobs) == 0) {
         snprintf(err, errlen, "team.jobs must list the team's jobs, e.g. { { workload = \"llama-3.1-8b-lora\", "
                  "per_month = 40 } }");
@@ -251,12 +250,35 @@ static int parse_jobs(const cJSON *jobs, struct team *t, char *err, size_t errle
         total += tj->per_month;
         t->njobs++;
     }
+    *sum = total;
+    return 0;
+}
+
+/* The team's jobs: each a reference workload's id or the name of one of the scenario's jobs (named). */
+static int parse_jobs(const cJSON *jobs, const cJSON *named, struct team *t, char *err, size_t errlen)
+{
+    const cJSON *j;
+    double total = 0;
+    char choices[4096];
+    size_t o = (size_t)snprintf(choices, sizeof choices, "%s", workload_choices());
+    cJSON_ArrayForEach(j, named) {          /* the scenario's jobs (sr.job), by name, beside the workloads */
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(j, "name");
+        if (cJSON_IsString(nm) && o < sizeof choices)
+            o += (size_t)snprintf(choices + o, sizeof choices - o, "|%s", nm->valuestring);
+    }
+    team_job_params();
+    job_params[0].choices = choices;
+    int rc = parse_job_list(jobs, t, &total, err, errlen);
+    job_params[0].choices = workload_choices();
+    if (rc != 0)
+        return -1;
     if (total > TEAM_MAX_JOBS_PER_MONTH) {
         snprintf(err, errlen, "team.jobs add up to %.15g jobs a month; at most %d", total, TEAM_MAX_JOBS_PER_MONTH);
         return -1;
     }
     return 0;
 }
+
 
 static int parse_offers(const cJSON *offers, struct team *t, char *err, size_t errlen)
 {
@@ -329,7 +351,7 @@ void team_defaults(struct team *t)
     cJSON_Delete(norm);
 }
 
-int team_parse(const cJSON *given, struct team *t, char *err, size_t errlen)
+int team_parse(const cJSON *given, const cJSON *jobs, struct team *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     if (!cJSON_IsObject(given)) {
@@ -347,7 +369,7 @@ int team_parse(const cJSON *given, struct team *t, char *err, size_t errlen)
         return -1;
     scalars_of(norm, t);
     cJSON_Delete(norm);
-    if (parse_jobs(cJSON_GetObjectItemCaseSensitive(given, "jobs"), t, err, errlen) != 0)
+    if (parse_jobs(cJSON_GetObjectItemCaseSensitive(given, "jobs"), jobs, t, err, errlen) != 0)
         return -1;
     return parse_offers(cJSON_GetObjectItemCaseSensitive(given, "offers"), t, err, errlen);
 }

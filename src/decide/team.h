@@ -72,7 +72,7 @@ const struct param *team_job_params(void);
  * the terms, offers) into t, defaults filled. 0, or -1 with err = "team.FIELD: why (value)". The
  * workload ids are checked against the reference workloads; offer systems are the caller's to
  * check against its catalog. */
-int team_parse(const cJSON *given, struct team *t, char *err, size_t errlen);
+int team_parse(const cJSON *given, const cJSON *jobs, struct team *t, char *err, size_t errlen);
 
 /* The team of a results file that has none: every term at its default, no jobs (the decision then
  * costs the scenario's decide list per job, on the scenario's own life, electricity and use). */

@@ -232,7 +232,7 @@ static int l_rate(lua_State *L)
     return 1;
 }
 
-/* bench.team(given) -> the team with its defaults filled | nil, message: sr.team's check, parsed
+/* bench.team(given [, jobs]) -> the team with its defaults filled | nil, message: sr.team's check, parsed
  * into the typed team (src/decide/team.h) and written back, so that what a scenario declares is
  * what the decision reads. */
 static int l_team(lua_State *L)
@@ -240,14 +240,20 @@ static int l_team(lua_State *L)
     char err[1024];
     struct team t;
     luaL_checktype(L, 1, LUA_TTABLE);
-    cJSON *given = lua_to_json(L, 1, "team", err, sizeof err);
-    if (!given || team_parse(given, &t, err, sizeof err) != 0) {
+    cJSON *given = lua_to_json(L, 1, "team", err, sizeof err), *jobs = NULL;
+    if (given && !lua_isnoneornil(L, 2)) {      /* the scenario's jobs (sr.job), whose names a team's job may give */
+        luaL_checktype(L, 2, LUA_TTABLE);
+        jobs = lua_to_json(L, 2, "jobs", err, sizeof err);
+    }
+    if (!given || (!lua_isnoneornil(L, 2) && !jobs) || team_parse(given, jobs, &t, err, sizeof err) != 0) {
         cJSON_Delete(given);
+        cJSON_Delete(jobs);
         luaL_pushfail(L);
         lua_pushstring(L, err);
         return 2;
     }
     cJSON_Delete(given);
+    cJSON_Delete(jobs);
     cJSON *norm = team_json(&t);
     lua_push_json(L, norm);
     cJSON_Delete(norm);

@@ -3,7 +3,9 @@
 -- A team of LoRA fine-tunes (tests/scenarios/team-lora.lua): each job's projection on the Hugging Face
 -- Trainer carries the same job on the compiled stack; page 1 names the job's stack and era, the same on
 -- every option, and says what a compiled stack on both sides does to the answer and how fast the Trainer
--- runs the job on a GB10 against it, the figures the decision stage's flip record holds.
+-- runs the job on a GB10 against it, the figures the decision stage's flip record holds. Then the team's own
+-- job (sr.job from a shipped config.json, in the team itself) calibrated on its own run read from a
+-- trainer_state.json (sr.measured): its Spark row at the rate the file implies, the rows say so.
 local env = ...
 local json = require "json"
 local sh, q, fail, read = env.sh, env.q, env.fail, env.read
@@ -44,5 +46,40 @@ if not text:find("Software: a compiled stack on both sides (PyTorch + torch.comp
 end
 if not text:find(("runs Llama-3.1 8B LoRA fine-tune (rank 16) at %s of a compiled one's speed"):format(pct), 1, true) then
   fail("page 1 does not give the Trainer's speed on a GB10 against the compiled stack (%s)", pct)
+end
+-- the team's own job and its own measured run, read from the trainer_state.json its Trainer wrote: 2.437
+-- samples/s of 166.2 tokens = 405.0 tok/s on a Spark
+local f = assert(io.open(env.out .. "/trainer_state.json", "w"))
+f:write('{"log_history": [{"epoch": 3.0, "train_runtime": 1341.99, "train_samples_per_second": 2.437}]}')
+f:close()
+f = assert(io.open(env.out .. "/own.lua", "w"))
+f:write([[
+local sr = require "sparkreport"
+local lf = sr.job { name = "our LoRA", config = "data/models/llama-3.1-8b.json", lora_rank = 8, seq = 2048,
+                    packing = false, sample_tokens = 166.2, micro_batch = 1, batch = 8, tokens = 2e7 }
+return sr.scenario { budget_s = 20, systems = { "dgx-spark", "h100-sxm" },
+  team = sr.team { people = 2, deadline_h = 48, jobs = { { lf, per_month = 8 } } },
+  sr.measured { job = "our LoRA", system = "dgx-spark", trainer_state = "trainer_state.json", tokens_per_sample = 166.2,
+                source = "our run of 2026-11-20" },
+  sr.model { configs = 4, extra_configs = 0, base_hidden = 32, base_seq = 32, steps = 2, workloads = "none" },
+}
+]])
+f:close()
+out, code = sh(("cd %s && %s run own.lua -o %s -q"):format(q(env.out), q(env.bin), q(env.out .. "/own-reports")))
+if code ~= 0 then fail("own job: run exited %d: %s", code, out) end
+dir = out:match("^(.-)/report%.pdf\n$") or fail("own job: run printed %q", out)
+doc = json.decode(read(dir .. "/results.json"))
+local rate
+for _, e in ipairs(doc.experiments) do
+  for _, r in ipairs(e.name == "model" and e.results or {}) do
+    if r.series == "projection" and r.workload == "our LoRA" and r.system == "dgx-spark" then rate = r.tokens_per_s_per_gpu end
+  end
+end
+if not (rate and math.abs(rate / (2.437 * 166.2) - 1) < 0.01) then
+  fail("own job: the Spark row is at %s tok/s, not within 1 %% of the 405.0 its trainer_state.json implies", tostring(rate))
+end
+text = sh(("%s %s -"):format(q(env.pdftotext), q(dir .. "/report.pdf"))):gsub("%s+", " ")
+if not text:find("calibrated on your run (our run of 2026-11-20: 405 tokens/s per GPU measured on DGX Spark", 1, true) then
+  fail("own job: the report does not say its rows are calibrated on the team's run")
 end
 return "pass"

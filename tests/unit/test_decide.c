@@ -78,7 +78,7 @@ static const char *parse_msg(const char *text, struct team *t)
     err[0] = '\0';
     if (!j)
         return "(bad test JSON)";
-    if (team_parse(j, t, err, sizeof err) == 0)
+    if (team_parse(j, NULL, t, err, sizeof err) == 0)
         err[0] = '\0';
     cJSON_Delete(j);
     return err;
@@ -158,7 +158,7 @@ static void small_ctx(struct dc_ctx *c)
     static const char *text = "{\"people\":4,\"deadline_h\":24,\"jobs\":[{\"workload\":\"gpt2-124m\",\"per_month\":10}]}";
     cJSON *j = cJSON_Parse(text);
     char err[256];
-    EXPECT(team_parse(j, &c->t, err, sizeof err) == 0);
+    EXPECT(team_parse(j, NULL, &c->t, err, sizeof err) == 0);
     cJSON_Delete(j);
     c->nsys = 2, c->spark = 0, c->nclasses = c->nteam = 1;
     c->sys[0] = (struct dc_sys){ .id = "dgx-spark", .name = "DGX Spark", .price_usd = 4699, .server_gpus = 1, .power_w = 240 };

@@ -124,6 +124,7 @@ local function row_cells(ctx, r)
   local name = short_name(ctx, r.system)
   local label = r.role == "projection" and name or ROLE[r.role]:format(fmt.int(r.gpus), name)
   label = label .. (r.own and " (this machine)" or "") .. (r.extrapolated and "*" or "")
+    .. (type(r.calibrated) == "table" and (r.calibrated.here and " (your run)" or " (by your run)") or "")
   if not r.fits then
     return { label, fmt.int(r.gpus), "n/a", "n/a: no fit", "n/a: no fit", fit_cell(r), "n/a", "n/a", "n/a" }
   end
@@ -144,10 +145,18 @@ local FIT_WORDS = "ckpt: activation checkpointing; accum N: gradient accumulatio
 
 -- The software stack a workload's rows were projected with, as fitted: "Hugging Face + PEFT, fitted
 -- on 18 runs (2023)"; a profile that takes another's efficiencies says whose.
-local function profile_text(w)
-  local r
-  for _, x in ipairs(w.rows) do r = r or (x.stack_name and x) end
+local function profile_text(ctx, w)
+  local r, cal
+  for _, x in ipairs(w.rows) do
+    r = r or (x.stack_name and x)
+    cal = cal or (type(x.calibrated) == "table" and x.calibrated)
+  end
   if not r then return nil end
+  if cal then     -- the team's own measured rate: its row comes out at it, the others by the model's ratios
+    return ("%s, calibrated on your run (%s: %s tokens/s per GPU measured on %s); every other row moves by the "
+      .. "model's ratio to that one"):format(r.stack_name, cal.source, fmt.rate(cal.measured_tokens_per_s),
+      short_name(ctx, cal.on))
+  end
   local era = type(r.stack_era) == "string" and r.stack_era:match("^([^:]+):") or nil
   if r.stack_fitted_on and r.stack_fitted_on ~= r.stack_name then
     return ("%s on %s's efficiencies, fitted on %s runs"):format(r.stack_name, r.stack_fitted_on,
@@ -162,7 +171,7 @@ local TOKEN_KIND = { assumed = "assumed", published = "spec" }
 local function decision_table(doc, ctx)
   local rows, groups, stacks = {}, {}, {}
   for i, w in ipairs(ctx.workloads) do
-    local prof = profile_text(w)
+    local prof = profile_text(ctx, w)
     if prof then stacks[#stacks + 1] = ("(%d) %s"):format(i, prof) end
     local j = w.job
     rows[#rows + 1] = { { text = ("(%d) %s"):format(i, w.name), tone = "neutral" }, "",

@@ -120,7 +120,8 @@ const struct param jobspec_params[] = {
 static const char *const shape_fields[] = { "arch", "layers", "hidden", "heads", "kv_heads", "ffn", "head_dim", "vocab",
                                             "tied", "window", "window_layers" };
 /* What jobspec_json records besides the fields: read back, never given. */
-static const char *const recorded[] = { "config_read", "config_sha256", "config_model_type", "overrides" };
+static const char *const recorded[] = { "config_read", "config_sha256", "config_model_type", "overrides",
+                                        "tokens_given" };
 
 /* A choice of an enum field: its index in the '|' list choices. */
 static int choice(const cJSON *p, const char *field, const char *choices)
@@ -239,7 +240,7 @@ static void workload_of(const cJSON *p, const struct net_shape *shape, struct jo
     w->fp4 = strcmp(prec, "fp4") == 0;
     w->tokens = param_num(p, "tokens");
     w->basis = j->basis[0] ? j->basis : "the scenario's own workload: its figures as the scenario gives them";
-    w->tokens_basis = "scenario";
+    w->tokens_basis = j->tokens_given ? "scenario" : "assumed";     /* the field's round figure otherwise */
     w->source = j->config[0] ? "the config.json the scenario names (results.json keeps its path and sha256)"
                 : "the scenario";
     w->gpus = (int)param_num(p, "gpus");
@@ -374,6 +375,7 @@ static const char *job_nonsense(const cJSON *p, const struct predict_workload *w
 static cJSON *recorded_fields(const cJSON *p, const struct net_shape *s, const struct jobspec *j)
 {
     cJSON *o = cJSON_Duplicate(p, 1);
+    cJSON_AddBoolToObject(o, "tokens_given", j->tokens_given);
     if (!j->config[0])
         return o;
     const int v[] = { 0, s->layers, s->hidden, s->heads, net_kv_heads(s), net_ffn(s), s->head_dim, s->vocab, s->tied,
@@ -426,6 +428,11 @@ int jobspec_parse(const cJSON *given, jobspec_reader read, const char *prefix, s
                  prefix);
         return -1;
     }
+    if (strlen(nm->valuestring) > JOBSPEC_NAME_MAX) {
+        snprintf(err, errlen, "%s: %sname is %zu bytes long; at most %d (the team's jobs name it)", what, prefix,
+                 strlen(nm->valuestring), JOBSPEC_NAME_MAX);
+        return -1;
+    }
     cJSON *g = fields_of(given), *p = param_check(what, jobspec_params, g, err, errlen);
     struct net_shape shape;
     int rc = -1;
@@ -440,6 +447,8 @@ int jobspec_parse(const cJSON *given, jobspec_reader read, const char *prefix, s
         typed_shape(p, &shape);
         read_before(given, j);
     }
+    const cJSON *tg = cJSON_GetObjectItemCaseSensitive(given, "tokens_given");    /* a results file's copy */
+    j->tokens_given = cJSON_IsBool(tg) ? cJSON_IsTrue(tg) : given_field(g, "tokens");
     workload_of(p, &shape, j);
     const char *bad = net_shape_problem(&j->w.shape);
     if (!bad)

@@ -17,6 +17,8 @@
 /* The job's fields: limits, defaults and help (sparkreport list prints them). */
 extern const struct param jobspec_params[];
 
+#define JOBSPEC_NAME_MAX 47     /* a job's name, as the team's jobs hold it */
+
 struct jobspec {
     struct predict_workload w;  /* its pointers point into this struct */
     char name[96], kind[16], stack[32], source[400], basis[240];
@@ -24,6 +26,7 @@ struct jobspec {
     char config_sha256[65];
     char overrides[256];        /* fields given beside the config that replaced its values ("layers, vocab") */
     char model_type[32];        /* the config's family */
+    int tokens_given;           /* the job says its tokens (else the field's round figure, assumed) */
     cJSON *fields;              /* the normalised fields, the config's shape in place (jobspec_json) */
 };
 

@@ -24,10 +24,13 @@ local REDUCE = {
   tenants = { "size=24MiB", "shape=tiny", "min_reps=3", "max_reps=5", "budget_s=4" },
 }
 
+-- the constructors that make no experiment
+local NOT_EXPERIMENTS = { scenario = true, team = true, job = true, measured = true }
+
 local function experiments_of(path)
   local seen, list = {}, {}
   for name in read(path):gmatch("sr%.([%a_]+)%s*{") do
-    if name ~= "scenario" and name ~= "team" and not seen[name] then seen[name] = true; list[#list + 1] = name end
+    if not NOT_EXPERIMENTS[name] and not seen[name] then seen[name] = true; list[#list + 1] = name end
   end
   return list
 end

@@ -81,6 +81,17 @@ function M.load(source, chunkname)
     error(("%s:%d: the scenario must end with `return sr.scenario { ... }` (it returned %s)")
           :format(chunkname, last_line(source), type(scn) == "table" and "another table" or tostring(scn)), 0)
   end
+  -- the entries as plain data, read raw: the constructors' own mark (sr.is_experiment) is dropped here;
+  -- any other table with a metatable is refused by the copy into C, which reads every table once, raw
+  local exps = rawget(scn, "experiments")
+  if getmetatable(scn) == nil and type(exps) == "table" and getmetatable(exps) == nil then
+    local plain = {}
+    for i, e in next, exps do
+      plain[i] = type(e) == "table" and sr.is_experiment(e)
+                 and { experiment = rawget(e, "experiment"), params = rawget(e, "params") } or e
+    end
+    scn = { scenario = true, params = rawget(scn, "params"), experiments = plain, team = rawget(scn, "team") }
+  end
   return scn
 end
 

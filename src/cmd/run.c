@@ -92,7 +92,7 @@ static cJSON *load_scenario(const struct run_opts *o, const char *source)
     if (sr_lua_pcall(S, 2, 1, err, sizeof err, NULL) != 0) {
         if (!progress_stopping())       /* else the caller says it was interrupted */
             fprintf(stderr, "%s\n", err);
-    } else if (!(scn = lua_to_json_protected(S, -1, "scenario", err, sizeof err)))
+    } else if (!(scn = lua_to_json_plain_protected(S, -1, "scenario", err, sizeof err)))
         fprintf(stderr, "%s: the value it returned cannot be used: %s\n", o->scenario, err);
     sr_lua_close(S);                    /* its finalizers run without hooks: still watched */
     sr_lua_watchdog(0, NULL, 0);

@@ -50,7 +50,7 @@ static int l_check(lua_State *L)
     cJSON *given = NULL;
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
-        given = lua_to_json(L, 2, lua_tostring(L, 1), err, sizeof err);
+        given = lua_to_json_plain(L, 2, lua_tostring(L, 1), err, sizeof err);   /* a scenario's values: data */
         if (!given) {
             luaL_pushfail(L);
             lua_pushstring(L, err);
@@ -171,7 +171,7 @@ static int l_team(lua_State *L)
     char err[1024];
     struct team t;
     luaL_checktype(L, 1, LUA_TTABLE);
-    cJSON *given = lua_to_json(L, 1, "team", err, sizeof err);
+    cJSON *given = lua_to_json_plain(L, 1, "team", err, sizeof err);
     if (!given || team_parse(given, &t, err, sizeof err) != 0) {
         cJSON_Delete(given);
         luaL_pushfail(L);

@@ -5,6 +5,7 @@
 local bench = require "bench"
 local sr = require "sparkreport"
 local catalog = require "sparkreport.catalog"
+local schema = require "sparkreport.schema"
 
 local M = { schema = bench.schema, schema_version = bench.schema_version }   -- src/util/schema.h
 
@@ -196,6 +197,17 @@ local function run_one(e, budget)
 end
 
 
+-- A stage wrote what the results reader refuses (a fault of sparkreport's, not of the scenario or the
+-- machine): its records are left out with this error in their place, results.stage_faults lists it,
+-- and the run keeps its measurements and its report, says so and exits 5 (src/cmd/run.c).
+local function stage_fault(doc, stage, err)
+  local msg = ("%s wrote a record the results reader refuses (%s), a fault of sparkreport's: its records "
+               .. "are left out; the measurements are kept"):format(stage, err)
+  doc.stage_faults = doc.stage_faults or {}
+  doc.stage_faults[#doc.stage_faults + 1] = msg
+  return msg
+end
+
 -- The projection, a stage over the results after every experiment ran (src/predict/project.h):
 -- each model experiment's calibration onto the catalog's systems, the stack profiles fitted on
 -- the published runs, the vendor claims beside them, the link the collective measured; what it
@@ -212,14 +224,33 @@ local function project(doc)
   end
   local added = bench.project(doc.experiments, rows, catalog.data("data/gpu-runs.csv"),
                               catalog.data("data/vendor-claims.csv"))
-  for i, a in pairs(added) do
-    local e = doc.experiments[i]
-    if a.error then
-      e.info.projection_error = a.error
-    else
-      for _, r in ipairs(a.results) do e.results[#e.results + 1] = r end
-      for k, v in pairs(a.info) do e.info[k] = v end
+  for i, a in pairs(added) do M.keep_projection(doc, i, a) end
+end
+
+-- The projection's records and info `a` for experiment i, added as the results reader will accept
+-- them; else its error in their place (stage_fault). An experiment the reader refuses without them
+-- is its own fault, not the projection's: that is render's to say.
+function M.keep_projection(doc, i, a)
+  local e = doc.experiments[i]
+  if not a.error then
+    local trial = {}
+    for k, v in pairs(e) do trial[k] = v end
+    trial.results, trial.info = table.move(e.results, 1, #e.results, 1, {}), {}
+    for _, r in ipairs(a.results) do trial.results[#trial.results + 1] = r end
+    for k, v in pairs(e.info or {}) do trial.info[k] = v end
+    for k, v in pairs(a.info) do trial.info[k] = v end
+    local before = schema.check_stage({ experiments = { e } }, 1)
+    local ok, err = schema.check_stage({ experiments = { trial } }, 1)
+    if before and not ok then
+      a = { error = stage_fault(doc, "the projection", (err:gsub("^experiments%[1%]", ("experiments[%d]"):format(i)))) }
     end
+  end
+  e.info = e.info or {}
+  if a.error then
+    e.info.projection_error = a.error
+  else
+    for _, r in ipairs(a.results) do e.results[#e.results + 1] = r end
+    for k, v in pairs(a.info) do e.info[k] = v end
   end
 end
 
@@ -230,8 +261,14 @@ end
 local function decide(doc)
   local models = {}
   for _, e in ipairs(doc.experiments) do if e.name == "model" then models[#models + 1] = e end end
-  local out = bench.decide({ scenario = doc.scenario, catalog = doc.catalog, experiments = models })
+  return M.keep_decision(doc, bench.decide({ scenario = doc.scenario, catalog = doc.catalog, experiments = models }))
+end
+
+-- The team decision's output as the results reader will accept it; else its error in its place.
+function M.keep_decision(doc, out)
   if out and out.error then out = { error = out.error } end
+  local ok, err = schema.check_stage({ scenario = doc.scenario, team_decision = out }, "team_decision")
+  if not ok then out = { error = stage_fault(doc, "the team decision", err) } end
   return out
 end
 

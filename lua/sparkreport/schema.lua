@@ -39,7 +39,8 @@ M.versions = {
                          .. "the scenario names the team the decision is for (scenario.team_name, the decision "
                          .. "report's title); a workload says what its tokens are (tokens_basis: published, "
                          .. "assumed, scenario); a vendor claim names the precision its arithmetic runs in "
-                         .. "(compute_precision), whose peak it is set against" },
+                         .. "(compute_precision), whose peak it is set against; a stage whose records the reader "
+                         .. "would refuse has them left out, its error in their place (stage_faults)" },
 }
 
 -- Size limits of a results file's sections (README, "Limits"): beyond them a file is refused
@@ -170,7 +171,7 @@ M.offer = object { id = "string", system = "string", provider = "string", usd_pe
 -- What every section of every template may rely on. The loader (C) has already checked that
 -- context and scenario are objects and experiments a list of objects with a name and results.
 M.document = object {
-  status = opt "string", status_reason = opt "string",
+  status = opt "string", status_reason = opt "string", stage_faults = opt(list "string"),
   started_utc = opt "string", finished_utc = opt "string", elapsed_s = opt "number",
   context = object {
     host = opt "string",
@@ -472,13 +473,15 @@ M.team_records = {
   flip = { what = "string", direction = "string", found = "boolean" },
   people_per_spark = { workload = "string", projected = "boolean" },
 }
+-- An option that keeps up has the percentiles of the jobs its simulation counted; a team whose jobs are
+-- rare may have none counted in the months simulated (jobs_simulated 0), and then has none.
 local TEAM_FOUND = { option = { result_p50_h = "number", result_p95_h = "number" } }
 
 local function check_team_decision(td, path)
   for j, r in ipairs(td.results or {}) do
     local rpath = ("%s.results[%d]"):format(path, j)
     for f, spec in pairs(M.team_records[r.series] or {}) do check(r[f], spec, rpath .. "." .. f) end
-    if r.series == "option" and r.keeps_up == true then
+    if r.series == "option" and r.keeps_up == true and r.jobs_simulated ~= 0 then
       for f, spec in pairs(TEAM_FOUND.option) do check(r[f], spec, rpath .. "." .. f) end
     end
     if r.series == "option_job" and r.on == "rented" then
@@ -490,6 +493,15 @@ local function check_team_decision(td, path)
       if r.what ~= "spark_speed" then check(r.factor, "number", rpath .. ".factor") end
     end
     if r.series == "people_per_spark" and r.projected == true then check(r.people, "number", rpath .. ".people") end
+  end
+end
+
+local function check_team(results)
+  if results.team_decision then
+    if results.team_decision.results and not (type(results.scenario) == "table" and results.scenario.team) then
+      error({ schema = "team_decision has records but scenario.team (the team they answer for) is missing" }, 0)
+    end
+    check_team_decision(results.team_decision, "team_decision")
   end
 end
 
@@ -555,15 +567,27 @@ function M.check(results, what)
     end
     check_catalog(results.catalog)
     check_scenario(results.scenario)
-    if results.team_decision then
-      if results.team_decision.results and not results.scenario.team then
-        error({ schema = "team_decision has records but scenario.team (the team they answer for) is missing" }, 0)
-      end
-      check_team_decision(results.team_decision, "team_decision")
-    end
+    check_team(results)
     for i, e in ipairs(results.experiments) do
       check_experiment(e, ("experiments[%d]"):format(i), what == "records")
     end
+  end)
+  if ok then return true end
+  if type(err) == "table" and err.schema then return false, err.schema end
+  error(err, 0)
+end
+
+-- What one stage wrote, checked as M.check checks it in the whole document: the team decision
+-- (`part` "team_decision": doc.team_decision against doc.scenario.team) or an experiment with the
+-- projection's records in it (`part` i: doc.experiments[i]). true, or false and "PATH ...". The
+-- runner keeps a stage's output only when the reader would accept it (sparkreport.runner).
+function M.check_stage(doc, part)
+  local ok, err = pcall(function()
+    if part == "team_decision" then
+      check(doc.team_decision, M.document.fields.team_decision, "team_decision")
+      return check_team(doc)
+    end
+    check_experiment(doc.experiments[part], ("experiments[%d]"):format(part))
   end)
   if ok then return true end
   if type(err) == "table" and err.schema then return false, err.schema end

@@ -172,6 +172,8 @@ static cJSON *execute(lua_State *L, const struct run_opts *o, const char *source
 static int any_failure(const cJSON *results)
 {
     const cJSON *exps = cJSON_GetObjectItemCaseSensitive(results, "experiments");
+    if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(results, "stage_faults")) > 0)
+        return 1;                       /* a stage's records left out (sparkreport.runner) */
     for (const cJSON *e = exps ? exps->child : NULL; e; e = e->next) {
         const char *st = json_str(e, "status", "failed");
         if (strcmp(st, "complete") != 0 && strcmp(st, "skipped") != 0)   /* skipped: a reason, no failure */
@@ -582,6 +584,7 @@ int run_command(const struct run_opts *o)
     sr_lua_limit_time(L, SR_LUA_TIME_S);
     char *tmpdir = NULL, *final = NULL;
     FILE *log = NULL;
+    cJSON *faults = NULL;               /* results.stage_faults: stages whose records were left out */
     int rc = load_and_prepare(L, o, source);
     if (rc != 0)
         goto done;
@@ -603,6 +606,7 @@ int run_command(const struct run_opts *o)
     int wrc = write_outputs(tmpdir, o->outdir, results, &cmp, err, sizeof err);
     int compared = cmp != NULL, slower = cmp ? comparison_slower(cmp) : 0;
     cJSON_Delete(cmp);
+    faults = cJSON_DetachItemFromObjectCaseSensitive(results, "stage_faults");
     cJSON_Delete(results);
     if (wrc != 0)
         goto fail;
@@ -635,6 +639,9 @@ int run_command(const struct run_opts *o)
             fprintf(stderr, "sparkreport: %s\n", err);
         rc = 128 + sig;
     } else {
+        const cJSON *fault;             /* said even with -q: the report lacks what the stage was to add */
+        cJSON_ArrayForEach(fault, faults)
+            fprintf(stderr, "sparkreport: %s/results.json: %s\n", final, cJSON_IsString(fault) ? fault->valuestring : "?");
         if (failed)
             progress_note("some measurements failed validation or did not run; the report says which");
         rc = failed ? SR_EXIT_INVALID : slower > 0 ? SR_EXIT_SLOWER : SR_EXIT_OK;
@@ -649,6 +656,7 @@ fail:
     if (tmpdir)
         remove_run_folder(tmpdir);
 done:
+    cJSON_Delete(faults);
     free(tmpdir);
     free(final);
     free(source);

@@ -14,6 +14,7 @@
 #define DC_HOURS_PER_YEAR 8766.0                /* 365.25 days */
 #define DC_HOURS_PER_MONTH (DC_HOURS_PER_YEAR / 12)
 #define DC_MAX_SIM_JOBS 40000                   /* arrivals one simulation draws at most */
+#define DC_MIN_SIM_JOBS 1000                    /* jobs it counts at least, where the cap allows */
 #define DC_SPARK "dgx-spark"
 
 /* One way to run a job on a system: on `devices` of its GPUs, hours central and band. */
@@ -127,6 +128,10 @@ int dc_options(const struct dc_ctx *c, const struct dc_knobs *k, struct dc_optio
 int dc_answer(const struct dc_option *opts, int n);
 /* "spark", "rent", "server:b200": what an answer is, whatever its count. */
 void dc_option_id(const struct dc_ctx *c, const struct dc_option *o, char *buf, size_t n);
+/* Months of arrivals to simulate for `per_month` jobs a month: the team's months, more where its jobs
+ * are so rare that fewer than DC_MIN_SIM_JOBS would be counted after the warm-up (a job a century has
+ * no 95th percentile in 20 years), never more than DC_MAX_SIM_JOBS arrivals. */
+double dc_sim_months(const struct dc_ctx *c, double per_month);
 /* A Spark-hour's cost at utilisation u (capital over the hours it runs, plus its energy). */
 double dc_spark_hour_usd(const struct dc_ctx *c, double u);
 

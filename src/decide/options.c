@@ -106,7 +106,7 @@ static int queue_and_total(const struct dc_ctx *c, const struct dc_knobs *k, int
         else
             o->busy_unit_h += per_month * 12 * o->cf[i].units * o->cf[i].run_h;
     }
-    double months = fmax(1, fmin(c->t.months, floor(DC_MAX_SIM_JOBS / total)));
+    double months = dc_sim_months(c, total);
     if (queue_simulate(q, c->nteam, units, months * DC_HOURS_PER_MONTH, 0.1 * months * DC_HOURS_PER_MONTH,
                        c->t.seed, &o->q) != 0)
         return -1;
@@ -118,6 +118,12 @@ static int queue_and_total(const struct dc_ctx *c, const struct dc_knobs *k, int
             o->meets = 0;
     }
     return 0;
+}
+
+double dc_sim_months(const struct dc_ctx *c, double per_month)
+{
+    double cap = floor(DC_MAX_SIM_JOBS / per_month), enough = ceil(DC_MIN_SIM_JOBS / (0.9 * per_month));
+    return fmax(1, fmin(fmax(c->t.months, enough), cap));     /* the first tenth is the warm-up */
 }
 
 static void totals(struct dc_option *o)

@@ -495,8 +495,9 @@ function S.team(doc, results)
   doc:paragraph(answer_sentence(t), "bold")
   local jobs = {}
   for _, j in ipairs(t.team.jobs) do jobs[#jobs + 1] = ("%s x %s"):format(count(j.per_month), job_name(t, j.workload)) end
-  doc:paragraph(("The team: %s people running, each month, %s; 95 %% of results wanted within %s."):format(
-    fmt.int(t.team.people), table.concat(jobs, " and "), within(t.team.deadline_h)))
+  doc:paragraph(("The team: %s running, each month, %s; 95 %% of results wanted within %s."):format(
+    t.team.people == 1 and "one person" or fmt.int(t.team.people) .. " people", table.concat(jobs, " and "),
+    within(t.team.deadline_h)))
   options_table(doc, t)
   local jt = jobs_text(t)
   if jt ~= "" then doc:paragraph(jt, "small") end

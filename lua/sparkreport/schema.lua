@@ -144,6 +144,12 @@ function check(v, spec, path)
     end
     return
   end
+  if spec == "text" then                        -- a string the report draws: every character drawable
+    if type(v) ~= "string" then bad(path, "string", v) end
+    local why = bench.text_problem(v)
+    if why then error({ schema = ("%s: %s"):format(path, why) }, 0) end
+    return
+  end
   if spec == "integer" then                     -- what a section prints with %d
     if math.type(v) ~= "integer" then bad(path, spec, v) end
     return
@@ -165,8 +171,9 @@ function check(v, spec, path)
 end
 
 -- A rental offer as the team decision reads it (src/decide/team.c), in the catalog block or the team.
-M.offer = object { id = "string", system = "string", provider = "string", usd_per_gpu_hour = "number",
-                   instance_gpus = list "number", billing_step_s = "number", source = "string", date = "string" }
+M.offer = object { id = "string", system = "string", provider = "text", usd_per_gpu_hour = "number",
+                   instance_gpus = list "number", billing_step_s = "number", source = "text", date = "text",
+                   product = opt "text", notes = opt "text" }
 
 -- What every section of every template may rely on. The loader (C) has already checked that
 -- context and scenario are objects and experiments a list of objects with a name and results.
@@ -183,7 +190,7 @@ M.document = object {
     build = opt(object { openmp_env = opt(object {}) }),          -- the appendix's rerun command
   },
   scenario = object {
-    title = opt "string", template = opt "string", name = opt "string", path = opt "string",
+    title = opt "text", team_name = opt "text", template = opt "string", name = opt "string", path = opt "string",
     sha256 = opt "string", command = opt "string", source = opt "string", cwd = opt "string",
     decide = opt(list "string"), systems = opt(list "string"), compare = opt(list "string"), life_years = opt "number",
     utilisation = opt "number", kwh_usd = opt "number", run_folder = opt "string",
@@ -202,8 +209,8 @@ M.document = object {
   catalog = object {
     source = opt "string", sha256 = opt "string", match = opt "string", match_reason = opt "string",
     rows = opt(list(object {
-      id = "string", name = "string", mem_bw_gbs = opt(gbs), memory_gb = opt(gb),
-      memory = opt "string", sources = opt "string", confidence = opt "string", notes = opt "string",
+      id = "string", name = "text", mem_bw_gbs = opt(gbs), memory_gb = opt(gb),
+      memory = opt "text", sources = opt "text", confidence = opt "text", notes = opt "text",
       host_bw_gbs = opt(gbs), price_usd = opt(usd), power_w = opt(watts),
       bf16_tflops = opt(tflops), fp32_tflops = opt(tflops), tf32_tflops = opt(tflops), fp16_tflops = opt(tflops),
       fp8_tflops = opt(tflops), fp4_tflops = opt(tflops), fp64_tflops = opt(tflops),
@@ -212,8 +219,10 @@ M.document = object {
     costs = opt(object { source = opt "string", rows = opt(list(object {
       id = "string", purchase_usd = opt(usd), rent_usd_per_gpu_hour = opt(range("number", 0, M.limits.usd, true)),
       system_power_w = opt(watts),
-      server_gpus = opt(range("integer", 1, M.limits.count)), launch_usd = opt(usd), purchase_date = opt "string",
-      launch_date = opt "string", purchase_source = opt "string",
+      server_gpus = opt(range("integer", 1, M.limits.count)), launch_usd = opt(usd), purchase_date = opt "text",
+      launch_date = opt "text", purchase_source = opt "text", rent_source = opt "text", rent_date = opt "text",
+      system_power_source = opt "text", launch_source = opt "text", purchase_covers = opt "text",
+      system_power_covers = opt "text",
     }, M.limits.catalog_rows)) }),
     offers = opt(object { source = opt "string", rows = opt(list(M.offer, M.limits.catalog_rows)) }),
   },
@@ -448,11 +457,11 @@ M.info.model = object {
                             spread = range("number", 0, 1e6), kendall_tau = opt "number", excluded = opt "integer",
                             groups = opt(object {}),
                             calculon = opt(object { mean = "number", max = "number" }) }),
-  workloads = opt(list(object { id = "string", name = "string", kind = "string", params = positive,
+  workloads = opt(list(object { id = "string", name = "text", kind = "string", params = positive,
                                 tokens = positive, seq = range("integer", 1, math.huge),
                                 global_batch = range("integer", 1, math.huge), precision = "string", note = opt "string",
                                 source = opt "string", gpus = opt(range("integer", 1, M.limits.count)) })),
-  systems = opt(list(object { id = "string", name = "string", kind = "string" })),
+  systems = opt(list(object { id = "string", name = "text", kind = "string" })),
 }
 function M.experiment_rules.model(e, need)       -- peak_flops: { dtype = FLOP/s, ... }
   local cal = type(e.info) == "table" and type(e.info.calibration) == "table" and e.info.calibration

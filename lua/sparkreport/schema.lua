@@ -98,13 +98,22 @@ local function num_text(x)
   return ("%.15g"):format(x)
 end
 
--- A value of a range spec that is not one: its place as a JSON pointer, what a run writes there.
-local function out_of_range(path, v, spec)
+-- A range spec in words: "a whole number from 1 to 64", "above 0 to 1000000000000".
+local function range_words(spec)
   local lo = spec.open and ("above %s"):format(num_text(spec.lo)) or ("from %s"):format(num_text(spec.lo))
   local hi = spec.hi < math.huge and (" to %s"):format(num_text(spec.hi)) or ""
+  return ("%s%s%s"):format(spec.spec == "integer" and "a whole number " or "", lo, hi)
+end
+
+-- A value of a range spec that is not one: its place as a JSON pointer, what a run writes there.
+local function out_of_range(path, v, spec)
   local got = type(v) == "number" and num_text(v) or describe(v)
-  error({ schema = ("%s = %s is outside what a run writes (%s%s%s)"):format(M.pointer(path), got,
-    spec.spec == "integer" and "a whole number " or "", lo, hi) }, 0)
+  error({ schema = ("%s = %s is outside what a run writes (%s)"):format(M.pointer(path), got, range_words(spec)) }, 0)
+end
+
+local function fits_range(v, spec)
+  return type(v) == "number" and not ((spec.spec == "integer" and math.type(v) ~= "integer") or v ~= v
+         or v < spec.lo or (spec.open and v == spec.lo) or v > spec.hi)
 end
 
 local WHAT = { string = "a string", number = "a number", integer = "a whole number", boolean = "true or false",
@@ -138,10 +147,7 @@ function check(v, spec, path)
   if spec == "any" then return end
   if type(spec) == "table" and spec.range then
     if type(v) ~= "number" then bad(path, spec.spec, v) end     -- not a number at all: the type's message
-    if (spec.spec == "integer" and math.type(v) ~= "integer") or v ~= v or v < spec.lo or (spec.open and v == spec.lo)
-       or v > spec.hi then
-      out_of_range(path, v, spec)
-    end
+    if not fits_range(v, spec) then out_of_range(path, v, spec) end
     return
   end
   if spec == "text" then                        -- a string the report draws: every character drawable
@@ -584,6 +590,15 @@ function M.check(results, what)
   if ok then return true end
   if type(err) == "table" and err.schema then return false, err.schema end
   error(err, 0)
+end
+
+-- A number of a data file's cell (sparkreport.catalog.check_data) against the range the reader applies
+-- where results.json carries it: nil when it fits (or the spec has no range), else the words after the
+-- cell's value ("is outside what the report reads (from 1 to 1000000000000)").
+function M.range_problem(v, spec)
+  spec = type(spec) == "table" and spec.optional and spec.spec or spec
+  if type(spec) ~= "table" or not spec.range or fits_range(v, spec) then return nil end
+  return ("is outside what the report reads (%s)"):format(range_words(spec))
 end
 
 -- What one stage wrote, checked as M.check checks it in the whole document: the team decision

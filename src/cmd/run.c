@@ -526,6 +526,25 @@ static int check_prepared(lua_State *L, const struct run_opts *o)
     return rc;
 }
 
+/* The data files built into the program (data/NAME.csv, which a user edits and rebuilds), checked as
+ * their readers will read them (sparkreport.catalog.check_data): before the scenario, which reads the
+ * catalog, and before anything is measured. Exit code or 0. */
+static int check_data(lua_State *L)
+{
+    char err[SR_ERR_MAX];
+    if (sr_lua_require(L, "sparkreport.catalog", err, sizeof err) != 0) {
+        fprintf(stderr, "sparkreport: %s\n", err);
+        return SR_EXIT_FAILURE;
+    }
+    lua_getfield(L, -1, "check_data");
+    int rc = sr_lua_pcall(L, 0, 0, err, sizeof err, NULL);
+    lua_pop(L, 1);
+    if (rc == 0)
+        return 0;
+    fprintf(stderr, "sparkreport: %s; nothing was measured (data files are built in: fix the file, then make)\n", err);
+    return SR_EXIT_INPUT;
+}
+
 /* Loads the scenario (its own state) and prepares it in L; an exit code, 0 to go on. */
 static int load_and_prepare(lua_State *L, const struct run_opts *o, const char *source)
 {
@@ -585,7 +604,9 @@ int run_command(const struct run_opts *o)
     char *tmpdir = NULL, *final = NULL;
     FILE *log = NULL;
     cJSON *faults = NULL;               /* results.stage_faults: stages whose records were left out */
-    int rc = load_and_prepare(L, o, source);
+    int rc = check_data(L);
+    if (rc == 0)
+        rc = load_and_prepare(L, o, source);
     if (rc != 0)
         goto done;
     rc = SR_EXIT_FAILURE;

@@ -6,10 +6,11 @@ local bench = require "bench"
 local M = { source = "data/systems.csv" }
 
 -- RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines. Each record is a list
--- of its fields with `line`, the line of the file it starts on; an empty line is no record. A quote
--- never closed raises "SOURCE:LINE: ..." (source: the file's name in messages).
+-- of its fields with `line`, the line of the file it starts on; an empty line is no record, a byte
+-- order mark before the header (a spreadsheet's UTF-8) is none. A quote never closed raises
+-- "SOURCE:LINE: ..." (source: the file's name in messages).
 local function parse_csv(text, source)
-  local rows, row, field, i, n, line = {}, {}, {}, 1, #text, 1
+  local rows, row, field, i, n, line = {}, {}, {}, text:sub(1, 3) == "\xEF\xBB\xBF" and 4 or 1, #text, 1
   local quoted, start, opened = false, 1, nil
   local function finish()
     row[#row + 1] = table.concat(field); field = {}

@@ -407,6 +407,11 @@ int pdf_text_check(const char *utf8, size_t *at, char *why, size_t whylen)
             snprintf(why, whylen, "(U+%04X) is a control character", cp);
             return -1;
         }
+        if (cp >= 0x0300 && cp <= 0x036F) {    /* text in decomposed form (NFD), as macOS may give it */
+            snprintf(why, whylen, "(U+%04X) is a combining mark: write the letter it marks precomposed "
+                     "(Unicode NFC: \"\xC3\xA9\", not \"e\" and U+0301)", cp);
+            return -1;
+        }
         if (strcmp(encode(cp, one), "?") == 0 && cp != '?') {
             const char *script = "a script", *package = "fonts-noto-core";
             for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++)

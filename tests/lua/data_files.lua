@@ -24,6 +24,13 @@ refused("data/offers.csv", header .. row:gsub(",AWS EC2,", ',"AWS EC2",'):gsub("
   "data/offers.csv:2: 12 fields; the header has 11 (a comma too many, or a field not quoted?)")
 local id_line = header .. row:gsub("^aws%-p5%-1", '"aws-p5\n1"') .. row:gsub("^aws%-p5%-1", "b"):gsub(",6%.88,", ",-1,")
 refused("data/offers.csv", id_line, "data/offers.csv:4: usd_per_gpu_hour (column 5) = -1 is out of range (0.01 .. 10000)")
+-- a spreadsheet's byte order mark and CRLF line ends: read as a header and lines
+refused("data/offers.csv", ("\xEF\xBB\xBF" .. header .. row .. row):gsub("\n", "\r\n"),
+  "data/offers.csv:3: id 'aws-p5-1' is given on line 2 too; give each row once")
+-- decomposed text: the combining mark named
+refused("data/offers.csv", header .. row:gsub(",AWS EC2,", ",Сиби\xD1\x80\xD0\xB8\xCC\x86,"),
+  "data/offers.csv:2: provider (column 3): character 7 (U+0306) is a combining mark: write the letter it marks "
+  .. "precomposed (Unicode NFC: \"é\", not \"e\" and U+0301)")
 -- CRLF line ends read as lines
 refused("data/offers.csv", (header .. row .. row):gsub("\n", "\r\n"),
   "data/offers.csv:3: id 'aws-p5-1' is given on line 2 too; give each row once")

@@ -239,6 +239,28 @@ local schema = require "sparkreport.schema"
 local catalog_row = schema.document.fields.catalog.fields.rows.spec.list.fields
 local costs_row = schema.document.fields.catalog.fields.costs.spec.fields.rows.spec.list.fields
 
+-- A spec range (data/spec-ranges.csv) within its figure's limits (the catalog column's range),
+-- central between low and high, said to be a peak or a sustained rate.
+local function spec_ranges(f, rows)
+  for _, r in ipairs(rows) do
+    local spec = numeric[r.field] and catalog_row[r.field]
+    if not spec then
+      error(("%s:%d: field (column 2) '%s' is not a number column of %s"):format(f.source, r.line, r.field, M.source), 0)
+    end
+    for _, k in ipairs { "low", "central", "high" } do
+      local why = schema.range_problem(r[k], spec)
+      if why then error(("%s:%d: %s = %s %s (as %s)"):format(f.source, r.line, k, tostring(r[k]), why, r.field), 0) end
+    end
+    if not (r.low <= r.central and r.central <= r.high) then
+      error(("%s:%d: low %s, central %s, high %s: the central figure must lie between low and high")
+            :format(f.source, r.line, tostring(r.low), tostring(r.central), tostring(r.high)), 0)
+    end
+    if r.central_is ~= "peak" and r.central_is ~= "sustained" then
+      error(("%s:%d: central_is (column 6) '%s' must be peak or sustained"):format(f.source, r.line, r.central_is), 0)
+    end
+  end
+end
+
 local function number_spec(lo, integer)
   return schema.range(integer and "integer" or "number", lo, math.huge)
 end
@@ -246,8 +268,9 @@ end
 -- Per file: the columns that must be there and filled (`required`), the numbers (`numbers`: column ->
 -- its spec, a range or "number"), lists of whole numbers (`lists`), the columns a row is known by
 -- (`key`, unique in the file), the columns naming a catalog system (`system`), the texts a report
--- draws (`texts`; the other columns are ids and words the code reads), and whether C reads its rows
--- too (`reader`: bench.check_data runs them through that reader).
+-- draws (`texts`; the other columns are ids and words the code reads), what the rows must hold
+-- together (`rows`), and whether C reads its rows too (`reader`: bench.check_data runs them through
+-- that reader).
 local FILES = {
   { source = M.source, key = { "id" }, required = { "id", "name" }, numbers = {},
     texts = { "name", "memory", "confidence", "notes", "sources", "memory_unit" } },
@@ -264,7 +287,8 @@ local FILES = {
     texts = { "scaleup", "nic", "confidence", "notes", "sources" } },
   { source = "data/spec-ranges.csv", key = { "id", "field" }, system = { "id" },
     required = { "id", "field", "low", "high", "central", "central_is", "basis" },
-    numbers = { low = schema.positive, high = schema.positive, central = schema.positive }, texts = { "basis" } },
+    numbers = { low = schema.positive, high = schema.positive, central = schema.positive }, texts = { "basis" },
+    rows = spec_ranges },
   { source = "data/gpu-runs.csv", key = { "id" }, system = { "system" }, reader = true,
     required = { "id", "system", "gpus", "layers", "hidden", "heads", "vocab", "seq", "micro_batch", "accum",
                  "precision", "stack", "tokens_per_s_per_gpu", "source" },
@@ -281,120 +305,107 @@ local FILES = {
     numbers = { tokens_per_s = schema.positive, seq = number_spec(2, true), batch = number_spec(1, true) },
     texts = { "what", "source" } },
 }
+for _, f in ipairs(FILES) do
+  f.drawn = {}
+  for _, key in ipairs(f.texts) do f.drawn[key] = true end
+end
 for k, spec in pairs(catalog_row) do if numeric[k] then FILES[1].numbers[k] = spec end end
 for k, spec in pairs(costs_row) do if COST_NUMERIC[k] then FILES[2].numbers[k] = spec end end
 M.data_files = FILES
 
 local function cell_text(v) return #v > 40 and ("'%s...'"):format(v:sub(1, 40)) or ("'%s'"):format(v) end
 
--- One file's text: its rows as the readers take them (numbers as numbers, lists as lists, empty cells
--- absent), each with its line; raises "SOURCE:LINE: COLUMN (column N) ..." at the first bad cell.
-local function check_file(f, text, ids)
-  local rows = parse_csv(text, f.source)
-  local header = table.remove(rows, 1) or {}
-  local col, out = {}, {}
-  local function bad(line, key, fmt, ...)
-    local text = fmt:format(...)
-    error(("%s:%d: %s (column %d)%s%s"):format(f.source, line, key, col[key] or 0, text:find("^:") and "" or " ", text), 0)
-  end
+-- The header's columns by name (col[name] = its number); raises when one is there twice or missing.
+local function columns(f, header)
+  local col = {}
   for j, key in ipairs(header) do
     if col[key] then error(("%s:1: column %s is there twice (columns %d and %d)"):format(f.source, key, col[key], j), 0) end
     col[key] = j
   end
-  f.col = col
   for _, key in ipairs(f.required) do
     if not col[key] then
       error(("%s:1: no column %s; the file needs %s"):format(f.source, key, table.concat(f.required, ", ")), 0)
     end
   end
-  local seen, texts = {}, {}
-  for _, key in ipairs(f.texts) do texts[key] = true end
+  return col
+end
+
+-- One non-empty cell as its reader takes it: a number within its range, a list of whole numbers, or
+-- text (drawable where the report draws it). bad(words) raises naming the cell.
+local function read_cell(f, key, v, bad)
+  if f.numbers[key] then
+    local x = tonumber(v)
+    if not x or x ~= x or x == math.huge or x == -math.huge then bad(" %s is not a number", cell_text(v)) end
+    x = math.tointeger(x) or x
+    local why = schema.range_problem(x, f.numbers[key])
+    if why then bad(" = %s %s", v, why) end
+    return x
+  elseif f.lists and f.lists[key] then
+    local list = {}
+    for n in (v .. "|"):gmatch("([^|]*)|") do
+      list[#list + 1] = math.tointeger(tonumber(n)) or bad(" %s is not a list of whole numbers like 1|2|4|8", cell_text(v))
+    end
+    return list
+  end
+  local why = f.drawn[key] and bench.text_problem(v)
+  if why then bad(": %s", why) end
+  return v
+end
+
+-- One file's text: its rows as the readers take them (numbers as numbers, lists as lists, empty cells
+-- absent), each with its line, and its columns; raises "SOURCE:LINE: COLUMN (column N) ..." at the
+-- first bad cell, and at a row whose key (f.key) an earlier row has, naming both lines.
+local function check_file(f, text, ids)
+  local rows = parse_csv(text, f.source)
+  local header = table.remove(rows, 1) or {}
+  local col, out, seen = columns(f, header), {}, {}
   for _, r in ipairs(rows) do
+    local function bad(key, fmt, ...)
+      error(("%s:%d: %s (column %d)%s"):format(f.source, r.line, key, col[key] or 0, fmt:format(...)), 0)
+    end
     if #r > #header then
       error(("%s:%d: %d fields; the header has %d (a comma too many, or a field not quoted?)")
             :format(f.source, r.line, #r, #header), 0)
     end
     local row = { line = r.line }
     for j, key in ipairs(header) do
-      local v = r[j] or ""
-      if f.numbers[key] and v ~= "" then
-        local x = tonumber(v)
-        if not x or x ~= x or x == math.huge or x == -math.huge then bad(r.line, key, "%s is not a number", cell_text(v)) end
-        x = math.tointeger(x) or x
-        local why = schema.range_problem(x, f.numbers[key])
-        if why then bad(r.line, key, "= %s %s", v, why) end
-        row[key] = x
-      elseif f.lists and f.lists[key] and v ~= "" then
-        row[key] = {}
-        for n in (v .. "|"):gmatch("([^|]*)|") do
-          local x = math.tointeger(tonumber(n))
-          if not x then bad(r.line, key, "%s is not a list of whole numbers like 1|2|4|8", cell_text(v)) end
-          row[key][#row[key] + 1] = x
-        end
-      elseif v ~= "" then
-        local why = texts[key] and bench.text_problem(v)
-        if why then bad(r.line, key, ": %s", why) end
-        row[key] = v
-      end
+      if (r[j] or "") ~= "" then row[key] = read_cell(f, key, r[j], function(...) bad(key, ...) end) end
     end
     for _, key in ipairs(f.required) do
-      if row[key] == nil then bad(r.line, key, "is empty; every row needs it") end
+      if row[key] == nil then bad(key, " is empty; every row needs it") end
     end
     for _, key in ipairs(f.system or {}) do
-      if not ids[row[key]] then bad(r.line, key, "%s is not a system of %s", cell_text(row[key]), M.source) end
+      if not ids[row[key]] then bad(key, " %s is not a system of %s", cell_text(row[key]), M.source) end
     end
-    local id = {}
-    for _, key in ipairs(f.key) do id[#id + 1] = tostring(row[key]) end
-    id = table.concat(id, " ")
+    local id, named = {}, {}
+    for _, key in ipairs(f.key) do
+      id[#id + 1], named[#named + 1] = tostring(row[key]), ("%s '%s'"):format(key, tostring(row[key]))
+    end
+    id = table.concat(id, "\0")
     if seen[id] then
-      local named = {}
-      for _, key in ipairs(f.key) do named[#named + 1] = ("%s '%s'"):format(key, tostring(row[key])) end
       error(("%s:%d: %s is given on line %d too; give each row once"):format(f.source, r.line,
             table.concat(named, " and "), seen[id]), 0)
     end
     seen[id] = r.line
     out[#out + 1] = row
   end
-  return out
+  return out, col
 end
 
--- What a file's rows must hold beyond their cells: a spec range inside its figure's limits, between
--- low and high; a claim's or a run's, an offer's, as C reads them (bench.check_data).
-local function check_rows(f, rows)
-  if f.source == "data/spec-ranges.csv" then
-    for _, r in ipairs(rows) do
-      local spec = numeric[r.field] and catalog_row[r.field]
-      if not spec then
-        error(("%s:%d: field (column 2) '%s' is not a number column of %s"):format(f.source, r.line, r.field, M.source), 0)
-      end
-      for _, k in ipairs { "low", "central", "high" } do
-        local why = schema.range_problem(r[k], spec)
-        if why then error(("%s:%d: %s = %s %s (as %s)"):format(f.source, r.line, k, tostring(r[k]), why, r.field), 0) end
-      end
-      if not (r.low <= r.central and r.central <= r.high) then
-        error(("%s:%d: low %s, central %s, high %s: the central figure must lie between low and high")
-              :format(f.source, r.line, tostring(r.low), tostring(r.central), tostring(r.high)), 0)
-      end
-      if r.central_is ~= "peak" and r.central_is ~= "sustained" then
-        error(("%s:%d: central_is (column 6) '%s' must be peak or sustained"):format(f.source, r.line, r.central_is), 0)
-      end
-    end
-  end
-  if not f.reader then return end
-  local where = {}
-  for i, r in ipairs(rows) do where[i] = ("%s:%d"):format(f.source, r.line) end
-  local plain = {}
+-- The rows through the C reader that takes them (bench.check_data), its messages' fields named as
+-- columns ("parameter 'x'", "WHERE.x" in C's words).
+local function c_reader(f, rows, col)
+  local where, plain = {}, {}
   for i, r in ipairs(rows) do
-    plain[i] = {}
+    where[i], plain[i] = ("%s:%d"):format(f.source, r.line), {}
     for k, v in pairs(r) do if k ~= "line" then plain[i][k] = v end end
   end
   local i, err = bench.check_data(f.source, plain, where, M.load().rows)
-  if i then      -- C names a field "parameter 'x'" or "WHERE.x": here it is a column
-    local function column(name) return f.col[name] and ("%s (column %d)"):format(name, f.col[name]) end
-    err = err:gsub("parameter '([%w_]+)'", column):gsub("^(" .. where[i]:gsub("%p", "%%%0") .. ")%.([%w_]+) ",
-      function(at, name) return ("%s: %s "):format(at, column(name) or name) end)
-    error(err, 0)
-  end
+  if not i then return end
+  local function column(name) return col[name] and ("%s (column %d)"):format(name, col[name]) end
+  err = err:gsub("parameter '([%w_]+)'", column):gsub("^(" .. where[i]:gsub("%p", "%%%0") .. ")%.([%w_]+) ",
+    function(at, name) return ("%s: %s "):format(at, column(name) or name) end)
+  error(err, 0)
 end
 
 -- Every data file, checked as above: true, or raises the first problem ("data/offers.csv:4: ...").
@@ -402,11 +413,12 @@ end
 function M.check_data(texts)
   local ids = {}
   for _, f in ipairs(FILES) do
-    local rows = check_file(f, texts and texts[f.source] or assert(bench.resource(f.source)), ids)
+    local rows, col = check_file(f, texts and texts[f.source] or assert(bench.resource(f.source)), ids)
     if f.source == M.source then
       for _, r in ipairs(rows) do ids[r.id] = true end
     end
-    check_rows(f, rows)
+    if f.rows then f.rows(f, rows) end
+    if f.reader then c_reader(f, rows, col) end
   end
   return true
 end

@@ -82,6 +82,10 @@ function sr.team(given)
   return setmetatable({ raw = raw, team = team_check(raw, 3) }, Team)
 end
 
+-- What sr.team returned, as given (its jobs in their long form): the table a scenario's team is
+-- read from; nil for anything else.
+function sr.team_given(v) return getmetatable(v) == Team and rawget(v, "raw") or nil end
+
 -- The scenario's team against its experiments: the model must project every job's workload. Its
 -- life and electricity price are the scenario's unless the team gives its own.
 local function scenario_team(value, fields, list, level)

@@ -82,8 +82,9 @@ function M.load(source, chunkname)
     error(("%s:%d: the scenario must end with `return sr.scenario { ... }` (it returned %s)")
           :format(chunkname, last_line(source), type(scn) == "table" and "another table" or tostring(scn)), 0)
   end
-  -- the entries as plain data, read raw: the constructors' own mark (sr.is_experiment) is dropped here;
-  -- any other table with a metatable is refused by the copy into C, which reads every table once, raw
+  -- the entries as plain data, read raw: the constructors' own marks (sr.is_experiment, sr.team) are
+  -- dropped here; any other table with a metatable is refused by the copy into C, which reads every
+  -- table once, raw
   local exps = rawget(scn, "experiments")
   if getmetatable(scn) == nil and type(exps) == "table" and getmetatable(exps) == nil then
     local plain = {}
@@ -91,7 +92,8 @@ function M.load(source, chunkname)
       plain[i] = type(e) == "table" and sr.is_experiment(e)
                  and { experiment = rawget(e, "experiment"), params = rawget(e, "params") } or e
     end
-    scn = { scenario = true, params = rawget(scn, "params"), experiments = plain, team = rawget(scn, "team") }
+    local team = rawget(scn, "team")          -- sr.team { } set after sr.scenario: what it was given
+    scn = { scenario = true, params = rawget(scn, "params"), experiments = plain, team = sr.team_given(team) or team }
   end
   return scn
 end

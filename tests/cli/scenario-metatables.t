@@ -24,4 +24,9 @@ tests/scenarios/metatable-team.lua: the value it returned cannot be used: scenar
 $ export SPARKREPORT_SCENARIO_TIME_S=1; sparkreport run tests/scenarios/metatable-given.lua -o $OUT/reports
 tests/scenarios/metatable-given.lua:3: bandwidth: a table with a metatable is not data (what code reading it would see, through __index or __pairs, is not what it holds); give a plain table
 [3]
+# sr.team { } set after sr.scenario: its mark dropped like an experiment's, the team read as it was
+# given (here the --set applied to it shows it was read; before, its wrapper was read as the team)
+$ sparkreport run tests/scenarios/team-late.lua -o $OUT/reports --set team.deadline_h=0
+--set team.deadline_h=0: team: parameter 'deadline_h' = 0 is out of range (0.1 .. 8766)
+[3]
 $ ls -A $OUT

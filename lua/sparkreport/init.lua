@@ -82,9 +82,6 @@ function sr.team(given)
   return setmetatable({ raw = raw, team = team_check(raw, 3) }, Team)
 end
 
--- What sr.team returned, as given (its jobs in their long form): the table a scenario's team is
--- read from; nil for anything else.
-function sr.team_given(v) return getmetatable(v) == Team and rawget(v, "raw") or nil end
 
 -- The scenario's team against its experiments: the model must project every job's workload. Its
 -- life and electricity price are the scenario's unless the team gives its own.
@@ -114,7 +111,11 @@ local function scenario_team(value, fields, list, level)
   end
   return team
 end
-sr.internal = { scenario_team = scenario_team }   -- the runner checks a prepared scenario's team with it
+-- What sr.team returned, as given (its jobs in their long form): the table a scenario's team is
+-- read from; nil for anything else.
+local function team_given(v) return getmetatable(v) == Team and rawget(v, "raw") or nil end
+-- the runner checks a prepared scenario's team with scenario_team, and reads a late sr.team { } with team_given
+sr.internal = { scenario_team = scenario_team, team_given = team_given }
 
 -- sr.scenario { title = ..., budget_s = ..., sr.bandwidth { ... }, ... }
 function sr.scenario(given)

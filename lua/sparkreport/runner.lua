@@ -82,7 +82,7 @@ function M.load(source, chunkname)
     error(("%s:%d: the scenario must end with `return sr.scenario { ... }` (it returned %s)")
           :format(chunkname, last_line(source), type(scn) == "table" and "another table" or tostring(scn)), 0)
   end
-  -- the entries as plain data, read raw: the constructors' own marks (sr.is_experiment, sr.team) are
+  -- the entries as plain data, read raw: the constructors' own marks (sr.is_experiment, sr.team's) are
   -- dropped here; any other table with a metatable is refused by the copy into C, which reads every
   -- table once, raw
   local exps = rawget(scn, "experiments")
@@ -93,7 +93,7 @@ function M.load(source, chunkname)
                  and { experiment = rawget(e, "experiment"), params = rawget(e, "params") } or e
     end
     local team = rawget(scn, "team")          -- sr.team { } set after sr.scenario: what it was given
-    scn = { scenario = true, params = rawget(scn, "params"), experiments = plain, team = sr.team_given(team) or team }
+    scn = { scenario = true, params = rawget(scn, "params"), experiments = plain, team = sr.internal.team_given(team) or team }
   end
   return scn
 end

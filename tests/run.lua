@@ -1,14 +1,15 @@
 -- tests/run.lua: the test driver `make check` runs: C unit programs, Lua library tests, CLI
 -- transcripts (tests/cli/*.t) and end-to-end checks (tests/e2e/*.lua). Prints one line per
 -- test and ends with "N passed, N failed". Environment: SR_BIN, SR_BUILDDIR, SR_SRCDIR,
--- PDFTOTEXT, SR_UNIT_TESTS (set by Makefile.am). TESTS_ONLY=pattern runs matching tests.
+-- PDFTOTEXT, SR_UNIT_TESTS (set by Makefile.am). TESTS_ONLY=pattern runs matching tests (several
+-- patterns separated by spaces: the tests any of them matches; make check-quick gives three).
 local bin = assert(os.getenv("SR_BIN"), "SR_BIN not set")
 local builddir = assert(os.getenv("SR_BUILDDIR"))
 local srcdir = assert(os.getenv("SR_SRCDIR"))
 package.path = srcdir .. "/tests/?.lua;" .. package.path
 
 local passed, failed, skipped = 0, 0, 0
-local only = os.getenv("TESTS_ONLY")   -- a Lua pattern: run only matching tests
+local only = os.getenv("TESTS_ONLY")   -- Lua patterns: run only matching tests
 
 local function report(name, status, detail)
   if status == "pass" then passed = passed + 1; print("PASS " .. name)
@@ -34,7 +35,11 @@ local function tempdir()
   return (out:gsub("%s+$", ""))
 end
 
-local function wanted(name) return not only or name:find(only) end
+local function wanted(name)
+  if not only then return true end
+  for pattern in only:gmatch("%S+") do if name:find(pattern) then return true end end
+  return false
+end
 
 -- C unit programs (Makefile.am's check_PROGRAMS): exit 0 pass, 77 skip, anything else fail.
 for prog in (os.getenv("SR_UNIT_TESTS") or ""):gmatch("%S+") do

@@ -5,26 +5,41 @@ local bench = require "bench"
 
 local M = { source = "data/systems.csv" }
 
--- RFC 4180 fields: quoted fields may hold commas, doubled quotes and newlines.
-local function parse_csv(text)
-  local rows, row, field, i, n = {}, {}, {}, 1, #text
-  local quoted = false
+-- RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines. Each record is a list
+-- of its fields with `line`, the line of the file it starts on; an empty line is no record, a byte
+-- order mark before the header (a spreadsheet's UTF-8) is none. A quote never closed raises
+-- "SOURCE:LINE: ..." (source: the file's name in messages).
+local function parse_csv(text, source)
+  local rows, row, field, i, n, line = {}, {}, {}, text:sub(1, 3) == "\xEF\xBB\xBF" and 4 or 1, #text, 1
+  local quoted, start, opened = false, 1, nil
+  local function finish()
+    row[#row + 1] = table.concat(field); field = {}
+    if not (#row == 1 and row[1] == "" and not row.quotes) then row.line = start; rows[#rows + 1] = row end
+    row = {}
+  end
   while i <= n do
     local c = text:sub(i, i)
     if quoted then
       if c == '"' and text:sub(i + 1, i + 1) == '"' then field[#field + 1] = '"'; i = i + 1
       elseif c == '"' then quoted = false
-      else field[#field + 1] = c end
-    elseif c == '"' then quoted = true
+      else
+        if c == "\n" then line = line + 1 end
+        field[#field + 1] = c
+      end
+    elseif c == '"' then quoted, opened, row.quotes = true, line, true
     elseif c == "," then row[#row + 1] = table.concat(field); field = {}
     elseif c == "\n" or c == "\r" then
       if c == "\r" and text:sub(i + 1, i + 1) == "\n" then i = i + 1 end
-      row[#row + 1] = table.concat(field); field = {}
-      rows[#rows + 1] = row; row = {}
+      finish()
+      line = line + 1
+      start = line
     else field[#field + 1] = c end
     i = i + 1
   end
-  if #field > 0 or #row > 0 then row[#row + 1] = table.concat(field); rows[#rows + 1] = row end
+  if quoted then
+    error(("%s:%d: a quoted field opened here is never closed (a '\"' missing?)"):format(source or "?", opened), 0)
+  end
+  if #field > 0 or #row > 0 then finish() end
   return rows
 end
 
@@ -38,7 +53,7 @@ local cache
 function M.load()
   if cache then return cache end
   local text = assert(bench.resource(M.source))
-  local rows = parse_csv(text)
+  local rows = parse_csv(text, M.source)
   local header = table.remove(rows, 1)
   local list, by_id = {}, {}
   for _, r in ipairs(rows) do
@@ -63,7 +78,7 @@ M.fabric_source = "data/fabric.csv"
 local fabric_numeric = { nvlink_domain = true, scaleup_gbs = true, nic_gbs_per_gpu = true }
 function M.load_fabric(cat)
   local text = assert(bench.resource(M.fabric_source))
-  local rows = parse_csv(text)
+  local rows = parse_csv(text, M.fabric_source)
   local header = table.remove(rows, 1)
   cat.fabric_sha256 = bench.sha256(text)
   for _, r in ipairs(rows) do
@@ -78,7 +93,7 @@ end
 -- Another cited data file beside the catalog (data/*.csv): its rows as tables of strings, keyed
 -- by the header; empty cells absent. What the numbers mean is the reader's business.
 function M.data(source)
-  local rows = parse_csv(assert(bench.resource(source)))
+  local rows = parse_csv(assert(bench.resource(source)), source)
   local header, list = table.remove(rows, 1), {}
   for _, r in ipairs(rows) do
     local row = {}
@@ -114,11 +129,11 @@ local COST_NUMERIC = { purchase_usd = true, rent_usd_per_gpu_hour = true, system
                        server_gpus = true }
 
 function M.parse_costs(text, source)
-  local rows = parse_csv(text)
+  local rows = parse_csv(text, source)
   local header = table.remove(rows, 1) or {}
   local list, by_id = {}, {}
-  for i, r in ipairs(rows) do
-    local row, line = {}, i + 1
+  for _, r in ipairs(rows) do
+    local row, line = {}, r.line
     for j, key in ipairs(header) do
       local v = r[j] or ""
       if COST_NUMERIC[key] and v ~= "" then
@@ -150,11 +165,11 @@ M.offers_source = "data/offers.csv"
 local OFFER_NUMERIC = { usd_per_gpu_hour = true, billing_step_s = true, min_billed_s = true }
 
 function M.parse_offers(text, source)
-  local rows = parse_csv(text)
+  local rows = parse_csv(text, source)
   local header = table.remove(rows, 1) or {}
   local list = {}
-  for i, r in ipairs(rows) do
-    local row, line = {}, i + 1
+  for _, r in ipairs(rows) do
+    local row, line = {}, r.line
     for j, key in ipairs(header) do
       local v = r[j] or ""
       if OFFER_NUMERIC[key] then
@@ -210,6 +225,203 @@ function M.check_params(name, given)
   local ok, cerr = M.check_ids(params.systems, "systems")
   if not ok then return nil, name .. ": " .. cerr end
   return params
+end
+
+-- ---- the data files a user edits, checked before anything is measured ----------------------------
+--
+-- A user changes a price, adds an offer or a system by editing data/*.csv and rebuilding (they are
+-- embedded into the program: tools/embed.sh). The run checks every file first (M.check_data, from
+-- src/cmd/run.c before the scenario runs) against what its readers accept: the results reader's ranges
+-- where results.json carries the row (sparkreport.schema), the C reader's checks where C reads it (the
+-- team decision's offers, the projection's published runs and vendors' claims: bench.check_data), the
+-- ids unique, the texts drawable by the report's fonts. A refusal names the file, line and column.
+
+local schema = require "sparkreport.schema"
+local catalog_row = schema.document.fields.catalog.fields.rows.spec.list.fields
+local costs_row = schema.document.fields.catalog.fields.costs.spec.fields.rows.spec.list.fields
+
+-- A spec range (data/spec-ranges.csv) within its figure's limits (the catalog column's range),
+-- central between low and high, said to be a peak or a sustained rate.
+local function spec_ranges(f, rows)
+  for _, r in ipairs(rows) do
+    local spec = numeric[r.field] and catalog_row[r.field]
+    if not spec then
+      error(("%s:%d: field (column 2) '%s' is not a number column of %s"):format(f.source, r.line, r.field, M.source), 0)
+    end
+    for _, k in ipairs { "low", "central", "high" } do
+      local why = schema.range_problem(r[k], spec)
+      if why then error(("%s:%d: %s = %s %s (as %s)"):format(f.source, r.line, k, tostring(r[k]), why, r.field), 0) end
+    end
+    if not (r.low <= r.central and r.central <= r.high) then
+      error(("%s:%d: low %s, central %s, high %s: the central figure must lie between low and high")
+            :format(f.source, r.line, tostring(r.low), tostring(r.central), tostring(r.high)), 0)
+    end
+    if r.central_is ~= "peak" and r.central_is ~= "sustained" then
+      error(("%s:%d: central_is (column 6) '%s' must be peak or sustained"):format(f.source, r.line, r.central_is), 0)
+    end
+  end
+end
+
+local function number_spec(lo, integer)
+  return schema.range(integer and "integer" or "number", lo, math.huge)
+end
+
+-- Per file: the columns that must be there and filled (`required`), the numbers (`numbers`: column ->
+-- its spec, a range or "number"), lists of whole numbers (`lists`), the columns a row is known by
+-- (`key`, unique in the file), the columns naming a catalog system (`system`), the texts a report
+-- draws (`texts`; the other columns are ids and words the code reads), what the rows must hold
+-- together (`rows`), and whether C reads its rows too (`reader`: bench.check_data runs them through
+-- that reader).
+local FILES = {
+  { source = M.source, key = { "id" }, required = { "id", "name" }, numbers = {},
+    texts = { "name", "memory", "confidence", "notes", "sources", "memory_unit" } },
+  { source = "data/costs.csv", key = { "id" }, required = { "id" }, system = { "id" }, numbers = {},
+    texts = { "purchase_covers", "purchase_source", "purchase_date", "rent_source", "rent_date",
+              "system_power_covers", "system_power_source", "launch_date", "launch_source" } },
+  { source = "data/offers.csv", key = { "id" }, system = { "system" }, lists = { instance_gpus = true }, reader = true,
+    required = { "id", "system", "provider", "usd_per_gpu_hour", "instance_gpus", "billing_step_s", "min_billed_s",
+                 "source", "date" },
+    numbers = { usd_per_gpu_hour = "number", billing_step_s = "number", min_billed_s = "number" },
+    texts = { "provider", "product", "source", "date", "notes" } },
+  { source = M.fabric_source, key = { "id" }, required = { "id" }, system = { "id" },
+    numbers = { nvlink_domain = number_spec(1, true), scaleup_gbs = number_spec(0), nic_gbs_per_gpu = number_spec(0) },
+    texts = { "scaleup", "nic", "confidence", "notes", "sources" } },
+  { source = "data/spec-ranges.csv", key = { "id", "field" }, system = { "id" },
+    required = { "id", "field", "low", "high", "central", "central_is", "basis" },
+    numbers = { low = schema.positive, high = schema.positive, central = schema.positive }, texts = { "basis" },
+    rows = spec_ranges },
+  { source = "data/gpu-runs.csv", key = { "id" }, system = { "system" }, reader = true,
+    required = { "id", "system", "gpus", "layers", "hidden", "heads", "vocab", "seq", "micro_batch", "accum",
+                 "precision", "stack", "tokens_per_s_per_gpu", "source" },
+    numbers = { gpus = number_spec(1, true), tokens_per_s_per_gpu = schema.positive, mfu_published = number_spec(0),
+                mem_bw_gbs = schema.positive, layers = number_spec(1, true), hidden = number_spec(1, true),
+                heads = number_spec(1, true), vocab = number_spec(1, true), biases = number_spec(0, true),
+                seq = number_spec(1, true), micro_batch = number_spec(1, true), accum = number_spec(1, true),
+                checkpoint = number_spec(0, true), kv_heads = number_spec(0, true), ffn = number_spec(0, true),
+                lora_rank = number_spec(0, true), tied = number_spec(0, true), head_dim = number_spec(0, true),
+                doc_tokens = number_spec(0, true) },
+    texts = { "model", "source" } },
+  { source = "data/vendor-claims.csv", key = { "id" }, system = { "system" }, reader = true,
+    required = { "id", "system", "workload", "tokens_per_s", "precision", "what", "source" },
+    numbers = { tokens_per_s = schema.positive, seq = number_spec(2, true), batch = number_spec(1, true) },
+    texts = { "what", "source" } },
+}
+for _, f in ipairs(FILES) do
+  f.drawn = {}
+  for _, key in ipairs(f.texts) do f.drawn[key] = true end
+end
+for k, spec in pairs(catalog_row) do if numeric[k] then FILES[1].numbers[k] = spec end end
+for k, spec in pairs(costs_row) do if COST_NUMERIC[k] then FILES[2].numbers[k] = spec end end
+M.data_files = FILES
+
+local function cell_text(v) return #v > 40 and ("'%s...'"):format(v:sub(1, 40)) or ("'%s'"):format(v) end
+
+-- The header's columns by name (col[name] = its number); raises when one is there twice or missing.
+local function columns(f, header)
+  local col = {}
+  for j, key in ipairs(header) do
+    if col[key] then error(("%s:1: column %s is there twice (columns %d and %d)"):format(f.source, key, col[key], j), 0) end
+    col[key] = j
+  end
+  for _, key in ipairs(f.required) do
+    if not col[key] then
+      error(("%s:1: no column %s; the file needs %s"):format(f.source, key, table.concat(f.required, ", ")), 0)
+    end
+  end
+  return col
+end
+
+-- One non-empty cell as its reader takes it: a number within its range, a list of whole numbers, or
+-- text (drawable where the report draws it). bad(words) raises naming the cell.
+local function read_cell(f, key, v, bad)
+  if f.numbers[key] then
+    local x = tonumber(v)
+    if not x or x ~= x or x == math.huge or x == -math.huge then bad(" %s is not a number", cell_text(v)) end
+    x = math.tointeger(x) or x
+    local why = schema.range_problem(x, f.numbers[key])
+    if why then bad(" = %s %s", v, why) end
+    return x
+  elseif f.lists and f.lists[key] then
+    local list = {}
+    for n in (v .. "|"):gmatch("([^|]*)|") do
+      list[#list + 1] = math.tointeger(tonumber(n)) or bad(" %s is not a list of whole numbers like 1|2|4|8", cell_text(v))
+    end
+    return list
+  end
+  local why = f.drawn[key] and bench.text_problem(v)
+  if why then bad(": %s", why) end
+  return v
+end
+
+-- One file's text: its rows as the readers take them (numbers as numbers, lists as lists, empty cells
+-- absent), each with its line, and its columns; raises "SOURCE:LINE: COLUMN (column N) ..." at the
+-- first bad cell, and at a row whose key (f.key) an earlier row has, naming both lines.
+local function check_file(f, text, ids)
+  local rows = parse_csv(text, f.source)
+  local header = table.remove(rows, 1) or {}
+  local col, out, seen = columns(f, header), {}, {}
+  for _, r in ipairs(rows) do
+    local function bad(key, fmt, ...)
+      error(("%s:%d: %s (column %d)%s"):format(f.source, r.line, key, col[key] or 0, fmt:format(...)), 0)
+    end
+    if #r > #header then
+      error(("%s:%d: %d fields; the header has %d (a comma too many, or a field not quoted?)")
+            :format(f.source, r.line, #r, #header), 0)
+    end
+    local row = { line = r.line }
+    for j, key in ipairs(header) do
+      if (r[j] or "") ~= "" then row[key] = read_cell(f, key, r[j], function(...) bad(key, ...) end) end
+    end
+    for _, key in ipairs(f.required) do
+      if row[key] == nil then bad(key, " is empty; every row needs it") end
+    end
+    for _, key in ipairs(f.system or {}) do
+      if not ids[row[key]] then bad(key, " %s is not a system of %s", cell_text(row[key]), M.source) end
+    end
+    local id, named = {}, {}
+    for _, key in ipairs(f.key) do
+      id[#id + 1], named[#named + 1] = tostring(row[key]), ("%s '%s'"):format(key, tostring(row[key]))
+    end
+    id = table.concat(id, "\0")
+    if seen[id] then
+      error(("%s:%d: %s is given on line %d too; give each row once"):format(f.source, r.line,
+            table.concat(named, " and "), seen[id]), 0)
+    end
+    seen[id] = r.line
+    out[#out + 1] = row
+  end
+  return out, col
+end
+
+-- The rows through the C reader that takes them (bench.check_data), its messages' fields named as
+-- columns ("parameter 'x'", "WHERE.x" in C's words).
+local function c_reader(f, rows, col)
+  local where, plain = {}, {}
+  for i, r in ipairs(rows) do
+    where[i], plain[i] = ("%s:%d"):format(f.source, r.line), {}
+    for k, v in pairs(r) do if k ~= "line" then plain[i][k] = v end end
+  end
+  local i, err = bench.check_data(f.source, plain, where, M.load().rows)
+  if not i then return end
+  local function column(name) return col[name] and ("%s (column %d)"):format(name, col[name]) end
+  err = err:gsub("parameter '([%w_]+)'", column):gsub("^(" .. where[i]:gsub("%p", "%%%0") .. ")%.([%w_]+) ",
+    function(at, name) return ("%s: %s "):format(at, column(name) or name) end)
+  error(err, 0)
+end
+
+-- Every data file, checked as above: true, or raises the first problem ("data/offers.csv:4: ...").
+-- texts: { [source] = text } in place of built-in files (the Lua tests give edited copies).
+function M.check_data(texts)
+  local ids = {}
+  for _, f in ipairs(FILES) do
+    local rows, col = check_file(f, texts and texts[f.source] or assert(bench.resource(f.source)), ids)
+    if f.source == M.source then
+      for _, r in ipairs(rows) do ids[r.id] = true end
+    end
+    if f.rows then f.rows(f, rows) end
+    if f.reader then c_reader(f, rows, col) end
+  end
+  return true
 end
 
 -- How a machine is recognised: GPU names, board names, CPU core mix. A row without a rule

@@ -146,6 +146,7 @@ local function scenario_jobs(jobs, rates, level)
   return plain
 end
 
+
 -- The scenario's team against its experiments: the model must project every job's workload. Its
 -- life and electricity price are the scenario's unless the team gives its own.
 local function scenario_team(value, fields, list, level, jobs)
@@ -180,8 +181,12 @@ local function scenario_team(value, fields, list, level, jobs)
   end
   return team
 end
-sr.internal = { scenario_team = scenario_team, scenario_jobs = scenario_jobs }   -- the runner checks a prepared
-                                                                                  -- scenario's team and jobs with them
+-- What sr.team returned, as given (its jobs in their long form): the table a scenario's team is
+-- read from; nil for anything else.
+local function team_given(v) return getmetatable(v) == Team and rawget(v, "raw") or nil end
+-- the runner checks a prepared scenario's team and jobs with scenario_team and scenario_jobs, and reads a
+-- late sr.team { } with team_given
+sr.internal = { scenario_team = scenario_team, scenario_jobs = scenario_jobs, team_given = team_given }
 
 -- sr.scenario { title = ..., budget_s = ..., sr.bandwidth { ... }, ... }
 function sr.scenario(given)

@@ -5,6 +5,7 @@
 local bench = require "bench"
 local sr = require "sparkreport"
 local catalog = require "sparkreport.catalog"
+local schema = require "sparkreport.schema"
 
 local M = { schema = bench.schema, schema_version = bench.schema_version }   -- src/util/schema.h
 
@@ -80,6 +81,20 @@ function M.load(source, chunkname)
   if type(scn) ~= "table" or not rawget(scn, "scenario") then
     error(("%s:%d: the scenario must end with `return sr.scenario { ... }` (it returned %s)")
           :format(chunkname, last_line(source), type(scn) == "table" and "another table" or tostring(scn)), 0)
+  end
+  -- the entries as plain data, read raw: the constructors' own marks (sr.is_experiment, sr.team's) are
+  -- dropped here; any other table with a metatable is refused by the copy into C, which reads every
+  -- table once, raw
+  local exps = rawget(scn, "experiments")
+  if getmetatable(scn) == nil and type(exps) == "table" and getmetatable(exps) == nil then
+    local plain = {}
+    for i, e in next, exps do
+      plain[i] = type(e) == "table" and sr.is_experiment(e)
+                 and { experiment = rawget(e, "experiment"), params = rawget(e, "params") } or e
+    end
+    local team = rawget(scn, "team")          -- sr.team { } set after sr.scenario: what it was given
+    scn = { scenario = true, params = rawget(scn, "params"), experiments = plain, jobs = rawget(scn, "jobs"),
+            measured = rawget(scn, "measured"), team = sr.internal.team_given(team) or team }
   end
   return scn
 end
@@ -198,6 +213,17 @@ local function run_one(e, budget)
 end
 
 
+-- A stage wrote what the results reader refuses (a fault of sparkreport's, not of the scenario or the
+-- machine): its records are left out with this error in their place, results.stage_faults lists it,
+-- and the run keeps its measurements and its report, says so and exits 5 (src/cmd/run.c).
+local function stage_fault(doc, stage, err)
+  local msg = ("%s wrote a record the results reader refuses (%s), a fault of sparkreport's: its records "
+               .. "are left out; the measurements are kept"):format(stage, err)
+  doc.stage_faults = doc.stage_faults or {}
+  doc.stage_faults[#doc.stage_faults + 1] = msg
+  return msg
+end
+
 -- The projection, a stage over the results after every experiment ran (src/predict/project.h):
 -- each model experiment's calibration onto the catalog's systems, the stack profiles fitted on
 -- the published runs, the vendor claims beside them, the link the collective measured; what it
@@ -216,14 +242,33 @@ local function project(doc)
   end
   local added = bench.project(doc.experiments, rows, catalog.data("data/gpu-runs.csv"),
                               catalog.data("data/vendor-claims.csv"), doc.scenario.jobs or {}, doc.scenario.measured or {})
-  for i, a in pairs(added) do
-    local e = doc.experiments[i]
-    if a.error then
-      e.info.projection_error = a.error
-    else
-      for _, r in ipairs(a.results) do e.results[#e.results + 1] = r end
-      for k, v in pairs(a.info) do e.info[k] = v end
+  for i, a in pairs(added) do M.keep_projection(doc, i, a) end
+end
+
+-- The projection's records and info `a` for experiment i, added as the results reader will accept
+-- them; else its error in their place (stage_fault). An experiment the reader refuses without them
+-- is its own fault, not the projection's: that is render's to say.
+function M.keep_projection(doc, i, a)
+  local e = doc.experiments[i]
+  if not a.error then
+    local trial = {}
+    for k, v in pairs(e) do trial[k] = v end
+    trial.results, trial.info = table.move(e.results, 1, #e.results, 1, {}), {}
+    for _, r in ipairs(a.results) do trial.results[#trial.results + 1] = r end
+    for k, v in pairs(e.info or {}) do trial.info[k] = v end
+    for k, v in pairs(a.info) do trial.info[k] = v end
+    local before = schema.check_stage({ experiments = { e } }, 1)
+    local ok, err = schema.check_stage({ experiments = { trial } }, 1)
+    if before and not ok then
+      a = { error = stage_fault(doc, "the projection", (err:gsub("^experiments%[1%]", ("experiments[%d]"):format(i)))) }
     end
+  end
+  e.info = e.info or {}
+  if a.error then
+    e.info.projection_error = a.error
+  else
+    for _, r in ipairs(a.results) do e.results[#e.results + 1] = r end
+    for k, v in pairs(a.info) do e.info[k] = v end
   end
 end
 
@@ -232,7 +277,18 @@ end
 -- and what flips it, and every job on every system on the same terms (without a team, the decide
 -- list's jobs at the scenario's use). It reads the scenario, the catalog block and the model
 -- experiments' records; a failure is recorded with its reason, never a half answer.
-M.decide = require("sparkreport.stages").decide
+function M.decide(doc)
+  local out = require("sparkreport.stages").decide(doc)
+  return out ~= nil and M.keep_decision(doc, out) or nil
+end
+
+-- The team decision's output as the results reader will accept it; else its error in its place.
+function M.keep_decision(doc, out)
+  if out and out.error then out = { error = out.error } end
+  local ok, err = schema.check_stage({ scenario = doc.scenario, team_decision = out }, "team_decision")
+  if not ok then out = { error = stage_fault(doc, "the team decision", err) } end
+  return out
+end
 
 -- Runs every experiment; meta = { path=, source=, command= } from the C program.
 function M.execute(scn, ctx, meta)

@@ -52,7 +52,8 @@ M.versions = {
                          .. "info.scope, info.cost_terms; without a team, the decide list's rows and verdicts at "
                          .. "the scenario's use; catalog.costs' idle power; one price per system (the cost file's: "
                          .. "catalog.rows no longer carry price_usd, projection records carry the cost file's). "
-                         .. "An older file's team decision is derived again when it is drawn" },
+                         .. "An older file's team decision is derived again when it is drawn; a stage whose records the reader "
+                         .. "would refuse has them left out, its error in their place (stage_faults)" },
 }
 
 -- Size limits of a results file's sections (README, "Limits"): beyond them a file is refused
@@ -110,13 +111,22 @@ local function num_text(x)
   return ("%.15g"):format(x)
 end
 
--- A value of a range spec that is not one: its place as a JSON pointer, what a run writes there.
-local function out_of_range(path, v, spec)
+-- A range spec in words: "a whole number from 1 to 64", "above 0 to 1000000000000".
+local function range_words(spec)
   local lo = spec.open and ("above %s"):format(num_text(spec.lo)) or ("from %s"):format(num_text(spec.lo))
   local hi = spec.hi < math.huge and (" to %s"):format(num_text(spec.hi)) or ""
+  return ("%s%s%s"):format(spec.spec == "integer" and "a whole number " or "", lo, hi)
+end
+
+-- A value of a range spec that is not one: its place as a JSON pointer, what a run writes there.
+local function out_of_range(path, v, spec)
   local got = type(v) == "number" and num_text(v) or describe(v)
-  error({ schema = ("%s = %s is outside what a run writes (%s%s%s)"):format(M.pointer(path), got,
-    spec.spec == "integer" and "a whole number " or "", lo, hi) }, 0)
+  error({ schema = ("%s = %s is outside what a run writes (%s)"):format(M.pointer(path), got, range_words(spec)) }, 0)
+end
+
+local function fits_range(v, spec)
+  return type(v) == "number" and not ((spec.spec == "integer" and math.type(v) ~= "integer") or v ~= v
+         or v < spec.lo or (spec.open and v == spec.lo) or v > spec.hi)
 end
 
 local WHAT = { string = "a string", number = "a number", integer = "a whole number", boolean = "true or false",
@@ -150,10 +160,13 @@ function check(v, spec, path)
   if spec == "any" then return end
   if type(spec) == "table" and spec.range then
     if type(v) ~= "number" then bad(path, spec.spec, v) end     -- not a number at all: the type's message
-    if (spec.spec == "integer" and math.type(v) ~= "integer") or v ~= v or v < spec.lo or (spec.open and v == spec.lo)
-       or v > spec.hi then
-      out_of_range(path, v, spec)
-    end
+    if not fits_range(v, spec) then out_of_range(path, v, spec) end
+    return
+  end
+  if spec == "text" then                        -- a string the report draws: every character drawable
+    if type(v) ~= "string" then bad(path, "string", v) end
+    local why = bench.text_problem(v)
+    if why then error({ schema = ("%s: %s"):format(path, why) }, 0) end
     return
   end
   if spec == "integer" then                     -- what a section prints with %d
@@ -177,13 +190,14 @@ function check(v, spec, path)
 end
 
 -- A rental offer as the team decision reads it (src/decide/team.c), in the catalog block or the team.
-M.offer = object { id = "string", system = "string", provider = "string", usd_per_gpu_hour = "number",
-                   instance_gpus = list "number", billing_step_s = "number", source = "string", date = "string" }
+M.offer = object { id = "string", system = "string", provider = "text", usd_per_gpu_hour = "number",
+                   instance_gpus = list "number", billing_step_s = "number", source = "text", date = "text",
+                   product = opt "text", notes = opt "text" }
 
 -- What every section of every template may rely on. The loader (C) has already checked that
 -- context and scenario are objects and experiments a list of objects with a name and results.
 M.document = object {
-  status = opt "string", status_reason = opt "string",
+  status = opt "string", status_reason = opt "string", stage_faults = opt(list "string"),
   started_utc = opt "string", finished_utc = opt "string", elapsed_s = opt "number",
   context = object {
     host = opt "string",
@@ -195,7 +209,7 @@ M.document = object {
     build = opt(object { openmp_env = opt(object {}) }),          -- the appendix's rerun command
   },
   scenario = object {
-    title = opt "string", template = opt "string", name = opt "string", path = opt "string",
+    title = opt "text", team_name = opt "text", template = opt "string", name = opt "string", path = opt "string",
     sha256 = opt "string", command = opt "string", source = opt "string", cwd = opt "string",
     decide = opt(list "string"), systems = opt(list "string"), compare = opt(list "string"), life_years = opt "number",
     utilisation = opt "number", kwh_usd = opt "number", run_folder = opt "string",
@@ -214,8 +228,8 @@ M.document = object {
   catalog = object {
     source = opt "string", sha256 = opt "string", match = opt "string", match_reason = opt "string",
     rows = opt(list(object {
-      id = "string", name = "string", mem_bw_gbs = opt(gbs), memory_gb = opt(gb),
-      memory = opt "string", sources = opt "string", confidence = opt "string", notes = opt "string",
+      id = "string", name = "text", mem_bw_gbs = opt(gbs), memory_gb = opt(gb),
+      memory = opt "text", sources = opt "text", confidence = opt "text", notes = opt "text",
       host_bw_gbs = opt(gbs), price_usd = opt(usd), power_w = opt(watts),
       bf16_tflops = opt(tflops), fp32_tflops = opt(tflops), tf32_tflops = opt(tflops), fp16_tflops = opt(tflops),
       fp8_tflops = opt(tflops), fp4_tflops = opt(tflops), fp64_tflops = opt(tflops),
@@ -224,9 +238,10 @@ M.document = object {
     costs = opt(object { source = opt "string", rows = opt(list(object {
       id = "string", purchase_usd = opt(usd), rent_usd_per_gpu_hour = opt(range("number", 0, M.limits.usd, true)),
       system_power_w = opt(watts),
-      server_gpus = opt(range("integer", 1, M.limits.count)), launch_usd = opt(usd), purchase_date = opt "string",
-      launch_date = opt "string", purchase_source = opt "string", idle_power_w = opt(watts),
-      idle_power_source = opt "string",
+      server_gpus = opt(range("integer", 1, M.limits.count)), launch_usd = opt(usd), purchase_date = opt "text",
+      launch_date = opt "text", purchase_source = opt "text", rent_source = opt "text", rent_date = opt "text",
+      system_power_source = opt "text", launch_source = opt "text", purchase_covers = opt "text",
+      system_power_covers = opt "text", idle_power_w = opt(watts), idle_power_source = opt "text",
     }, M.limits.catalog_rows)) }),
     offers = opt(object { source = opt "string", rows = opt(list(M.offer, M.limits.catalog_rows)) }),
   },
@@ -487,12 +502,12 @@ M.info.model = object {
                             spread = range("number", 0, 1e6), kendall_tau = opt "number", excluded = opt "integer",
                             groups = opt(object {}),
                             calculon = opt(object { mean = "number", max = "number" }) }),
-  workloads = opt(list(object { id = "string", name = "string", kind = "string", params = positive,
+  workloads = opt(list(object { id = "string", name = "text", kind = "string", params = positive,
                                 tokens = positive, seq = range("integer", 1, math.huge),
                                 global_batch = range("integer", 1, math.huge), precision = "string", note = opt "string",
                                 source = opt "string", gpus = opt(range("integer", 1, M.limits.count)),
                                 how = opt "string" })),
-  systems = opt(list(object { id = "string", name = "string", kind = "string" })),
+  systems = opt(list(object { id = "string", name = "text", kind = "string" })),
 }
 function M.experiment_rules.model(e, need)       -- peak_flops: { dtype = FLOP/s, ... }
   local cal = type(e.info) == "table" and type(e.info.calibration) == "table" and e.info.calibration
@@ -523,7 +538,7 @@ M.team_records = {
                     capital_usd_per_year = omoney, energy_usd_per_year = omoney, idle_usd_per_year = omoney,
                     facility_usd_per_year = omoney, support_usd_per_year = omoney, rent_usd_per_year = omoney,
                     busy_hour_usd = omoney, server_gpus = ocnt, system = opt "string",
-                    result_p50_h = ohrs, result_p95_h = ohrs },
+                    result_p50_h = ohrs, result_p95_h = ohrs, jobs_simulated = ocnt },
   option_job = object { option = "string", workload = "string", on = "string", units = cnt, run_h = ohrs,
                         run_fast_h = ohrs, marginal = opt "boolean", usd = omoney, result_h = ohrs, gpus = ocnt,
                         instance_gpus = ocnt, provider = opt "string", system = opt "string", result_p95_h = ohrs },
@@ -571,10 +586,12 @@ M.team_records = {
                      rent_usd_per_gpu_hour_tie = orate, memory_bound_share = opt(share), hbm_bandwidth_ratio = onn,
                      hbm_bf16_ratio = onn, shrink_with_bandwidth = onn, bf16_tie_factor = onn, bf16_tie_tflops = onn },
 }
--- What a record says only in some states: an option that keeps up has its times to result; a rented
+-- What a record says only in some states: an option that keeps up has the percentiles of the jobs its
+-- simulation counted (a team whose jobs are rare may have none counted in the months simulated,
+-- jobs_simulated 0, and then has none); a rented
 -- job its bill; a flip found names its option; a row that runs has its hours and band.
 local function team_rule(r, need)
-  if r.series == "option" and r.keeps_up == true then need("result_p50_h", hrs); need("result_p95_h", hrs) end
+  if r.series == "option" and r.keeps_up == true and r.jobs_simulated ~= 0 then need("result_p50_h", hrs); need("result_p95_h", hrs) end
   if r.series == "option_job" and r.on == "rented" then
     for _, f in ipairs { "usd", "result_h", "gpus", "instance_gpus" } do need(f, "number") end
     for _, f in ipairs { "provider", "system" } do need(f, "string") end
@@ -594,6 +611,17 @@ local function check_team_decision(td, path)
     local rpath = ("%s.results[%d]"):format(path, j)
     if M.team_records[r.series] then check(r, M.team_records[r.series], rpath) end
     team_rule(r, function(f, spec) check(r[f], spec, rpath .. "." .. f) end)
+  end
+end
+
+local function check_team(results)
+  if results.team_decision then
+    for _, r in ipairs(type(results.team_decision.results) == "table" and results.team_decision.results or {}) do
+      if type(r) == "table" and r.series == "option" and not (type(results.scenario) == "table" and results.scenario.team) then
+        error({ schema = "team_decision has options but scenario.team (the team they answer for) is missing" }, 0)
+      end
+    end
+    check_team_decision(results.team_decision, "team_decision")
   end
 end
 
@@ -659,17 +687,36 @@ function M.check(results, what)
     end
     check_catalog(results.catalog)
     check_scenario(results.scenario)
-    if results.team_decision then
-      for _, r in ipairs(type(results.team_decision.results) == "table" and results.team_decision.results or {}) do
-        if type(r) == "table" and r.series == "option" and not results.scenario.team then
-          error({ schema = "team_decision has options but scenario.team (the team they answer for) is missing" }, 0)
-        end
-      end
-      check_team_decision(results.team_decision, "team_decision")
-    end
+    check_team(results)
     for i, e in ipairs(results.experiments) do
       check_experiment(e, ("experiments[%d]"):format(i), what == "records")
     end
+  end)
+  if ok then return true end
+  if type(err) == "table" and err.schema then return false, err.schema end
+  error(err, 0)
+end
+
+-- A number of a data file's cell (sparkreport.catalog.check_data) against the range the reader applies
+-- where results.json carries it: nil when it fits (or the spec has no range), else the words after the
+-- cell's value ("is outside what the report reads (from 1 to 1000000000000)").
+function M.range_problem(v, spec)
+  spec = type(spec) == "table" and spec.optional and spec.spec or spec
+  if type(spec) ~= "table" or not spec.range or fits_range(v, spec) then return nil end
+  return ("is outside what the report reads (%s)"):format(range_words(spec))
+end
+
+-- What one stage wrote, checked as M.check checks it in the whole document: the team decision
+-- (`part` "team_decision": doc.team_decision against doc.scenario.team) or an experiment with the
+-- projection's records in it (`part` i: doc.experiments[i]). true, or false and "PATH ...". The
+-- runner keeps a stage's output only when the reader would accept it (sparkreport.runner).
+function M.check_stage(doc, part)
+  local ok, err = pcall(function()
+    if part == "team_decision" then
+      check(doc.team_decision, M.document.fields.team_decision, "team_decision")
+      return check_team(doc)
+    end
+    check_experiment(doc.experiments[part], ("experiments[%d]"):format(part))
   end)
   if ok then return true end
   if type(err) == "table" and err.schema then return false, err.schema end

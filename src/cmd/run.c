@@ -93,7 +93,7 @@ static cJSON *load_scenario(const struct run_opts *o, const char *source)
     if (sr_lua_pcall(S, 2, 1, err, sizeof err, NULL) != 0) {
         if (!progress_stopping())       /* else the caller says it was interrupted */
             fprintf(stderr, "%s\n", err);
-    } else if (!(scn = lua_to_json_protected(S, -1, "scenario", err, sizeof err)))
+    } else if (!(scn = lua_to_json_plain_protected(S, -1, "scenario", err, sizeof err)))
         fprintf(stderr, "%s: the value it returned cannot be used: %s\n", o->scenario, err);
     sr_lua_close(S);                    /* its finalizers run without hooks: still watched */
     sr_lua_watchdog(0, NULL, 0);
@@ -173,6 +173,8 @@ static cJSON *execute(lua_State *L, const struct run_opts *o, const char *source
 static int any_failure(const cJSON *results)
 {
     const cJSON *exps = cJSON_GetObjectItemCaseSensitive(results, "experiments");
+    if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(results, "stage_faults")) > 0)
+        return 1;                       /* a stage's records left out (sparkreport.runner) */
     for (const cJSON *e = exps ? exps->child : NULL; e; e = e->next) {
         const char *st = json_str(e, "status", "failed");
         if (strcmp(st, "complete") != 0 && strcmp(st, "skipped") != 0)   /* skipped: a reason, no failure */
@@ -525,6 +527,25 @@ static int check_prepared(lua_State *L, const struct run_opts *o)
     return rc;
 }
 
+/* The data files built into the program (data/NAME.csv, which a user edits and rebuilds), checked as
+ * their readers will read them (sparkreport.catalog.check_data): before the scenario, which reads the
+ * catalog, and before anything is measured. Exit code or 0. */
+static int check_data(lua_State *L)
+{
+    char err[SR_ERR_MAX];
+    if (sr_lua_require(L, "sparkreport.catalog", err, sizeof err) != 0) {
+        fprintf(stderr, "sparkreport: %s\n", err);
+        return SR_EXIT_FAILURE;
+    }
+    lua_getfield(L, -1, "check_data");
+    int rc = sr_lua_pcall(L, 0, 0, err, sizeof err, NULL);
+    lua_pop(L, 1);
+    if (rc == 0)
+        return 0;
+    fprintf(stderr, "sparkreport: %s; nothing was measured (data files are built in: fix the file, then make)\n", err);
+    return SR_EXIT_INPUT;
+}
+
 /* Loads the scenario (its own state) and prepares it in L; an exit code, 0 to go on. */
 static int load_and_prepare(lua_State *L, const struct run_opts *o, const char *source)
 {
@@ -592,7 +613,10 @@ int run_command(const struct run_opts *given)
     sr_lua_limit_time(L, SR_LUA_TIME_S);
     char *tmpdir = NULL, *final = NULL;
     FILE *log = NULL;
-    int rc = load_and_prepare(L, o, source);
+    cJSON *faults = NULL;               /* results.stage_faults: stages whose records were left out */
+    int rc = check_data(L);
+    if (rc == 0)
+        rc = load_and_prepare(L, o, source);
     if (rc != 0)
         goto done;
     rc = SR_EXIT_FAILURE;
@@ -613,6 +637,7 @@ int run_command(const struct run_opts *given)
     int wrc = write_outputs(tmpdir, o->outdir, results, &cmp, err, sizeof err);
     int compared = cmp != NULL, slower = cmp ? comparison_slower(cmp) : 0;
     cJSON_Delete(cmp);
+    faults = cJSON_DetachItemFromObjectCaseSensitive(results, "stage_faults");
     cJSON_Delete(results);
     if (wrc != 0)
         goto fail;
@@ -645,6 +670,9 @@ int run_command(const struct run_opts *given)
             fprintf(stderr, "sparkreport: %s\n", err);
         rc = 128 + sig;
     } else {
+        const cJSON *fault;             /* said even with -q: the report lacks what the stage was to add */
+        cJSON_ArrayForEach(fault, faults)
+            fprintf(stderr, "sparkreport: %s/results.json: %s\n", final, cJSON_IsString(fault) ? fault->valuestring : "?");
         if (failed)
             progress_note("some measurements failed validation or did not run; the report says which");
         rc = failed ? SR_EXIT_INVALID : slower > 0 ? SR_EXIT_SLOWER : SR_EXIT_OK;
@@ -659,6 +687,7 @@ fail:
     if (tmpdir)
         remove_run_folder(tmpdir);
 done:
+    cJSON_Delete(faults);
     free(tmpdir);
     free(final);
     free(source);

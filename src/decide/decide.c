@@ -199,7 +199,7 @@ static void people_per_spark(const struct dc_ctx *c, const struct dc_knobs *k, i
             continue;
         struct queue_class q = { cl->per_month * k->volume / c->t.people * tn->n / DC_HOURS_PER_MONTH, h, 1 };
         struct queue_result res;
-        double months = fmax(1, fmin(c->t.months, floor(DC_MAX_SIM_JOBS / (q.per_hour * DC_HOURS_PER_MONTH))));
+        double months = dc_sim_months(c, q.per_hour * DC_HOURS_PER_MONTH);
         if (queue_simulate(&q, 1, tn->n, months * DC_HOURS_PER_MONTH, 0.1 * months * DC_HOURS_PER_MONTH, c->t.seed,
                            &res) != 0 || !res.keeps_up || !(res.all.result_p95_h <= k->deadline_h)) {
             if (h <= k->deadline_h)

@@ -19,6 +19,7 @@
 #define DC_HOURS_PER_YEAR 8766.0                /* 365.25 days */
 #define DC_HOURS_PER_MONTH (DC_HOURS_PER_YEAR / 12)
 #define DC_MAX_SIM_JOBS 40000                   /* arrivals one simulation draws at most */
+#define DC_MIN_SIM_JOBS 1000                    /* jobs it counts at least, where the cap allows */
 #define DC_SPARK "dgx-spark"
 #define DC_MAX_OPTIONS (DC_MAX_SYS + 2)
 #define DC_MARGINAL 0.10        /* one more Spark is not worth it when it shortens the 95th percentile
@@ -201,5 +202,9 @@ cJSON *dc_record(cJSON *results, const char *series);
 void dc_num(cJSON *r, const char *k, double v);
 void dc_copy_str(cJSON *r, const cJSON *rec, const char *from, const char *to);
 void dc_stack_json(cJSON *r, const cJSON *rec, const char *prefix);
+/* Months of arrivals to simulate for `per_month` jobs a month: the team's months, more where its jobs
+ * are so rare that fewer than DC_MIN_SIM_JOBS would be counted after the warm-up (a job a century has
+ * no 95th percentile in 20 years), never more than DC_MAX_SIM_JOBS arrivals. */
+double dc_sim_months(const struct dc_ctx *c, double per_month);
 
 #endif

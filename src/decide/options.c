@@ -230,19 +230,25 @@ static int queue_and_total(const struct dc_ctx *c, const struct dc_knobs *k, int
     }
     if (n == 0)
         return -1;
-    double months = fmax(1, fmin(c->t.months, floor(DC_MAX_SIM_JOBS / total)));
+    double months = dc_sim_months(c, total);
     if (queue_simulate(q, n, units, months * DC_HOURS_PER_MONTH, 0.1 * months * DC_HOURS_PER_MONTH,
                        c->t.seed, &o->q) != 0)
         return -1;
     o->keeps_up = o->q.keeps_up;
     o->meets = o->keeps_up;
-    for (int m = 0; m < n; m++) {
+    for (int m = 0; m < n; m++) {              /* a job too rare to be drawn beside the others: its run time */
         struct dc_classfig *f = &o->cf[map[m]];
         f->q = o->q.cls[m];
-        if (!o->keeps_up || !(f->q.result_p95_h <= k->deadline_h))
+        if (!o->keeps_up || !((f->q.n > 0 ? f->q.result_p95_h : f->run_h) <= k->deadline_h))
             o->meets = 0;
     }
     return 0;
+}
+
+double dc_sim_months(const struct dc_ctx *c, double per_month)
+{
+    double cap = floor(DC_MAX_SIM_JOBS / per_month), enough = ceil(DC_MIN_SIM_JOBS / (0.9 * per_month));
+    return fmax(1, fmin(fmax(c->t.months, enough), cap));     /* the first tenth is the warm-up */
 }
 
 /* The configuration of class i a Spark option of `count` runs: one Spark, or a linked pair when one

@@ -67,19 +67,20 @@ struct to_json_call {
     const char *root;
     char *err;
     size_t errlen;
+    int plain;
     cJSON *out;
 };
 
 static int to_json_from_pointer(lua_State *L)
 {
     struct to_json_call *c = lua_touserdata(L, 2);
-    c->out = lua_to_json(L, 1, c->root, c->err, c->errlen);
+    c->out = (c->plain ? lua_to_json_plain : lua_to_json)(L, 1, c->root, c->err, c->errlen);
     return 0;
 }
 
-cJSON *lua_to_json_protected(lua_State *L, int idx, const char *root, char *err, size_t errlen)
+static cJSON *to_json_protected(lua_State *L, int idx, const char *root, int plain, char *err, size_t errlen)
 {
-    struct to_json_call c = { root, err, errlen, NULL };
+    struct to_json_call c = { root, err, errlen, plain, NULL };
     char why[512];
     idx = lua_absindex(L, idx);
     lua_pushcfunction(L, to_json_from_pointer);
@@ -92,6 +93,16 @@ cJSON *lua_to_json_protected(lua_State *L, int idx, const char *root, char *err,
     return c.out;
 }
 
+cJSON *lua_to_json_protected(lua_State *L, int idx, const char *root, char *err, size_t errlen)
+{
+    return to_json_protected(L, idx, root, 0, err, errlen);
+}
+
+cJSON *lua_to_json_plain_protected(lua_State *L, int idx, const char *root, char *err, size_t errlen)
+{
+    return to_json_protected(L, idx, root, 1, err, errlen);
+}
+
 /* One copy out of Lua: where it is (for messages), what it has copied, and the tables on the
  * way down from the root (a table met again there is a cycle). */
 struct copy {
@@ -100,6 +111,7 @@ struct copy {
     const void *open[JSON_MAX_DEPTH];   /* lua_topointer of the tables being copied, outermost first */
     int depth;
     size_t bytes, limit;                /* of the C copy (nodes and strings), and its ceiling */
+    int plain;                          /* a table with a metatable is refused */
     char *err;
     size_t errlen;
 };
@@ -283,6 +295,12 @@ static cJSON *convert_table(struct copy *c, int idx)
         fail(c, "nested too deeply");
         return NULL;
     }
+    if (c->plain && lua_getmetatable(c->L, idx)) {      /* raw: no metamethod runs to find it */
+        lua_pop(c->L, 1);
+        fail(c, "a table with a metatable is not data (what code reading it would see, through __index or "
+             "__pairs, is not what it holds); give a plain table");
+        return NULL;
+    }
     luaL_checkstack(c->L, 8, "nested too deeply");
     c->open[c->depth++] = self;
     cJSON *out = is_array(c->L, idx, &n) ? convert_array(c, idx, n) : convert_object(c, idx);
@@ -318,9 +336,19 @@ static cJSON *convert(struct copy *c, int idx)
     }
 }
 
-cJSON *lua_to_json(lua_State *L, int idx, const char *root, char *err, size_t errlen)
+static cJSON *to_json(lua_State *L, int idx, const char *root, int plain, char *err, size_t errlen)
 {
-    struct copy c = { .L = L, .limit = sr_lua_mem_limit(L), .err = err, .errlen = errlen };
+    struct copy c = { .L = L, .limit = sr_lua_mem_limit(L), .plain = plain, .err = err, .errlen = errlen };
     snprintf(c.path, sizeof c.path, "%s", root);
     return convert(&c, lua_absindex(L, idx));
+}
+
+cJSON *lua_to_json(lua_State *L, int idx, const char *root, char *err, size_t errlen)
+{
+    return to_json(L, idx, root, 0, err, errlen);
+}
+
+cJSON *lua_to_json_plain(lua_State *L, int idx, const char *root, char *err, size_t errlen)
+{
+    return to_json(L, idx, root, 1, err, errlen);
 }

@@ -28,4 +28,10 @@ cJSON *lua_to_json(lua_State *L, int idx, const char *root, char *err, size_t er
  * state's memory. */
 cJSON *lua_to_json_protected(lua_State *L, int idx, const char *root, char *err, size_t errlen);
 
+/* The same for a scenario's values, which are plain data: a table with a metatable is refused
+ * ("PATH: a table with a metatable is not data ..."), since what the scenario's code would read
+ * through __index or __pairs is not what the table holds. */
+cJSON *lua_to_json_plain(lua_State *L, int idx, const char *root, char *err, size_t errlen);
+cJSON *lua_to_json_plain_protected(lua_State *L, int idx, const char *root, char *err, size_t errlen);
+
 #endif

@@ -15,6 +15,8 @@
 #include "predict/jobspec.h"
 #include "predict/measured.h"
 #include "predict/project.h"
+#include "predict/stack.h"
+#include "report/report.h"
 #include "lua/convert.h"
 #include "lua/embedded.h"
 #include "lua/modules.h"
@@ -54,7 +56,7 @@ static int l_check(lua_State *L)
     cJSON *given = NULL;
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
-        given = lua_to_json(L, 2, lua_tostring(L, 1), err, sizeof err);
+        given = lua_to_json_plain(L, 2, lua_tostring(L, 1), err, sizeof err);   /* a scenario's values: data */
         if (!given) {
             luaL_pushfail(L);
             lua_pushstring(L, err);
@@ -240,10 +242,10 @@ static int l_team(lua_State *L)
     char err[1024];
     struct team t;
     luaL_checktype(L, 1, LUA_TTABLE);
-    cJSON *given = lua_to_json(L, 1, "team", err, sizeof err), *jobs = NULL;
+    cJSON *given = lua_to_json_plain(L, 1, "team", err, sizeof err), *jobs = NULL;
     if (given && !lua_isnoneornil(L, 2)) {      /* the scenario's jobs (sr.job), whose names a team's job may give */
         luaL_checktype(L, 2, LUA_TTABLE);
-        jobs = lua_to_json(L, 2, "jobs", err, sizeof err);
+        jobs = lua_to_json_plain(L, 2, "jobs", err, sizeof err);
     }
     if (!given || (!lua_isnoneornil(L, 2) && !jobs) || team_parse(given, jobs, &t, err, sizeof err) != 0) {
         cJSON_Delete(given);
@@ -507,6 +509,117 @@ static int l_measured(lua_State *L)
     return 0;
 }
 
+/* bench.text_problem(s) -> nil | "character N (...) cannot be drawn: ...": whether the report's fonts
+ * draw every character of s (report.h's pdf_text_check), for texts read from data files. */
+static int l_text_problem(lua_State *L)
+{
+    size_t n, at;
+    const char *s = luaL_checklstring(L, 1, &n);
+    char why[512], msg[600];
+    if (strlen(s) != n) {
+        lua_pushstring(L, "holds a NUL byte");
+        return 1;
+    }
+    if (pdf_text_check(s, &at, why, sizeof why) == 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    snprintf(msg, sizeof msg, "character %zu %s", at, why);
+    lua_pushstring(L, msg);
+    return 1;
+}
+
+/* A data file's row through the C reader that takes it (the rows as sparkreport.catalog reads
+ * them, numbers as numbers); `where` ("data/offers.csv:4") names it in err. */
+static int offer_row(const cJSON *row, const char *where, const cJSON *catalog, char *err, size_t errlen)
+{
+    struct team_offer o;
+    (void)catalog;
+    return team_offer_parse(row, where, &o, err, errlen);
+}
+
+static int run_row(const cJSON *row, const char *where, const cJSON *catalog, char *err, size_t errlen)
+{
+    struct predict_run *runs = NULL;
+    char why[1024];
+    cJSON *one = cJSON_CreateArray();
+    cJSON_AddItemReferenceToArray(one, (cJSON *)row);
+    int rc = predict_runs_load(one, catalog, &runs, why, sizeof why);
+    cJSON_Delete(one);
+    if (rc < 0) {                       /* "data/gpu-runs.csv: run 'ID' ..." at its line */
+        const char *colon = strstr(why, ": ");
+        snprintf(err, errlen, "%s: %s", where, colon ? colon + 2 : why);
+        return -1;
+    }
+    predict_runs_free(runs, rc);
+    return 0;
+}
+
+static int claim_row(const cJSON *row, const char *where, const cJSON *catalog, char *err, size_t errlen)
+{
+    char why[512];
+    (void)catalog;
+    if (predict_claim_check(row, why, sizeof why) == 0)
+        return 0;
+    snprintf(err, errlen, "%s: %s", where, why);
+    return -1;
+}
+
+static const struct data_reader {
+    const char *source;
+    int (*row)(const cJSON *row, const char *where, const cJSON *catalog, char *err, size_t errlen);
+    int max_rows;               /* the most its reader takes; 0: any */
+} data_readers[] = {
+    { "data/offers.csv", offer_row, TEAM_MAX_OFFERS },
+    { "data/gpu-runs.csv", run_row, 0 },
+    { "data/vendor-claims.csv", claim_row, 0 },
+};
+
+/* bench.check_data(source, rows, where, catalog) -> nil | i, message: a data file's rows through
+ * the C reader that takes them (the team decision's offers, the projection's published runs and
+ * vendors' claims), with its limits; i the first row refused. where[i] names row i in messages. */
+static int l_check_data(lua_State *L)
+{
+    const char *source = luaL_checkstring(L, 1);
+    char err[1024];
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    for (size_t k = 0; k < sizeof data_readers / sizeof data_readers[0]; k++) {
+        const struct data_reader *r = &data_readers[k];
+        if (strcmp(r->source, source) != 0)
+            continue;
+        cJSON *rows = lua_to_json(L, 2, source, err, sizeof err);
+        cJSON *catalog = rows ? lua_to_json(L, 4, "catalog", err, sizeof err) : NULL;
+        int bad = rows && catalog ? 0 : -1, i = 0;
+        const cJSON *row;
+        cJSON_ArrayForEach(row, rows) {
+            i++;
+            lua_rawgeti(L, 3, i);
+            const char *where = lua_isstring(L, -1) ? lua_tostring(L, -1) : source;
+            if (r->max_rows && i > r->max_rows) {
+                snprintf(err, sizeof err, "%s: row %d of a file whose reader takes at most %d", where, i, r->max_rows);
+                bad = i;
+            } else if (r->row(row, where, catalog, err, sizeof err) != 0) {
+                bad = i;
+            }
+            lua_pop(L, 1);
+            if (bad)
+                break;
+        }
+        cJSON_Delete(rows);
+        cJSON_Delete(catalog);
+        if (bad < 0)
+            return luaL_error(L, "%s", err);
+        if (bad) {
+            lua_pushinteger(L, bad);
+            lua_pushstring(L, err);
+            return 2;
+        }
+    }
+    lua_pushnil(L);
+    return 1;
+}
+
 static int l_note(lua_State *L)
 {
     progress_note("%s", luaL_checkstring(L, 1));
@@ -515,6 +628,7 @@ static int l_note(lua_State *L)
 
 static const luaL_Reg bench_funcs[] = {
     { "check", l_check },
+    { "check_data", l_check_data },
     { "context", l_context },
     { "decide", l_decide },
     { "experiments", l_experiments },
@@ -533,6 +647,7 @@ static const luaL_Reg bench_funcs[] = {
     { "sha256", l_sha256 },
     { "stopping", l_stopping },
     { "team", l_team },
+    { "text_problem", l_text_problem },
     { "wall", l_wall },
     { NULL, NULL },
 };

@@ -717,29 +717,13 @@ void lpdf_detach(lua_State *L, int idx)
         u->d = NULL;
 }
 
-/* pdf.exact(s): whether the report draws s character for character (every character in the
- * font's encoding, CP1252, none replaced by '?' or a stand-in such as "epsilon"). */
+/* pdf.exact(s): whether the report draws s character for character (every character in one of the
+ * fonts' code pages, none replaced by '?' or a stand-in such as ">="). */
 static int l_exact(lua_State *L)
 {
     size_t n;
     const char *s = luaL_checklstring(L, 1, &n);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-        char one[8], out[16];
-        if (len > n - i || c < 0x20 || c == 0x7F) {
-            lua_pushboolean(L, 0);
-            return 1;
-        }
-        memcpy(one, s + i, len);
-        one[len] = '\0';
-        if (pdf_utf8_to_cp1252(one, out, sizeof out) != 1 || (out[0] == '?' && c != '?')) {
-            lua_pushboolean(L, 0);
-            return 1;
-        }
-        i += len;
-    }
-    lua_pushboolean(L, 1);
+    lua_pushboolean(L, strlen(s) == n && pdf_exact(s));
     return 1;
 }
 

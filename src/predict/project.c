@@ -891,6 +891,22 @@ static const char *claim_peak_field(const char *precision)
            : strcmp(precision, "fp32") == 0 ? "fp32_tflops" : strcmp(precision, "bf16") == 0 ? "bf16_tflops" : NULL;
 }
 
+int predict_claim_check(const cJSON *claim, char *err, size_t errlen)
+{
+    const char *compute = *str(claim, "compute") ? str(claim, "compute") : str(claim, "precision");
+    if (!predict_workload_find(str(claim, "workload"))) {
+        snprintf(err, errlen, "workload '%.60s' is not a reference workload (sparkreport list shows them)",
+                 str(claim, "workload"));
+        return -1;
+    }
+    if (!claim_peak_field(compute)) {
+        snprintf(err, errlen, "%s '%.32s' is not a precision with a catalog peak (bf16, fp8, fp4, fp32)",
+                 *str(claim, "compute") ? "compute" : "precision", compute);
+        return -1;
+    }
+    return 0;
+}
+
 /* A vendor's published training rate as published (precision, sequence length, batch) beside the
  * FLOP arithmetic: what it needs per second against the dense peak of the precision it was run in,
  * and our projection of the same workload at its sequence length and batch where it states them

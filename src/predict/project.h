@@ -30,6 +30,11 @@ struct predict_inputs {
  * info.link_gbps_bus, link_ranks, link_hosts) into in; none leaves in's link 0. */
 void predict_inputs_link(const cJSON *experiments, struct predict_inputs *in);
 
+/* What the projection needs of one vendor claim (a data/vendor-claims.csv row) beyond its cells: a
+ * reference workload, and a precision (its compute column, else its precision) that a catalog peak
+ * is given in. 0, or -1 with err naming the column and value. */
+int predict_claim_check(const cJSON *claim, char *err, size_t errlen);
+
 /* Checks the workloads and systems params name (precheck). */
 int predict_check(const cJSON *params, char *err, size_t errlen);
 

@@ -513,7 +513,7 @@ static double widest_category(const struct plot *p, double cw, int *lines)
     struct pdf_font pf = { p->d->regular, TICK_SIZE };
     *lines = 1;
     for (int j = 0; j < p->c->ncategories; j++) {
-        char *cp = pdf_cp1252(p->c->categories ? p->c->categories[j] : "");
+        char *cp = pdf_encode(p->c->categories ? p->c->categories[j] : "");
         struct pdf_span *ln;
         int n = pdf_wrap_words(cp, cw, pdf_measure_font, &pf, &ln);
         free(ln);
@@ -548,7 +548,7 @@ static void layout(struct plot *p)
             struct pdf_font pf = { p->d->regular, TICK_SIZE };
             double longest = 0.0;
             for (int j = 0; j < c->ncategories; j++) {
-                char *cp = pdf_cp1252(c->categories ? c->categories[j] : "");
+                char *cp = pdf_encode(c->categories ? c->categories[j] : "");
                 for (char *q = cp; *q; q++)
                     *q = *q == '\n' ? ' ' : *q;
                 longest = fmax(longest, pdf_widest_line(cp, pdf_measure_font, &pf));
@@ -569,18 +569,6 @@ static void layout(struct plot *p)
 }
 
 /* ---- drawing helpers ---------------------------------------------------------------- */
-
-static void text_rotated(HPDF_Page pg, HPDF_Font f, double size, double x, double y,
-                         double degrees, const char *s)
-{
-    double r = degrees * M_PI / 180.0, co = cos(r), si = sin(r);
-    HPDF_Page_BeginText(pg);
-    HPDF_Page_SetFontAndSize(pg, f, (HPDF_REAL)size);
-    HPDF_Page_SetTextMatrix(pg, (HPDF_REAL)co, (HPDF_REAL)si, (HPDF_REAL)-si, (HPDF_REAL)co,
-                            (HPDF_REAL)x, (HPDF_REAL)y);
-    HPDF_Page_ShowText(pg, s);
-    HPDF_Page_EndText(pg);
-}
 
 static void set_stroke(HPDF_Page pg, struct pdf_rgb c)
 {
@@ -899,7 +887,7 @@ static const double RING_PT[LEADER_RINGS] = { 12.0, 22.0, 36.0 };
 
 struct label {
     double x, y;            /* the point it names, page pt */
-    char *cp;               /* CP1252 */
+    char *cp;               /* encoded (pdf_encode) */
     double w;               /* text width at POINT_LABEL_SIZE, pt */
     struct box b;           /* where it is */
     int leader;             /* placed off its point, a line joining them */
@@ -1069,7 +1057,7 @@ static void off_scale(const struct plot *p, int e, struct box *obst, int *nobst,
     sr_fmt(text, sizeof text, "%s%s%s %s the scale", s->name && *s->name ? s->name : "",
            s->name && *s->name ? ": " : "", value, e ? "above" : "below");
     obst[(*nobst)++] = (struct box){ x - OFF_ARROW, fmin(tip, base), x + OFF_ARROW, fmax(tip, base) };
-    ls[*n] = (struct label){ .x = x, .y = (tip + base) / 2, .cp = pdf_cp1252(text) };
+    ls[*n] = (struct label){ .x = x, .y = (tip + base) / 2, .cp = pdf_encode(text) };
     (*n)++;
 }
 
@@ -1107,7 +1095,7 @@ static void point_labels(const struct plot *p)
             const struct pdf_series *s = &p->c->series[i];
             if (!(s->labels[k] && *s->labels[k] && in_range(&p->sx, s->x[k]) && in_range(&p->sy, s->y[k])))
                 continue;
-            char *cp = pdf_cp1252(s->labels[k]);
+            char *cp = pdf_encode(s->labels[k]);
             double x = map(&p->sx, s->x[k]), y = map(&p->sy, s->y[k]);
             if (said(ls, n, cp, x, y)) {
                 free(cp);
@@ -1216,7 +1204,7 @@ static void marks(const struct plot *p)
         HPDF_Page_MoveTo(pg, (HPDF_REAL)x, (HPDF_REAL)p->y0);
         HPDF_Page_LineTo(pg, (HPDF_REAL)x, (HPDF_REAL)p->y1);
         HPDF_Page_Stroke(pg);
-        char *cp = pdf_cp1252(m->label);
+        char *cp = pdf_encode(m->label);
         pdf_ellipsize(cp, p->d->regular, MARK_SIZE, MARK_LABEL_MAX);
         double w = pdf_width(p->d->regular, MARK_SIZE, cp, strlen(cp));
         double lx = fmin(fmax(x - w / 2, p->x0 - 8.0), PDF_MARGIN_X + PDF_TEXT_W - w);
@@ -1283,14 +1271,14 @@ static void category_labels(const struct plot *p)
     int every = p->rotate && cw < TICK_SIZE * 1.3 ? (int)ceil(TICK_SIZE * 1.3 / cw) : 1;
     HPDF_Page_SetGrayFill(p->d->page, 0.15);
     for (int j = 0; j < c->ncategories; j += every) {
-        char *cp = pdf_cp1252(c->categories ? c->categories[j] : "");
+        char *cp = pdf_encode(c->categories ? c->categories[j] : "");
         double xc = p->x0 + (j + 0.5) * cw;
         if (p->rotate) {        /* one line, ending at its category, running up to the right */
             for (char *q = cp; *q; q++)
                 *q = *q == '\n' ? ' ' : *q;
             pdf_ellipsize(cp, p->d->regular, TICK_SIZE, CAT_MAX_W);
             double w = pdf_width(p->d->regular, TICK_SIZE, cp, strlen(cp));
-            text_rotated(p->d->page, p->d->regular, TICK_SIZE, xc + TICK_SIZE * 0.3 - w * 0.707,
+            pdf_text_rotated(p->d->page, p->d->regular, TICK_SIZE, xc + TICK_SIZE * 0.3 - w * 0.707,
                          y - w * 0.707, 45.0, cp);
         } else {                /* wrapped at its spaces, each line centred under its category */
             struct pdf_font pf = { p->d->regular, TICK_SIZE };
@@ -1312,17 +1300,17 @@ static void axis_labels(const struct plot *p)
     double bottom = p->top - p->height;
     HPDF_Page_SetGrayFill(pg, 0.10);
     if (p->c->x.label && *p->c->x.label) {
-        char *cp = pdf_cp1252(p->c->x.label);
+        char *cp = pdf_encode(p->c->x.label);
         pdf_ellipsize(cp, p->d->regular, LABEL_SIZE, p->x1 - p->x0);
         pdf_text_in(pg, p->d->regular, LABEL_SIZE, p->x0, p->x1 - p->x0,
                     bottom + LABEL_SIZE * 0.3, cp, strlen(cp), PDF_ALIGN_CENTER);
         free(cp);
     }
     if (p->c->y.label && *p->c->y.label) {
-        char *cp = pdf_cp1252(p->c->y.label);
+        char *cp = pdf_encode(p->c->y.label);
         pdf_ellipsize(cp, p->d->regular, LABEL_SIZE, p->y1 - p->y0);
         double w = pdf_width(p->d->regular, LABEL_SIZE, cp, strlen(cp));
-        text_rotated(pg, p->d->regular, LABEL_SIZE, PDF_MARGIN_X + LABEL_SIZE * 0.9,
+        pdf_text_rotated(pg, p->d->regular, LABEL_SIZE, PDF_MARGIN_X + LABEL_SIZE * 0.9,
                      (p->y0 + p->y1 - w) / 2, 90.0, cp);
         free(cp);
     }
@@ -1366,18 +1354,18 @@ static void swatch(const struct plot *p, int i, double x, double y)
     HPDF_Page_GRestore(pg);
 }
 
-/* Series i's legend entry (CP1252, to free): its name, and the series it is drawn on. */
+/* Series i's legend entry (encoded, to free): its name, and the series it is drawn on. */
 static char *legend_name(const struct plot *p, int i)
 {
     int j = p->hidden[i] ? p->hidden[i] : p->part[i];
     const char *on = j ? p->c->series[j - 1].name : NULL;
     char *out, *cp;
     if (!on || !*on)
-        return pdf_cp1252(p->c->series[i].name);
+        return pdf_encode(p->c->series[i].name);
     size_t n = strlen(p->c->series[i].name) + strlen(on) + 24;
     out = xmalloc(n);
     sr_fmt(out, n, "%s (overlaps %s%s)", p->c->series[i].name, on, p->hidden[i] ? "" : " in part");
-    cp = pdf_cp1252(out);
+    cp = pdf_encode(out);
     free(out);
     return cp;
 }
@@ -1513,7 +1501,7 @@ static void draw(struct plot *p)
     struct tick tx[MAX_TICKS], ty[MAX_TICKS];
     int nx = 0, ny = 0;
     if (p->c->title && *p->c->title) {
-        char *cp = pdf_cp1252(p->c->title);
+        char *cp = pdf_encode(p->c->title);
         HPDF_Page_SetGrayFill(p->d->page, 0.05);
         pdf_ellipsize(cp, p->d->bold, TITLE_SIZE, PDF_TEXT_W);
         pdf_text(p->d->page, p->d->bold, TITLE_SIZE, PDF_MARGIN_X, p->top - TITLE_SIZE, cp, strlen(cp));

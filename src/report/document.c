@@ -214,7 +214,7 @@ int pdf_fonts_check(const char *font_dir, char *err, size_t errlen)
     return 0;
 }
 
-static int load_font(struct pdf_doc *d, const char *dir, const char *file, HPDF_Font *font,
+static int load_font(struct pdf_doc *d, const char *dir, const char *file, struct pdf_face *face,
                      char *err, size_t errlen)
 {
     char path[4096];
@@ -222,10 +222,10 @@ static int load_font(struct pdf_doc *d, const char *dir, const char *file, HPDF_
     if (pdf_font_check(path, err, errlen) != 0)     /* libharu trusts every offset in it */
         return -1;
     d->where = "HPDF_LoadTTFontFromFile";
-    const char *name = HPDF_LoadTTFontFromFile(d->pdf, path, HPDF_TRUE);
+    face->pdf = d->pdf;
+    face->name = HPDF_LoadTTFontFromFile(d->pdf, path, HPDF_TRUE);
     d->where = "HPDF_GetFont";
-    *font = name ? HPDF_GetFont(d->pdf, name, "CP1252") : NULL;
-    if (!*font) {
+    if (!face->name || !pdf_face_font(face, 0)) {
         sr_fmt(err, errlen, "%s: %s", path, d->error[0] ? d->error : "cannot load the font");
         return -1;
     }
@@ -244,16 +244,15 @@ struct pdf_doc *pdf_doc_new(const char *font_dir, char *err, size_t errlen)
     }
     HPDF_SetCompressionMode(d->pdf, HPDF_COMP_ALL);
     HPDF_SetPageMode(d->pdf, HPDF_PAGE_MODE_USE_OUTLINE);
-    if (load_font(d, font_dir, font_files[0], &d->regular, err, errlen) != 0 ||
-        load_font(d, font_dir, font_files[1], &d->bold, err, errlen) != 0 ||
-        load_font(d, font_dir, font_files[2], &d->mono, err, errlen) != 0) {
-        pdf_doc_free(d);
-        return NULL;
-    }
+    d->regular = &d->faces[0], d->bold = &d->faces[1], d->mono = &d->faces[2];
+    for (int i = 0; i < 3; i++)
+        if (load_font(d, font_dir, font_files[i], &d->faces[i], err, errlen) != 0) {
+            pdf_doc_free(d);
+            return NULL;
+        }
     d->where = "pdf_doc_new";
-    d->enc = HPDF_GetEncoder(d->pdf, "CP1252");
-    /* Info strings are written with the current encoder: CP1252 makes them UTF-16 in the
-     * file, so a title with "×" reads right in a viewer's document properties. */
+    /* Info strings are written with the current encoder: a single-byte one makes them UTF-16 in
+     * the file, so a title with "×" reads right in a viewer's document properties (set_info). */
     HPDF_SetCurrentEncoder(d->pdf, "CP1252");
     HPDF_SetInfoAttr(d->pdf, HPDF_INFO_CREATOR, "sparkreport");
     if (d->error[0]) {
@@ -291,8 +290,11 @@ const char *pdf_doc_error(const struct pdf_doc *d)
 
 static void set_info(struct pdf_doc *d, HPDF_InfoType type, const char *utf8)
 {
-    char *cp = pdf_cp1252(utf8);
-    HPDF_SetInfoAttr(d->pdf, type, cp);
+    char *cp = pdf_encode(utf8), *one = xmalloc(strlen(cp) + 1);
+    HPDF_SetCurrentEncoder(d->pdf, pdf_page_encoder(pdf_to_page(cp, one)));
+    HPDF_SetInfoAttr(d->pdf, type, one);
+    HPDF_SetCurrentEncoder(d->pdf, "CP1252");
+    free(one);
     free(cp);
 }
 
@@ -324,7 +326,7 @@ void pdf_doc_header(struct pdf_doc *d, const char *utf8)
     if (!pdf_enter(d, "pdf_doc_header"))
         return;
     free(d->header);
-    d->header = utf8 && *utf8 ? pdf_cp1252(utf8) : NULL;
+    d->header = utf8 && *utf8 ? pdf_encode(utf8) : NULL;
 }
 
 void pdf_doc_footer(struct pdf_doc *d, const char *utf8)
@@ -332,7 +334,7 @@ void pdf_doc_footer(struct pdf_doc *d, const char *utf8)
     if (!pdf_enter(d, "pdf_doc_footer"))
         return;
     free(d->footer);
-    d->footer = utf8 && *utf8 ? pdf_cp1252(utf8) : NULL;
+    d->footer = utf8 && *utf8 ? pdf_encode(utf8) : NULL;
 }
 
 /* ---- saving ------------------------------------------------------------------------- */
@@ -347,7 +349,7 @@ static int heading_page(const struct pdf_doc *d, const char *cp)
 
 int pdf_heading_page(struct pdf_doc *d, const char *utf8)
 {
-    char *cp = pdf_cp1252(utf8);
+    char *cp = pdf_encode(utf8);
     int page = heading_page(d, cp);
     free(cp);
     return page;
@@ -468,18 +470,20 @@ int pdf_doc_save(struct pdf_doc *d, const char *path, char *err, size_t errlen)
 
 static HPDF_Outline outline(struct pdf_doc *d, HPDF_Outline parent, const char *cp, double top)
 {
-    char title[OUTLINE_MAX + 1];
-    size_t n = strlen(cp);
+    char title[OUTLINE_MAX + 1], *one = xmalloc(strlen(cp) + 1);
+    int page = pdf_to_page(cp, one);    /* one encoder per bookmark: its first script's */
+    size_t n = strlen(one);
     if (n > OUTLINE_MAX) {
-        memcpy(title, cp, OUTLINE_MAX - 3);
+        memcpy(title, one, OUTLINE_MAX - 3);
         memcpy(title + OUTLINE_MAX - 3, "...", 4);
     } else {
-        memcpy(title, cp, n + 1);
+        memcpy(title, one, n + 1);
     }
+    free(one);
     for (char *p = title; *p; p++)
         if (*p == '\n' || *p == '\t')
             *p = ' ';                   /* a bookmark is one line */
-    HPDF_Outline o = HPDF_CreateOutline(d->pdf, parent, title, d->enc);
+    HPDF_Outline o = HPDF_CreateOutline(d->pdf, parent, title, HPDF_GetEncoder(d->pdf, pdf_page_encoder(page)));
     HPDF_Destination dst = o ? HPDF_Page_CreateDestination(d->page) : NULL;
     if (!dst)
         return o;
@@ -511,7 +515,7 @@ static int first_piece(int n)
 
 /* Draws wrapped CP1252 text across the text width at the cursor, breaking pages between lines as
  * needed, never leaving fewer than PDF_KEEP_LINES lines of it on either side of a break. */
-static void pdf_flow(struct pdf_doc *d, const char *cp, HPDF_Font f, double size, struct pdf_rgb ink)
+static void pdf_flow(struct pdf_doc *d, const char *cp, struct pdf_face *f, double size, struct pdf_rgb ink)
 {
     struct pdf_font pf = { f, size };
     struct pdf_span *ln;
@@ -540,7 +544,7 @@ static void pdf_flow(struct pdf_doc *d, const char *cp, HPDF_Font f, double size
 
 void pdf_caption(struct pdf_doc *d, const char *utf8)
 {
-    char *cp = pdf_cp1252(utf8);
+    char *cp = pdf_encode(utf8);
     d->y -= PDF_CAPTION_GAP;
     pdf_flow(d, cp, d->regular, PDF_CAPTION_SIZE, SUBTLE_INK);
     free(cp);
@@ -548,7 +552,7 @@ void pdf_caption(struct pdf_doc *d, const char *utf8)
 
 double pdf_caption_height(struct pdf_doc *d, const char *utf8)
 {
-    char *cp = pdf_cp1252(utf8);
+    char *cp = pdf_encode(utf8);
     struct pdf_font pf = { d->regular, PDF_CAPTION_SIZE };
     struct pdf_span *ln;
     int n = pdf_wrap(cp, PDF_TEXT_W, pdf_measure_font, &pf, &ln);
@@ -559,7 +563,7 @@ double pdf_caption_height(struct pdf_doc *d, const char *utf8)
 
 /* Height of the first `most` lines of wrapped text (all of them when it has fewer; most < 0: its
  * first piece, first_piece()). */
-static double flow_height(const char *cp, HPDF_Font f, double size, int most)
+static double flow_height(const char *cp, struct pdf_face *f, double size, int most)
 {
     struct pdf_font pf = { f, size };
     struct pdf_span *ln;
@@ -574,7 +578,7 @@ void pdf_title(struct pdf_doc *d, const char *title, const char *subtitle)
 {
     if (!pdf_enter(d, "pdf_title"))
         return;
-    char *t = pdf_cp1252(title), *s = pdf_cp1252(subtitle);
+    char *t = pdf_encode(title), *s = pdf_encode(subtitle);
     set_info(d, HPDF_INFO_TITLE, title);    /* the title page's title is the file's */
     pdf_place(d, 0.0);
     if (!pdf_page_fresh(d))
@@ -599,7 +603,7 @@ void pdf_notice(struct pdf_doc *d, const char *utf8, enum pdf_tone tone)
 {
     if (!pdf_enter(d, "pdf_notice"))
         return;
-    char *cp = pdf_cp1252(utf8);
+    char *cp = pdf_encode(utf8);
     struct pdf_font pf = { d->bold, NOTICE_SIZE };
     struct pdf_span *ln;
     double lead = NOTICE_SIZE * PDF_LEADING, inner = PDF_TEXT_W - 2 * NOTICE_PAD - NOTICE_BAR;
@@ -708,10 +712,10 @@ void pdf_section(struct pdf_doc *d, const char *utf8, int level)
     }
     if (d->npending == PDF_PENDING_MAX)
         pdf_place(d, 0.0);              /* headings with nothing between: draw the oldest */
-    d->pending[d->npending++] = (struct pdf_heading){ pdf_cp1252(utf8), level };
+    d->pending[d->npending++] = (struct pdf_heading){ pdf_encode(utf8), level };
 }
 
-static void style_of(const struct pdf_doc *d, enum pdf_style style, HPDF_Font *f,
+static void style_of(const struct pdf_doc *d, enum pdf_style style, struct pdf_face **f,
                      double *size, struct pdf_rgb *ink)
 {
     *f = d->regular;
@@ -726,7 +730,7 @@ static void style_of(const struct pdf_doc *d, enum pdf_style style, HPDF_Font *f
     }
 }
 
-/* Tabs to spaces at every TAB_STOP columns; CP1252 is one byte per column. */
+/* Tabs to spaces at every TAB_STOP columns; a character is one column, a byte or a pair. */
 static char *expand_tabs(const char *s)
 {
     size_t tabs = 0, col = 0, j = 0;
@@ -739,6 +743,8 @@ static char *expand_tabs(const char *s)
                 out[j++] = ' ';
             while (++col % TAB_STOP);
         } else {
+            if (pdf_shift_page((unsigned char)*s) && s[1])
+                out[j++] = *s++;        /* a pair: one character */
             out[j++] = *s;
             col = *s == '\n' ? 0 : col + 1;
         }
@@ -749,12 +755,12 @@ static char *expand_tabs(const char *s)
 
 void pdf_paragraph(struct pdf_doc *d, const char *utf8, enum pdf_style style)
 {
-    HPDF_Font f;
+    struct pdf_face *f;
     double size;
     struct pdf_rgb ink;
     if (!pdf_enter(d, "pdf_paragraph"))
         return;
-    char *cp = pdf_cp1252(utf8), *text = expand_tabs(cp);
+    char *cp = pdf_encode(utf8), *text = expand_tabs(cp);
     style_of(d, style, &f, &size, &ink);
     if (style == PDF_STYLE_BOLD && !strchr(text, '\n') && flow_height(text, f, size, 2) <= size * PDF_LEADING) {
         /* one bold line names what follows: it waits for it, as a heading does (no outline entry) */
@@ -799,7 +805,7 @@ void pdf_code(struct pdf_doc *d, const char *utf8)
 {
     if (!pdf_enter(d, "pdf_code"))
         return;
-    char *cp = pdf_cp1252(utf8), *text = expand_tabs(cp);
+    char *cp = pdf_encode(utf8), *text = expand_tabs(cp);
     size_t len = strlen(text);
     while (len > 0 && text[len - 1] == '\n')
         text[--len] = '\0';             /* a final newline is not an empty last line */
@@ -854,7 +860,7 @@ void pdf_contents(struct pdf_doc *d, const char *const *titles, int n)
     struct pdf_font pf = { d->regular, PDF_BODY_SIZE };
     double lead = PDF_BODY_SIZE * PDF_LEADING, width = PDF_TEXT_W - TOC_NUMBER_W;
     for (int i = 0; i < n; i++) {
-        char *cp = pdf_cp1252(titles[i]);
+        char *cp = pdf_encode(titles[i]);
         struct pdf_span *ln;
         int k = pdf_wrap(cp, width, pdf_measure_font, &pf, &ln);
         pdf_place(d, k * lead);

@@ -1,5 +1,5 @@
 /* internal.h: what the report/ files share and nobody else sees: the document struct, page
- * geometry, and the text helpers (CP1252 copies, measuring, wrapping, drawing one line).
+ * geometry, and the text helpers (encoded copies, measuring, wrapping, drawing one line).
  * The public drawing API is report.h; Lua sees it only through src/lua/lpdf.c. */
 #ifndef SR_REPORT_INTERNAL_H
 #define SR_REPORT_INTERNAL_H
@@ -42,19 +42,33 @@
 
 struct pdf_rgb { double r, g, b; };
 
+/* The code pages the report's text is drawn in: 0 CP1252, then the pages of other scripts
+ * (encoding.c: Cyrillic, Greek, Central European, Turkish, Baltic), each marked in the text by its
+ * shift byte before the character's byte. */
+#define PDF_PAGES 6
+
+/* One TrueType font of the report, embedded once and drawn in each code page through a font object
+ * of that page's encoding, made when first used (text.c's pdf_face_font): a text of Latin only uses
+ * page 0 alone, so its PDF is what it was before other scripts were drawn. */
+struct pdf_face {
+    HPDF_Doc pdf;
+    const char *name;               /* libharu's name of the loaded font */
+    HPDF_Font page[PDF_PAGES];
+};
+
 struct pdf_doc {
     HPDF_Doc pdf;
-    HPDF_Encoder enc;           /* CP1252, for outline titles */
-    HPDF_Font regular, bold, mono;
+    struct pdf_face faces[3];   /* regular, bold, mono */
+    struct pdf_face *regular, *bold, *mono;
     HPDF_Page page;             /* current page; NULL before the first */
     HPDF_Page *pages;           /* npages, in order, for numbering at save time */
     int npages, cap_pages;
     double y;                   /* cursor: top of the free space on the page, pt from bottom */
-    char *header;               /* CP1252 running header, or NULL */
-    char *footer;               /* CP1252 running footer beside the page number, or NULL */
+    char *header;               /* encoded running header, or NULL */
+    char *footer;               /* encoded running footer beside the page number, or NULL */
     HPDF_Outline chapter;       /* the last level-1 outline entry: parent of level 2 */
     struct pdf_heading {        /* headings waiting for the content they keep with */
-        char *cp;               /* CP1252 */
+        char *cp;               /* encoded (pdf_encode) */
         int level;              /* 1, 2; 3: a run-in heading (one bold line, no outline entry) */
     } pending[PDF_PENDING_MAX];
     int npending;
@@ -72,7 +86,7 @@ struct pdf_doc {
     struct pdf_toc {            /* a contents line whose page number is drawn at save */
         HPDF_Page page;
         double right, baseline; /* the number's right edge and baseline, pt */
-        char *cp;               /* the heading it names, CP1252 */
+        char *cp;               /* the heading it names, encoded */
     } *toc;
     int ntoc, cap_toc;
     HPDF_STATUS save_error, save_detail;
@@ -111,24 +125,50 @@ struct pdf_rgb pdf_tone_fill(enum pdf_tone tone);
 void pdf_caption(struct pdf_doc *d, const char *utf8);
 double pdf_caption_height(struct pdf_doc *d, const char *utf8);
 
-/* text.c: CP1252 text */
+/* encoding.c: the report's text, CP1252 with pairs for other scripts */
 
-/* A converted copy (never NULL; NULL in gives ""): "\r" dropped, other control characters but
+/* An encoded copy (never NULL; NULL in gives ""): "\r" dropped, other control characters but
  * "\n" and "\t" become '?'. Free with free(). */
-char *pdf_cp1252(const char *utf8);
+char *pdf_encode(const char *utf8);
 
-/* Width in points of n CP1252 bytes at `size`. */
-double pdf_width(HPDF_Font f, double size, const char *s, size_t n);
+/* The page a shift byte marks (1 .. PDF_PAGES - 1), 0 for any other byte. */
+int pdf_shift_page(unsigned char c);
+/* libharu's encoder of page k ("CP1252", "CP1251", ...). */
+const char *pdf_page_encoder(int page);
+/* The last character boundary at or before byte i of the encoded s: a cut there splits no pair. */
+size_t pdf_char_floor(const char *s, size_t i);
+/* The run of one code page that s[0..n) starts with: *page, its bytes as that page's into buf (room
+ * for n), *len of them; returns the bytes of s it covers (a shift byte cut from its pair, at the end
+ * of s, is covered and drawn as nothing). */
+size_t pdf_run(const char *s, size_t n, int *page, char *buf, size_t *len);
+
+/* The encoded s in one code page, for strings libharu converts with one encoder (bookmarks, the
+ * document's title): the page of its first pair (0: CP1252 when it has none), each character in that
+ * page, '?' where the page lacks it, into out (room for strlen(s) + 1). Returns the page. */
+int pdf_to_page(const char *s, char *out);
+
+/* Adds to `font`, the report's font in code page `page` (> 0), a ToUnicode CMap saying each byte's
+ * character, so that text extracts as drawn (libharu's glyph names alone read Greek mu as micro). */
+void pdf_page_tounicode(HPDF_Doc pdf, HPDF_Font font, int page);
+
+/* text.c: measuring, wrapping and drawing encoded text */
+
+/* The face's font in code page `page`, made when first used (NULL after a libharu error, recorded
+ * in the document). */
+HPDF_Font pdf_face_font(struct pdf_face *f, int page);
+
+/* Width in points of n encoded bytes at `size`. */
+double pdf_width(struct pdf_face *f, double size, const char *s, size_t n);
 
 /* A font at a size: the measuring context pdf_measure_font expects. */
-struct pdf_font { HPDF_Font font; double size; };
+struct pdf_font { struct pdf_face *font; double size; };
 typedef double (*pdf_measure_fn)(void *ctx, const char *s, size_t n);
 double pdf_measure_font(void *font, const char *s, size_t n);
 
 /* One line of wrapped text: s[off .. off+len). */
 struct pdf_span { size_t off, len; };
 
-/* Breaks s (CP1252, NUL-terminated) into lines no wider than width: at "\n", else at the last
+/* Breaks s (encoded, NUL-terminated) into lines no wider than width: at "\n", else at the last
  * space that fits, else inside a word. Leading spaces of a line are kept (code indentation),
  * trailing spaces dropped. Returns the number of lines (>= 1); *lines is xmalloc'd. */
 int pdf_wrap(const char *s, double width, pdf_measure_fn measure, void *ctx,
@@ -143,7 +183,7 @@ int pdf_wrap_words(const char *s, double width, pdf_measure_fn measure, void *ct
 #define PDF_CELL_LINES 4
 #define PDF_FIGURE_TOKENS 8
 
-/* Whether CP1252 text is a figure, which must never wrap: its first token is a number
+/* Whether encoded text is a figure, which must never wrap: its first token is a number
  * ("187375\x9626835", "+4.0", "$3999", "~1e+06", "x1.5"), every other token a number or a
  * short unit or joining word ("h", "GB/s", "%", "of"), with no more words than figures + 1.
  * "fits: 38 GB of 80 GB", "v8", "fp32" and "cudaErrorInsufficientDriver" are text. */
@@ -166,13 +206,16 @@ double pdf_widest_line(const char *cp, pdf_measure_fn measure, void *ctx);
 char *pdf_spill(const char *cp, double width, pdf_measure_fn measure, void *ctx, int mark);
 
 /* Draws n bytes of s with its baseline at y: left-aligned at x, or aligned inside [x, x+w]. */
-void pdf_text(HPDF_Page page, HPDF_Font f, double size, double x, double y,
+void pdf_text(HPDF_Page page, struct pdf_face *f, double size, double x, double y,
               const char *s, size_t n);
-void pdf_text_in(HPDF_Page page, HPDF_Font f, double size, double x, double w, double y,
+void pdf_text_in(HPDF_Page page, struct pdf_face *f, double size, double x, double w, double y,
                  const char *s, size_t n, enum pdf_align align);
+/* Draws s from (x, y) along a baseline turned by `degrees`. */
+void pdf_text_rotated(HPDF_Page page, struct pdf_face *f, double size, double x, double y, double degrees,
+                      const char *s);
 
 /* Shortens s in place (appending "...") until it is at most w points wide. */
-void pdf_ellipsize(char *s, HPDF_Font f, double size, double w);
+void pdf_ellipsize(char *s, struct pdf_face *f, double size, double w);
 
 /* The baseline of a line of text at `size` whose line box of height `lead` starts at top. */
 static inline double pdf_baseline(double top, double size, double lead)

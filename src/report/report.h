@@ -182,9 +182,21 @@ struct pdf_chart {
 };
 void pdf_chart(struct pdf_doc *d, const struct pdf_chart *c);
 
-/* UTF-8 to the single-byte encoding the fonts are embedded with (CP1252); characters it
- * lacks become close ASCII ("≥" -> ">=", "→" -> "->") or '?'. Returns bytes written
- * (excluding the NUL); out is always NUL-terminated. */
-size_t pdf_utf8_to_cp1252(const char *utf8, char *out, size_t outlen);
+/* UTF-8 to the report's text (encoding.c): CP1252, a character of Cyrillic, Greek or the Latin
+ * of Central Europe, Turkey or the Baltic as a shift byte and its byte in that script's Windows
+ * code page, the fonts' single-byte encodings; other characters become close ASCII ("≥" -> ">=",
+ * "→" -> "->") or '?'. Returns bytes written (excluding the NUL); out is always NUL-terminated,
+ * a pair or a stand-in written whole or not at all. */
+size_t pdf_utf8_encode(const char *utf8, char *out, size_t outlen);
+
+/* Whether the report draws every character of the UTF-8 text (no control character, none that
+ * becomes '?'): 0, or -1 with *at the 1-based character that it cannot draw and why its words
+ * after "character N " ("('中', U+4E2D) cannot be drawn: it is CJK, ... (Debian fonts-noto-cjk)
+ * ..."), naming the script and the Debian font package that has it. */
+int pdf_text_check(const char *utf8, size_t *at, char *why, size_t whylen);
+
+/* Whether the report draws the UTF-8 text character for character: none '?', a stand-in
+ * ("epsilon", ">=") or dropped. */
+int pdf_exact(const char *utf8);
 
 #endif

@@ -45,8 +45,8 @@ struct grid {
     double x0, width;       /* the table's left edge and total width, pt */
     double *x, *w;          /* nshown: each column's left edge and width, pt */
     double *nat;            /* nshown: widths before fitting, pt */
-    char **text;            /* nrows * nshown CP1252 cell texts, row-major */
-    char **foot;            /* nfoot footnotes, CP1252 */
+    char **text;            /* nrows * nshown encoded cell texts, row-major */
+    char **foot;            /* nfoot footnotes, encoded */
     int nfoot, abbreviated;
     int spaces;             /* figures wrap at their spaces too ("1,058 (920–1,475)") */
     int split;              /* too wide even at the floor size: drawn as two tables, the first
@@ -62,7 +62,7 @@ struct grid {
 };
 
 struct row {                /* one row, each shown cell wrapped */
-    const char **cp;        /* nshown CP1252 texts (owned by the grid) */
+    const char **cp;        /* nshown encoded texts (owned by the grid) */
     struct pdf_span **ln;   /* nshown line lists */
     int *n;                 /* nshown line counts */
     double h;               /* pt */
@@ -137,7 +137,7 @@ static void natural_widths(struct grid *g)
 static double column_need(struct pdf_doc *d, const struct grid *g, int i, double cap)
 {
     struct pdf_font reg = { d->regular, CELL_SIZE }, bold = { d->bold, CELL_SIZE };
-    char *title = pdf_cp1252(g->t->cols[g->col[i]].title);
+    char *title = pdf_encode(g->t->cols[g->col[i]].title);
     double need = pdf_longest_word(title, pdf_measure_font, &bold);
     free(title);
     for (int r = 0; r < g->t->nrows; r++) {
@@ -210,7 +210,7 @@ static char **shortened(const struct grid *g)
     return other;
 }
 
-/* The footnote number of text cp (CP1252): an existing one with the same text, else a new one.
+/* The footnote number of text cp (encoded): an existing one with the same text, else a new one.
  * A list ("a\nb\nc") becomes one line: "a; b; c". */
 static int footnote(struct grid *g, const char *cp)
 {
@@ -265,7 +265,7 @@ static void spill_long_cells(struct pdf_doc *d, struct grid *g)
 static double column_use(struct pdf_doc *d, const struct grid *g, int i)
 {
     struct pdf_font reg = { d->regular, g->size }, bold = { d->bold, g->size };
-    char *title = pdf_cp1252(g->t->cols[g->col[i]].title);
+    char *title = pdf_encode(g->t->cols[g->col[i]].title);
     double use = pdf_longest_word(title, pdf_measure_font, &bold);
     free(title);
     for (int r = 0; r < g->t->nrows; r++)
@@ -330,7 +330,7 @@ static double fit_or_shorten(struct pdf_doc *d, struct grid *g, double cap, char
 static void title_sizes(struct pdf_doc *d, struct grid *g)
 {
     for (int i = 0; i < g->nshown; i++) {
-        char *title = pdf_cp1252(g->t->cols[g->col[i]].title);
+        char *title = pdf_encode(g->t->cols[g->col[i]].title);
         double inner = g->w[i] - 2 * PAD_X - g->mark_w;
         g->hsize[i] = g->size;
         for (;;) {
@@ -402,7 +402,7 @@ static void grid_init(struct grid *g, struct pdf_doc *d, const struct pdf_table 
     g->text = xcalloc((size_t)t->nrows * g->nshown + 1, sizeof *g->text);
     for (int r = 0; r < t->nrows; r++)
         for (int i = 0; i < g->nshown; i++)
-            *text_at(g, r, i) = pdf_cp1252(cell(g, r, i)->text);
+            *text_at(g, r, i) = pdf_encode(cell(g, r, i)->text);
     natural_widths(g);
     for (int i = 0; i < t->ncols; i++)
         g->header |= t->cols[i].title && *t->cols[i].title;
@@ -440,7 +440,7 @@ static void wrap_row(struct pdf_doc *d, const struct grid *g, int r, struct row 
         double inner = g->w[i] - 2 * PAD_X - g->mark_w;
         if (r < 0)
             s = g->t->cols[g->col[i]].title;
-        ro->cp[i] = r < 0 ? pdf_cp1252(s) : s;
+        ro->cp[i] = r < 0 ? pdf_encode(s) : s;
         if (r >= 0 && !g->spaces && pdf_numeric(s))
             inner = INFINITY;           /* planned to fit: never wrap a figure */
         ro->n[i] = pdf_wrap_words(ro->cp[i], inner > 4.0 ? inner : 4.0, pdf_measure_font, &pf,
@@ -469,7 +469,7 @@ static void marker(struct pdf_doc *d, double x_end, double baseline, enum pdf_ki
 
 /* Draws one cell's lines inside column i of a row whose top is at `top`. */
 static void cell_text(struct pdf_doc *d, const struct grid *g, const struct row *ro, int i,
-                      double top, HPDF_Font f, enum pdf_kind kind, double size)
+                      double top, struct pdf_face *f, enum pdf_kind kind, double size)
 {
     double inner = g->w[i] - 2 * PAD_X - g->mark_w;
     enum pdf_align align = g->t->cols[g->col[i]].align;
@@ -541,7 +541,7 @@ static void kind_legend(struct pdf_doc *d, unsigned kinds)
     d->y -= lead + 3.0;
 }
 
-/* The notes under a table (CP1252 lines drawn as captions: footnotes, the abbreviation key). */
+/* The notes under a table (encoded lines drawn as captions: footnotes, the abbreviation key). */
 static void notes(struct pdf_doc *d, const struct grid *g)
 {
     struct pdf_font pf = { d->regular, PDF_CAPTION_SIZE };

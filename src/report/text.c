@@ -1,6 +1,6 @@
-/* text.c: text for the report's single-byte fonts. UTF-8 in, CP1252 out (with ASCII stand-ins
- * for what CP1252 lacks), widths, word wrapping and drawing one line. What a line says and
- * where it goes on the page is the caller's business (document.c, table.c, chart.c). */
+/* text.c: the report's encoded text (encoding.c) measured, wrapped and drawn one line at a time,
+ * each run of one code page in the font of that page's encoding. What a line says and where it goes
+ * on the page is the caller's business (document.c, table.c, chart.c). */
 #include "report/internal.h"
 
 #include <ctype.h>
@@ -11,139 +11,58 @@
 #include <string.h>
 
 #define MEASURE_CHUNK 32768     /* bytes measured per libharu call */
-#define BAD_CP 0xFFFFFFFFu      /* decode(): the byte is not the start of valid UTF-8 */
-
-/* Code points of CP1252 bytes 0x80..0x9F; 0 marks the five bytes CP1252 leaves unassigned. */
-static const unsigned short cp1252_high[32] = {
-    0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
-    0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
-    0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
-    0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
-};
-
-/* Stand-ins for characters outside CP1252 that reports are likely to contain. A reader must
- * still get the meaning, so "≥" becomes ">=", not "?". Bytes >= 0x80 here are CP1252. */
-static const struct { unsigned cp; const char *text; } fallbacks[] = {
-    { 0x0394, "Delta" }, { 0x03A3, "Sigma" }, { 0x03A9, "Omega" }, { 0x03B1, "alpha" },
-    { 0x03B2, "beta" }, { 0x03B3, "gamma" }, { 0x03B4, "delta" }, { 0x03B5, "epsilon" },
-    { 0x03BB, "lambda" }, { 0x03BC, "\xB5" }, { 0x03C0, "pi" }, { 0x03C1, "rho" },
-    { 0x03C3, "sigma" }, { 0x03C4, "tau" }, { 0x03C9, "omega" },
-    { 0x200B, "" }, { 0x200C, "" }, { 0x200D, "" }, { 0x2060, "" }, { 0xFEFF, "" },
-    { 0x2010, "-" }, { 0x2011, "-" }, { 0x2012, "\x96" }, { 0x2015, "\x97" },
-    { 0x202F, " " }, { 0x205F, " " }, { 0x3000, " " },
-    { 0x2032, "'" }, { 0x2033, "\"" }, { 0x2044, "/" }, { 0x207B, "^-" },
-    { 0x2103, "\xB0" "C" }, { 0x2126, "Ohm" },
-    { 0x2190, "<-" }, { 0x2192, "->" }, { 0x2194, "<->" }, { 0x21D0, "<=" }, { 0x21D2, "=>" },
-    { 0x2211, "sum" }, { 0x2212, "-" }, { 0x2215, "/" }, { 0x2217, "*" }, { 0x2219, "\xB7" },
-    { 0x221A, "sqrt" }, { 0x221E, "inf" }, { 0x223C, "~" }, { 0x2243, "~" }, { 0x2248, "~" },
-    { 0x2260, "!=" }, { 0x2264, "<=" }, { 0x2265, ">=" }, { 0x226A, "<<" }, { 0x226B, ">>" },
-    { 0x22C5, "\xB7" }, { 0x2713, "ok" }, { 0x2717, "x" },
-};
-
-/* Decodes one character; returns the bytes it used. Overlong forms, surrogates and stray
- * continuation bytes give BAD_CP for one byte, so every invalid byte becomes one '?'. */
-static int decode(const unsigned char *s, unsigned *cp)
+HPDF_Font pdf_face_font(struct pdf_face *f, int page)
 {
-    unsigned c = s[0], min;
-    int len;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
+    if (!f->page[page]) {
+        f->page[page] = HPDF_GetFont(f->pdf, f->name, pdf_page_encoder(page));
+        if (f->page[page] && page > 0)
+            pdf_page_tounicode(f->pdf, f->page[page], page);
     }
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2, *cp = c & 0x1F, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF)
-        len = 3, *cp = c & 0x0F, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4)
-        len = 4, *cp = c & 0x07, min = 0x10000;
-    else
-        return *cp = BAD_CP, 1;
-    for (int i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)      /* also stops at the terminating NUL */
-            return *cp = BAD_CP, 1;
-        *cp = (*cp << 6) | (s[i] & 0x3Fu);
-    }
-    if (*cp < min || *cp > 0x10FFFF || (*cp >= 0xD800 && *cp <= 0xDFFF))
-        return *cp = BAD_CP, 1;
-    return len;
+    return f->page[page];
 }
 
-/* The CP1252 text for one code point: a byte written into one[], or a stand-in. */
-static const char *encode(unsigned cp, char one[2])
+/* libharu measures in 1/1000 of the font size, and in pieces: it refuses strings over 64 KiB. */
+static double run_width(HPDF_Font f, double size, const char *s, size_t n)
 {
-    one[1] = '\0';
-    if (cp < 0x80 || (cp >= 0xA1 && cp <= 0xFF && cp != 0xAD)) {
-        one[0] = (char)cp;
-        return one;
-    }
-    if (cp == 0xA0 || (cp >= 0x2000 && cp <= 0x200A))
-        return " ";                     /* nbsp and the typographic spaces */
-    if (cp == 0xAD)
-        return "";                      /* soft hyphen: invisible unless the line breaks */
-    if (cp >= 0x2080 && cp <= 0x2089) { /* subscript digits: "log₂" reads as "log2" */
-        one[0] = (char)('0' + (cp - 0x2080));
-        return one;
-    }
-    for (int i = 0; i < 32; i++) {
-        if (cp1252_high[i] && cp1252_high[i] == cp) {
-            one[0] = (char)(0x80 + i);
-            return one;
-        }
-    }
-    for (size_t i = 0; i < sizeof fallbacks / sizeof fallbacks[0]; i++)
-        if (fallbacks[i].cp == cp)
-            return fallbacks[i].text;
-    return "?";
-}
-
-size_t pdf_utf8_to_cp1252(const char *utf8, char *out, size_t outlen)
-{
-    const unsigned char *s = (const unsigned char *)(utf8 ? utf8 : "");
-    size_t n = 0;
-    if (!out || outlen == 0)
-        return 0;
-    while (*s) {
-        unsigned cp;
-        char one[2];
-        int used = decode(s, &cp);
-        const char *rep = cp == BAD_CP ? "?" : encode(cp, one);
-        size_t m = strlen(rep);
-        if (n + m >= outlen)            /* a stand-in is written whole or not at all */
-            break;
-        memcpy(out + n, rep, m);
-        n += m;
-        s += used;
-    }
-    out[n] = '\0';
-    return n;
-}
-
-char *pdf_cp1252(const char *utf8)
-{
-    size_t len = utf8 ? strlen(utf8) : 0, j = 0;
-    /* The longest stand-in ("epsilon", 7 bytes) replaces 2 bytes of UTF-8: 4x always fits. */
-    CHECK(len < SIZE_MAX / 4 - 1);
-    char *out = xmalloc(4 * len + 1);
-    size_t n = pdf_utf8_to_cp1252(utf8, out, 4 * len + 1);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)out[i];
-        if (c == '\r')
-            continue;
-        out[j++] = (c < 0x20 && c != '\n' && c != '\t') || c == 0x7F ? '?' : (char)c;
-    }
-    out[j] = '\0';
-    return out;
-}
-
-double pdf_width(HPDF_Font f, double size, const char *s, size_t n)
-{
-    double units = 0.0;             /* libharu measures in 1/1000 of the font size */
-    while (n > 0) {                 /* in pieces: it refuses strings over 64 KiB */
+    double units = 0.0;
+    while (f && n > 0) {
         size_t k = n < MEASURE_CHUNK ? n : MEASURE_CHUNK;
         units += HPDF_Font_TextWidth(f, (const HPDF_BYTE *)s, (HPDF_UINT)k).width;
         s += k, n -= k;
     }
     return units * size / 1000.0;
+}
+
+/* Calls fn on each run of one code page of s[0..n) (pdf_run), with the run's bytes in that page. */
+static void each_run(struct pdf_face *f, const char *s, size_t n,
+                     void (*fn)(HPDF_Font font, const char *run, size_t len, void *ctx), void *ctx)
+{
+    char small[256], *buf = n < sizeof small ? small : xmalloc(n + 1);
+    while (n > 0) {
+        int page;
+        size_t len, used = pdf_run(s, n, &page, buf, &len);
+        buf[len] = '\0';
+        if (len > 0)
+            fn(pdf_face_font(f, page), buf, len, ctx);
+        s += used, n -= used;
+    }
+    if (buf != small)
+        free(buf);
+}
+
+struct width_sum { double size, w; };
+
+static void add_width(HPDF_Font font, const char *run, size_t len, void *ctx)
+{
+    struct width_sum *ws = ctx;
+    ws->w += run_width(font, ws->size, run, len);
+}
+
+double pdf_width(struct pdf_face *f, double size, const char *s, size_t n)
+{
+    struct width_sum ws = { size, 0.0 };
+    each_run(f, s, n, add_width, &ws);
+    return ws.w;
 }
 
 double pdf_measure_font(void *font, const char *s, size_t n)
@@ -166,8 +85,8 @@ static void push_line(struct pdf_span **lines, int *n, int *cap, size_t off, siz
  * must never break over a millionth of a point. */
 #define FIT_SLACK 1e-6
 
-/* The longest prefix of s[0..n) that fits in width, at least one byte so wrapping advances;
- * measuring is monotonic in the prefix length, so bisect. */
+/* The longest prefix of s[0..n) that fits in width, at least one character so wrapping advances,
+ * never ending inside a pair; measuring is monotonic in the prefix length, so bisect. */
 static size_t fit_chars(const char *s, size_t n, double width, pdf_measure_fn m, void *ctx)
 {
     size_t lo = 1, hi = n < PDF_WRAP_MAX ? n : PDF_WRAP_MAX;
@@ -178,7 +97,8 @@ static size_t fit_chars(const char *s, size_t n, double width, pdf_measure_fn m,
         else
             hi = mid - 1;
     }
-    return lo;
+    size_t cut = pdf_char_floor(s, lo);
+    return cut > 0 ? cut : pdf_char_floor(s, lo + 1) > 0 ? pdf_char_floor(s, lo + 1) : lo;
 }
 
 /* Characters a figure is written with besides digits (CP1252): signs and ranges (- + en dash
@@ -310,21 +230,44 @@ int pdf_wrap_words(const char *s, double width, pdf_measure_fn measure, void *ct
     return wrap(s, width, measure, ctx, lines, 1);
 }
 
-void pdf_text(HPDF_Page page, HPDF_Font f, double size, double x, double y,
-              const char *s, size_t n)
+/* Where a line's runs go: the first at (x, y) when `at` (else where the text matrix is), each next one
+ * where the one before it ended (Tj moves the text position on by the run's width). */
+struct text_at { HPDF_Page page; double size, x, y; int at; };
+
+static void show_run(HPDF_Font font, const char *run, size_t len, void *ctx)
 {
-    char small[256], *buf = n < sizeof small ? small : xmalloc(n + 1);
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    HPDF_Page_BeginText(page);
-    HPDF_Page_SetFontAndSize(page, f, (HPDF_REAL)size);
-    HPDF_Page_TextOut(page, (HPDF_REAL)x, (HPDF_REAL)y, buf);
-    HPDF_Page_EndText(page);
-    if (buf != small)
-        free(buf);
+    struct text_at *t = ctx;
+    HPDF_Page_SetFontAndSize(t->page, font, (HPDF_REAL)t->size);
+    if (t->at)
+        HPDF_Page_TextOut(t->page, (HPDF_REAL)t->x, (HPDF_REAL)t->y, run);
+    else
+        HPDF_Page_ShowText(t->page, run);
+    t->at = 0;
+    (void)len;
 }
 
-void pdf_text_in(HPDF_Page page, HPDF_Font f, double size, double x, double w, double y,
+void pdf_text(HPDF_Page page, struct pdf_face *f, double size, double x, double y,
+              const char *s, size_t n)
+{
+    struct text_at t = { page, size, x, y, 1 };
+    HPDF_Page_BeginText(page);
+    each_run(f, s, n, show_run, &t);
+    HPDF_Page_EndText(page);
+}
+
+void pdf_text_rotated(HPDF_Page page, struct pdf_face *f, double size, double x, double y, double degrees,
+                      const char *s)
+{
+    double r = degrees * M_PI / 180.0, co = cos(r), si = sin(r);
+    struct text_at t = { page, size, x, y, 0 };
+    HPDF_Page_BeginText(page);
+    HPDF_Page_SetTextMatrix(page, (HPDF_REAL)co, (HPDF_REAL)si, (HPDF_REAL)-si, (HPDF_REAL)co,
+                            (HPDF_REAL)x, (HPDF_REAL)y);
+    each_run(f, s, strlen(s), show_run, &t);
+    HPDF_Page_EndText(page);
+}
+
+void pdf_text_in(HPDF_Page page, struct pdf_face *f, double size, double x, double w, double y,
                  const char *s, size_t n, enum pdf_align align)
 {
     double tw = align == PDF_ALIGN_LEFT ? 0.0 : pdf_width(f, size, s, n);
@@ -335,7 +278,7 @@ void pdf_text_in(HPDF_Page page, HPDF_Font f, double size, double x, double w, d
     pdf_text(page, f, size, x, y, s, n);
 }
 
-void pdf_ellipsize(char *s, HPDF_Font f, double size, double w)
+void pdf_ellipsize(char *s, struct pdf_face *f, double size, double w)
 {
     size_t n = strlen(s);
     if (n <= PDF_WRAP_MAX && pdf_width(f, size, s, n) <= w)
@@ -353,6 +296,7 @@ void pdf_ellipsize(char *s, HPDF_Font f, double size, double w)
         else
             hi = mid - 1;
     }
+    lo = pdf_char_floor(s, lo);         /* never half a pair */
     if (dots)
         memcpy(s + lo, "...", 4);
     else

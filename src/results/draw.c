@@ -61,33 +61,18 @@ int draw_check_env(char *err, size_t errlen)
     return 0;
 }
 
-/* Whether the report's font encoding draws the character utf8[0..len) (not as a '?' stand-in). */
-static int drawable(const char *utf8, size_t len)
-{
-    char one[8], out[16];
-    memcpy(one, utf8, len);
-    one[len] = '\0';
-    pdf_utf8_to_cp1252(one, out, sizeof out);
-    return !(strcmp(out, "?") == 0 && strcmp(one, "?") != 0) && !((unsigned char)one[0] < 0x20 || one[0] == 0x7F);
-}
-
 int draw_check_text(const char *what, const char *utf8, size_t max_chars, char *err, size_t errlen)
 {
     size_t n = strlen(utf8), chars = 0;
     long bad = json_utf8_invalid(utf8, n);
+    char why[512];
     if (bad >= 0) {
         snprintf(err, errlen, "%s is not valid UTF-8 (byte 0x%02X at offset %ld)", what, (unsigned char)utf8[bad], bad);
         return -1;
     }
-    for (size_t i = 0; i < n; chars++) {
-        unsigned char c = (unsigned char)utf8[i];
-        size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-        if (!drawable(utf8 + i, len)) {
-            snprintf(err, errlen, "%s: character %zu ('%.*s') cannot be drawn in the report's font encoding "
-                     "(CP1252, Western European)", what, chars + 1, c < 0x20 || c == 0x7F ? 0 : (int)len, utf8 + i);
-            return -1;
-        }
-        i += len;
+    if (pdf_text_check(utf8, &chars, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: character %zu %s", what, chars, why);
+        return -1;
     }
     if (chars > max_chars) {
         snprintf(err, errlen, "%s is %zu characters long; at most %zu fit the report", what, chars, max_chars);

@@ -10,7 +10,7 @@ Exit codes:
   1  the environment failed (I/O, memory, a library); nothing half-written is left
   2  bad command line
   3  the scenario has an error (message FILE:LINE: ...); nothing was measured or written
-  4  a results file is unreadable or invalid
+  4  a results file is unreadable or invalid; for run, a built-in data file (data/NAME.csv,
 ...
 $ sparkreport
 sparkreport: no command given (see sparkreport --help)

@@ -1,5 +1,5 @@
 # Issue 18, round 2, class 4: what can be checked before measuring is checked before measuring:
-# environment values, the title and the texts the PDF draws (length, UTF-8, CP1252), and
+# environment values, the title and the texts the PDF draws (length, UTF-8, what the fonts draw), and
 # --set values; each fails at once with the documented exit code and nothing written.
 
 $ export SOURCE_DATE_EPOCH=99999999999999; sparkreport run tests/scenarios/tiny.lua -o $OUT/reports
@@ -20,12 +20,13 @@ $ export SOURCE_DATE_EPOCH=253402300799; sparkreport render tests/fixtures/resul
 {*}/late-annex.pdf
 $ grep -ac "CreationDate (D:99991231235959Z" $OUT/late.pdf
 1
-# titles: at most 200 characters, all drawable in CP1252, valid UTF-8
+# titles: at most 200 characters, all drawable by the report's fonts (Latin, Greek, Cyrillic; issue 50:
+# CJK is refused naming the font package that has it), valid UTF-8
 $ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set title=$(printf '%0201d' 0)
 tests/scenarios/tiny.lua: scenario: title is 201 characters long; at most 200 fit the report
 [3]
 $ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set 'title=Über 中文'
-tests/scenarios/tiny.lua: scenario: title: character 6 ('中') cannot be drawn in the report's font encoding (CP1252, Western European)
+tests/scenarios/tiny.lua: scenario: title: character 6 ('中', U+4E2D) cannot be drawn: it is CJK, and the report's fonts (DejaVu, Debian fonts-dejavu-core) draw Latin, Greek and Cyrillic; a font that has it (Debian fonts-noto-cjk) is not one sparkreport can embed
 [3]
 $ sparkreport run tests/scenarios/tiny.lua -o $OUT/reports --set "title=a$(printf '\377')b"
 sparkreport: --set title=a...: not valid UTF-8 (byte 0xFF at offset 7)
@@ -44,7 +45,7 @@ $ ls -A $OUT | grep -c reports
 [1]
 # render checks a results file's title the same way before drawing
 $ sed 's/"title": "[^"]*"/"title": "a\\u4e2db"/' tests/fixtures/results/tiny.json > $OUT/cjk.json && sparkreport render $OUT/cjk.json -o $OUT/cjk.pdf
-sparkreport: {*}/cjk.json: scenario.title: character 2 ('中') cannot be drawn in the report's font encoding (CP1252, Western European)
+sparkreport: {*}/cjk.json: scenario.title: character 2 ('中', U+4E2D) cannot be drawn: it is CJK, and the report's fonts (DejaVu, Debian fonts-dejavu-core) draw Latin, Greek and Cyrillic; a font that has it (Debian fonts-noto-cjk) is not one sparkreport can embed
 [4]
 $ ls $OUT/cjk.pdf
 ls: cannot access '{*}/cjk.pdf': No such file or directory

@@ -117,7 +117,9 @@ local HM = HY / 12
 local function simulate(classes, units, jobs_month)
   local total = 0
   for _, c in ipairs(classes) do total = total + c[1] end
-  local months = math.max(1, math.min(team.months, math.floor(40000 / jobs_month)))
+  -- the team's months, more where fewer than 1000 jobs would be counted, at most 40000 arrivals
+  local months = math.max(1, math.min(math.max(team.months, math.ceil(1000 / (0.9 * jobs_month))),
+                                      math.floor(40000 / jobs_month)))
   local horizon, warm = months * HM, 0.1 * months * HM
   local st, free, last, waits, res = { s = team.seed }, {}, 0, {}, {}
   for i = 1, units do free[i] = 0 end

@@ -192,8 +192,9 @@ local function team_text(t)
   for _, j in ipairs(t.info.jobs or {}) do
     if j.team then jobs[#jobs + 1] = ("%s x %s of %s"):format(count(j.per_month), j.name, S.size_text(j)) end
   end
-  return ("The team: %s people running, each month, %s; 95 %% of results wanted within %s."):format(
-    fmt.int(t.info.team.people), table.concat(jobs, " and "), within(t.info.team.deadline_h))
+  local people = t.info.team.people == 1 and "one person" or fmt.int(t.info.team.people) .. " people"
+  return ("The team: %s running, each month, %s; 95 %% of results wanted within %s."):format(
+    people, table.concat(jobs, " and "), within(t.info.team.deadline_h))
 end
 
 -- ---- the options table ------------------------------------------------------------------------

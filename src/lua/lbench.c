@@ -12,6 +12,7 @@
 #include "decide/team.h"
 #include "exp/experiment.h"
 #include "predict/project.h"
+#include "predict/stack.h"
 #include "lua/convert.h"
 #include "lua/embedded.h"
 #include "lua/modules.h"
@@ -312,7 +313,7 @@ static int l_context(lua_State *L)
     return 1;
 }
 
-/* bench.resource(path) -> text of an embedded file | nil, message */
+/* bench.resource(path) -> text of an embedded file, its name | nil, message */
 static int l_resource(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
@@ -323,7 +324,8 @@ static int l_resource(lua_State *L)
         return 2;
     }
     lua_pushlstring(L, (const char *)f->data, f->size);
-    return 1;
+    lua_pushstring(L, name);
+    return 2;
 }
 
 static int l_sha256(lua_State *L)
@@ -469,5 +471,11 @@ int luaopen_bench(lua_State *L)
     lua_setfield(L, -2, "schema_version");
     lua_pushstring(L, MEASURE_DRAM_RULE);
     lua_setfield(L, -2, "dram_rule");
+    lua_createtable(L, PREDICT_NGENS, 0);      /* the GPU generations a catalog row may name */
+    for (int i = 0; i < PREDICT_NGENS; i++) {
+        lua_pushstring(L, predict_gen_names[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "generations");
     return 1;
 }

@@ -55,7 +55,10 @@ experiments (sr.NAME { ... } in a scenario):
 templates:
   procurement
 ...
-catalog systems (data/systems.csv; spec figures, sources in the report):
-  dgx-spark            NVIDIA DGX Spark (GB10)                         128 GB     273 GB/s
+catalog systems (data/systems.csv; spec figures, sources in the report) and their roles: subject (the
+system the report is about), compared (the systems it is compared with), shared (N people share one):
+  dgx-spark            NVIDIA DGX Spark (GB10)                         128 GB     273 GB/s  subject, shared
+...
+  h100-sxm             NVIDIA H100 SXM5                                 80 GB    3350 GB/s  compared
 ...
   mi300x               AMD Instinct MI300X                             192 GB    5300 GB/s

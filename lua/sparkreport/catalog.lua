@@ -1,6 +1,7 @@
--- sparkreport.catalog: the cited systems catalog (data/systems.csv, embedded): parsing,
--- lookup, and matching the machine under test to a row only when it really is that system.
--- Which figures a report prints is the sections' decision.
+-- sparkreport.catalog: the cited systems catalog (data/systems.csv, embedded, or SPARKREPORT_CATALOG_DIR's)
+-- and its data files: the one loader, for Lua and C alike (the C code is handed these rows), parsing
+-- and typing each cell, lookup by id and by role, and matching the machine under test to a row only
+-- when it really is that system. Which figures a report prints is the sections' decision.
 local bench = require "bench"
 
 local M = { source = "data/systems.csv" }
@@ -46,30 +47,95 @@ end
 local numeric = {
   memory_gb = true, mem_bw_gbs = true, fp64_tflops = true, fp32_tflops = true, tf32_tflops = true,
   bf16_tflops = true, fp16_tflops = true, fp8_tflops = true, fp4_tflops = true, power_w = true,
-  price_usd = true, host_memory_gb = true, host_bw_gbs = true, cpu_gpu_link_gbs = true,
+  price_usd = true, host_memory_gb = true, host_bw_gbs = true, cpu_gpu_link_gbs = true, sms = true,
+  match_cpus = true,
 }
+-- What each role means (a row's `roles`, "subject|shared"): the code asks for a role, never an id.
+M.roles = {
+  subject = "the system the report is about (the DGX Spark): exactly one row",
+  compared = "the HBM systems the report compares it with, in the file's order",
+  shared = "a system whose projection shows N people sharing one device (the tenants)",
+}
+
+-- The typed cells of systems.csv's GPU and role columns (data/README.md): generation one of the
+-- stack profiles' (bench.generations, src/predict/stack.c), span 1 or empty, roles a |-list of M.roles,
+-- numbers above 0; anything else raises "SOURCE:LINE: ...", naming the value.
+local function typed(key, v, where)
+  local function bad(what) error(("%s: %s '%s' %s"):format(where, key, v, what), 0) end
+  if key == "generation" then
+    for _, g in ipairs(bench.generations) do if g == v then return v end end
+    bad("is not a GPU generation the stack profiles know (" .. table.concat(bench.generations, ", ") .. ")")
+  elseif key == "span" then
+    if v ~= "1" then bad("is not 1 (or empty)") end
+    return true
+  elseif key == "roles" then
+    local list = {}
+    for r in v:gmatch("[^|]+") do
+      if not M.roles[r] then bad("names a role other than subject, compared, shared") end
+      list[#list + 1] = r
+    end
+    return list
+  elseif numeric[key] then
+    local x = tonumber(v)
+    if not x or x <= 0 then bad("is not a number above 0") end
+    return x
+  end
+  return v
+end
+
+-- systems.csv's text as { rows, by_id, sha256 }: empty cells unknown (absent, never zero), numbers
+-- and the GPU and role columns typed; a bad cell, an id given twice, or not exactly one subject
+-- raises "SOURCE:LINE: ..." (SOURCE alone for the subject).
+function M.parse_systems(text, source)
+  local rows = parse_csv(text)
+  local header = table.remove(rows, 1) or {}
+  local list, by_id, subject = {}, {}, {}
+  for i, r in ipairs(rows) do
+    local row, where = {}, ("%s:%d"):format(source, i + 1)
+    for j, key in ipairs(header) do
+      local v = r[j] or ""
+      if v ~= "" then row[key] = typed(key, v, where) end
+    end
+    if not row.id or by_id[row.id] then
+      error(("%s: id '%s' is %s"):format(where, tostring(row.id), row.id and "given twice" or "empty"), 0)
+    end
+    for _, role in ipairs(row.roles or {}) do if role == "subject" then subject[#subject + 1] = row.id end end
+    list[#list + 1], by_id[row.id] = row, row
+  end
+  if #subject ~= 1 then
+    error(("%s: %d rows have the role 'subject' (%s); exactly one must: %s"):format(source, #subject,
+          table.concat(subject, ", "), M.roles.subject), 0)
+  end
+  return { rows = list, by_id = by_id, sha256 = bench.sha256(text) }
+end
 
 local cache
 function M.load()
   if cache then return cache end
-  local text = assert(bench.resource(M.source))
-  local rows = parse_csv(text, M.source)
-  local header = table.remove(rows, 1)
-  local list, by_id = {}, {}
-  for _, r in ipairs(rows) do
-    local row = {}
-    for j, key in ipairs(header) do
-      local v = r[j] or ""
-      if numeric[key] then row[key] = tonumber(v) -- empty cell: unknown (nil), never zero
-      elseif v ~= "" then row[key] = v end
-    end
-    list[#list + 1] = row
-    by_id[row.id] = row
-  end
-  cache = { rows = list, by_id = by_id, sha256 = bench.sha256(text) }
-  M.merge_ranges(by_id)
+  local text, from = bench.resource(M.source)     -- from: the file read (SPARKREPORT_CATALOG_DIR's or ours)
+  if not text then error(from, 0) end
+  cache = M.parse_systems(text, from)
+  M.merge_ranges(cache.by_id)
   M.load_fabric(cache)
   return cache
+end
+
+-- The ids of the rows with a role (M.roles), in the file's order.
+function M.with_role(role, rows)
+  local ids = {}
+  for _, r in ipairs(rows or M.load().rows) do
+    for _, x in ipairs(r.roles or {}) do if x == role then ids[#ids + 1] = r.id end end
+  end
+  return ids
+end
+
+-- A scenario's `systems`: its list, or for the keyword "compared" (the default) the subject and the
+-- systems it is compared with, in that order.
+function M.systems(v)
+  if v ~= "compared" then return v end
+  local ids = M.with_role("subject")
+  for _, id in ipairs(M.with_role("compared")) do ids[#ids + 1] = id end
+  return ids
 end
 
 -- Each system's scale-out fabric (data/fabric.csv: NVLink domain, scale-up link, NICs, with
@@ -153,7 +219,7 @@ end
 
 local costs_cache
 function M.costs()
-  costs_cache = costs_cache or M.parse_costs(assert(bench.resource(M.costs_source)), M.costs_source)
+  costs_cache = costs_cache or M.parse_costs(assert(bench.resource(M.costs_source)))
   return costs_cache
 end
 
@@ -194,8 +260,25 @@ end
 
 local offers_cache
 function M.offers()
-  offers_cache = offers_cache or M.parse_offers(assert(bench.resource(M.offers_source)), M.offers_source)
+  offers_cache = offers_cache or M.parse_offers(assert(bench.resource(M.offers_source)))
   return offers_cache
+end
+
+-- The rows the projection stage is handed (bench.project; src/predict/project.c and stack.c read
+-- them, and the unit tests take them from here): each catalog row with the whole system's power
+-- per device from the cost file (system_power_w), the basis of the decision pages' kWh, so that
+-- results.json's energy_kwh is on it too, and the cost file's price per device (host included, dated)
+-- as its price: one price per system in the document.
+function M.projection_rows()
+  local rows, costs = {}, M.costs().by_id
+  for i, r in ipairs(M.load().rows) do
+    local row = {}
+    for k, v in pairs(r) do row[k] = v end
+    row.system_power_w = costs[r.id] and costs[r.id].system_power_w or nil
+    row.price_usd = costs[r.id] and costs[r.id].purchase_usd or nil
+    rows[i] = row
+  end
+  return rows
 end
 
 function M.ids()
@@ -414,43 +497,79 @@ end
 function M.check_data(texts)
   local ids = {}
   for _, f in ipairs(FILES) do
-    local rows, col = check_file(f, texts and texts[f.source] or assert(bench.resource(f.source)), ids)
+    local text, from = f.source, f.source
+    if texts and texts[f.source] then text = texts[f.source] else text, from = bench.resource(f.source) end
+    if not text then error(from, 0) end
+    local g = {}                                  -- named as the file read (SPARKREPORT_CATALOG_DIR's or ours)
+    for k, v in pairs(f) do g[k] = v end
+    g.source = from
+    local rows, col = check_file(g, text, ids)
     if f.source == M.source then
       for _, r in ipairs(rows) do ids[r.id] = true end
     end
-    if f.rows then f.rows(f, rows) end
-    if f.reader then c_reader(f, rows, col) end
+    if f.rows then f.rows(g, rows) end
+    if f.reader then c_reader(g, rows, col) end
   end
   return true
 end
 
--- How a machine is recognised: GPU names, board names, CPU core mix. A row without a rule
--- is never matched; a machine that fits no rule is "this machine".
-local rules = {
-  { id = "dgx-spark", gpu = "GB10", board = "DGX Spark", cpu = "Cortex%-X925.*Cortex%-A725" },
-  { id = "gh200-144g", gpu = "GH200 144G" }, { id = "gh200-96g", gpu = "GH200" },
-  { id = "h200-sxm", gpu = "H200$" }, { id = "h100-sxm", gpu = "H100 80GB HBM3" },
-  { id = "h100-pcie", gpu = "H100 PCIe" }, { id = "a100-80g-sxm", gpu = "A100%-SXM4%-80GB" },
-  { id = "b200", gpu = "B200" }, { id = "b300", gpu = "B300" }, { id = "gb200", gpu = "GB200" },
-  { id = "rtx-pro-6000", gpu = "RTX PRO 6000 Blackwell" }, { id = "rtx-5090", gpu = "RTX 5090" },
-  { id = "mi300x", gpu = "MI300X" },
-}
+-- How a machine is recognised, from each row's match_* columns: match_gpu a Lua pattern on a CUDA
+-- device's name (where several rows' patterns match, the longest match wins: "GH200 144G" over
+-- "GH200", "GB200" over "B200"), match_board plain text in the board's product and model names,
+-- match_cpu a Lua pattern on the CPU model with match_cpus logical CPUs. A row without them is
+-- never matched; a machine that fits none is "this machine".
 
--- Returns row, reason or nil, reason.
-function M.match(ctx)
+-- text:find(pattern) for a row's match_* pattern; one Lua cannot read (it says so only once it gets
+-- that far into a text) raises naming the file, the row and the cell.
+local function found(text, r, key)
+  local ok, a, b = pcall(string.find, text, r[key])
+  if not ok then error(("%s: %s of '%s' ('%s') is not a Lua pattern: %s"):format(M.source, key, r.id, r[key],
+                       tostring(a):gsub("^.-:%d+: ", "")), 0) end
+  return a, b
+end
+
+-- The row whose match_gpu fits a device name best, or nil; rows: the catalog's (default) or parsed ones.
+function M.gpu_row(name, rows)
+  local best, len = nil, 0
+  for _, r in ipairs(rows or M.load().rows) do
+    local a, b
+    if r.match_gpu then a, b = found(name, r, "match_gpu") end
+    if a and b - a + 1 > len then best, len = r, b - a + 1 end
+  end
+  return best
+end
+
+-- The subject's id when a GPU calibrated here is recognised as its GPU (a GB10 is a DGX Spark's), else
+-- nil: the subject's projection is then this run's measurements instead of the catalog's figures
+-- (src/predict/project.c); another system's GPU stays "this machine" beside its catalog row, which
+-- is projected like the rest of the set it belongs to.
+function M.subject_gpu(name, rows)
+  local row = M.gpu_row(name, rows)
+  for _, role in ipairs(row and row.roles or {}) do
+    if role == "subject" then return row.id end
+  end
+end
+
+-- Returns row, reason or nil, reason; rows as gpu_row's.
+function M.match(ctx, rows)
+  rows = rows or M.load().rows
   local gpus = ctx.cuda and ctx.cuda.devices or {}
   local board = ctx.os and ctx.os.board or {}
   local boardname = (board.product or "") .. " " .. (board.model or "")
   local cpu = ctx.cpu and ctx.cpu.model or ""
-  for _, r in ipairs(rules) do
-    for _, g in ipairs(gpus) do
-      if r.gpu and g.name:find(r.gpu) then return M.find(r.id), "GPU name '" .. g.name .. "'" end
+  for _, g in ipairs(gpus) do
+    local r = M.gpu_row(g.name, rows)
+    if r then return r, "GPU name '" .. g.name .. "'" end
+  end
+  for _, r in ipairs(rows) do
+    if r.match_board and boardname:find(r.match_board, 1, true) then
+      return r, "board name '" .. boardname:gsub("^%s+", ""):gsub("%s+$", "") .. "'"
     end
-    if r.board and boardname:find(r.board, 1, true) then
-      return M.find(r.id), "board name '" .. boardname:gsub("^%s+", ""):gsub("%s+$", "") .. "'"
-    end
-    if r.cpu and cpu:find(r.cpu) and (ctx.cpu.logical_cpus or 0) == 20 then
-      return M.find(r.id), "CPU cores '" .. cpu .. "'"
+  end
+  local ncpu = ctx.cpu and ctx.cpu.logical_cpus
+  for _, r in ipairs(rows) do
+    if r.match_cpu and found(cpu, r, "match_cpu") and (not r.match_cpus or ncpu == r.match_cpus) then
+      return r, "CPU cores '" .. cpu .. "'"
     end
   end
   return nil, ("no catalog system has this machine's GPU or CPU (CPU: %s; GPU: %s)")

@@ -26,6 +26,28 @@ function M.catalog_row(results, id)
   end
 end
 
+-- The roles of a model experiment's projected systems (data/systems.csv's roles, which the projection
+-- copies onto info.systems): { subject = id or nil, compared = { ids, in the catalog's order },
+-- shared = { [id] = true } }, among the systems it projected. A file written before the projection
+-- recorded roles takes this sparkreport's catalog's.
+function M.roles(exp)
+  local systems, rows, projected = exp and exp.info and exp.info.systems or {}, {}, {}
+  for _, s in ipairs(systems) do
+    projected[s.id] = true
+    if s.roles then rows[#rows + 1] = s end
+  end
+  if #rows == 0 then rows = require("sparkreport.catalog").load().rows end
+  local out = { compared = {}, shared = {} }
+  for _, r in ipairs(rows) do
+    for _, role in ipairs(projected[r.id] and r.roles or {}) do
+      if role == "subject" then out.subject = r.id
+      elseif role == "compared" then out.compared[#out.compared + 1] = r.id
+      elseif role == "shared" then out.shared[r.id] = true end
+    end
+  end
+  return out
+end
+
 -- What experiments of a family did not measure, one row per reason: { items = "a, b", reason = "not
 -- measured: ..." }; an experiment that did not complete counts as `whole` (e.g. "collectives").
 function M.not_measured(exps, whole)

@@ -44,6 +44,7 @@ local function apply_set(scn, set, touched)
     local v, err = bench.parse("scenario", key, text)
     if v == nil then error(("--set %s: %s"):format(set, err), 0) end
     scn.params[key] = v
+    scn.params.systems = catalog.systems(scn.params.systems)
     local ok, cerr = catalog.check_ids(scn.params.systems)
     if not ok then error(("--set %s: %s"):format(set, cerr), 0) end
     return
@@ -111,6 +112,7 @@ function M.prepare(data, chunkname, sets)
   end
   local params, err = bench.check("scenario", data.params)
   if not params then bad("has invalid fields: %s", err) end
+  params.systems = catalog.systems(params.systems)
   local ok, cerr = catalog.check_ids(params.systems)
   if not ok then bad("has invalid fields: %s", cerr) end
   local exps = {}
@@ -224,23 +226,22 @@ local function stage_fault(doc, stage, err)
   return msg
 end
 
+-- A model experiment's GPU that is the report's subject (catalog.subject_gpu) is named in its
+-- calibration (catalog_id), so that the projection takes its row as measured here.
+local function recognise_gpus(doc)
+  for _, e in ipairs(doc.experiments) do
+    local cal = e.name == "model" and e.info and e.info.calibration
+    if cal and cal.device_name then cal.catalog_id = catalog.subject_gpu(cal.device_name) end
+  end
+end
+
 -- The projection, a stage over the results after every experiment ran (src/predict/project.h):
 -- each model experiment's calibration onto the catalog's systems, the stack profiles fitted on
 -- the published runs, the vendor claims beside them, the link the collective measured; what it
 -- adds goes into that experiment's results and info.
 local function project(doc)
-  -- each row with the whole system's power per device from the cost file (system_power_w), the basis
-  -- of the decision pages' kWh, so that results.json's energy_kwh is on it too, and the cost file's
-  -- price per device (host included, dated) as its price: one price per system in the document
-  local rows, costs = {}, catalog.costs().by_id
-  for i, r in ipairs(catalog.load().rows) do
-    local row = {}
-    for k, v in pairs(r) do row[k] = v end
-    row.system_power_w = costs[r.id] and costs[r.id].system_power_w or nil
-    row.price_usd = costs[r.id] and costs[r.id].purchase_usd or nil
-    rows[i] = row
-  end
-  local added = bench.project(doc.experiments, rows, catalog.data("data/gpu-runs.csv"),
+  recognise_gpus(doc)
+  local added = bench.project(doc.experiments, catalog.projection_rows(), catalog.data("data/gpu-runs.csv"),
                               catalog.data("data/vendor-claims.csv"), doc.scenario.jobs or {}, doc.scenario.measured or {})
   for i, a in pairs(added) do M.keep_projection(doc, i, a) end
 end

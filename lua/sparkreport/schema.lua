@@ -507,7 +507,7 @@ M.info.model = object {
                                 global_batch = range("integer", 1, math.huge), precision = "string", note = opt "string",
                                 source = opt "string", gpus = opt(range("integer", 1, M.limits.count)),
                                 how = opt "string" })),
-  systems = opt(list(object { id = "string", name = "text", kind = "string" })),
+  systems = opt(list(object { id = "string", name = "text", kind = "string", roles = opt(list "string") })),
 }
 function M.experiment_rules.model(e, need)       -- peak_flops: { dtype = FLOP/s, ... }
   local cal = type(e.info) == "table" and type(e.info.calibration) == "table" and e.info.calibration

@@ -36,15 +36,24 @@ static int list_catalog(void)
         return -1;
     }
     lua_getfield(L, -1, "rows");
-    printf("catalog systems (data/systems.csv; spec figures, sources in the report):\n");
-    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; i++) {
+    printf("catalog systems (data/systems.csv; spec figures, sources in the report) and their roles: subject (the\n"
+           "system the report is about), compared (the systems it is compared with), shared (N people share one):\n");
+    int rows = lua_gettop(L);
+    for (lua_Integer i = 1; lua_rawgeti(L, rows, i) == LUA_TTABLE; i++) {
         lua_getfield(L, -1, "id");
         lua_getfield(L, -2, "name");
         lua_getfield(L, -3, "memory_gb");
         lua_getfield(L, -4, "mem_bw_gbs");
-        printf("  %-20s %-44s %6s GB %7s GB/s\n", lua_tostring(L, -4), lua_tostring(L, -3),
+        printf("  %-20s %-44s %6s GB %7s GB/s", lua_tostring(L, -4), lua_tostring(L, -3),
                lua_isnil(L, -2) ? "?" : lua_tostring(L, -2), lua_isnil(L, -1) ? "?" : lua_tostring(L, -1));
-        lua_pop(L, 5);
+        lua_pop(L, 4);
+        if (lua_getfield(L, -1, "roles") == LUA_TTABLE)
+            for (lua_Integer k = 1; lua_rawgeti(L, -1, k) == LUA_TSTRING; k++) {
+                printf("%s%s", k > 1 ? ", " : "  ", lua_tostring(L, -1));
+                lua_pop(L, 1);
+            }
+        printf("\n");
+        lua_settop(L, rows);
     }
     sr_lua_close(L);
     return 0;

@@ -41,9 +41,10 @@ const struct param scenario_params[] = {
       "seconds for the whole run, measurements included" },
     { "template", PARAM_ENUM, 0, NULL, "procurement", "procurement", 0, 0,
       "report template (templates/NAME.lua): which sections, in which order" },
-    { "systems", PARAM_STR, PARAM_LIST, NULL, NULL, "dgx-spark,h100-sxm,h200-sxm,b200", 0, 0,
+    { "systems", PARAM_STR, PARAM_LIST, "compared", NULL, "compared", 0, 0,
       "catalog systems whose spec figures the report shows beside this machine's (its old name, compare, is "
-      "still read)" },
+      "still read); compared: the report's subject and the systems it is compared with (data/systems.csv's "
+      "roles)" },
     { "baseline", PARAM_STR, 0, NULL, NULL, "none", 0, 0,
       "run to compare this one with (comparison.pdf/.json in the run folder, exit 6 when slower): "
       "none; latest (DIR/latest before this run); a run folder's name in DIR; a path with a '/'" },

@@ -2,9 +2,12 @@
  * running an experiment, the machine's context, embedded resources and a few formatting
  * helpers shared with the C charts. Measurements are the experiments'; this file only
  * carries values across the bridge. */
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <lauxlib.h>
 
@@ -389,18 +392,39 @@ static int l_context(lua_State *L)
     return 1;
 }
 
-/* bench.resource(path) -> text of an embedded file | nil, message */
+/* bench.resource(path) -> text of an embedded file, where it came from | nil, message. A data file
+ * of the build (data/NAME) is read from $SPARKREPORT_CATALOG_DIR/NAME instead where that folder holds
+ * one (the second result is then that path): a catalog with a system of the user's own is rows
+ * there, no rebuild; its sha256 is what the results record. A file the folder lacks is the build's. */
+#define DATA_FILE_MAX (64u << 20)
 static int l_resource(lua_State *L)
 {
-    const char *name = luaL_checkstring(L, 1);
+    const char *name = luaL_checkstring(L, 1), *dir = getenv("SPARKREPORT_CATALOG_DIR");
     const struct embedded_file *f = embedded_find(name);
     if (!f) {
         luaL_pushfail(L);
         lua_pushfstring(L, "no embedded file '%s'", name);
         return 2;
     }
+    char path[4096], err[4400], *text;
+    size_t n;
+    struct stat st;
+    if (dir && *dir && strncmp(name, "data/", 5) == 0
+        && (size_t)snprintf(path, sizeof path, "%s/%s", dir, name + 5) < sizeof path
+        && (stat(path, &st) == 0 || errno != ENOENT)) {
+        if (fs_read_file(path, DATA_FILE_MAX, &text, &n, err, sizeof err) != 0) {
+            luaL_pushfail(L);
+            lua_pushfstring(L, "SPARKREPORT_CATALOG_DIR: %s", err);
+            return 2;
+        }
+        lua_pushlstring(L, text, n);
+        free(text);
+        lua_pushstring(L, path);
+        return 2;
+    }
     lua_pushlstring(L, (const char *)f->data, f->size);
-    return 1;
+    lua_pushstring(L, name);
+    return 2;
 }
 
 static int l_sha256(lua_State *L)
@@ -663,5 +687,11 @@ int luaopen_bench(lua_State *L)
     lua_setfield(L, -2, "dram_rule");
     lua_pushstring(L, PACKAGE_NAME " " PACKAGE_VERSION);
     lua_setfield(L, -2, "version");
+    lua_createtable(L, PREDICT_NGENS, 0);      /* the GPU generations a catalog row may name */
+    for (int i = 0; i < PREDICT_NGENS; i++) {
+        lua_pushstring(L, predict_gen_names[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "generations");
     return 1;
 }

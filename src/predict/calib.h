@@ -120,6 +120,11 @@ struct predict_system {
         double low, high;
         int sustained;
     } range[NET_NDTYPES];
+    int gen, span;                      /* its GPU's generation (enum predict_gen, -1: none the stack
+                                           profiles know) and whether its band spans every generation's */
+    double sms;                         /* its GPU's streaming multiprocessors; 0: none given */
+    const cJSON *roles;                 /* its catalog row's roles (data/systems.csv), or NULL */
+    int shared;                         /* role 'shared': its projection shows N people sharing one device */
 };
 
 /* A system's dense matmul FLOP/s for operands of dtype d: its own, else BF16, FP32, E4M3. */

@@ -21,6 +21,10 @@
 /* Assumptions where a catalog row is silent (stated in the report's rules). */
 #define PCIE_LINK_BPS 128e9     /* PCIe Gen5 x16: about 64 GB/s each way, both ways together */
 #define HOST_BW_BPS 200e9       /* host memory behind a discrete GPU, when the row gives none */
+/* A scenario's own system gives peaks, no SM count: its matmul size term is an H100's at its BF16
+ * peak (989 TFLOP/s over 132 SMs, NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022), as
+ * data/systems.csv's MI300X row is sized. */
+#define H100_FLOPS_PER_SM (989e12 / 132)
 
 /* Lists of ids may also be one keyword ("all", "none"), which the parameter layer keeps a string. */
 static int listed(const cJSON *list, const char *id)
@@ -81,6 +85,8 @@ static void custom_system(const cJSON *params, struct predict_system *s)
     s->link_bw = PCIE_LINK_BPS;
     s->power_w = param_num(params, "system_power_w");
     s->price_usd = param_num(params, "system_price_usd");
+    s->gen = -1;
+    s->sms = s->peak[NET_DT_BF16] > 0 ? fmax(1, s->peak[NET_DT_BF16] / H100_FLOPS_PER_SM) : 132;
 }
 
 /* The smallest figure of the scenario's own system that describes a machine one trains on; below
@@ -168,6 +174,15 @@ static const char *str(const cJSON *row, const char *name)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/* A catalog row's roles (data/systems.csv, as sparkreport.catalog lists them) on its system. */
+static void system_roles(const cJSON *row, struct predict_system *s)
+{
+    const cJSON *r;
+    s->roles = cJSON_GetObjectItemCaseSensitive(row, "roles");
+    cJSON_ArrayForEach(r, s->roles)
+        s->shared |= cJSON_IsString(r) && strcmp(r->valuestring, "shared") == 0;
+}
+
 static void system_from_row(const cJSON *row, struct predict_system *s)
 {
     memset(s, 0, sizeof *s);
@@ -192,6 +207,8 @@ static void system_from_row(const cJSON *row, struct predict_system *s)
     s->scaleup_Bps = num(row, "fabric_scaleup_gbs") * 1e9;
     s->nic_Bps = num(row, "fabric_nic_gbs_per_gpu") * 1e9;
     s->peak_fp4 = num(row, "fp4_tflops") * 1e12;
+    predict_stack_row_gpu(row, &s->gen, &s->span, &s->sms);
+    system_roles(row, s);
     const char *field[] = { [NET_DT_F32] = "fp32_tflops", [NET_DT_BF16] = "bf16_tflops", [NET_DT_E4M3] = "fp8_tflops" };
     for (int d = 0; d <= NET_DT_E4M3; d++) {
         char name[64];
@@ -214,12 +231,14 @@ static void system_measured(const struct predict_calib *c, struct predict_system
     s->peak[NET_DT_F32] = s->peak[NET_DT_BF16] = c->peak;
     s->memory = machine_mem_total();
     s->shared_pool = 1;
+    s->gen = -1;
 }
 
 /* The measured machine when the calibration ran on a GPU (info.calibration: device_name,
- * memory_bytes, shared_pool, catalog_id): its peaks per dtype and its device memory. A GPU that
- * is a catalog system's (a GB10 is a DGX Spark's) takes that system's id, name, power and price:
- * its row is this run's measurements, not the catalog's figures. Returns the catalog id or "". */
+ * memory_bytes, shared_pool, catalog_id): its peaks per dtype and its device memory. A GPU the
+ * runner recognised as the report's subject (catalog_id: a GB10 is a DGX Spark's) takes that
+ * system's id, name, power, price and roles: its row is this run's measurements, not the catalog's
+ * figures. Returns the catalog id or "". */
 static const char *system_measured_gpu(const struct predict_calib *c, const cJSON *cal, const cJSON *catalog,
                                        struct predict_system *s)
 {
@@ -232,6 +251,7 @@ static const char *system_measured_gpu(const struct predict_calib *c, const cJSO
     s->memory = num(cal, "memory_bytes") > 0 ? num(cal, "memory_bytes") : s->memory;
     s->shared_pool = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cal, "shared_pool"));
     snprintf(s->name, sizeof s->name, "this machine (%.100s, measured)", str(cal, "device_name"));
+    s->sms = num(cal, "sms");           /* its device query's */
     cJSON_ArrayForEach(r, catalog)
         if (id[0] && strcmp(str(r, "id"), id) == 0)
             row = r;
@@ -242,6 +262,11 @@ static const char *system_measured_gpu(const struct predict_calib *c, const cJSO
     s->power_w = num(row, "power_w");
     s->system_power_w = num(row, "system_power_w");
     s->price_usd = num(row, "price_usd");
+    system_roles(row, s);
+    if (!(s->sms > 0)) {                /* a calibration without the device query's count: the row's */
+        int gen, span;
+        predict_stack_row_gpu(row, &gen, &span, &s->sms);
+    }
     return id;
 }
 
@@ -270,14 +295,13 @@ static struct predict_target target(const struct predict_system *sys, const stru
                                     int gen, int e)
 {
     enum net_dtype d = predict_stack_op_dtype(rc->st, rc->p, op);
-    double sms = predict_stack_sms(sys->id, sys->peak[NET_DT_BF16]);
     if (rc->fp4 && d == NET_DT_E4M3 && sys->peak_fp4 > 0)
-        return (struct predict_target){ sys->peak_fp4, sys->bw, gen, 0, sms };
+        return (struct predict_target){ sys->peak_fp4, sys->bw, gen, 0, sys->sms };
     double peak = predict_system_peak(sys, d);
     enum net_dtype used = d;
     while (!(sys->peak[used] > 0) && used != NET_DT_F32)     /* the dtype predict_system_peak fell back to */
         used = used == NET_DT_BF16 ? NET_DT_F32 : NET_DT_BF16;
-    struct predict_target t = { peak, sys->bw, gen, sys->range[used].sustained, sms };
+    struct predict_target t = { peak, sys->bw, gen, sys->range[used].sustained, sys->sms };
     if (e < 0 && sys->range[used].high > 0) {
         t.peak = sys->range[used].high;
         t.sustained = 0;
@@ -291,12 +315,11 @@ static struct predict_target target(const struct predict_system *sys, const stru
  * (Hopper's for a system the profiles know nothing of); the band's ends at the fast and slow ends
  * of the system's ranges with that generation's efficiencies moved by its spread (a generation
  * borrowed by rule), and over every generation's for a system whose efficiencies are less
- * certain than its generation's runs (predict_stack_gen_span: the DGX Spark's GeForce-class GB10). */
+ * certain than its generation's runs (its row's span: the cards of the DGX Spark's GeForce-class GB10). */
 static void stack_op(const struct recipe *rc, const struct predict_system *sys, const struct net_op *op, double t[3],
                      int *mem_bound)
 {
-    int own = predict_stack_gen(sys->id), span = predict_stack_gen_span(sys->id);
-    int g0 = own >= 0 ? own : PREDICT_HOPPER;
+    int span = sys->span || sys->gen < 0, g0 = sys->gen >= 0 ? sys->gen : PREDICT_HOPPER;
     struct predict_target c = target(sys, op, rc, g0, 0);
     t[1] = predict_stack_op_seconds(rc->st, &c, op, mem_bound);
     t[0] = t[2] = t[1];
@@ -633,7 +656,7 @@ static const int more_devices[] = { 2, 4, 8 };
 static void stack_json(cJSON *r, const struct predict_stack *st, const struct predict_system *sys)
 {
     const struct predict_stack *fitted = predict_stack_find(st->fitted_on);
-    int own = predict_stack_gen(sys->id), gen = own >= 0 ? own : PREDICT_HOPPER;
+    int own = sys->gen, gen = own >= 0 ? own : PREDICT_HOPPER;
     cJSON_AddStringToObject(r, "stack", st->id);
     cJSON_AddStringToObject(r, "stack_name", st->short_name);
     cJSON_AddStringToObject(r, "stack_era", st->era);
@@ -712,6 +735,7 @@ static cJSON *projection_json(const struct predict_calib *c, const struct predic
     const char *why = !(sys->peak[NET_DT_F32] + sys->peak[NET_DT_BF16] > 0)
                       ? "the catalog gives no dense FP32 or BF16 peak"
                       : !measured && !rc.st ? "no GPU software-stack profile was fitted (no published runs given)"
+                      : !measured && !(sys->sms > 0) ? "the catalog gives no SM count (data/systems.csv's sms)"
                       : w->fp4 && !(sys->peak_fp4 > 0) ? "the FP4 recipe needs an FP4 peak, which this system has not"
                       : NULL;
     if (why) {
@@ -864,6 +888,8 @@ static cJSON *system_json(const struct predict_system *s)
         cJSON_AddNumberToObject(o, "power_w", s->power_w);
     if (s->price_usd > 0)
         cJSON_AddNumberToObject(o, "price_usd", s->price_usd);
+    if (s->roles)
+        cJSON_AddItemToObject(o, "roles", cJSON_Duplicate(s->roles, 1));
     return o;
 }
 
@@ -1191,7 +1217,7 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
                                                       "max_abs_error");
     double band = fmax(0.05, cJSON_IsNumber(v) ? v->valuedouble : 0.5) + 0.10;
     int nsys = 2 + cJSON_GetArraySize(in->catalog);
-    struct predict_system *sys = xmalloc((size_t)nsys * sizeof *sys), *spark = NULL;
+    struct predict_system *sys = xmalloc((size_t)nsys * sizeof *sys), *shared = NULL;
     const cJSON *cal = cJSON_GetObjectItemCaseSensitive(measured, "calibration");
     int gpu = device && strcmp(device, "gpu") == 0;
     const char *mine = gpu ? system_measured_gpu(c, cal, in->catalog, &sys[0]) : "";
@@ -1223,16 +1249,16 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
             cJSON_AddItemToArray(results, one);
             if (more)
                 cJSON_AddItemToArray(results, more);
-            if (strcmp(sys[j].id, "dgx-spark") == 0) {     /* N people sharing it (predict/tenants.c) */
+            if (sys[j].shared) {        /* N people sharing it (predict/tenants.c) */
                 struct tenant_ud t = { c, &sys[j], w, band };
                 predict_tenants(&sys[j], w->id, &in->contention, tenant_within, &t, results);
-                spark = &sys[j];
+                shared = &sys[j];
             }
         }
     }
     vendor_claims_json(c, sys, nsys, in, results);
-    if (spark)
-        predict_tenants_basis(spark, &in->contention, info);
+    if (shared)
+        predict_tenants_basis(shared, &in->contention, info);
     cJSON *rules = cJSON_AddObjectToObject(info, "projection_rules");
     rules_json(rules);
     if (gpu)

@@ -32,53 +32,17 @@ static const double p_min[PREDICT_NSTACKP] = { 0.05, 0.05, 0.05, 0.05, 1e-3, 0.0
 static const double p_max[PREDICT_NSTACKP] = { 1, 1, 1, 1, MM_HALF_MAX, ATT_ETA_MAX, ATT_ETA_MAX, ATT_ETA_MAX,
                                                ATT_ETA_MAX, 1, 1e-4, 1 };
 
-/* Catalog systems by generation, with their streaming multiprocessors: the A100 (108 SMs, NVIDIA
- * A100 Tensor Core GPU Architecture whitepaper, 2020); the Hopper parts (H100 SXM5 132 and H100
- * PCIe 114 SMs, NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022; H200 and GH200 carry the
- * SXM5's GH100 die, NVIDIA datasheets); the datacenter Blackwell parts (B200 and GB200 148 SMs over
- * two dies, as public CUDA code sizes its grids to the device's multiprocessor count; Blackwell
- * Ultra B300 and GB300 160, NVIDIA technical blog "Inside NVIDIA Blackwell Ultra", 2025); and the
- * GeForce-class ones of the gb10 generation: GB10 48 SMs (its CUDA device query, GuigsEvt/
- * dgx_spark_config issue 1, 2025-12-02; N8python/spark-gpt's "48-SM GB10"), RTX 5090 170 and RTX PRO
- * 6000 188 (NVIDIA RTX Blackwell GPU Architecture whitepaper, 2025), whose band spans every
- * generation's efficiencies: the runs of their generation are a Spark's. */
-static const struct { const char *id; int gen, span, sms; } gens[] = {
-    { "a100-80g-sxm", PREDICT_AMPERE, 0, 108 }, { "h100-sxm", PREDICT_HOPPER, 0, 132 },
-    { "h100-pcie", PREDICT_HOPPER, 0, 114 }, { "h200-sxm", PREDICT_HOPPER, 0, 132 },
-    { "gh200-96g", PREDICT_HOPPER, 0, 132 }, { "gh200-144g", PREDICT_HOPPER, 0, 132 },
-    { "b200", PREDICT_BLACKWELL, 0, 148 }, { "gb200", PREDICT_BLACKWELL, 0, 148 }, { "b300", PREDICT_BLACKWELL, 0, 160 },
-    { "dgx-station-gb300", PREDICT_BLACKWELL, 0, 160 }, { "dgx-spark", PREDICT_GB10, 0, 48 },
-    { "rtx-5090", PREDICT_GB10, 1, 170 }, { "rtx-pro-6000", PREDICT_GB10, 1, 188 },
-};
-/* An H100 SXM5's dense BF16 rate per SM (989 TFLOP/s over 132): what sizes a part the table lacks. */
-#define H100_PEAK_PER_SM (989e12 / 132)
-
-static int gen_index(const char *system_id)
+/* A catalog system's GPU is its row's (data/systems.csv: generation, sms and span, with their sources in
+ * gpu_source), as sparkreport.catalog types them; nothing here knows a system by its id. */
+void predict_stack_row_gpu(const cJSON *row, int *gen, int *span, double *sms)
 {
-    for (size_t i = 0; system_id && i < sizeof gens / sizeof gens[0]; i++)
-        if (strcmp(gens[i].id, system_id) == 0)
-            return (int)i;
-    return -1;
-}
-
-int predict_stack_gen(const char *system_id)
-{
-    int i = gen_index(system_id);
-    return i < 0 ? -1 : gens[i].gen;
-}
-
-int predict_stack_gen_span(const char *system_id)
-{
-    int i = gen_index(system_id);
-    return i < 0 || gens[i].span;
-}
-
-double predict_stack_sms(const char *system_id, double bf16_peak)
-{
-    int i = gen_index(system_id);
-    if (i >= 0)
-        return gens[i].sms;
-    return bf16_peak > 0 ? fmax(1, bf16_peak / H100_PEAK_PER_SM) : 132;
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(row, "generation");
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(row, "sms");
+    *gen = -1;
+    for (int i = 0; cJSON_IsString(g) && i < PREDICT_NGENS; i++)
+        *gen = strcmp(g->valuestring, predict_gen_names[i]) == 0 ? i : *gen;
+    *span = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "span"));
+    *sms = cJSON_IsNumber(n) && n->valuedouble > 0 ? n->valuedouble : 0;
 }
 
 /* A generation's attention efficiency measured and published, which every profile takes on it
@@ -255,7 +219,7 @@ static double op_seconds(const struct predict_stack *st, const double *p, const 
     if (st->fused[op->kind])
         return 0;
     if (cls == NET_MATMUL) {
-        double x = op->flops / (PREDICT_TILE_FLOPS * (t->sms > 0 ? t->sms : 132));     /* tile products per SM */
+        double x = op->flops / (PREDICT_TILE_FLOPS * t->sms);     /* tile products per SM */
         tc = op->flops / ((t->sustained ? 1 : p[PREDICT_MM_ETA + t->gen]) * x / (x + p[PREDICT_MM_HALF]) * t->peak);
     } else if (cls == NET_ATTENTION) {
         tc = op->flops / ((t->sustained ? 1 : p[PREDICT_ATT_ETA + t->gen]) * t->peak);
@@ -460,9 +424,9 @@ static int run_from_row(const cJSON *row, const cJSON *catalog, struct predict_r
     for (int d = 0; d < NET_NDTYPES; d++)
         r->peak[d] = peak_field[d] ? number_or(sys, peak_field[d], 0) * 1e12 : 0;
     r->bw = number_or(row, "mem_bw_gbs", number(sys, "mem_bw_gbs")) * 1e9;     /* the run's part, where it differs */
-    r->gen = predict_stack_gen(r->system);
-    r->sms = predict_stack_sms(r->system, r->peak[NET_DT_BF16]);
-    const char *why = !sys ? "names a system the catalog lacks" : !predict_stack_find(r->stack) ? "names an unknown stack"
+    int span;
+    predict_stack_row_gpu(sys, &r->gen, &span, &r->sms);
+    const char *why = !sys ? "names a system data/systems.csv lacks" : !predict_stack_find(r->stack) ? "names an unknown stack"
                       : choices < 0 ? "names an attention (flash, sdpa, eager), loss (unfused, fused), optimizer "
                                       "(adamw, adamw-bf16, adam8bit) or lora_targets (all, qv) not known"
                       : r->sample_tokens > r->shape.seq ? "has sample_tokens above its seq (the cutoff)"
@@ -471,9 +435,10 @@ static int run_from_row(const cJSON *row, const cJSON *catalog, struct predict_r
                       : r->zero < 0 ? "has a sharding other than NO_SHARD, ZERO_1, SHARD_GRAD_OP, FULL_SHARD"
                       : !(r->peak[NET_DT_BF16] > 0 && r->bw > 0) ? "names a system without a dense peak or bandwidth"
                       : r->prec == NET_FP8 && !(r->peak[NET_DT_E4M3] > 0) ? "is FP8 on a system without an FP8 peak"
-                      : r->gen < 0 ? "names a system of a GPU generation the profiles do not fit" : NULL;
+                      : r->gen < 0 ? "names a system whose row gives no GPU generation the profiles fit"
+                      : !(r->sms > 0) ? "names a system whose row gives no SM count (sms)" : NULL;
     if (why) {
-        snprintf(err, errlen, "data/gpu-runs.csv: run '%.60s' %s", r->id, why);
+        snprintf(err, errlen, "data/gpu-runs.csv: run '%.60s' on '%.48s' %s", r->id, r->system, why);
         return -1;
     }
     r->link = run_link(sys, r->gpus);

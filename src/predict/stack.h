@@ -160,15 +160,13 @@ int predict_stack_fitted(const struct predict_stack *st);
 /* Tokens per second per GPU that profile parameters p predict for a run. */
 double predict_run_tokens(const struct predict_stack *st, const double *p, const struct predict_run *r);
 
-/* The GPU generation of a catalog system, or -1 for a system the profiles know nothing of. */
-int predict_stack_gen(const char *system_id);
-/* Whether a system's efficiencies are less certain than its generation's runs say, so that its
- * band spans every generation's efficiencies: the RTX 50 and RTX PRO 6000 cards take the GB10's
- * (the runs of their generation are a DGX Spark's); a system the profiles know nothing of. */
-int predict_stack_gen_span(const char *system_id);
-/* The streaming multiprocessors of a catalog system (stack.c's table, with sources); for one it
- * does not know, the count an H100's rate per SM gives at bf16_peak (FLOP/s). */
-double predict_stack_sms(const char *system_id, double bf16_peak);
+/* A catalog row's GPU (data/systems.csv's generation, span and sms, typed by sparkreport.catalog):
+ * *gen its enum predict_gen, -1 where the row names none the profiles know (projected with Hopper's
+ * efficiencies, the band spanning every generation's); *span whether its efficiencies are less
+ * certain than its generation's runs say, so that its band spans every generation's (the RTX 50 and
+ * RTX PRO 6000 cards take the GB10's: the runs of their generation are a DGX Spark's); *sms its
+ * streaming multiprocessors (the matmul size term), 0 where the row gives none. row may be NULL. */
+void predict_stack_row_gpu(const cJSON *row, int *gen, int *span, double *sms);
 /* Whether a profile's efficiencies on a generation were set by its own runs (not borrowed). */
 int predict_stack_gen_fitted(const struct predict_stack *st, int gen);
 
@@ -183,7 +181,7 @@ enum net_dtype predict_stack_op_dtype(const struct predict_stack *st, enum net_p
 struct predict_target {
     double peak, bw;
     int gen, sustained;
-    double sms;                 /* streaming multiprocessors (the matmul size term); 0: the H100's 132 */
+    double sms;                 /* streaming multiprocessors (the matmul size term), above 0 */
 };
 
 /* Seconds a stack's trainer spends per micro-batch besides its ops (micro_s; 0 for a stack that

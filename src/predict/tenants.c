@@ -25,9 +25,8 @@ const int predict_ntenant_counts = (int)(sizeof predict_tenant_counts / sizeof p
  *   32-bit registers = 256 KiB (CUDA C++ Programming Guide, technical specifications per compute
  *   capability), and its L1 / shared memory, 128 KiB on the GeForce-class Blackwell SM GB10 has
  *   (Chips and Cheese, "Blackwell: Nvidia's Massive GPU", 2025);
- * - GB10 has 48 SMs (Hot Chips 2025, the research notes' bench-anchors table).
+ * - the system's SMs (its catalog row's sms, with its source; a GPU measured here: its device query's).
  * Saved and restored at the system's bandwidth. */
-#define SWITCH_SMS 48
 #define SWITCH_SM_BYTES ((256.0 + 128.0) * 1024)
 
 static const cJSON *item(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
@@ -110,7 +109,7 @@ double predict_tenant_usable(double capacity, int shared, int n)
 
 double predict_tenant_switch_s(const struct predict_system *sys)
 {
-    return sys->bw > 0 ? 2 * SWITCH_SMS * SWITCH_SM_BYTES / sys->bw : 0;
+    return sys->bw > 0 ? 2 * sys->sms * SWITCH_SM_BYTES / sys->bw : 0;
 }
 
 double predict_tenant_factor(int n, double mem, double share, double switch_s)
@@ -182,11 +181,11 @@ void predict_tenants_basis(const struct predict_system *sys, const struct predic
              "(smaller micro-batches, then activation checkpointing; no offload on one pool); GPU: time-sliced, one "
              "tenant's kernels at a time, so each tenant's step takes N times its step alone, plus one context switch "
              "per %.0f us time slice (the driver's default: NVIDIA open-gpu-kernel-modules 595.45.04) that saves and "
-             "restores up to %d SMs x %.0f KiB of registers and shared memory (CUDA programming guide; Chips and "
+             "restores up to %.0f SMs x %.0f KiB of registers and shared memory (CUDA programming guide; Chips and "
              "Cheese on the Blackwell SM) at %.0f GB/s, %.0f us, %.1f %% of a slice (the band's fast end: none); "
              "bandwidth: the step's memory-bound part divided by %s",
              sys->name, sys->memory / 1e9, reserve / 1e9, predict_fit_runtime_reserve() / 1e9,
-             predict_tenant_usable(sys->memory, sys->shared_pool, 4) / 1e9, PREDICT_TIMESLICE_S * 1e6, SWITCH_SMS,
+             predict_tenant_usable(sys->memory, sys->shared_pool, 4) / 1e9, PREDICT_TIMESLICE_S * 1e6, sys->sms,
              SWITCH_SM_BYTES / 1024, sys->bw / 1e9, sw * 1e6, 100 * sw / PREDICT_TIMESLICE_S, bw);
     cJSON_AddStringToObject(info, "tenants_basis", text);
 }

@@ -47,7 +47,7 @@ static time_t report_date(const cJSON *results)
 
 int draw_check_env(char *err, size_t errlen)
 {
-    const char *text, *fonts = getenv("SPARKREPORT_FONT_DIR");
+    const char *text, *fonts = getenv("SPARKREPORT_FONT_DIR"), *data = getenv("SPARKREPORT_CATALOG_DIR");
     struct stat st;
     if (source_date_epoch(&text) == -2) {
         snprintf(err, errlen, "SOURCE_DATE_EPOCH=%.64s%s: must be a whole number of seconds from 0 to %.0f "
@@ -56,6 +56,10 @@ int draw_check_env(char *err, size_t errlen)
     }
     if (fonts && *fonts && (stat(fonts, &st) != 0 || !S_ISDIR(st.st_mode))) {
         snprintf(err, errlen, "SPARKREPORT_FONT_DIR=%.512s: not a folder", fonts);
+        return -1;
+    }
+    if (data && *data && (stat(data, &st) != 0 || !S_ISDIR(st.st_mode))) {     /* bench.resource's */
+        snprintf(err, errlen, "SPARKREPORT_CATALOG_DIR=%.512s: not a folder", data);
         return -1;
     }
     return 0;

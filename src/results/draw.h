@@ -23,7 +23,8 @@ int draw_results(const cJSON *results, const char *pdf_path, const char *annex_p
 
 /* What a render needs that can be checked before any drawing (a run checks it before measuring):
  * draw_check_env: SOURCE_DATE_EPOCH a whole number of seconds 0 .. 9999-12-31 (never a date
- * the PDF cannot hold), SPARKREPORT_FONT_DIR a folder; -1 with "VARIABLE=VALUE: why".
+ * the PDF cannot hold), SPARKREPORT_FONT_DIR and SPARKREPORT_CATALOG_DIR (the catalog's data files,
+ * bench.resource) folders; -1 with "VARIABLE=VALUE: why".
  * draw_check_text: text named `what` in err is valid UTF-8, every character drawable by the
  * report's fonts (report.h's pdf_text_check: Latin, Greek, Cyrillic; no control characters; a
  * refusal names the script and the Debian font package that has it) and at most max_chars long. */

@@ -14,6 +14,15 @@ sparkreport: SOURCE_DATE_EPOCH=253402300800: must be a whole number of seconds f
 $ export SPARKREPORT_FONT_DIR=/dev/null; sparkreport run tests/scenarios/tiny.lua -o $OUT/reports
 sparkreport: SPARKREPORT_FONT_DIR=/dev/null: not a folder
 [2]
+$ export SPARKREPORT_CATALOG_DIR=/dev/null; sparkreport render tests/fixtures/results/tiny.json -o $OUT/d.pdf
+sparkreport: SPARKREPORT_CATALOG_DIR=/dev/null: not a folder
+[2]
+# a data file there that is not a regular file is refused by path, never waited on; nothing written
+$ mkdir $OUT/data && mkfifo $OUT/data/systems.csv && export SPARKREPORT_CATALOG_DIR=$OUT/data; sparkreport run tests/scenarios/tiny.lua -o $OUT/reports
+SPARKREPORT_CATALOG_DIR: {*}/data/systems.csv: not a regular file (a FIFO)
+[3]
+$ test -e $OUT/reports || echo nothing written
+nothing written
 # the last second of 9999 is a date the PDF holds
 $ export SOURCE_DATE_EPOCH=253402300799; sparkreport render tests/fixtures/results/tiny.json -o $OUT/late.pdf
 {*}/late.pdf

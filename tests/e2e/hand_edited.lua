@@ -3,8 +3,8 @@
 -- or life of 0, negative prices, rents and energy, GPU counts that are not whole or below one, a
 -- ZeRO stage of 1.5, hours of zero, below zero or 1e300, a share above one, compression's fraction
 -- of its interleaved read below zero, its pairs not whole, a held-out configuration's reference
--- with a ratio below zero or no ops, a decide list with an item twice or an
--- id this version does not know), is refused with exit 4, the file and the place as a JSON pointer,
+-- with a ratio below zero or no ops, a projected system's roles that are not a list, a decide list with
+-- an item twice or an id this version does not know), is refused with exit 4, the file and the place as a JSON pointer,
 -- before anything is drawn; the file as recorded renders. The formatter's own
 -- guards are tests/lua/format.lua's.
 local env = ...
@@ -78,6 +78,8 @@ local cases = {
     rec .. "reference/ops = 0 is outside what a run writes (a whole number from 1 to 1000000)" },
   { function(d) local l = {}; for i = 1, 70 do l[i] = "gpt2-124m" end; d.scenario.decide = l end,
     "/scenario/decide: parameter 'decide' lists \"gpt2-124m\" twice (entries 1 and 2); give each once (a run refuses it)" },
+  { function(d) d.experiments[mi].info.systems[2].roles = "subject" end,
+    ("experiments[%d].info.systems[2].roles must be a list, got a string (\"subject\")"):format(mi) },
   { function(d) d.scenario.decide = { "gpt2-124m", "gpt5" } end,
     "/scenario/decide: parameter 'decide' has unknown value 'gpt5' (valid: " },
 }

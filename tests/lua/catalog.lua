@@ -1,6 +1,6 @@
 -- tests/lua/catalog.lua: the embedded catalog parses (quoted fields, empty cells unknown),
 -- machines match a row only when they are that system, the memory units, and the CPU-side
--- bandwidth rule.
+-- bandwidth rule; the GPU and role columns and their refusals.
 local catalog = require "sparkreport.catalog"
 
 local cat = catalog.load()
@@ -40,3 +40,53 @@ assert(catalog.cpu_bandwidth(catalog.find("h100-sxm")) == nil, "host memory unkn
 
 local ok, err = catalog.check_ids({ "dgx-spark", "h300" })
 assert(not ok and err:find("^unknown catalog system 'h300' in 'systems' %(valid: dgx%-spark, "), err)
+
+-- the rules are each row's match_* columns: the longest match of a GPU name wins, whatever the order
+assert(catalog.match(ctx("NVIDIA GH200 144G HBM3e")).id == "gh200-144g")
+assert(catalog.match(ctx("NVIDIA GB200")).id == "gb200", "GB200 over B200")
+assert(catalog.match(ctx("NVIDIA B200")).id == "b200")
+assert(catalog.gpu_row("NVIDIA GB10").id == "dgx-spark" and catalog.gpu_row("Radeon 8060S") == nil)
+-- a GPU calibrated here stands for its catalog row only when it is the subject's (the runner's catalog_id)
+assert(catalog.subject_gpu("NVIDIA GB10") == "dgx-spark" and catalog.subject_gpu("NVIDIA H100 80GB HBM3") == nil)
+assert(catalog.subject_gpu("NVIDIA GeForce RTX 4090") == nil)
+
+-- the GPU and role columns, typed by the one loader (src/predict reads them from these rows)
+assert(spark.generation == "gb10" and spark.sms == 48 and spark.span == nil and spark.match_cpus == 20)
+assert(catalog.find("rtx-5090").span == true and catalog.find("mi300x").generation == nil)
+assert(table.concat(spark.roles, "|") == "subject|shared")
+assert(table.concat(catalog.with_role("subject"), ",") == "dgx-spark")
+assert(table.concat(catalog.with_role("compared"), ",") == "h100-sxm,h200-sxm,b200", "the file's order")
+assert(table.concat(catalog.with_role("shared"), ",") == "dgx-spark")
+assert(table.concat(catalog.systems("compared"), ",") == "dgx-spark,h100-sxm,h200-sxm,b200")
+assert(catalog.systems("all") == "all" and catalog.systems({ "b200" })[1] == "b200")
+for _, r in ipairs(catalog.projection_rows()) do
+  assert(catalog.find(r.id).generation == r.generation and r ~= catalog.find(r.id), "a copy of each row")
+end
+assert(catalog.projection_rows()[1].system_power_w == catalog.costs().by_id["dgx-spark"].system_power_w)
+
+-- a bad cell, an id twice, no subject or two: refused with the file, line and value
+local HEAD = "id,name,generation,sms,span,roles,match_gpu\n"
+local function refused(text, want)
+  local ok, e = pcall(catalog.parse_systems, HEAD .. text, "systems.csv")
+  assert(not ok and e == want, tostring(e))
+end
+refused("a,A,volta,80,,subject,\n", "systems.csv:2: generation 'volta' is not a GPU generation the stack "
+        .. "profiles know (ampere, hopper, blackwell, gb10)")
+refused("a,A,hopper,eighty,,subject,\n", "systems.csv:2: sms 'eighty' is not a number above 0")
+refused("a,A,hopper,0,,subject,\n", "systems.csv:2: sms '0' is not a number above 0")
+refused("a,A,hopper,80,yes,subject,\n", "systems.csv:2: span 'yes' is not 1 (or empty)")
+refused("a,A,hopper,80,,subject|hbm,\n", "systems.csv:2: roles 'subject|hbm' names a role other than subject, "
+        .. "compared, shared")
+refused("a,A,,,,subject,\na,B,,,,,\n", "systems.csv:3: id 'a' is given twice")
+refused("a,A,,,,compared,\n", "systems.csv: 0 rows have the role 'subject' (); exactly one must: the system the "
+        .. "report is about (the DGX Spark): exactly one row")
+refused("a,A,,,,subject,\nb,B,,,,subject,\n", "systems.csv: 2 rows have the role 'subject' (a, b); exactly one "
+        .. "must: the system the report is about (the DGX Spark): exactly one row")
+local one = catalog.parse_systems(HEAD .. "a,A,hopper,132,,subject|compared,\nb,B,,,,compared,\n", "systems.csv")
+assert(one.by_id.a.sms == 132 and table.concat(catalog.with_role("compared", one.rows), ",") == "a,b")
+-- a row appended is recognised by its own pattern; a pattern Lua cannot read is named when reached
+local more = catalog.parse_systems(HEAD .. "a,A,hopper,132,,subject,\nb,B,hopper,132,,,H100 NVL\nc,C,,,,,X100 [\n", "x")
+assert(catalog.match(ctx("NVIDIA H100 NVL"), more.rows).id == "b" and catalog.match(ctx("NVIDIA H100 NVL")) == nil)
+local ok, e = pcall(catalog.match, ctx("NVIDIA X100 [X]"), more.rows)
+assert(not ok and e == "data/systems.csv: match_gpu of 'c' ('X100 [') is not a Lua pattern: malformed pattern "
+       .. "(missing ']')", e)

@@ -175,9 +175,9 @@ static cJSON *synthetic_runs(const cJSON *catalog, int skewed, double skew)
 
 static const char *const GPU_ROWS =
     "{\"id\":\"a100-80g-sxm\",\"name\":\"A100\",\"memory\":\"HBM2e\",\"memory_gb\":80,\"mem_bw_gbs\":2039,"
-    "\"fp32_tflops\":19.5,\"bf16_tflops\":312},"
+    "\"fp32_tflops\":19.5,\"bf16_tflops\":312,\"generation\":\"ampere\",\"sms\":108},"
     "{\"id\":\"h100-sxm\",\"name\":\"H100\",\"memory\":\"HBM3\",\"memory_gb\":80,\"mem_bw_gbs\":3350,"
-    "\"fp32_tflops\":67,\"bf16_tflops\":989}";
+    "\"fp32_tflops\":67,\"bf16_tflops\":989,\"generation\":\"hopper\",\"sms\":132}";
 
 static double loo_error(const cJSON *results, const char *run)
 {
@@ -192,7 +192,8 @@ static double loo_error(const cJSON *results, const char *run)
 
 /* The fit recovers the parameters runs were generated with; a run made 30 % faster than the
  * others imply is predicted by the fit without it (leave-one-out: about -23 %), not by a fit
- * that has seen it; generations: the catalog ids the profiles know. */
+ * that has seen it; a run on a system the catalog lacks, or whose row gives no generation or SM
+ * count, is refused by name. */
 static void stack_fit(void)
 {
     char buf[1024];
@@ -228,13 +229,24 @@ static void stack_fit(void)
 
     cJSON *bad = cJSON_Parse("[{\"id\":\"x\",\"system\":\"nowhere\",\"stack\":\"pytorch\"}]");
     EXPECT(predict_runs_load(bad, catalog, &runs, err, sizeof err) == -1);
-    EXPECT_STR(err, "data/gpu-runs.csv: run 'x' names a system the catalog lacks");
+    EXPECT_STR(err, "data/gpu-runs.csv: run 'x' on 'nowhere' names a system data/systems.csv lacks");
+    cJSON_Delete(bad);
+    /* a run's system without the generation or SM count the profiles need: refused, named */
+    cJSON_DeleteItemFromObject(cJSON_GetArrayItem(catalog, 1), "sms");
+    bad = cJSON_Parse("[{\"id\":\"y\",\"system\":\"h100-sxm\",\"stack\":\"pytorch\",\"gpus\":\"8\",\"layers\":\"12\","
+                      "\"hidden\":\"768\",\"heads\":\"12\",\"vocab\":\"50368\",\"seq\":\"2048\",\"micro_batch\":\"8\","
+                      "\"accum\":\"1\",\"precision\":\"bf16\",\"sharding\":\"FULL_SHARD\",\"tokens_per_s_per_gpu\":\"1\"}]");
+    EXPECT(predict_runs_load(bad, catalog, &runs, err, sizeof err) == -1);
+    EXPECT_STR(err, "data/gpu-runs.csv: run 'y' on 'h100-sxm' names a system whose row gives no SM count (sms)");
+    cJSON_DeleteItemFromObject(cJSON_GetArrayItem(catalog, 1), "generation");
+    EXPECT(predict_runs_load(bad, catalog, &runs, err, sizeof err) == -1);
+    EXPECT_STR(err, "data/gpu-runs.csv: run 'y' on 'h100-sxm' names a system whose row gives no GPU generation the "
+               "profiles fit");
     cJSON_Delete(bad);
     cJSON_Delete(catalog);
-    EXPECT(predict_stack_gen("h200-sxm") == PREDICT_HOPPER && predict_stack_gen("a100-80g-sxm") == PREDICT_AMPERE);
-    EXPECT(predict_stack_gen("b200") == PREDICT_BLACKWELL && predict_stack_gen("dgx-spark") == PREDICT_GB10);
-    EXPECT(predict_stack_gen("compute") == -1);
 }
+
+#define H100_PER_SM (989.0 / 132)
 
 /* Two synthetic catalog rows: one so fast in memory that only compute counts, one so fast in
  * compute that only bytes count. GPT-2 1.5B's step on the first is 6ND-style FLOPs (matmuls and
@@ -244,11 +256,12 @@ static void projection(void)
     char buf[2048];
     snprintf(buf, sizeof buf, "[%s,"
         "{\"id\":\"compute\",\"name\":\"compute-bound box\",\"memory\":\"HBM\",\"fabric_nvlink_domain\":8,\"memory_gb\":10000,\"memory_unit\":\"GiB\","
-        "\"mem_bw_gbs\":1e12,\"fp32_tflops\":1e6,\"bf16_tflops\":1000,\"power_w\":1000,\"price_usd\":100},"
+        "\"mem_bw_gbs\":1e12,\"fp32_tflops\":1e6,\"bf16_tflops\":1000,\"power_w\":1000,\"price_usd\":100,\"sms\":%.17g},"
         "{\"id\":\"memory\",\"name\":\"memory-bound box\",\"memory\":\"LPDDR5X unified\",\"memory_gb\":10000,\"memory_unit\":\"GB\","
-        "\"mem_bw_gbs\":100,\"fp32_tflops\":1e9,\"bf16_tflops\":1e9},"
+        "\"mem_bw_gbs\":100,\"fp32_tflops\":1e9,\"bf16_tflops\":1e9,\"sms\":%.17g},"
         "{\"id\":\"small\",\"name\":\"small box\",\"memory\":\"LPDDR5X unified\",\"memory_gb\":8,"
-        "\"mem_bw_gbs\":100,\"fp32_tflops\":10,\"bf16_tflops\":20}]", GPU_ROWS);
+        "\"mem_bw_gbs\":100,\"fp32_tflops\":10,\"bf16_tflops\":20,\"sms\":%.17g}]", GPU_ROWS,
+        1000 / H100_PER_SM, 1e9 / H100_PER_SM, 20 / H100_PER_SM);      /* SMs of an H100's rate (TFLOP/s) */
     cJSON *rows = cJSON_Parse(buf), *runs = synthetic_runs(rows, -1, 1);
     struct predict_inputs in = { .catalog = rows, .runs = runs };
     struct predict_calib c = { .peak = 1e11, .bw = 1e10, .q = 64 };

@@ -1,6 +1,6 @@
 /* test_predict_stack.c: the GPU software-stack profiles on the project's own cited data
- * (data/gpu-runs.csv, systems.csv, fabric.csv, costs.csv, read as the runner hands them over: rows of
- * strings): every fitted profile's leave-one-out mean error at most 10 %, llm.c's GPT-2 runs (never
+ * (data/gpu-runs.csv, systems.csv, fabric.csv, costs.csv, read as the runner hands them over, through
+ * sparkreport.catalog, the one loader): every fitted profile's leave-one-out mean error at most 10 %, llm.c's GPT-2 runs (never
  * fitted on) and the DGX Spark's own runs (left out in turn) within 0.8-1.25 of the published throughput,
  * N8python/spark-gpt's runs asked through workload_* fields within 0.8-1.25; GB10 as a generation
  * (borrowed by ratio where a profile has no Spark runs, attention at its measured kernel rate); the
@@ -9,143 +9,52 @@
  * stage, the link between GPUs, the step with its traffic overlapped, the per-op cost that binds only
  * short ops, the FP8 backward GEMMs of Transformer Engine, what two Sparks hold under ZeRO-3, FSDP with
  * host offload (70B on 8 A100s), tensor parallelism's traffic, marginal fits and energy on the whole
- * system's power. */
+ * system's power; a catalog system's GPU (generation, SMs, span) and roles from its row alone. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <lauxlib.h>
+
 #include "check.h"
 #include "exp/model/model.h"
+#include "lua/convert.h"
+#include "lua/state.h"
 #include "predict/fit.h"
 #include "predict/hfconfig.h"
 #include "predict/jobspec.h"
 #include "predict/project.h"
 #include "predict/stack.h"
 #include "util/error.h"
+#include "util/json.h"
 #include "hfconfigs.h"
 
-/* ---- a CSV file (RFC 4180) as rows of strings keyed by its header, empty cells absent ---- */
+/* ---- the data files through the one loader the runner uses (sparkreport.catalog) ---- */
 
-static char *slurp(const char *path)
+/* sparkreport.catalog's function `fn` called with the string `arg` (or none), its result as JSON:
+ * projection_rows (data/systems.csv typed, fabric.csv and spec-ranges.csv joined, costs.csv's
+ * system_power_w: what bench.project is handed), data("data/gpu-runs.csv") (rows of strings). */
+static cJSON *from_catalog(const char *fn, const char *arg)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = xmalloc((size_t)n + 1);
-    s[fread(s, 1, (size_t)n, f)] = '\0';
-    fclose(f);
-    return s;
-}
-
-/* The next field from *p into buf; *end_row set when it ended a row. Returns 0 at the end. */
-static int field(const char **p, char *buf, size_t n, int *end_row)
-{
-    size_t k = 0;
-    int quoted = 0;
-    if (!**p)
-        return 0;
-    for (; **p; (*p)++) {
-        char c = **p;
-        if (quoted && c == '"' && (*p)[1] == '"')
-            c = *++*p;
-        else if (c == '"') {
-            quoted = !quoted;
-            continue;
-        } else if (!quoted && (c == ',' || c == '\n')) {
-            *end_row = c == '\n';
-            (*p)++;
-            break;
-        }
-        if (k + 1 < n && c != '\r')
-            buf[k++] = c;
-        *end_row = 1;
+    char err[512];
+    cJSON *out = NULL;
+    lua_State *L = sr_lua_new(SR_LUA_MEM_LIMIT);
+    if (sr_lua_require(L, "sparkreport.catalog", err, sizeof err) == 0) {
+        lua_getfield(L, -1, fn);
+        if (arg)
+            lua_pushstring(L, arg);
+        if (sr_lua_pcall(L, arg ? 1 : 0, 1, err, sizeof err, NULL) == 0)
+            out = lua_to_json(L, -1, fn, err, sizeof err);
     }
-    buf[k] = '\0';
-    return 1;
+    if (!out)
+        fprintf(stderr, "sparkreport.catalog.%s: %s\n", fn, err);
+    EXPECT(out != NULL);
+    sr_lua_close(L);
+    return out ? out : cJSON_CreateArray();
 }
 
-static cJSON *csv_rows(const char *path)
-{
-    char *text = slurp(path), names[40][64], v[4096];
-    size_t nn = sizeof names[0];
-    const char *p = text;
-    int nh = 0, end = 0, col = 0;
-    cJSON *rows = cJSON_CreateArray(), *row = NULL;
-    if (!text)
-        return rows;
-    while (!end && field(&p, v, sizeof v, &end))
-        snprintf(names[nh < 40 ? nh++ : 39], nn, "%.63s", v);
-    while (field(&p, v, sizeof v, &end)) {
-        if (!row)
-            cJSON_AddItemToArray(rows, row = cJSON_CreateObject());
-        if (v[0] && col < nh)
-            cJSON_AddStringToObject(row, names[col], v);
-        col++;
-        if (end) {
-            row = NULL;
-            col = 0;
-        }
-    }
-    free(text);
-    return rows;
-}
-
-/* A cell as the catalog loader gives it: a number where the text is one. */
-static cJSON *cell(const char *v)
-{
-    char *end;
-    double x = strtod(v, &end);
-    return *v && *end == '\0' ? cJSON_CreateNumber(x) : cJSON_CreateString(v);
-}
-
-/* systems.csv with fabric.csv's columns as fabric_* and spec-ranges.csv's as FIELD_low, FIELD_high,
- * FIELD_sustained (catalog.lua's load, load_fabric and merge_ranges), numbers as numbers. */
-static cJSON *catalog(void)
-{
-    cJSON *sys = csv_rows("data/systems.csv"), *fab = csv_rows("data/fabric.csv"), *rng = csv_rows("data/spec-ranges.csv");
-    cJSON *r, *f, *c;
-    cJSON *out = cJSON_CreateArray();
-    cJSON_ArrayForEach(f, sys) {
-        cJSON *row = cJSON_CreateObject();
-        cJSON_ArrayForEach(c, f)
-            cJSON_AddItemToObject(row, c->string, strcmp(c->string, "id") == 0 ? cJSON_CreateString(c->valuestring)
-                                                                                 : cell(c->valuestring));
-        cJSON_AddItemToArray(out, row);
-    }
-    cJSON_Delete(sys);
-    sys = out;
-    cJSON_ArrayForEach(r, sys) {
-        const char *id = cJSON_GetObjectItem(r, "id")->valuestring;
-        cJSON_ArrayForEach(f, fab) {
-            if (strcmp(cJSON_GetObjectItem(f, "id")->valuestring, id) != 0)
-                continue;
-            cJSON_ArrayForEach(c, f) {
-                char name[96];
-                snprintf(name, sizeof name, "fabric_%s", c->string);
-                if (strcmp(c->string, "id") != 0)
-                    cJSON_AddItemToObject(r, name, cell(c->valuestring));
-            }
-        }
-        cJSON_ArrayForEach(f, rng) {
-            if (strcmp(cJSON_GetObjectItem(f, "id")->valuestring, id) != 0)
-                continue;
-            char name[96];
-            const char *field = cJSON_GetObjectItem(f, "field")->valuestring;
-            snprintf(name, sizeof name, "%s_low", field);
-            cJSON_AddItemToObject(r, name, cell(cJSON_GetObjectItem(f, "low")->valuestring));
-            snprintf(name, sizeof name, "%s_high", field);
-            cJSON_AddItemToObject(r, name, cell(cJSON_GetObjectItem(f, "high")->valuestring));
-            snprintf(name, sizeof name, "%s_sustained", field);
-            cJSON_AddBoolToObject(r, name, strcmp(cJSON_GetObjectItem(f, "central_is")->valuestring, "sustained") == 0);
-        }
-    }
-    cJSON_Delete(fab);
-    cJSON_Delete(rng);
-    return sys;
-}
+static cJSON *catalog(void) { return from_catalog("projection_rows", NULL); }
+static cJSON *csv_rows(const char *path) { return from_catalog("data", path); }
 
 static const cJSON *profile(const cJSON *info, const char *id)
 {
@@ -287,10 +196,6 @@ static void per_op_cost(void)
     EXPECT(predict_stack_op_dtype(te, NET_FP8, &d) == NET_DT_E4M3 && predict_stack_op_dtype(te, NET_BF16, &d) == NET_DT_BF16);
     EXPECT(predict_stack_op_dtype(te, NET_FP8, &h) == NET_DT_BF16 && predict_stack_op_dtype(pt, NET_FP8, &d) == NET_DT_BF16);
     EXPECT(predict_stack_op_dtype(te, NET_FP8, &a) == NET_DT_BF16 && predict_stack_op_dtype(te, NET_FP32, &a) == NET_DT_F32);
-    EXPECT(predict_stack_gen("dgx-spark") == PREDICT_GB10 && !predict_stack_gen_span("dgx-spark"));
-    EXPECT(predict_stack_gen("rtx-5090") == PREDICT_GB10 && predict_stack_gen_span("rtx-5090"));
-    EXPECT(predict_stack_gen("b200") == PREDICT_BLACKWELL && !predict_stack_gen_span("b200"));
-    EXPECT(predict_stack_gen("mi300x") == -1 && predict_stack_gen_span("mi300x"));
 }
 
 /* Llama-3.1 8B full fine-tune (BF16 recipe, FP32 AdamW) on DGX Sparks: one cannot hold it; two
@@ -369,24 +274,16 @@ static double num(const cJSON *o, const char *name)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-/* Projects params' workloads onto the cited catalog with the cited runs; the records. */
-static cJSON *project(const char *json, cJSON **info)
+/* Projects params' workloads onto catalog rows cat with the cited runs; the records. */
+static cJSON *project_on(const cJSON *cat, const char *json, cJSON **info)
 {
-    cJSON *cat = catalog(), *runs = csv_rows("data/gpu-runs.csv"), *claims = csv_rows("data/vendor-claims.csv");
-    cJSON *costs = csv_rows("data/costs.csv"), *row, *k;
-    cJSON_ArrayForEach(row, cat)            /* the whole system's power per device, as the runner merges it */
-        cJSON_ArrayForEach(k, costs)
-            if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(k, "id")), cJSON_GetStringValue(cJSON_GetObjectItem(row, "id"))) == 0
-                && cJSON_GetObjectItem(k, "system_power_w"))
-                cJSON_AddItemToObject(row, "system_power_w", cell(cJSON_GetStringValue(cJSON_GetObjectItem(k, "system_power_w"))));
-    cJSON_Delete(costs);
+    cJSON *runs = csv_rows("data/gpu-runs.csv"), *claims = csv_rows("data/vendor-claims.csv");
     struct predict_inputs in = { .catalog = cat, .runs = runs, .claims = claims };
     struct predict_calib c = { .peak = 1e11, .bw = 1e10, .q = 64 };
     cJSON *p = params(json), *results = cJSON_CreateArray();
     *info = cJSON_CreateObject();
     predict_project(p, &c, "cpu", NULL, &in, results, *info);
     cJSON_Delete(p);
-    cJSON_Delete(cat);
     cJSON_Delete(runs);
     cJSON_Delete(claims);
     return results;
@@ -509,6 +406,72 @@ static void jobs_from_configs(void)
     cJSON_Delete(i0);
 }
 
+/* The same onto the cited catalog. */
+static cJSON *project(const char *json, cJSON **info)
+{
+    cJSON *cat = catalog(), *results = project_on(cat, json, info);
+    cJSON_Delete(cat);
+    return results;
+}
+
+static cJSON *row_of(const cJSON *rows, const char *id)
+{
+    cJSON *r;
+    cJSON_ArrayForEach(r, rows)
+        if (strcmp(json_str(r, "id", ""), id) == 0)
+            return r;
+    return NULL;
+}
+
+static int count(const cJSON *results, const char *series, const char *system)
+{
+    int n = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, results)
+        n += strcmp(json_str(r, "series", ""), series) == 0 && strcmp(json_str(r, "system", ""), system) == 0;
+    return n;
+}
+
+/* A catalog system's GPU and roles are its row's (data/systems.csv through sparkreport.catalog), not
+ * a table in the code: generation, span and SMs; a row without an SM count is not projected and says
+ * why; the projection copies the roles onto info.systems and shows N people sharing one device only
+ * for a row whose roles say 'shared', whatever its id. */
+static void catalog_gpus(void)
+{
+    static const struct { const char *id; int gen, span; double sms; } want[] = {
+        { "dgx-spark", PREDICT_GB10, 0, 48 }, { "rtx-5090", PREDICT_GB10, 1, 170 }, { "b200", PREDICT_BLACKWELL, 0, 148 },
+        { "a100-80g-sxm", PREDICT_AMPERE, 0, 108 }, { "h100-pcie", PREDICT_HOPPER, 0, 114 },
+        { "mi300x", -1, 0, 1307.4e12 / (989e12 / 132) }, { "mac-studio-m3-ultra", -1, 0, 0 } };
+    cJSON *cat = catalog(), *info;
+    int gen, span;
+    double sms;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        predict_stack_row_gpu(row_of(cat, want[i].id), &gen, &span, &sms);
+        EXPECT(gen == want[i].gen && span == want[i].span && sms == want[i].sms);
+    }
+    predict_stack_row_gpu(NULL, &gen, &span, &sms);
+    EXPECT(gen == -1 && !span && sms == 0);
+    cJSON_DeleteItemFromObject(row_of(cat, "b200"), "sms");
+    cJSON_ReplaceItemInObject(row_of(cat, "h100-sxm"), "roles", cJSON_CreateStringArray((const char *[]){ "shared" }, 1));
+    cJSON_DeleteItemFromObject(row_of(cat, "dgx-spark"), "roles");
+    cJSON *res = project_on(cat, "{\"workloads\":[\"gpt2-124m\"],\"systems\":[\"dgx-spark\",\"h100-sxm\",\"b200\"]}", &info);
+    const cJSON *b = record(res, "projection", "gpt2-124m", "b200");
+    EXPECT(b && isnan(num(b, "hours")) && strstr(cJSON_GetStringValue(cJSON_GetObjectItem(b, "fit")),
+           "; not projected: the catalog gives no SM count (data/systems.csv's sms)") != NULL);
+    EXPECT(count(res, "tenants", "h100-sxm") > 0 && count(res, "tenants", "dgx-spark") == 0);
+    const cJSON *roles = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(info, "systems"), 2), "roles");
+    EXPECT(cJSON_GetArraySize(roles) == 1 && strcmp(cJSON_GetStringValue(cJSON_GetArrayItem(roles, 0)), "shared") == 0);
+    cJSON_Delete(res);
+    cJSON_Delete(info);
+    res = project("{\"workloads\":[\"gpt2-124m\"],\"systems\":[\"dgx-spark\",\"h100-sxm\"]}", &info);
+    EXPECT(count(res, "tenants", "dgx-spark") > 0 && count(res, "tenants", "h100-sxm") == 0);
+    roles = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(info, "systems"), 1), "roles");
+    EXPECT(cJSON_GetArraySize(roles) == 2 && strcmp(cJSON_GetStringValue(cJSON_GetArrayItem(roles, 0)), "subject") == 0);
+    cJSON_Delete(res);
+    cJSON_Delete(info);
+    cJSON_Delete(cat);
+}
+
 /* The matmul size term in tile products per SM: the same work per SM, the same efficiency, whatever the
  * part's peak; a GB10 (48 SMs) reaches a given efficiency with 48/132 of an H100's matrix. */
 static void size_term(void)
@@ -525,8 +488,6 @@ static void size_term(void)
     struct net_op small = { .kind = NET_OP_MATMUL, .flops = F * 48 / 132 };
     double th = predict_stack_op_seconds(st, &h100, &mm, NULL), tg = predict_stack_op_seconds(st, &gb10, &small, NULL);
     EXPECT_NEAR(th * 989e12 / F, tg * 125e12 / small.flops, 1e-12);     /* equal efficiencies */
-    EXPECT(predict_stack_sms("dgx-spark", 125e12) == 48 && predict_stack_sms("b200", 0) == 148
-           && predict_stack_sms("mi300x", 989e12) == 132);
 }
 
 
@@ -950,6 +911,7 @@ int main(void)
     two_sparks();
     cited_runs();
     size_term();        /* on the profiles the cited runs fitted */
+    catalog_gpus();
     qlora_cost();
     return CHECK_DONE();
 }

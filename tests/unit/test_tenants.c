@@ -213,7 +213,7 @@ static void test_failures(void)
 /* ---- the DGX Spark's tenants, projected ---- */
 
 static const struct predict_system spark = { .id = "dgx-spark", .name = "NVIDIA DGX Spark (GB10)", .kind = "catalog",
-                                             .bw = 273e9, .memory = 128e9, .shared_pool = 1 };
+                                             .bw = 273e9, .memory = 128e9, .shared_pool = 1, .sms = 48 };
 
 static void test_formulas(void)
 {
@@ -225,6 +225,9 @@ static void test_formulas(void)
     double sw = 2 * 48 * 384 * 1024 / 273e9;
     EXPECT_NEAR(predict_tenant_switch_s(&spark), sw, 1e-12);
     EXPECT_NEAR(sw * 1e6, 138.3, 1e-3);
+    struct predict_system half = spark;     /* the SMs are the system's (its catalog row's sms) */
+    half.sms = 24;
+    EXPECT_NEAR(predict_tenant_switch_s(&half), sw / 2, 1e-15);
     /* each tenant's step: N-fold, the memory-bound part over the share, a switch per 1024 us slice */
     EXPECT_NEAR(predict_tenant_factor(1, 0.4, 0.5, sw), 1, 0);
     EXPECT_NEAR(predict_tenant_factor(4, 0.3, 0.8, sw), 4 * (0.7 + 0.3 / 0.8) * (1 + sw / 1024e-6), 1e-12);

@@ -121,8 +121,9 @@ local function system_names(e)
   return names
 end
 
-local function label(names, id, n)
-  if id == "dgx-spark" then return ("%s Spark%s"):format(COUNT[n] or tostring(n), n > 1 and "s" or "") end
+-- n devices of a system: "Two Sparks" for the report's subject (data/systems.csv's roles)
+local function label(names, subject, id, n)
+  if id == subject then return ("%s Spark%s"):format(COUNT[n] or tostring(n), n > 1 and "s" or "") end
   local name = names[id] or id
   if n == 1 then return name end
   if n == 8 then return "8-GPU node, " .. name end
@@ -163,18 +164,18 @@ local function eff_band(r)
   return p(("%.1f–%.1f %%"):format(100 * r.scaling_efficiency_low, 100 * math.min(1, r.scaling_efficiency_high)))
 end
 
-local function scale_row(names, r)
-  return { label(names, r.system, r.devices), r.devices > 1 and link_cell(r) or "none",
+local function scale_row(names, subject, r)
+  return { label(names, subject, r.system, r.devices), r.devices > 1 and link_cell(r) or "none",
            p(fmt.big(r.tokens_per_s)), p(("%s–%s"):format(fmt.big(r.tokens_per_s_low), fmt.big(r.tokens_per_s_high))),
            eff_cell(r), eff_band(r), p(fmt.hours(r.hours)) }
 end
 
 -- compact: Sparks at every count, the others at one device and a full node only, this CPU left out
 local function scale_table(doc, results, e, wid, names, compact)
-  local rows = {}
+  local rows, subject = {}, R.roles(e).subject
   for _, r in ipairs(R.records(e, { series = "scaleout", workload = wid })) do
-    local keep = not compact or r.system == "dgx-spark" or (r.system ~= "this" and (r.devices == 1 or r.devices == 8))
-    if shown(results, r.system) and keep then rows[#rows + 1] = scale_row(names, r) end
+    local keep = not compact or r.system == subject or (r.system ~= "this" and (r.devices == 1 or r.devices == 8))
+    if shown(results, r.system) and keep then rows[#rows + 1] = scale_row(names, subject, r) end
   end
   if #rows == 0 then return end
   doc:paragraph(wid, "bold")
@@ -203,10 +204,12 @@ end
 
 -- tokens/s against devices, one line per system, for one workload.
 local function scale_chart(doc, results, e, wid, names)
-  local by, order = {}, {}
+  local by, order, subject = {}, {}, R.roles(e).subject
   for _, r in ipairs(R.records(e, { series = "scaleout", workload = wid })) do
     if shown(results, r.system) then
-      if not by[r.system] then by[r.system] = { name = label(names, r.system, 1), x = {}, y = {} }; order[#order + 1] = r.system end
+      if not by[r.system] then
+        by[r.system] = { name = label(names, subject, r.system, 1), x = {}, y = {} }; order[#order + 1] = r.system
+      end
       local s = by[r.system]
       s.x[#s.x + 1], s.y[#s.y + 1] = r.devices, r.tokens_per_s
     end

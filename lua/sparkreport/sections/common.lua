@@ -119,11 +119,13 @@ local function fraction_text(results, head, dram)
           dram and "DRAM bandwidth" or "triad", fmt.pct((dram and dram.gbps or head.gbps_best) / bw))
 end
 
--- The model's sentence: its validation error here and one workload on the Spark beside the H100.
+-- The model's sentence: its validation error here and one workload on the Spark beside the first
+-- HBM system it is compared with (data/systems.csv's roles: the H100).
 local function model_text(results)
   for _, e in ipairs(R.experiments(results, "model")) do
-    local info = e.info or {}
+    local info, roles = e.info or {}, R.roles(e)
     local v, names, recs = info.validation, {}, {}
+    local spark, hbm_id = roles.subject or "", roles.compared[1] or ""
     for _, s in ipairs(info.systems or {}) do names[s.id] = s.name end
     for _, r in ipairs(R.records(e, { series = "projection" })) do
       if r.hours then recs[r.workload .. "|" .. r.system] = r end
@@ -132,14 +134,14 @@ local function model_text(results)
       return ("%s h (%s to %s h)"):format(fmt.rate(r.hours), fmt.rate(r.hours_low), fmt.rate(r.hours_high))
     end
     for _, w in ipairs(v and info.workloads or {}) do
-      local a, b = recs[w.id .. "|dgx-spark"], recs[w.id .. "|h100-sxm"]
+      local a, b = recs[w.id .. "|" .. spark], recs[w.id .. "|" .. hbm_id]
       if a and b then
-        local hbm = (b.gpus or 1) > 1 and ("%d x %s"):format(b.gpus, names["h100-sxm"] or "h100-sxm")
-                    or ("the " .. (names["h100-sxm"] or "h100-sxm"))
+        local hbm = (b.gpus or 1) > 1 and ("%d x %s"):format(b.gpus, names[hbm_id] or hbm_id)
+                    or ("the " .. (names[hbm_id] or hbm_id))
         return ("Projected by the training-time model (GPU rows from software-stack profiles fitted on published "
           .. "training runs; its CPU validation, %d of this machine's own configurations at a mean error of %.2f %%, "
           .. "checks the method here only): %s would take about %s on the %s and %s on %s."):format(v.n,
-          100 * v.mean_abs_error, w.name, hours(a), names["dgx-spark"] or "dgx-spark", hours(b), hbm)
+          100 * v.mean_abs_error, w.name, hours(a), names[spark] or spark, hours(b), hbm)
       end
     end
   end

@@ -20,7 +20,6 @@ local S = {}
 
 local DEVICE = { cpu = "CPU", gpu = "GPU" }
 local BASIS = { measured = "measured here", catalog = "catalog spec", scenario = "scenario figures" }
-local SPARK, HBM = "dgx-spark", { "h100-sxm", "h200-sxm", "b200" }
 local TFLOPS = { fp32 = "fp32_tflops", tf32 = "tf32_tflops", bf16 = "bf16_tflops", fp16 = "fp16_tflops",
                  fp8 = "fp8_tflops" }
 local CALCULON = { mean = 0.0365, max = 0.0887 }   -- Isaev et al., "Calculon", SC23
@@ -463,12 +462,11 @@ local function projection_method(doc, exp)
   end
 end
 
--- The systems the memory-bound comparison shows: the Spark and the HBM parts, those present.
+-- The systems the memory-bound comparison shows: the Spark and the HBM parts it is compared with
+-- (data/systems.csv's roles), those projected.
 local function focus(ctx)
-  local out = {}
-  for _, id in ipairs { SPARK, HBM[1], HBM[2], HBM[3] } do
-    if ctx.systems[id] then out[#out + 1] = id end
-  end
+  local out = { ctx.roles.subject }
+  for _, id in ipairs(ctx.roles.compared) do out[#out + 1] = id end
   if #out == 0 then for i = 1, math.min(4, #ctx.system_list) do out[i] = ctx.system_list[i].id end end
   return out
 end
@@ -557,10 +555,10 @@ end
 
 local function verdict(doc, ctx, exp, w)
   local recs = projections(exp, w.id)
-  local a = recs[SPARK] or recs.this
+  local a = ctx.roles.subject and recs[ctx.roles.subject] or recs.this
   if not a then return end
   local b
-  for _, id in ipairs(HBM) do b = b or (recs[id] and recs[id].hours and recs[id]) end
+  for _, id in ipairs(ctx.roles.compared) do b = b or (recs[id] and recs[id].hours and recs[id]) end
   local where = a.system == "this" and "On this machine" or ("On the " .. system_name(ctx, a.system))
   if not a.hours then
     doc:paragraph(("%s, %s does not fit: %s."):format(where, w.name, (a.fit:gsub("^does not fit:%s*", ""))))
@@ -612,6 +610,7 @@ end
 local function context(results, exp)
   local info = exp.info or {}
   return { systems = by_id(info.systems), system_list = info.systems or {}, workloads = info.workloads or {},
+           roles = R.roles(exp),
            catalog = by_id(results.catalog and results.catalog.rows), prices = prices(results),
            kwh = stage_kwh(results), match = results.catalog and results.catalog.match }
 end

@@ -7,7 +7,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cuda/cuda.h"
 #include "exp/bandwidth/bandwidth.h"
@@ -117,8 +116,8 @@ static int gpu_combine(const struct prec_ops *po, cJSON *ci, double bytes, char 
         "1, 1.5, 2, 3, 4, 6, max on the points between", why, n);
 }
 
-/* What the device is: its name, memory, whether it shares it with the CPU, and the catalog
- * system it is (a GB10 is a DGX Spark's GPU: catalog.lua's rule). */
+/* What the device is: its name, memory and whether it shares it with the CPU. Which catalog system
+ * it is, is the catalog's to say (data/systems.csv's match_gpu; the runner sets catalog_id). */
 static void device_json(cJSON *ci, const struct cuda_device *d)
 {
     cJSON_AddStringToObject(ci, "device", "gpu");
@@ -128,8 +127,6 @@ static void device_json(cJSON *ci, const struct cuda_device *d)
     cJSON_AddNumberToObject(ci, "sms", d->sms);
     cJSON_AddNumberToObject(ci, "memory_bytes", d->mem_total_bytes);
     cJSON_AddBoolToObject(ci, "shared_pool", d->integrated);
-    if (strstr(d->name, "GB10"))
-        cJSON_AddStringToObject(ci, "catalog_id", "dgx-spark");
 }
 
 int model_gpu_ceilings(cJSON *ci, cJSON *info, const struct model_gemms *shapes, char *why, size_t n)

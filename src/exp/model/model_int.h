@@ -32,8 +32,8 @@ int model_prec_combine(const struct prec_ops *po, struct prec_sweep *s, cJSON *c
  * get more (the CPU's info.dram). 0, or -1 with why.
  * The CPU's (model_cpu.c): cblas_sgemm, measure_dram, an empty parallel region, its own sweep.
  * A CUDA device's (model_gpu.c): cuBLASLt GEMMs per dtype, the device-memory bandwidth, an
- * empty kernel launch, the precision family's sweep kernel; also device_name, memory_bytes,
- * shared_pool and catalog_id (the catalog system the GPU is, e.g. a GB10: dgx-spark). Without a
+ * empty kernel launch, the precision family's sweep kernel; also device_name, memory_bytes and
+ * shared_pool (which catalog system the device is, the runner adds as catalog_id). Without a
  * usable device why gets the driver's words ("no CUDA device: ...", "... built without CUDA
  * ..."), as backend_for gives them. */
 struct model_gemms;

@@ -105,7 +105,7 @@ function sr.job(given)
   return setmetatable({ job = job }, Job)
 end
 
--- sr.measured { job = "our 8B LoRA", system = "dgx-spark", tokens_per_s = 405, source = "our run of ..." }: a
+-- sr.measured { job = "our 8B LoRA", system = ID, tokens_per_s = 405, source = "our run of ..." }: a
 -- rate the team measured itself (or trainer_state = "...json", or log = "train.log"), checked against its job
 -- in sr.scenario (src/predict/measured.c); it calibrates that job's rows.
 function sr.measured(given)

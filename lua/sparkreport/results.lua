@@ -48,6 +48,20 @@ function M.roles(exp)
   return out
 end
 
+-- The subject's id (the system the report is about: data/systems.csv's role) in a results document:
+-- its model experiment's systems' roles, else this sparkreport's catalog's.
+function M.subject(results)
+  for _, e in ipairs(type(results) == "table" and type(results.experiments) == "table" and results.experiments or {}) do
+    if type(e) == "table" and e.name == "model" then
+      local id = M.roles(e).subject
+      if id then return id end
+    end
+  end
+  for _, r in ipairs(require("sparkreport.catalog").load().rows) do
+    for _, role in ipairs(r.roles or {}) do if role == "subject" then return r.id end end
+  end
+end
+
 -- What experiments of a family did not measure, one row per reason: { items = "a, b", reason = "not
 -- measured: ..." }; an experiment that did not complete counts as `whole` (e.g. "collectives").
 function M.not_measured(exps, whole)

@@ -50,6 +50,16 @@ local function inputs(results)
     over.offers = { source = catalog.offers_source .. " of this sparkreport (the results file predates it)",
                     rows = catalog.offers().rows }
   end
+  -- the subject's row is the one whose roles say so (src/decide/read.c): rows of a file written before
+  -- the catalog had roles take this sparkreport's
+  local known, rows = catalog.load().by_id, {}
+  for i, r in ipairs(type(cat.rows) == "table" and cat.rows or {}) do
+    rows[i] = (type(r) == "table" and r.roles == nil and known[r.id]) and with(r, { roles = known[r.id].roles }) or r
+  end
+  if #rows == 0 then
+    for _, r in ipairs(catalog.load().rows) do rows[#rows + 1] = { id = r.id, name = r.name, roles = r.roles } end
+  end
+  over.rows = rows
   return { scenario = with(scn, fill), catalog = with(cat, over), experiments = results.experiments }
 end
 

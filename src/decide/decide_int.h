@@ -20,7 +20,6 @@
 #define DC_HOURS_PER_MONTH (DC_HOURS_PER_YEAR / 12)
 #define DC_MAX_SIM_JOBS 40000                   /* arrivals one simulation draws at most */
 #define DC_MIN_SIM_JOBS 1000                    /* jobs it counts at least, where the cap allows */
-#define DC_SPARK "dgx-spark"
 #define DC_MAX_OPTIONS (DC_MAX_SYS + 2)
 #define DC_MARGINAL 0.10        /* one more Spark is not worth it when it shortens the 95th percentile
                                    time to result by less than this share */
@@ -80,7 +79,7 @@ struct dc_ctx {
     struct team t;
     int has_team;               /* 0: the results have no team: per-job costs at the scenario's use */
     double utilisation;         /* without a team: the share of a bought system's hours it runs jobs */
-    int nsys, spark;            /* spark: index of the DGX Spark among sys, -1 when not compared */
+    int nsys, spark;            /* spark: index of the subject (the DGX Spark) among sys, -1 when not compared */
     int this_sys;               /* the compared system this machine is, when its GPU calibrated the model; -1 */
     struct dc_sys sys[DC_MAX_SYS];
     int nclasses, nteam;        /* the first nteam classes are the team's jobs */
@@ -174,7 +173,7 @@ int dc_options(const struct dc_ctx *c, const struct dc_knobs *k, struct dc_optio
 /* The answer among n options: the cheapest a year of those that meet the deadline, else the
  * fastest at the 95th percentile; its index. */
 int dc_answer(const struct dc_option *opts, int n);
-/* "spark", "rent", "server:b200": what an answer is, whatever its count. */
+/* "spark", "rent", "server:ID" (a server of catalog system ID): what an answer is, whatever its count. */
 void dc_option_id(const struct dc_ctx *c, const struct dc_option *o, char *buf, size_t n);
 /* One device of system s bought and busy a share u of its hours: its terms a year (an option of one
  * unit), for the per-job cost, the tie and the break-even. -1 when s has no price. */

@@ -14,6 +14,16 @@ static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectI
 
 static int is(const cJSON *o, const char *k, const char *v) { return strcmp(json_str(o, k, ""), v) == 0; }
 
+/* Whether a catalog row has a role (data/systems.csv's roles, as the results carry the row). */
+static int has_role(const cJSON *row, const char *role)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, get(row, "roles"))
+        if (cJSON_IsString(r) && strcmp(r->valuestring, role) == 0)
+            return 1;
+    return 0;
+}
+
 /* The model experiment a decision answers from: the one calibrated on a GPU when the run has it,
  * else the first that finished (the decision section's rule). */
 static const cJSON *model_experiment(const cJSON *doc)
@@ -73,8 +83,11 @@ static int read_systems(const cJSON *doc, struct dc_ctx *c, char *err, size_t er
         snprintf(s->name, sizeof s->name, "%s", id->valuestring);
         s->server_gpus = 1;
         cJSON_ArrayForEach(row, get(get(doc, "catalog"), "rows"))
-            if (is(row, "id", s->id))
+            if (is(row, "id", s->id)) {
                 snprintf(s->name, sizeof s->name, "%s", json_str(row, "name", s->id));
+                if (has_role(row, "subject"))       /* the system the report is about: the Spark */
+                    c->spark = c->nsys;
+            }
         cJSON_ArrayForEach(row, get(get(doc, "catalog"), "rows"))
             if (is(row, "id", s->id)) {
                 s->bf16_tflops = json_num(row, "bf16_tflops", 0);
@@ -95,8 +108,6 @@ static int read_systems(const cJSON *doc, struct dc_ctx *c, char *err, size_t er
                      "range", s->id);
             return -1;
         }
-        if (strcmp(s->id, DC_SPARK) == 0)
-            c->spark = c->nsys;
         c->nsys++;
     }
     return 0;

@@ -220,7 +220,8 @@ static cJSON *document(void)
     const char *text =
         "{\"scenario\":{\"systems\":[\"dgx-spark\",\"b200\"],\"team\":{\"people\":6,\"deadline_h\":24,"
         "\"jobs\":[{\"workload\":\"llama-3.1-8b-lora\",\"per_month\":40},{\"workload\":\"gpt2-124m\",\"per_month\":1}]}},"
-        "\"catalog\":{\"rows\":[{\"id\":\"dgx-spark\",\"name\":\"NVIDIA DGX Spark\"},{\"id\":\"b200\",\"name\":\"B200\"}],"
+        "\"catalog\":{\"rows\":[{\"id\":\"dgx-spark\",\"name\":\"NVIDIA DGX Spark\",\"roles\":[\"subject\"]},"
+        "{\"id\":\"b200\",\"name\":\"B200\"}],"
         "\"costs\":{\"rows\":[{\"id\":\"dgx-spark\",\"purchase_usd\":4699,\"server_gpus\":1,\"system_power_w\":240,"
         "\"idle_power_w\":25},"
         "{\"id\":\"b200\",\"purchase_usd\":64375,\"server_gpus\":8,\"system_power_w\":1787.5}]},"

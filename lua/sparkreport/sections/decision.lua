@@ -11,7 +11,6 @@ local R = require "sparkreport.results"
 
 local S = {}
 
-local SPARK = "dgx-spark"
 
 local function p(text) return { text = text, kind = "projected" } end
 local function s(text) return { text = text, kind = "spec" } end
@@ -40,7 +39,7 @@ end
 local function gather(results, exp)
   local td = results.team_decision
   local ctx = { results = results, exp = exp, workloads = {}, by = {}, catalog = {}, prices = {}, compare = {},
-                info = td.info or {} }
+                info = td.info or {}, subject = R.subject(results) }
   for _, r in ipairs(results.catalog and results.catalog.rows or {}) do ctx.catalog[r.id] = r end
   for _, pr in ipairs(ctx.info.prices or {}) do ctx.prices[pr.system] = pr; ctx.compare[#ctx.compare + 1] = pr.system end
   for _, j in ipairs(ctx.info.jobs or {}) do
@@ -214,7 +213,7 @@ end
 
 local function case_text(ctx, w)
   local v = w.verdict
-  local sp = w.systems[SPARK]
+  local sp = w.systems[ctx.subject]
   if v.kind == "no-spark" then return sp and "the Spark's hours or cost are not projected" or "not projected on the Spark" end
   if v.kind == "too-big" then
     local need = sp and tostring(sp.fit):match("needs ([%d.]+ [GMT]i?B)")
@@ -276,7 +275,7 @@ local function verdict_box(doc, ctx)
   doc:table { columns = { { title = "Verdict", width = 0.14 }, { title = "Workload", width = 0.19 },
                           { title = "Per job (projected)", width = 0.36 }, { title = "Flips when, each alone" } },
               rows = rows, groups = groups }
-  local sp = ctx.prices[SPARK] or {}
+  local sp = ctx.prices[ctx.subject] or {}
   doc:paragraph(("A Spark costs %s, %s (spec; sources in the costs appendix); an HBM GPU is priced as its share "
     .. "of its 8-GPU server, host included (cost basis below). Break-even, rent, electricity and Spark price "
     .. "thresholds: the sensitivity table. A driver update moves the Spark's measured rates: rerun the scenario "
@@ -391,7 +390,7 @@ local function kinds_text(ctx)
   local cal = ctx.exp.info.calibration
   local gpu = cu.devices and #cu.devices > 0 and cu.devices[1].name
   local match = results.catalog and results.catalog.match
-  local on_spark = match == SPARK and cal and cal.device == "gpu"
+  local on_spark = match and match == ctx.subject and cal and cal.device == "gpu"
   local out = ("This run measured %s on %s (%s, %s; %s)."):format(what_ran(results), c.host or "this machine",
     c.cpu and c.cpu.model or "unknown CPU", fmt.bytes(c.memory and c.memory.total_bytes or 0),
     gpu and ("GPU " .. gpu) or "no GPU measured")

@@ -9,10 +9,10 @@
 local appendix = require "sparkreport.appendix"
 local catalog = require "sparkreport.catalog"
 local fmt = require "sparkreport.format"
+local R = require "sparkreport.results"
 
 local S = {}
 
-local SPARK = "dgx-spark"
 
 local function p(text) return { text = text, kind = "projected" } end
 local function s(text) return { text = text, kind = "spec" } end
@@ -25,7 +25,7 @@ function S.gather(results)
   if type(td) ~= "table" or td.error or type(td.results) ~= "table" then return nil end
   local t = { results = results, team = results.scenario.team or {}, info = td.info or {}, options = {}, order = {},
               jobs = {}, ties = {}, tie_order = {}, flips = {}, people = {}, names = {}, rows = {}, jobinfo = {},
-              prices = {}, verdicts = {}, job_rows = {} }
+              prices = {}, verdicts = {}, job_rows = {}, subject = R.subject(results) }
   for _, r in ipairs(results.catalog and results.catalog.rows or {}) do t.rows[r.id] = r end
   for _, j in ipairs(t.info.jobs or {}) do t.names[j.workload], t.jobinfo[j.workload] = j.name, j end
   for _, pr in ipairs(t.info.prices or {}) do t.prices[pr.system] = pr end
@@ -74,7 +74,7 @@ end
 
 local function option_name(t, o) return named(t, o.kind, o.system, o.count) end
 
--- An option by its id ("spark", "rent", "server:b200") and count, as a flip or a binding names it.
+-- An option by its id ("spark", "rent", "server:ID") and count, as a flip or a binding names it.
 local function id_name(t, id, count)
   if not id then return "none" end
   local kind, system = id:match("^(%a+):?(.*)$")
@@ -493,7 +493,7 @@ local function short_source(text) return ((text or "the cost file"):match("^([^,
 
 local function prices_text(t)
   local out, idle, none = {}, {}, {}
-  local sp = t.prices[SPARK]
+  local sp = t.prices[t.subject]
   if sp and sp.purchase_usd then
     out[#out + 1] = ("a DGX Spark %s (NVIDIA's list price since %s%s)"):format(fmt.usd(sp.purchase_usd),
       sp.purchase_date or "an unknown date", sp.launch_usd and ("; %s at launch, %s"):format(fmt.usd(sp.launch_usd),
@@ -585,7 +585,7 @@ local function machine_line(results)
   return ("The machine that ran this report, %s (%s%s), %s; every hour and cost on these pages is projected from "
     .. "catalog figures and the terms above (the annex holds what it measured).")
     :format(c.host or "unknown", c.cpu and c.cpu.model or "unknown CPU", gpu and (", " .. gpu) or ", no GPU",
-            match == SPARK and gpu and "is a DGX Spark: its own GPU calibrated the Spark's figures"
+            match and match == R.subject(results) and gpu and "is a DGX Spark: its own GPU calibrated the Spark's figures"
             or "is neither a Spark nor an HBM GPU: it calibrated and checked the method only")
 end
 

@@ -109,6 +109,58 @@ function M.parse_systems(text, source)
   return { rows = list, by_id = by_id, sha256 = bench.sha256(text) }
 end
 
+-- A system of the scenario's own (sr.system { ... }): a row with systems.csv's columns, typed as the
+-- file's cells are, that the projection takes as it takes a catalog row (its kind "scenario"). It has
+-- no role and no recognition pattern (those are the catalog's), an id no catalog row has, and the
+-- figures a projection needs; a bad field raises "sr.system 'ID': ..." naming it.
+M.own_required = { "id", "name", "memory_gb", "mem_bw_gbs", "bf16_tflops", "sms" }
+local OWN_TEXT = { id = true, name = true, memory = true, memory_unit = true, notes = true, sources = true,
+                   confidence = true, gpu_source = true }
+local OWN_MORE = { generation = true, span = true, unified = true, system_power_w = true }
+function M.own_system(given)
+  local row, fields = {}, {}
+  for k in pairs(numeric) do if not k:find("^match_") then fields[#fields + 1] = k end end
+  for k in pairs(OWN_TEXT) do fields[#fields + 1] = k end
+  for k in pairs(OWN_MORE) do fields[#fields + 1] = k end
+  table.sort(fields)
+  local id = type(given.id) == "string" and given.id or "?"
+  local function bad(fmt, ...) error(("sr.system '%s': " .. fmt):format(id, ...), 0) end
+  for k, v in pairs(given) do
+    if type(k) ~= "string" then bad("its fields are named (id = ..., name = ..., memory_gb = ...)") end
+    if k == "roles" or k:find("^match_") then
+      bad("%s is the catalog's: a system of the scenario's own is projected beside the compared systems, and no "
+          .. "machine is recognised as it", k)
+    elseif numeric[k] or k == "system_power_w" then
+      if math.type(v) == nil or not (v > 0 and v < math.huge) then bad("%s = %s is not a number above 0", k, tostring(v)) end
+      if k == "sms" and math.type(v) ~= "integer" and v ~= math.floor(v) then bad("sms = %s is not a whole number", v) end
+      row[k] = v
+    elseif OWN_TEXT[k] or k == "generation" then
+      if type(v) ~= "string" or v == "" then bad("%s must be text, not %s", k, type(v) == "string" and "empty" or type(v)) end
+      local why = k ~= "id" and bench.text_problem(v)
+      if why then bad("%s: %s", k, why) end
+      row[k] = k == "generation" and typed(k, v, ("sr.system '%s'"):format(id)) or v
+    elseif k == "span" or k == "unified" then
+      if type(v) ~= "boolean" then bad("%s must be true or false, not %s", k, type(v)) end
+      if k == "span" then row.span = v or nil elseif v then row.memory = "unified" end
+    else
+      bad("no field '%s' (fields: %s)", k, table.concat(fields, ", "))
+    end
+  end
+  for _, k in ipairs(M.own_required) do
+    if row[k] == nil then bad("%s is missing; a system of your own needs %s", k, table.concat(M.own_required, ", ")) end
+  end
+  if not row.id:find("^[%l%d][%l%d%.%-]*$") or #row.id > 40 then
+    bad("its id must be lower-case letters, digits, '.' and '-', at most 40 characters")
+  end
+  if M.find(row.id) then bad("the catalog has a system of that id: give yours an id of its own") end
+  if row.memory_unit and row.memory_unit ~= "GB" and row.memory_unit ~= "GiB" then
+    bad("memory_unit '%s' is not GB or GiB", row.memory_unit)
+  end
+  row.memory_unit = row.memory_unit or "GB"
+  row.kind = "scenario"
+  return row
+end
+
 local cache
 function M.load()
   if cache then return cache end

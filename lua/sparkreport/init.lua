@@ -43,6 +43,8 @@ local Job = {}              -- sr.job's values (below): { job = the plain job }
 Job.__index = Job
 local Measured = {}         -- sr.measured's: { raw = its fields }
 Measured.__index = Measured
+local System = {}           -- sr.system's: { row = the plain catalog row }
+System.__index = System
 
 local function team_raw(given, level)
   if type(given) ~= "table" then
@@ -118,9 +120,25 @@ function sr.measured(given)
   return setmetatable({ raw = raw }, Measured)
 end
 
+-- sr.system { id = "our-box", name = "Our 4-GPU box (per GPU)", memory_gb = 96, mem_bw_gbs = 1792,
+-- bf16_tflops = 504, sms = 188, generation = "blackwell", ... }: a system of the team's own, one GPU's
+-- figures with systems.csv's columns (data/README.md), checked where it enters (catalog.own_system) and
+-- projected beside the scenario's systems as a catalog row is; sr.measured may name it.
+function sr.system(given)
+  if type(given) ~= "table" then
+    error(("sr.system expects a table (id = ..., name = ..., memory_gb = ..., mem_bw_gbs = ..., ...), got %s")
+          :format(type(given)), 2)
+  end
+  local ok, row = pcall(require("sparkreport.catalog").own_system, given)
+  if not ok then error(row, 2) end
+  return setmetatable({ row = row }, System)
+end
+
 -- The scenario's jobs and rates as plain data, each rate checked against its job (its shape, for a
 -- trainer_state's total_flos); jobs named once.
-local function scenario_jobs(jobs, rates, level)
+local function scenario_jobs(jobs, rates, level, own)
+  local own_ids = {}
+  for _, r in ipairs(own or {}) do own_ids[r.id] = true end
   local by = {}
   for _, j in ipairs(jobs) do
     if by[j.name] then error(("scenario: two jobs are named '%s' (sr.job names a job once)"):format(j.name), level) end
@@ -135,9 +153,11 @@ local function scenario_jobs(jobs, rates, level)
             level)
     end
     local catalog = require "sparkreport.catalog"
-    if not catalog.find(raw.system) then
-      error(("scenario: sr.measured %d: system '%s' is not a catalog system (valid: %s)")
-            :format(i, tostring(raw.system), table.concat(catalog.ids(), ", ")), level)
+    if not (catalog.find(raw.system) or own_ids[raw.system]) then
+      local valid = catalog.ids()
+      for _, r in ipairs(own or {}) do valid[#valid + 1] = r.id end
+      error(("scenario: sr.measured %d: system '%s' is neither a catalog system nor an sr.system of the scenario "
+             .. "(valid: %s)"):format(i, tostring(raw.system), table.concat(valid, ", ")), level)
     end
     local rate, err = bench.rate(raw, job)
     if not rate then error("scenario: " .. err, level) end
@@ -193,7 +213,7 @@ function sr.scenario(given)
   if type(given) ~= "table" then
     error("sr.scenario expects a table, got " .. type(given), 2)
   end
-  local fields, list, n, jobs, rates = {}, {}, 0, {}, {}
+  local fields, list, n, jobs, rates, own = {}, {}, 0, {}, {}, {}
   for k, v in pairs(given) do
     if math.type(k) == "integer" then n = n + 1 else fields[k] = v end
   end
@@ -206,6 +226,11 @@ function sr.scenario(given)
       jobs[#jobs + 1] = given[i].job
     elseif getmetatable(given[i]) == Measured then
       rates[#rates + 1] = given[i]
+    elseif getmetatable(given[i]) == System then
+      for _, r in ipairs(own) do
+        if r.id == given[i].row.id then error(("scenario: two sr.system are named '%s'"):format(r.id), 2) end
+      end
+      own[#own + 1] = given[i].row
     elseif not sr.is_experiment(given[i]) then
       error(("scenario: entry %d is not an experiment (write sr.<experiment> { ... }; experiments: %s)")
             :format(i, names(experiments)), 2)
@@ -228,11 +253,13 @@ function sr.scenario(given)
   local ok, cerr = catalog.check_ids(params.systems)
   if not ok then error("scenario: " .. cerr, 2) end
   if #list == 0 then error("scenario: no experiments (add e.g. sr.bandwidth { })", 2) end
-  if #jobs > 0 then
-    local model = false
-    for _, e in ipairs(list) do model = model or e.experiment == "model" end
-    if not model then error(("scenario: sr.job '%s' is projected by the model: add sr.model { } to the scenario")
-                            :format(jobs[1].name), 2) end
+  local has_model = false
+  for _, e in ipairs(list) do has_model = has_model or e.experiment == "model" end
+  if #jobs > 0 and not has_model then
+    error(("scenario: sr.job '%s' is projected by the model: add sr.model { } to the scenario"):format(jobs[1].name), 2)
+  end
+  if #own > 0 and not has_model then
+    error(("scenario: sr.system '%s' is projected by the model: add sr.model { } to the scenario"):format(own[1].id), 2)
   end
   local unique = {}
   for _, j in ipairs(jobs) do
@@ -242,7 +269,8 @@ function sr.scenario(given)
   end
   local kept, seen = {}, {}
   for _, j in ipairs(jobs) do if not seen[j] then kept[#kept + 1] = j; seen[j] = true end end
-  return { scenario = true, params = params, experiments = list, jobs = kept, measured = scenario_jobs(kept, rates, 2),
+  return { scenario = true, params = params, experiments = list, jobs = kept, own_systems = own,
+           measured = scenario_jobs(kept, rates, 2, own),
            team = team ~= nil and scenario_team(team, fields, list, 3, kept) or nil }
 end
 

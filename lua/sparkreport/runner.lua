@@ -95,7 +95,7 @@ function M.load(source, chunkname)
     end
     local team = rawget(scn, "team")          -- sr.team { } set after sr.scenario: what it was given
     scn = { scenario = true, params = rawget(scn, "params"), experiments = plain, jobs = rawget(scn, "jobs"),
-            measured = rawget(scn, "measured"), team = sr.internal.team_given(team) or team }
+            measured = rawget(scn, "measured"), own_systems = rawget(scn, "own_systems"), team = sr.internal.team_given(team) or team }
   end
   return scn
 end
@@ -129,13 +129,25 @@ function M.prepare(data, chunkname, sets)
   if #exps > M.max_experiments then
     bad("lists %d experiments; at most %d fit in one run (each takes a second at least)", #exps, M.max_experiments)
   end
-  local scn = { scenario = true, params = params, experiments = exps, jobs = {}, measured = {} }
+  local scn = { scenario = true, params = params, experiments = exps, jobs = {}, measured = {}, own_systems = {} }
   for i, j in ipairs(type(data.jobs) == "table" and data.jobs or {}) do    -- each checked again as it enters
     local job, jerr = bench.job(j)
     if not job then bad("has an invalid job %d: %s", i, jerr) end
     scn.jobs[i] = job
   end
-  local okj, rates = pcall(sr.internal.scenario_jobs, scn.jobs, type(data.measured) == "table" and data.measured or {}, 0)
+  local own = {}
+  for i, r in ipairs(type(data.own_systems) == "table" and data.own_systems or {}) do   -- each checked again
+    local given = {}
+    for k, v in pairs(type(r) == "table" and r or {}) do given[k] = v end
+    given.kind = nil
+    if given.memory == "unified" then given.memory, given.unified = nil, true end
+    local oko, row = pcall(catalog.own_system, given)
+    if not oko then bad("has an invalid system %d: %s", i, row) end
+    own[i] = row
+  end
+  scn.own_systems = own
+  local okj, rates = pcall(sr.internal.scenario_jobs, scn.jobs, type(data.measured) == "table" and data.measured or {}, 0,
+                           own)
   if not okj then bad("has an invalid measured rate: %s", rates) end
   scn.measured = rates
   if data.team ~= nil then
@@ -241,7 +253,9 @@ end
 -- adds goes into that experiment's results and info.
 local function project(doc)
   recognise_gpus(doc)
-  local added = bench.project(doc.experiments, catalog.projection_rows(), catalog.data("data/gpu-runs.csv"),
+  local rows = catalog.projection_rows()
+  for _, r in ipairs(doc.scenario.own_systems or {}) do rows[#rows + 1] = r end   -- sr.system's, kind "scenario"
+  local added = bench.project(doc.experiments, rows, catalog.data("data/gpu-runs.csv"),
                               catalog.data("data/vendor-claims.csv"), doc.scenario.jobs or {}, doc.scenario.measured or {})
   for i, a in pairs(added) do M.keep_projection(doc, i, a) end
 end
@@ -307,7 +321,8 @@ function M.execute(scn, ctx, meta)
                  template = p.template, budget_s = p.budget_s, systems = p.systems,
                  baseline = p.baseline, cwd = meta.cwd,
                  decide = p.decide, life_years = p.life_years, utilisation = p.utilisation, kwh_usd = p.kwh_usd,
-                 team = scn.team, jobs = scn.jobs, measured = scn.measured },
+                 team = scn.team, jobs = scn.jobs, measured = scn.measured,
+                 own_systems = scn.own_systems and #scn.own_systems > 0 and scn.own_systems or nil },
     catalog = catalog_block(ctx, p.systems),
     experiments = {},
   }

@@ -99,6 +99,20 @@ int list_command(void)
     param_print_help(stdout, jobspec_params);
     printf("\na rate the team measured (sr.measured { ... }: it calibrates its job's rows):\n");
     param_print_help(stdout, measured_params);
+    printf("\na system of your own (sr.system { ... } in a scenario: one GPU's figures, projected beside the compared "
+           "systems\n  as a catalog row is; sr.measured may name it; data/README.md says what each column means):\n"
+           "    id, name           required: its id (lower-case, not a catalog system's) and name\n"
+           "    memory_gb, mem_bw_gbs, bf16_tflops, sms\n"
+           "                       required: memory (GB), bandwidth (GB/s), dense BF16 peak (TFLOPS), streaming\n"
+           "                       multiprocessors (its CUDA device query)\n"
+           "    generation         ampere, hopper, blackwell or gb10: the stack profile it takes (none: Hopper's, its\n"
+           "                       band spanning every generation's); span = true: that band whatever the generation\n"
+           "    unified            true: one memory pool shared with the CPU (a Spark's kind)\n"
+           "    fp64_tflops, fp32_tflops, tf32_tflops, fp16_tflops, fp8_tflops, fp4_tflops, power_w, price_usd,\n"
+           "    system_power_w, host_memory_gb, host_bw_gbs, cpu_gpu_link_gbs\n"
+           "                       figures above 0, as systems.csv's columns of those names\n"
+           "    memory, memory_unit, confidence, notes, sources, gpu_source\n"
+           "                       text, as systems.csv's (memory_unit GB or GiB; GB when not given)\n");
     printf("\ntemplates (a scenario's template = NAME; built in, their source in %s/templates):\n", datadir_path());
     for (const struct embedded_file *f = embedded_files; f->name; f++)
         if (!strncmp(f->name, "templates/", 10))

@@ -527,9 +527,9 @@ static int check_prepared(lua_State *L, const struct run_opts *o)
     return rc;
 }
 
-/* The data files built into the program (data/NAME.csv, which a user edits and rebuilds), checked as
- * their readers will read them (sparkreport.catalog.check_data): before the scenario, which reads the
- * catalog, and before anything is measured. Exit code or 0. */
+/* The data files built into the program (data/NAME.csv, which a user edits and rebuilds) or given in
+ * SPARKREPORT_CATALOG_DIR, checked as their readers will read them (sparkreport.catalog.check_data):
+ * before the scenario, which reads the catalog, and before anything is measured. Exit code or 0. */
 static int check_data(lua_State *L)
 {
     char err[SR_ERR_MAX];
@@ -542,7 +542,10 @@ static int check_data(lua_State *L)
     lua_pop(L, 1);
     if (rc == 0)
         return 0;
-    fprintf(stderr, "sparkreport: %s; nothing was measured (data files are built in: fix the file, then make)\n", err);
+    const char *dir = getenv("SPARKREPORT_CATALOG_DIR");
+    fprintf(stderr, "sparkreport: %s; nothing was measured (%s)\n", err, dir && *dir
+            ? "the data files SPARKREPORT_CATALOG_DIR holds replace the built-in ones: fix the file there"
+            : "data files are built in: fix the file, then make");
     return SR_EXIT_INPUT;
 }
 

@@ -101,6 +101,7 @@ double predict_combine(double tc, double tm, double q);
 /* Ceilings of a system the model projects onto. */
 struct predict_system {
     char id[48], name[128], kind[16];   /* kind: "measured", "catalog", "scenario" */
+    int own;                            /* a catalog-kind row the scenario gave (sr.system), not the catalog's */
     double bw;                          /* bytes/s */
     double peak[NET_NDTYPES];         /* dense matmul FLOP/s per operand dtype; 0: none */
     double memory;                      /* bytes of device memory (the one pool on unified parts) */

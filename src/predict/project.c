@@ -189,6 +189,7 @@ static void system_from_row(const cJSON *row, struct predict_system *s)
     snprintf(s->id, sizeof s->id, "%s", str(row, "id"));
     snprintf(s->name, sizeof s->name, "%s", str(row, "name"));
     snprintf(s->kind, sizeof s->kind, "catalog");
+    s->own = strcmp(str(row, "kind"), "scenario") == 0;     /* sr.system's row: projected as the catalog's are */
     s->bw = num(row, "mem_bw_gbs") * 1e9;
     s->peak[NET_DT_F32] = num(row, "fp32_tflops") * 1e12;
     s->peak[NET_DT_BF16] = num(row, "bf16_tflops") * 1e12;
@@ -890,6 +891,8 @@ static cJSON *system_json(const struct predict_system *s)
         cJSON_AddNumberToObject(o, "price_usd", s->price_usd);
     if (s->roles)
         cJSON_AddItemToObject(o, "roles", cJSON_Duplicate(s->roles, 1));
+    if (s->own)
+        cJSON_AddBoolToObject(o, "own", 1);
     return o;
 }
 
@@ -1225,7 +1228,8 @@ void predict_project(const cJSON *params, const struct predict_calib *c, const c
         system_measured(c, &sys[0]);
     nsys = 1;
     cJSON_ArrayForEach(row, in->catalog) {
-        if (listed(sl, str(row, "id")) && num(row, "mem_bw_gbs") > 0 && num(row, "memory_gb") > 0
+        if ((listed(sl, str(row, "id")) || strcmp(str(row, "kind"), "scenario") == 0)    /* sr.system: always */
+            && num(row, "mem_bw_gbs") > 0 && num(row, "memory_gb") > 0
             && strcmp(str(row, "id"), mine) != 0)
             system_from_row(row, &sys[nsys++]);
     }

@@ -19,8 +19,8 @@ sparkreport: SPARKREPORT_CATALOG_DIR=/dev/null: not a folder
 [2]
 # a data file there that is not a regular file is refused by path, never waited on; nothing written
 $ mkdir $OUT/data && mkfifo $OUT/data/systems.csv && export SPARKREPORT_CATALOG_DIR=$OUT/data; sparkreport run tests/scenarios/tiny.lua -o $OUT/reports
-SPARKREPORT_CATALOG_DIR: {*}/data/systems.csv: not a regular file (a FIFO)
-[3]
+sparkreport: SPARKREPORT_CATALOG_DIR: {*}/data/systems.csv: not a regular file (a FIFO); nothing was measured (the data files SPARKREPORT_CATALOG_DIR holds replace the built-in ones: fix the file there)
+[4]
 $ test -e $OUT/reports || echo nothing written
 nothing written
 # the last second of 9999 is a date the PDF holds

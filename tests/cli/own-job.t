@@ -58,3 +58,14 @@ $ sparkreport run tests/scenarios/own-model.lua -o $OUT/r --set kwh_usd=1e-320
 $ ls -A $OUT | grep -c r$
 0
 [1]
+# a system of the team's own (sr.system): refused naming the field, needs the model, and sr.measured may name it
+$ printf 'local sr = require "sparkreport"\nreturn sr.scenario { budget_s = 5, sr.model { },\n  sr.system { id = "our-box", name = "Our box", memory_gb = 96, mem_bw_gbs = 1792, bf16_tflops = 504 } }\n' > $OUT/nosms.lua && sparkreport run $OUT/nosms.lua -o $OUT/r
+{*}/nosms.lua:3: sr.system 'our-box': sms is missing; a system of your own needs id, name, memory_gb, mem_bw_gbs, bf16_tflops, sms
+[3]
+$ printf 'local sr = require "sparkreport"\nreturn sr.scenario { budget_s = 5, sr.bandwidth { },\n  sr.system { id = "our-box", name = "Our box", memory_gb = 96, mem_bw_gbs = 1792, bf16_tflops = 504, sms = 188 } }\n' > $OUT/nomodel.lua && sparkreport run $OUT/nomodel.lua -o $OUT/r
+{*}/nomodel.lua:2: scenario: sr.system 'our-box' is projected by the model: add sr.model { } to the scenario
+[3]
+$ printf 'local sr = require "sparkreport"\nreturn sr.scenario { budget_s = 5, sr.model { },\n  sr.job { name = "j", config = "data/models/gpt2.json" },\n  sr.measured { job = "j", system = "our-bx", tokens_per_s = 10, source = "x" },\n  sr.system { id = "our-box", name = "Our box", memory_gb = 96, mem_bw_gbs = 1792, bf16_tflops = 504, sms = 188 } }\n' > $OUT/badm.lua && sparkreport run $OUT/badm.lua -o $OUT/r 2>&1 | sed 's/(valid: .*, our-box)/(valid: ..., our-box)/'
+{*}/badm.lua:2: scenario: sr.measured 1: system 'our-bx' is neither a catalog system nor an sr.system of the scenario (valid: ..., our-box)
+$ test -e $OUT/r || echo nothing written
+nothing written

@@ -90,3 +90,34 @@ assert(catalog.match(ctx("NVIDIA H100 NVL"), more.rows).id == "b" and catalog.ma
 local ok, e = pcall(catalog.match, ctx("NVIDIA X100 [X]"), more.rows)
 assert(not ok and e == "data/systems.csv: match_gpu of 'c' ('X100 [') is not a Lua pattern: malformed pattern "
        .. "(missing ']')", e)
+
+-- a system of the scenario's own (sr.system): a row with the file's columns, typed, refused naming the field
+local base = { id = "our-box", name = "Our box", memory_gb = 96, mem_bw_gbs = 1792, bf16_tflops = 504, sms = 188 }
+local function own(over)
+  local t = {}
+  for k, v in pairs(base) do t[k] = v end
+  for k, v in pairs(over or {}) do t[k] = v end
+  return pcall(catalog.own_system, t)
+end
+local okb, row = own { generation = "blackwell", unified = true }
+assert(okb and row.kind == "scenario" and row.memory == "unified" and row.memory_unit == "GB" and row.generation == "blackwell")
+local function refused_own(over, want)
+  local okr, err = own(over)
+  assert(not okr and err == want, tostring(err))
+end
+refused_own({ id = "h100-sxm" }, "sr.system 'h100-sxm': the catalog has a system of that id: give yours an id of its own")
+refused_own({ sms = false }, "sr.system 'our-box': sms = false is not a number above 0")
+refused_own({ sms = 0 }, "sr.system 'our-box': sms = 0 is not a number above 0")
+refused_own({ sms = 10.5 }, "sr.system 'our-box': sms = 10.5 is not a whole number")
+refused_own({ generation = "volta" }, "sr.system 'our-box': generation 'volta' is not a GPU generation the stack "
+            .. "profiles know (ampere, hopper, blackwell, gb10)")
+refused_own({ roles = "compared" }, "sr.system 'our-box': roles is the catalog's: a system of the scenario's own is "
+            .. "projected beside the compared systems, and no machine is recognised as it")
+refused_own({ memory_unit = "TB" }, "sr.system 'our-box': memory_unit 'TB' is not GB or GiB")
+refused_own({ id = "Our Box" }, "sr.system 'Our Box': its id must be lower-case letters, digits, '.' and '-', at "
+            .. "most 40 characters")
+local okm, em = pcall(catalog.own_system, { id = "x", name = "X", memory_gb = 1, mem_bw_gbs = 1, bf16_tflops = 1 })
+assert(not okm and em == "sr.system 'x': sms is missing; a system of your own needs id, name, memory_gb, mem_bw_gbs, "
+       .. "bf16_tflops, sms", em)
+local oku, eu = own { bandwith_gbs = 1 }
+assert(not oku and eu:find("^sr.system 'our%-box': no field 'bandwith_gbs' %(fields: bf16_tflops, confidence, ") , eu)

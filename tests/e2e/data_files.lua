@@ -87,7 +87,8 @@ refused("offers.csv", function(t) return (t:gsub(",AWS EC2,", ",Яндекс 云
   .. "fonts-noto-cjk) is not one sparkreport can embed")
 -- a published run the projection cannot read (src/predict/stack.c), at its line
 refused("gpu-runs.csv", each_line(function(l, i) return i == 5 and l:gsub(",pytorch,", ",tensorflow,", 1) or l end),
-  ("data/gpu-runs.csv:5: run '%s' names an unknown stack"):format(lines(read(env.srcdir .. "/data/gpu-runs.csv"))[5]:match("^[^,]+")))
+  ("data/gpu-runs.csv:5: run '%s' on '%s' names an unknown stack"):format(
+    lines(read(env.srcdir .. "/data/gpu-runs.csv"))[5]:match("^([^,]+),([^,]+)")))
 refused("vendor-claims.csv", each_line(function(l, i) return i == 2 and l:gsub(",llama%-3%.2%-3b,", ",llama-9b,", 1) or l end),
   "data/vendor-claims.csv:2: workload 'llama-9b' is not a reference workload (sparkreport list shows them)")
 refused("spec-ranges.csv", function(t) return (t:gsub("\ndgx%-spark,bf16_tflops,62,", "\ndgx-spark,bf16_tflops,162,")) end,

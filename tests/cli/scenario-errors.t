@@ -8,7 +8,7 @@ $ sparkreport run tests/scenarios/runtime.lua -o $OUT/reports
 tests/scenarios/runtime.lua:4: attempt to index a nil value (local 'sizes')
 [3]
 $ sparkreport run tests/scenarios/unknown-experiment.lua -o $OUT/reports
-tests/scenarios/unknown-experiment.lua:4: sparkreport has no experiment or function 'bandwith' (experiments: bandwidth, {*}; functions: is_experiment, job, measured, scenario, team)
+tests/scenarios/unknown-experiment.lua:4: sparkreport has no experiment or function 'bandwith' (experiments: bandwidth, {*}; functions: is_experiment, job, measured, scenario, system, team)
 [3]
 $ sparkreport run tests/scenarios/unknown-parameter.lua -o $OUT/reports
 tests/scenarios/unknown-parameter.lua:4: bandwidth: unknown parameter 'kernel' (valid: alloc, budget_s, clusters, contention, contention_s, cv, device, first_touch, kernels, max_reps, max_size, min_reps, min_size, points_per_octave, precisions, sample_s, sizes, threads, transfer_size, transfers, warmup)

@@ -26,6 +26,9 @@ return sr.scenario {
   -- of Llama-3.1 8B a month, results wanted within a day; owning and renting on the cited defaults
   -- (sparkreport list shows them; team.offers = { ... } replaces the catalog's rental offers)
   team     = sr.team { people = 6, deadline_h = 24, jobs = { { lora, per_month = 40 }, { full, per_month = 2 } } },
+  -- the reference workloads the per-job pages answer for beside the team's jobs (the default list but the
+  -- two the team's jobs are, which the model below leaves to them)
+  decide   = { "gpt2-124m", "llama-3.1-8b-adam8", "llama-3.3-70b-qlora" },
 
   sr.bandwidth { device = "cpu", kernels = "all", precisions = "all", sizes = "sweep", threads = "sweep" },
   sr.bandwidth { device = "gpu", alloc = "all", transfers = true, contention = true },

@@ -503,7 +503,15 @@ struct fit_set {
                                        only where there are runs of it */
     int linked[PREDICT_NGENS], ref; /* generations whose attention efficiency moves with their matmul
                                        efficiency from generation ref's (too few runs to set both) */
+    double prior[PREDICT_NSTACKP];  /* the search's coordinates the fit is pulled towards (PRIOR_PULL) */
 };
+
+/* A weak pull of each fitted coordinate towards its prior (p_start; a compiled stack's per-op cost,
+ * its launch gap FUSED_OP_S): a millionth of a squared log-error per unit of the search's coordinate,
+ * far below what a run moves, so it decides only a parameter the runs leave flat (a per-op cost below
+ * every op of the runs fitted on), which would otherwise end wherever the search wandered, at one
+ * bound on one machine and at the other on another. */
+#define PRIOR_PULL 1e-6
 
 /* A generation needs this many runs for its attention efficiency to be fitted apart from its
  * matmul efficiency; with fewer, attention keeps the ratio to matmul of the generation with most
@@ -545,11 +553,15 @@ static double cost(const struct fit_set *f, const double *theta)
         double r = log(predict_run_tokens(f->st, p, &f->runs[i]) / f->runs[i].published);
         c += r * r;
     }
+    for (int a = 0; a < f->na; a++)
+        c += PRIOR_PULL * (theta[f->idx[a]] - f->prior[f->idx[a]]) * (theta[f->idx[a]] - f->prior[f->idx[a]]);
     return c;
 }
 
 /* Nelder-Mead (reflection 1, expansion 2, contraction 0.5, shrink 0.5) from theta, over the
- * coordinates f->idx (the others stay as given). */
+ * coordinates f->idx; the others are never touched (arithmetic on them, a mean of equal values
+ * reflected, moves them by an ulp, and expansions double that each time: the fit then depended on
+ * the machine's rounding, FMA or not). */
 #define NM (PREDICT_NSTACKP + 1)
 static void minimise(const struct fit_set *f, double *theta, int iterations)
 {
@@ -571,15 +583,17 @@ static void minimise(const struct fit_set *f, double *theta, int iterations)
         for (int i = 0; i < nv; i++)
             second = i != hi && c[i] > c[second] ? i : second;
         double mid[PREDICT_NSTACKP] = { 0 }, r[PREDICT_NSTACKP], e[PREDICT_NSTACKP];
+        memcpy(r, theta, sizeof r);
+        memcpy(e, theta, sizeof e);
         for (int i = 0; i < nv; i++)
-            for (int j = 0; i != hi && j < PREDICT_NSTACKP; j++)
-                mid[j] += x[i][j] / (nv - 1);
-        for (int j = 0; j < PREDICT_NSTACKP; j++)
-            r[j] = 2 * mid[j] - x[hi][j];
+            for (int a = 0; i != hi && a < f->na; a++)
+                mid[f->idx[a]] += x[i][f->idx[a]] / (nv - 1);
+        for (int a = 0; a < f->na; a++)
+            r[f->idx[a]] = 2 * mid[f->idx[a]] - x[hi][f->idx[a]];
         double cr = cost(f, r);
         if (cr < c[lo]) {
-            for (int j = 0; j < PREDICT_NSTACKP; j++)
-                e[j] = 3 * mid[j] - 2 * x[hi][j];
+            for (int a = 0; a < f->na; a++)
+                e[f->idx[a]] = 3 * mid[f->idx[a]] - 2 * x[hi][f->idx[a]];
             double ce = cost(f, e);
             memcpy(x[hi], ce < cr ? e : r, sizeof x[hi]);
             c[hi] = fmin(ce, cr);
@@ -587,16 +601,16 @@ static void minimise(const struct fit_set *f, double *theta, int iterations)
             memcpy(x[hi], r, sizeof x[hi]);
             c[hi] = cr;
         } else {
-            for (int j = 0; j < PREDICT_NSTACKP; j++)
-                e[j] = 0.5 * (mid[j] + x[hi][j]);
+            for (int a = 0; a < f->na; a++)
+                e[f->idx[a]] = 0.5 * (mid[f->idx[a]] + x[hi][f->idx[a]]);
             double ce = cost(f, e);
             if (ce < c[hi]) {
                 memcpy(x[hi], e, sizeof x[hi]);
                 c[hi] = ce;
             } else {
                 for (int i = 0; i < nv; i++)
-                    for (int j = 0; i != lo && j < PREDICT_NSTACKP; j++)
-                        x[i][j] = 0.5 * (x[i][j] + x[lo][j]);
+                    for (int a = 0; i != lo && a < f->na; a++)
+                        x[i][f->idx[a]] = 0.5 * (x[i][f->idx[a]] + x[lo][f->idx[a]]);
                 for (int i = 0; i < nv; i++)
                     c[i] = i == lo ? c[i] : cost(f, x[i]);
             }
@@ -655,11 +669,13 @@ static void active_params(struct fit_set *f, struct predict_stack *st, const str
  * fit), each run's predictions, and the band from the left-out errors. */
 static void fit_stack(struct predict_stack *st, struct predict_run *runs, int n)
 {
-    struct fit_set f = { st, runs, n, -1, { 0 }, 0, { 0 }, 0 };
+    struct fit_set f = { st, runs, n, -1, { 0 }, 0, { 0 }, 0, { 0 } };
     double theta[PREDICT_NSTACKP], full[PREDICT_NSTACKP], *err = xmalloc((size_t)(n + 1) * sizeof *err);
     int m = 0;
     const struct predict_stack *from = st->compute_from ? predict_stack_find(st->compute_from) : NULL;
     active_params(&f, st, from && from->nfit > 0 ? from : NULL);
+    for (int j = 0; j < PREDICT_NSTACKP; j++)
+        f.prior[j] = coordinate_of(j, j == PREDICT_OP_S && st->compiled ? FUSED_OP_S : p_start[j]);
     /* from each start of the per-op cost (a framework's dispatch cost and a fused stack's launch gap
      * are a decade apart: one start can settle in the other's valley), the best fit */
     static const double op_starts[] = { 1e-5, 1e-6, 6e-5 };

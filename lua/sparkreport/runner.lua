@@ -209,9 +209,9 @@ local function catalog_block(ctx, systems)
            offers = { source = catalog.offers_source, sha256 = offers.sha256, rows = orows } }
 end
 
-local function run_one(e, budget)
+local function run_one(e, budget, last)
   local t0 = bench.now()
-  local out, err = bench.run(e.experiment, e.params, budget)
+  local out, err = bench.run(e.experiment, e.params, budget, last)
   local rec = { name = e.experiment, device = e.params.device, params = e.params,
                 budget_s = budget, elapsed_s = bench.now() - t0 }
   if not out then
@@ -342,9 +342,11 @@ function M.execute(scn, ctx, meta)
              :format(stopped, i - 1, #scn.experiments, #scn.experiments - i + 1):gsub("the 1 after", "the one after")
       end
     else
-      local rec = run_one(e, share)
-      _, stopped = bench.stopping()
-      if stopped then                     -- it returned early, with what it had measured
+      local rec = run_one(e, share, i == #scn.experiments)
+      local ended
+      _, stopped, ended = bench.stopping()
+      if stopped and not ended then       -- it returned early, with what it had measured (a stop
+                                          -- after its measurements ended stops the ones after it)
         if rec.status == "complete" then rec.status = "partial" end
         rec.note = ("%s: the measurements after the one running then were not made"):format(stopped)
         doc.status = "partial"

@@ -295,7 +295,8 @@ static int l_decide(lua_State *L)
     return 1;
 }
 
-/* bench.run(name, params, budget_s) -> {results, skipped, info} | nil, message */
+/* bench.run(name, params, budget_s [, last]) -> {results, skipped, info} | nil, message; last: it is
+ * the run's last experiment (a stop after its measurements then cuts nothing measured) */
 static int l_run(lua_State *L)
 {
     const struct experiment *exp;
@@ -313,6 +314,7 @@ static int l_run(lua_State *L)
     cJSON_Delete(given);
     if (!norm)
         return luaL_error(L, "%s", err);
+    progress_expect(lua_toboolean(L, 4));   /* whether a stop cut it short, or came after it */
     sr_lua_pause_clock(L);              /* measurements do not count against Lua's time limit */
     cJSON *out = exp->run(norm, budget, err, sizeof err);
     sr_lua_resume_clock(L);
@@ -508,9 +510,9 @@ static int l_mann_whitney(lua_State *L)
     return 1;
 }
 
-/* bench.stopping() -> "SIGINT" | "SIGTERM" once the run was asked to stop, else nil */
 /* bench.stopping() -> nil | signal name, the words that say what stopped the run ("interrupted
- * by SIGINT", signals_stopped_by) */
+ * by SIGINT", signals_stopped_by), and whether the stop came after the last bench.run's measurements
+ * ended (progress_ended: it cut none of them) */
 static int l_stopping(lua_State *L)
 {
     int sig = progress_stopping();
@@ -520,7 +522,8 @@ static int l_stopping(lua_State *L)
     }
     lua_pushstring(L, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
     lua_pushstring(L, signals_stopped_by(sig));
-    return 2;
+    lua_pushboolean(L, progress_ended());
+    return 3;
 }
 
 /* bench.measured(): the run's measurements are done (the runner, after its last experiment): a

@@ -22,10 +22,19 @@ static struct {
 } P;
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t ended;     /* the phase ended before any stop was asked (progress_ended) */
+static volatile sig_atomic_t last;      /* the phase is the run's last measurement (progress_expect) */
 static double cut_at;                   /* timing_now() seconds, or 0 */
 
 void progress_request_stop(int signo) { stop_signal = signo; }
 int progress_stopping(void) { return stop_signal; }
+void progress_expect(int is_last)
+{
+    ended = 0;
+    last = is_last;
+}
+int progress_ended(void) { return ended; }
+int progress_measured(void) { return last && ended; }
 void progress_deadline(double end_s) { cut_at = end_s; }
 int progress_cut(void) { return stop_signal || (cut_at > 0 && timing_now() >= cut_at); }
 
@@ -43,6 +52,7 @@ static void close_line(void)
 void progress_begin(const char *phase, int total, double budget_s)
 {
     char b[32];
+    ended = 0;
     snprintf(P.phase, sizeof P.phase, "%s", phase);
     P.total = total;
     P.budget = budget_s;
@@ -83,6 +93,7 @@ void progress_step(int done, const char *item)
 
 void progress_end(void)
 {
+    ended = !stop_signal;               /* before "done in" is said: whoever reads it may stop the run */
     double el = timing_now() - P.start;
     char b[32];
     units_format_duration(el, b, sizeof b);

@@ -21,6 +21,14 @@ void progress_end(void);
 void progress_request_stop(int signo);
 int progress_stopping(void);          /* the signal number asked for, or 0 */
 
+/* Whether a stop cut an experiment short, or came after its measurements: progress_expect before
+ * each experiment (is_last: the run's last one); progress_ended() is then 1 once its phase ended
+ * (progress_end) before any stop was asked, and progress_measured() 1 when that phase was the
+ * last one's: a stop from then on cuts nothing measured (signals.c says so). */
+void progress_expect(int is_last);
+int progress_ended(void);
+int progress_measured(void);
+
 /* Inside one long kernel (a GEMM in panels, a training step in ops): progress_cut() between
  * tiles says to abandon the work now, because a stop was asked or the hard deadline set with
  * progress_deadline (timing_now() seconds; 0: none) has passed. A kernel that gives up returns

@@ -1,7 +1,9 @@
 /* test_signals.c: what a SIGTERM says and does once a run's measurements are done (issue 38,
  * class 8): after the last measurement the first one says the results are complete and only
  * what follows them is cut; once the run folder is published one ends the process at once
- * (143), saying the folder was kept whole and nothing was cut, and removes nothing. Each case
+ * (143), saying the folder was kept whole and nothing was cut, and removes nothing. A stop that
+ * comes once the last experiment's phase ended (its "done in" said) cuts nothing measured, one
+ * during a phase cuts it short (src/util/progress.h). Each case
  * runs in a child process, its stderr read back. */
 #include "check.h"
 #include "child.h"
@@ -24,6 +26,34 @@ static void after_measuring(const char *arg)
     signals_measured();
     raise(SIGTERM);
     _exit(progress_stopping() == SIGTERM ? 42 : 1);
+}
+
+/* the last experiment's phase has ended, the runner not yet told: a SIGTERM then (what a user
+ * who waits for "done in" sends) says the measurements are done, and the stop cut none of them */
+static void after_the_last_phase(const char *arg)
+{
+    (void)arg;
+    signals_catch(1, 0);
+    progress_quiet(1);
+    progress_expect(1);
+    progress_begin("last", 1, 1.0);
+    progress_end();
+    raise(SIGTERM);
+    _exit(progress_stopping() == SIGTERM && progress_ended() && progress_measured() ? 42 : 1);
+}
+
+/* a stop during an experiment's phase: it ended cut short; one during a phase that is not the
+ * last: stopping after the current measurement, as before */
+static void during_a_phase(const char *arg)
+{
+    (void)arg;
+    signals_catch(1, 0);
+    progress_quiet(1);
+    progress_expect(0);
+    progress_begin("first", 2, 1.0);
+    raise(SIGTERM);
+    progress_end();
+    _exit(progress_stopping() == SIGTERM && !progress_ended() && !progress_measured() ? 42 : 1);
 }
 
 /* published: a SIGTERM ends the process at once, says what was kept, removes nothing */
@@ -62,6 +92,13 @@ int main(void)
     EXPECT(child_run(after_measuring, NULL, out, sizeof out) == 42);
     EXPECT_STR(out, "\nsparkreport: SIGTERM: the measurements are done; stopping once results.json and the PDFs are "
                     "written (complete), without the comparison with a baseline (a second signal stops at once)\n");
+
+    EXPECT(child_run(after_the_last_phase, NULL, out, sizeof out) == 42);
+    EXPECT_STR(out, "\nsparkreport: SIGTERM: the measurements are done; stopping once results.json and the PDFs are "
+                    "written (complete), without the comparison with a baseline (a second signal stops at once)\n");
+    EXPECT(child_run(during_a_phase, NULL, out, sizeof out) == 42);
+    EXPECT_STR(out, "\nsparkreport: SIGTERM: stopping after the current measurement; the report will say the run is "
+                    "partial (a second signal stops at once)\n");
 
     char want[1024];
     EXPECT(child_run(after_publishing, dir, out, sizeof out) == 128 + SIGTERM);

@@ -732,6 +732,7 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
                     (size_t)(rounds - r - 1) * b.nops * sizeof *op_s);
             rounds--;
         }
+    int kept = rounds;                  /* the rounds every record below holds, the disturbed ones gone */
     cJSON *reference = NULL;
     if (held_out && rounds > 0 && n > 0) {
         double *now = xmalloc((size_t)n * sizeof *now), step = predict_step_seconds(c, &cfg->shape, cfg->prec, NULL);
@@ -769,10 +770,11 @@ static int calibrate_config(const struct train_ops *ops, const struct train_conf
         predict_calib_add(c, &b.plan[todo[j]], med);
         cJSON_AddItemToArray(results, timed_json(&b.plan[todo[j]], id, x, rounds, med));
     }
-    if (rounds > 0 && steps) {
+    if (rounds > 0 && steps)
         *run = steps_json(&b, step_s, op_s, rounds);
-        cJSON_AddNumberToObject(*run, "rounds_dropped", all - rounds);
-        if (all > rounds)
+    if (*run && kept > 0) {             /* measured, or excluded (moved, drifting): its rounds all told */
+        cJSON_AddNumberToObject(*run, "rounds_dropped", all - kept);
+        if (all > kept)
             cJSON_AddNumberToObject(*run, "disturbed_above_s", limit);
     }
     if (*run && reference)

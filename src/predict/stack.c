@@ -553,8 +553,10 @@ static double cost(const struct fit_set *f, const double *theta)
         double r = log(predict_run_tokens(f->st, p, &f->runs[i]) / f->runs[i].published);
         c += r * r;
     }
-    for (int a = 0; a < f->na; a++)
-        c += PRIOR_PULL * (theta[f->idx[a]] - f->prior[f->idx[a]]) * (theta[f->idx[a]] - f->prior[f->idx[a]]);
+    for (int a = 0; a < f->na; a++) {
+        double d = theta[f->idx[a]] - f->prior[f->idx[a]];
+        c += PRIOR_PULL * d * d;
+    }
     return c;
 }
 
@@ -588,12 +590,16 @@ static void minimise(const struct fit_set *f, double *theta, int iterations)
         for (int i = 0; i < nv; i++)
             for (int a = 0; i != hi && a < f->na; a++)
                 mid[f->idx[a]] += x[i][f->idx[a]] / (nv - 1);
-        for (int a = 0; a < f->na; a++)
-            r[f->idx[a]] = 2 * mid[f->idx[a]] - x[hi][f->idx[a]];
+        for (int a = 0; a < f->na; a++) {
+            int j = f->idx[a];
+            r[j] = 2 * mid[j] - x[hi][j];
+        }
         double cr = cost(f, r);
         if (cr < c[lo]) {
-            for (int a = 0; a < f->na; a++)
-                e[f->idx[a]] = 3 * mid[f->idx[a]] - 2 * x[hi][f->idx[a]];
+            for (int a = 0; a < f->na; a++) {
+                int j = f->idx[a];
+                e[j] = 3 * mid[j] - 2 * x[hi][j];
+            }
             double ce = cost(f, e);
             memcpy(x[hi], ce < cr ? e : r, sizeof x[hi]);
             c[hi] = fmin(ce, cr);
@@ -601,8 +607,10 @@ static void minimise(const struct fit_set *f, double *theta, int iterations)
             memcpy(x[hi], r, sizeof x[hi]);
             c[hi] = cr;
         } else {
-            for (int a = 0; a < f->na; a++)
-                e[f->idx[a]] = 0.5 * (mid[f->idx[a]] + x[hi][f->idx[a]]);
+            for (int a = 0; a < f->na; a++) {
+                int j = f->idx[a];
+                e[j] = 0.5 * (mid[j] + x[hi][j]);
+            }
             double ce = cost(f, e);
             if (ce < c[hi]) {
                 memcpy(x[hi], e, sizeof x[hi]);

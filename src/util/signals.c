@@ -90,10 +90,11 @@ static void on_signal(int sig)
         if (!signals_quiet) {
             say("\nsparkreport: ");
             say(name_of(sig));
-            say(measured || progress_measured() ? ": the measurements are done; stopping once results.json and the PDFs are written "
-                           "(complete), without the comparison with a baseline (a second signal stops at once)\n"
-                         : ": stopping after the current measurement; the report will say the run is partial "
-                           "(a second signal stops at once)\n");
+            say(measured || progress_measured()    /* after the last experiment's phase ended, too */
+                ? ": the measurements are done; stopping once results.json and the PDFs are written "
+                  "(complete), without the comparison with a baseline (a second signal stops at once)\n"
+                : ": stopping after the current measurement; the report will say the run is partial "
+                  "(a second signal stops at once)\n");
         }
         return;
     }

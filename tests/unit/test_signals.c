@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,32 +29,23 @@ static void after_measuring(const char *arg)
     _exit(progress_stopping() == SIGTERM ? 42 : 1);
 }
 
-/* the last experiment's phase has ended, the runner not yet told: a SIGTERM then (what a user
- * who waits for "done in" sends) says the measurements are done, and the stop cut none of them */
-static void after_the_last_phase(const char *arg)
+/* One experiment's phase and a SIGTERM: "after" its end, in the last experiment (what a user who
+ * waits for its "done in" sends, before the runner has its record back): the measurements are done
+ * and the stop cut none of them; "during" it, in one that is not the last: stopping after the
+ * current measurement, as before, and the phase ended cut short. */
+static void one_phase(const char *when)
 {
-    (void)arg;
+    int after = strcmp(when, "after") == 0;
     signals_catch(1, 0);
     progress_quiet(1);
-    progress_expect(1);
-    progress_begin("last", 1, 1.0);
+    progress_expect(after);
+    progress_begin(when, 2, 1.0);
+    if (!after)
+        raise(SIGTERM);
     progress_end();
-    raise(SIGTERM);
-    _exit(progress_stopping() == SIGTERM && progress_ended() && progress_measured() ? 42 : 1);
-}
-
-/* a stop during an experiment's phase: it ended cut short; one during a phase that is not the
- * last: stopping after the current measurement, as before */
-static void during_a_phase(const char *arg)
-{
-    (void)arg;
-    signals_catch(1, 0);
-    progress_quiet(1);
-    progress_expect(0);
-    progress_begin("first", 2, 1.0);
-    raise(SIGTERM);
-    progress_end();
-    _exit(progress_stopping() == SIGTERM && !progress_ended() && !progress_measured() ? 42 : 1);
+    if (after)
+        raise(SIGTERM);
+    _exit(progress_stopping() == SIGTERM && progress_ended() == after && progress_measured() == after ? 42 : 1);
 }
 
 /* published: a SIGTERM ends the process at once, says what was kept, removes nothing */
@@ -93,10 +85,10 @@ int main(void)
     EXPECT_STR(out, "\nsparkreport: SIGTERM: the measurements are done; stopping once results.json and the PDFs are "
                     "written (complete), without the comparison with a baseline (a second signal stops at once)\n");
 
-    EXPECT(child_run(after_the_last_phase, NULL, out, sizeof out) == 42);
+    EXPECT(child_run(one_phase, "after", out, sizeof out) == 42);
     EXPECT_STR(out, "\nsparkreport: SIGTERM: the measurements are done; stopping once results.json and the PDFs are "
                     "written (complete), without the comparison with a baseline (a second signal stops at once)\n");
-    EXPECT(child_run(during_a_phase, NULL, out, sizeof out) == 42);
+    EXPECT(child_run(one_phase, "during", out, sizeof out) == 42);
     EXPECT_STR(out, "\nsparkreport: SIGTERM: stopping after the current measurement; the report will say the run is "
                     "partial (a second signal stops at once)\n");
 
